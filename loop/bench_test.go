@@ -1,0 +1,106 @@
+package loop_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"langmodel/loop"
+	"langmodel/session"
+)
+
+// stepper is a benchmark model: it asks for one no-op tool call per step until it has
+// made calls calls in the current prompt, then answers "done". It reads only the last
+// message, so what the benchmarks measure is the engine.
+type stepper struct {
+	calls int
+	made  int
+	args  json.RawMessage
+}
+
+func (m *stepper) Step(ctx context.Context, req *loop.Request, emit func(loop.Delta) error) error {
+	last := req.Messages[len(req.Messages)-1]
+	if last.Role == session.RoleUser {
+		m.made = 0
+	}
+	if m.made < m.calls {
+		m.made++
+		return emit(loop.Delta{Call: &session.ToolCall{Name: "noop", Arguments: m.args}})
+	}
+	return emit(loop.Delta{Text: "done"})
+}
+
+var noop = loop.RunnerFunc(func(context.Context, session.ToolCall, func(json.RawMessage)) ([]session.ResultPart, error) {
+	return nil, nil
+})
+
+func benchSession(b *testing.B, m loop.Model, initial any) *loop.Session {
+	b.Helper()
+	tools, err := session.ParseTools([]any{map[string]any{
+		"name": "noop", "description": "does nothing", "hasExecute": true,
+		"inputSchema": map[string]any{"type": "object", "properties": map[string]any{"n": map[string]any{"type": "integer"}}},
+	}}, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := loop.New(loop.Options{Model: m, Runner: noop, Tools: tools, InitialPrompts: initial,
+		ToolUse: loop.ToolUse{MaxToolCalls: 1 << 30}, ContextWindow: 1 << 40})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(s.Destroy)
+	return s
+}
+
+// BenchmarkClosedLoopStep measures one closed-loop step: the model's call comes in, is
+// validated and run (a no-op tool), its result goes into the history, and the next model
+// request goes out. One prompt runs b.N steps, so ns/op is the cost of one step.
+// Budget (DESIGN.md §5): 50 µs.
+func BenchmarkClosedLoopStep(b *testing.B) {
+	s := benchSession(b, &stepper{calls: b.N, args: json.RawMessage(`{"n":1}`)}, nil)
+	b.ReportAllocs()
+	b.ResetTimer()
+	if _, err := s.Prompt(context.Background(), "go", loop.PromptOptions{}); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// BenchmarkPrompt_10kHistory measures a prompt with a text answer on a session whose
+// history holds 10,000 messages. Budget (DESIGN.md §5): 2 ms.
+func BenchmarkPrompt_10kHistory(b *testing.B) {
+	initial := make([]any, 0, 10000)
+	for i := 0; i < 5000; i++ {
+		initial = append(initial,
+			map[string]any{"role": "user", "content": fmt.Sprint("question ", i)},
+			map[string]any{"role": "assistant", "content": fmt.Sprint("answer ", i)})
+	}
+	s := benchSession(b, &stepper{}, initial)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := s.Prompt(context.Background(), "hi", loop.PromptOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkLoopLength runs prompts of 10, 100 and 1,000 closed-loop steps and reports
+// the cost per step: it must stay flat (linear total cost), never grow with the loop.
+func BenchmarkLoopLength(b *testing.B) {
+	for _, steps := range []int{10, 100, 1000} {
+		b.Run(fmt.Sprint(steps, "steps"), func(b *testing.B) {
+			m := &stepper{calls: steps, args: json.RawMessage(`{"n":1}`)}
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				s := benchSession(b, m, nil)
+				b.StartTimer()
+				if _, err := s.Prompt(context.Background(), "go", loop.PromptOptions{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*steps), "ns/step")
+		})
+	}
+}

@@ -1,0 +1,56 @@
+package loop
+
+import (
+	"context"
+	"encoding/json"
+
+	"langmodel/session"
+)
+
+// Model is the port a backend implements: one step of generation. Step reads the request,
+// streams what the model produces through emit, in order, and returns when the step is
+// complete. It must stop promptly, returning ctx.Err(), when ctx is done. An error
+// returned by emit means the loop wants no more: Step returns it.
+type Model interface {
+	Step(ctx context.Context, req *Request, emit func(Delta) error) error
+}
+
+// Request is one step's input. Messages is the session's own history, shared without a
+// copy: a Model must not modify it or keep it after Step returns.
+type Request struct {
+	Messages []session.Message
+	// Tools are the declarations the model may call this step; empty when tools are off
+	// (no tools, toolUseConfig.enabled false, or the final step after onLimit "answer").
+	Tools      []session.Tool
+	ToolChoice ToolChoice
+	// ResponseConstraint is a JSON Schema the answer must match, or nil.
+	ResponseConstraint  json.RawMessage
+	OmitConstraintInput bool
+	SamplingMode        string
+}
+
+// ToolChoice tells the model whether it may, must or must not call tools.
+type ToolChoice struct {
+	Mode string // "auto" (the zero value), "none", "required" or "tool"
+	Name string // the tool, when Mode is "tool"
+}
+
+// Delta is one piece of a step: text, a complete tool call, or usage figures.
+type Delta struct {
+	Text  string
+	Call  *session.ToolCall // arguments complete; CallID may be empty (the loop assigns one)
+	Usage *Usage
+}
+
+// Usage is what a backend reports of a step, when it knows.
+type Usage struct {
+	InputTokens, OutputTokens int
+}
+
+// Windowed is implemented by models that know their context window.
+type Windowed interface {
+	ContextWindow() int
+}
+
+// DefaultContextWindow is the window of a model that does not say.
+const DefaultContextWindow = 32768

@@ -1,0 +1,337 @@
+package loop
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"langmodel/session"
+)
+
+// PromptOptions are the per-prompt options.
+type PromptOptions struct {
+	// OnChunk receives the answer as it is produced: text deltas of every step, then, in
+	// open and hybrid sessions, each call handed back to the page. nil for prompt().
+	OnChunk             func(Chunk)
+	ResponseConstraint  json.RawMessage
+	OmitConstraintInput bool
+	// ToolChoice overrides the session's for this prompt when non-nil.
+	ToolChoice *ToolChoice
+}
+
+// Chunk is one piece of a streamed answer: text, or a tool call for the page.
+type Chunk struct {
+	Text string
+	Call *session.ToolCall
+}
+
+// Result is a prompt's answer.
+type Result struct {
+	// Text is the text of the model's last step: the answer, or what it said alongside
+	// the calls it hands back.
+	Text string
+	// Calls are the tool calls handed back to the page (open and hybrid sessions), in
+	// call order; nil when the model answered in text.
+	Calls []session.ToolCall
+}
+
+// Prompt submits a prompt and waits for its answer. input is the prompt as decoded JSON.
+func (s *Session) Prompt(ctx context.Context, input any, po PromptOptions) (Result, error) {
+	type out struct {
+		r   Result
+		err error
+	}
+	ch := make(chan out, 1)
+	s.PromptAsync(ctx, input, po, func(r Result, err error) { ch <- out{r, err} })
+	o := <-ch
+	return o.r, o.err
+}
+
+// PromptAsync submits a prompt and returns at once; done receives the outcome on another
+// goroutine. Prompts and appends run in the order they were submitted.
+func (s *Session) PromptAsync(ctx context.Context, input any, po PromptOptions, done func(Result, error)) {
+	if err := s.alive(); err != nil {
+		done(Result{}, err)
+		return
+	}
+	s.submit(ctx, func(ctx context.Context) error {
+		r, err := s.prompt(ctx, input, po)
+		done(r, err)
+		return err
+	})
+}
+
+// Append submits messages without asking for an answer and waits until they are in the
+// history.
+func (s *Session) Append(ctx context.Context, input any) error {
+	ch := make(chan error, 1)
+	s.AppendAsync(ctx, input, func(err error) { ch <- err })
+	return <-ch
+}
+
+// AppendAsync is Append returning at once; done receives the outcome.
+func (s *Session) AppendAsync(ctx context.Context, input any, done func(error)) {
+	if err := s.alive(); err != nil {
+		done(err)
+		return
+	}
+	s.submit(ctx, func(ctx context.Context) error {
+		err := s.append(ctx, input)
+		done(err)
+		return err
+	})
+}
+
+// run is one operation's state: the mark to return to on failure, and where this
+// operation's own messages begin (they are never evicted by it).
+type run struct {
+	s     *Session
+	mark  session.Mark
+	start int
+	// malformed holds the calls whose arguments were not a JSON object, by id, with what
+	// the model sent; they are recorded with {} and answered with a tool error.
+	malformed map[string]string
+}
+
+func (s *Session) begin() *run {
+	return &run{s: s, mark: s.hist.Mark(), start: s.hist.Len()}
+}
+
+// fail restores the history as it was and returns err with what the operation had added.
+func (r *run) fail(err error) error {
+	h := r.s.hist
+	t := h.Since(r.mark)
+	h.Reset(r.mark)
+	r.s.publish()
+	return &FailedPrompt{Err: err, Transcript: t}
+}
+
+// fit evicts older messages if the history is over the window, and reports it.
+func (r *run) fit() error {
+	n, err := r.s.hist.Fit(r.start)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		r.start -= n
+		r.s.emit(Event{Type: EventContextOverflow, Evicted: n})
+	}
+	r.s.publish()
+	return nil
+}
+
+// input validates and appends the page's messages. A message other than a tool result
+// first answers the calls still pending (dangling-call repair); so does the end of a
+// prompt's input, since a model step follows. An append of results alone leaves the
+// other calls pending, for results still to come.
+func (r *run) input(input any, prompting bool) error {
+	s := r.s
+	msgs, err := session.Normalize(input, session.NormalizeOptions{HasPrior: s.hist.Len() > 0, Expected: s.opts.Expected})
+	if err != nil {
+		return err
+	}
+	for _, m := range msgs {
+		if m.Role != session.RoleToolResult {
+			s.hist.AnswerPending(session.Repaired)
+		}
+		if err := s.hist.Append(m); err != nil {
+			return err
+		}
+	}
+	if prompting {
+		s.hist.AnswerPending(session.Repaired)
+	}
+	return r.fit()
+}
+
+func (s *Session) append(ctx context.Context, input any) error {
+	if ctx.Err() != nil {
+		return &FailedPrompt{Err: abortError(ctx)}
+	}
+	r := s.begin()
+	if err := r.input(input, false); err != nil {
+		return r.fail(err)
+	}
+	if ctx.Err() != nil {
+		return r.fail(abortError(ctx))
+	}
+	return nil
+}
+
+func (s *Session) prompt(ctx context.Context, input any, po PromptOptions) (Result, error) {
+	if ctx.Err() != nil {
+		return Result{}, &FailedPrompt{Err: abortError(ctx)}
+	}
+	r := s.begin()
+	if err := r.input(input, true); err != nil {
+		return Result{}, r.fail(err)
+	}
+	choice := s.opts.ToolChoice
+	if po.ToolChoice != nil {
+		choice = *po.ToolChoice
+	}
+	toolsOn := s.mode != ModeNone && choice.Mode != "none"
+	used := 0 // calls the loop has handled in this prompt
+	for {
+		text, calls, err := r.step(ctx, toolsOn, choice, po)
+		if err != nil {
+			return Result{}, r.fail(err)
+		}
+		if text != "" || len(calls) == 0 {
+			_ = s.hist.Append(session.TextMessage(session.RoleAssistant, text)) // text cannot fail
+		}
+		for _, c := range calls {
+			if err := s.hist.Append(session.CallMessage(c)); err != nil {
+				return Result{}, r.fail(err)
+			}
+		}
+		if err := r.fit(); err != nil {
+			return Result{}, r.fail(err)
+		}
+		if len(calls) == 0 {
+			return Result{Text: text}, nil
+		}
+		if s.mode == ModeOpen {
+			r.handBack(po, calls)
+			return Result{Text: text, Calls: calls}, nil
+		}
+
+		// Closed or hybrid: calls to tools without execute go back to the page; the loop
+		// answers all others, up to the limit.
+		var mine, page []session.ToolCall
+		for _, c := range calls {
+			if t := s.tools[c.Name]; t != nil && !t.HasExecute {
+				page = append(page, c)
+			} else {
+				mine = append(mine, c)
+			}
+		}
+		over := 0
+		if max := s.opts.ToolUse.max(); used+len(mine) > max {
+			if s.opts.ToolUse.OnLimit != LimitAnswer {
+				c := mine[max-used]
+				return Result{}, r.fail(session.Errorf(session.KindOperation, session.ErrToolLimit,
+					"maxToolCalls is %d and the model asked for call %d (%s)", max, max+1, c.Name))
+			}
+			over = used + len(mine) - max
+		}
+		runNow := mine[:len(mine)-over]
+		used += len(runNow)
+		results, err := r.runTools(ctx, runNow)
+		if err != nil {
+			return Result{}, r.fail(err)
+		}
+		for _, c := range mine[len(runNow):] {
+			res := session.ErrorResult(c, fmt.Sprintf("not run: the limit of %d tool calls for one prompt was reached; answer with what you have", s.opts.ToolUse.max()))
+			s.emit(Event{Type: EventToolCall, Call: &c, Tool: s.tools[c.Name]})
+			s.emit(Event{Type: EventToolResult, Call: &c, Result: &res})
+			results = append(results, res)
+		}
+		for _, res := range results {
+			if err := s.hist.Append(session.ResultMessage(res)); err != nil {
+				return Result{}, r.fail(err)
+			}
+		}
+		if err := r.fit(); err != nil {
+			return Result{}, r.fail(err)
+		}
+		if len(page) > 0 {
+			r.handBack(po, page)
+			return Result{Text: text, Calls: page}, nil
+		}
+		if over > 0 {
+			toolsOn = false // one more step, for a final answer without tools
+		}
+	}
+}
+
+func (r *run) handBack(po PromptOptions, calls []session.ToolCall) {
+	if po.OnChunk == nil {
+		return
+	}
+	for i := range calls {
+		po.OnChunk(Chunk{Call: &calls[i]})
+	}
+}
+
+// step asks the model for one step and returns its text and calls. Calls get an id when
+// the model gave none (or a duplicate), and arguments that are not a JSON object become {}
+// (and the call is answered with a tool error, never run).
+func (r *run) step(ctx context.Context, toolsOn bool, choice ToolChoice, po PromptOptions) (string, []session.ToolCall, error) {
+	s := r.s
+	req := &Request{
+		Messages:            s.hist.Messages(),
+		ToolChoice:          choice,
+		ResponseConstraint:  po.ResponseConstraint,
+		OmitConstraintInput: po.OmitConstraintInput,
+		SamplingMode:        s.opts.SamplingMode,
+	}
+	if toolsOn {
+		req.Tools = s.opts.Tools
+	}
+	var text strings.Builder
+	var calls []session.ToolCall
+	err := s.opts.Model.Step(ctx, req, func(d Delta) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if d.Text != "" {
+			text.WriteString(d.Text)
+			if po.OnChunk != nil {
+				po.OnChunk(Chunk{Text: d.Text})
+			}
+		}
+		if d.Call != nil && toolsOn {
+			calls = append(calls, *d.Call)
+		}
+		return nil
+	})
+	if ctx.Err() != nil {
+		return "", nil, abortError(ctx)
+	}
+	if err != nil {
+		if session.KindOf(err) == session.KindOperation {
+			return "", nil, session.Wrap(session.KindOperation, session.ErrModel, err)
+		}
+		return "", nil, err
+	}
+	seen := make(map[string]bool, len(calls))
+	for i := range calls {
+		c := &calls[i]
+		for c.CallID == "" || seen[c.CallID] || s.isPending(c.CallID) {
+			s.nextID++
+			c.CallID = "call_" + strconv.Itoa(s.nextID)
+		}
+		seen[c.CallID] = true
+		if !isJSONObject(c.Arguments) {
+			if r.malformed == nil {
+				r.malformed = make(map[string]string)
+			}
+			r.malformed[c.CallID] = string(c.Arguments)
+			c.Arguments = json.RawMessage("{}")
+		}
+	}
+	return text.String(), calls, nil
+}
+
+func (s *Session) isPending(id string) bool {
+	for _, c := range s.hist.Pending() {
+		if c.CallID == id {
+			return true
+		}
+	}
+	return false
+}
+
+func isJSONObject(b json.RawMessage) bool {
+	t := strings.TrimSpace(string(b))
+	return len(t) >= 2 && t[0] == '{' && json.Valid(b)
+}
+
+func (s *Session) emit(e Event) {
+	if s.opts.OnEvent != nil {
+		s.opts.OnEvent(e)
+	}
+}

@@ -1,0 +1,110 @@
+package loop
+
+import (
+	"context"
+	"encoding/json"
+	"sort"
+	"strings"
+	"sync"
+
+	"langmodel/session"
+)
+
+// runTools answers calls: each is checked (known tool, valid arguments, approved) and run
+// through the ToolRunner, concurrently unless ToolUse.Sequential. Results come back in
+// call order whatever order the tools finish in. When ctx ends first, runTools returns at
+// once with the abort error; tools still running see ctx done and their results are
+// dropped.
+func (r *run) runTools(ctx context.Context, calls []session.ToolCall) ([]session.ToolResult, error) {
+	s := r.s
+	results := make([]session.ToolResult, len(calls))
+	finished := make(chan int, len(calls))
+	start := func(i int) {
+		c := calls[i]
+		s.emit(Event{Type: EventToolCall, Call: &calls[i], Tool: s.tools[c.Name]})
+		go func() {
+			t0 := s.opts.Now()
+			res := r.runOne(ctx, c)
+			if ctx.Err() == nil {
+				results[i] = res
+				s.emit(Event{Type: EventToolResult, Call: &calls[i], Result: &res, Duration: s.opts.Now().Sub(t0)})
+			}
+			finished <- i
+		}()
+	}
+	if !s.opts.ToolUse.Sequential {
+		for i := range calls {
+			start(i)
+		}
+	}
+	for n := 0; n < len(calls); n++ {
+		if s.opts.ToolUse.Sequential {
+			start(n)
+		}
+		select {
+		case <-finished:
+		case <-ctx.Done():
+			return nil, abortError(ctx)
+		}
+	}
+	if ctx.Err() != nil {
+		return nil, abortError(ctx)
+	}
+	return results, nil
+}
+
+// runOne answers one call. Every way a call can fail becomes a tool error for the model,
+// never a failed prompt: an unknown tool, arguments that are not an object or break the
+// schema, a refusal, a tool that throws.
+func (r *run) runOne(ctx context.Context, c session.ToolCall) session.ToolResult {
+	s := r.s
+	t := s.tools[c.Name]
+	if t == nil {
+		return session.ErrorResult(c, "unknown tool "+quote(c.Name)+"; the tools are: "+strings.Join(s.toolNames(), ", "))
+	}
+	if raw, bad := r.malformed[c.CallID]; bad {
+		return session.ErrorResult(c, "invalid arguments for tool "+c.Name+": not a JSON object: "+raw)
+	}
+	if msg := t.ValidateArguments(c.Arguments); msg != "" {
+		return session.ErrorResult(c, msg)
+	}
+	if approve := s.opts.ToolUse.Approve; approve != nil {
+		ok, reason, err := approve(ctx, c, t)
+		if err != nil {
+			ok, reason = false, err.Error()
+		}
+		if !ok {
+			msg := "the user declined this tool call"
+			if reason != "" {
+				msg += ": " + reason
+			}
+			return session.ErrorResult(c, msg)
+		}
+	}
+	var mu sync.Mutex // progress may be reported from any goroutine
+	parts, err := s.opts.Runner.Run(ctx, c, func(p json.RawMessage) {
+		mu.Lock()
+		defer mu.Unlock()
+		if ctx.Err() == nil {
+			s.emit(Event{Type: EventToolProgress, Call: &c, Progress: p})
+		}
+	})
+	if err != nil {
+		return session.ErrorResult(c, err.Error())
+	}
+	return session.ToolResult{CallID: c.CallID, Name: c.Name, Parts: parts}
+}
+
+func (s *Session) toolNames() []string {
+	names := make([]string, 0, len(s.tools))
+	for n := range s.tools {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func quote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}

@@ -1,0 +1,124 @@
+package scripted
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"langmodel/loop"
+	"langmodel/session"
+)
+
+// Rules is the offline demo model. It answers each step by these rules, in order:
+//
+//  1. If the conversation ends in tool results, it answers in text, one line per result:
+//     "<tool>: <result text or JSON>" or "<tool> failed: <error>".
+//  2. If the last user message is "/name {json}" (or "/name" alone) and name is an offered
+//     tool, it calls that tool with those arguments: a way to drive any tool by hand.
+//  3. Every Rule whose Match occurs in the last user message (case-insensitive), and whose
+//     tool is offered, becomes a call, in rule order. In Arguments, the string "{{text}}"
+//     is replaced by the user's text after the match.
+//  4. Otherwise it answers "You said: <text>" and notes that it is the offline demo model.
+//
+// It is deterministic: the same history gives the same step.
+type Rules struct {
+	Rules  []Rule
+	Window int
+}
+
+// Rule maps a keyword to a tool call.
+type Rule struct {
+	Match     string          `json:"match"`
+	Tool      string          `json:"tool"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+}
+
+// ContextWindow implements loop.Windowed.
+func (m *Rules) ContextWindow() int { return m.Window }
+
+// Step answers by the rules.
+func (m *Rules) Step(ctx context.Context, req *loop.Request, emit func(loop.Delta) error) error {
+	return play(ctx, m.turn(req), emit)
+}
+
+func (m *Rules) turn(req *loop.Request) Turn {
+	msgs := req.Messages
+	var results []string
+	for i := len(msgs) - 1; i >= 0 && msgs[i].Role == session.RoleToolResult; i-- {
+		results = append([]string{describe(msgs[i].Result())}, results...)
+	}
+	if len(results) > 0 {
+		return Turn{Text: strings.Join(results, "\n")}
+	}
+	text := ""
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == session.RoleUser {
+			text = msgs[i].Text()
+			break
+		}
+	}
+	offered := make(map[string]bool, len(req.Tools))
+	for _, t := range req.Tools {
+		offered[t.Name] = true
+	}
+	if call, ok := slashCall(text, offered); ok {
+		return Turn{Calls: []Call{call}}
+	}
+	var calls []Call
+	lower := strings.ToLower(text)
+	for _, r := range m.Rules {
+		i := strings.Index(lower, strings.ToLower(r.Match))
+		if r.Match == "" || i < 0 || !offered[r.Tool] {
+			continue
+		}
+		rest := strings.TrimSpace(text[i+len(r.Match):])
+		calls = append(calls, Call{Name: r.Tool, Arguments: fill(r.Arguments, rest)})
+	}
+	if len(calls) > 0 {
+		return Turn{Calls: calls}
+	}
+	return Turn{Text: "You said: " + text + "\n\n(This is the offline demo model: it follows fixed rules, it does not understand language.)"}
+}
+
+func slashCall(text string, offered map[string]bool) (Call, bool) {
+	text = strings.TrimSpace(text)
+	if !strings.HasPrefix(text, "/") {
+		return Call{}, false
+	}
+	name, args, _ := strings.Cut(text[1:], " ")
+	if !offered[name] {
+		return Call{}, false
+	}
+	args = strings.TrimSpace(args)
+	if args == "" {
+		args = "{}"
+	}
+	return Call{Name: name, Arguments: json.RawMessage(args)}, true
+}
+
+// fill replaces "{{text}}" string values in args with text.
+func fill(args json.RawMessage, text string) json.RawMessage {
+	if len(args) == 0 {
+		return json.RawMessage("{}")
+	}
+	quoted, _ := json.Marshal(text)
+	return json.RawMessage(strings.ReplaceAll(string(args), `"{{text}}"`, string(quoted)))
+}
+
+func describe(r *session.ToolResult) string {
+	if r.Failed {
+		return r.Name + " failed: " + r.Error
+	}
+	var parts []string
+	for _, p := range r.Parts {
+		switch p.Type {
+		case "text":
+			parts = append(parts, p.Text)
+		case "object":
+			parts = append(parts, string(p.Value))
+		default:
+			parts = append(parts, "["+p.Type+"]")
+		}
+	}
+	return r.Name + ": " + strings.Join(parts, " ")
+}

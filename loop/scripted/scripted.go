@@ -1,0 +1,132 @@
+// Package scripted is a deterministic, offline Model for tests and the demo. It is not a
+// language model and never pretends to be one: it either plays a script of turns, one per
+// step, or follows a small rule set (see Rules) that turns keywords into tool calls and
+// tool results into a summary. The demo labels it "offline demo model".
+package scripted
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	"langmodel/loop"
+	"langmodel/session"
+)
+
+// Turn is one scripted step.
+type Turn struct {
+	// Text is the step's text, streamed as one chunk unless Chunks is set.
+	Text   string   `json:"text,omitempty"`
+	Chunks []string `json:"chunks,omitempty"`
+	Calls  []Call   `json:"calls,omitempty"`
+	// Error makes the step fail with an error of that kind and message.
+	Error *StepError `json:"error,omitempty"`
+	// Hang makes the step wait until it is aborted, after sending its chunks.
+	Hang bool `json:"hang,omitempty"`
+}
+
+// Call is a scripted tool call. Arguments is raw JSON (normally an object); ID may be
+// empty, and the loop assigns one.
+type Call struct {
+	ID        string          `json:"callID,omitempty"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+}
+
+// StepError is a scripted failure.
+type StepError struct {
+	Kind    session.Kind `json:"name"`
+	Message string       `json:"message"`
+}
+
+// ErrExhausted is returned by a step past the end of the script.
+var ErrExhausted = errors.New("scripted model: the script has no more turns")
+
+// Script plays its turns in order, one per step, across every session that uses it.
+type Script struct {
+	mu    sync.Mutex
+	turns []Turn
+	next  int
+	reqs  []Seen
+	// Window is the context window the model reports; 0 leaves the loop's default.
+	Window int
+}
+
+// Seen is what a step was asked: the message count, the last message and the tool names.
+type Seen struct {
+	Messages int
+	Last     session.Message
+	Tools    []string
+	Choice   loop.ToolChoice
+}
+
+// New returns a model that plays turns.
+func New(turns ...Turn) *Script { return &Script{turns: turns} }
+
+// ContextWindow implements loop.Windowed.
+func (s *Script) ContextWindow() int { return s.Window }
+
+// Requests returns what each step so far was asked.
+func (s *Script) Requests() []Seen {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Seen(nil), s.reqs...)
+}
+
+// Step plays the next turn.
+func (s *Script) Step(ctx context.Context, req *loop.Request, emit func(loop.Delta) error) error {
+	s.mu.Lock()
+	seen := Seen{Messages: len(req.Messages), Choice: req.ToolChoice}
+	if n := len(req.Messages); n > 0 {
+		seen.Last = req.Messages[n-1]
+	}
+	for _, t := range req.Tools {
+		seen.Tools = append(seen.Tools, t.Name)
+	}
+	s.reqs = append(s.reqs, seen)
+	if s.next >= len(s.turns) {
+		s.mu.Unlock()
+		return ErrExhausted
+	}
+	t := s.turns[s.next]
+	s.next++
+	s.mu.Unlock()
+	return play(ctx, t, emit)
+}
+
+func play(ctx context.Context, t Turn, emit func(loop.Delta) error) error {
+	chunks := t.Chunks
+	if chunks == nil && t.Text != "" {
+		chunks = []string{t.Text}
+	}
+	for _, c := range chunks {
+		if err := emit(loop.Delta{Text: c}); err != nil {
+			return err
+		}
+	}
+	for _, c := range t.Calls {
+		args := c.Arguments
+		if args == nil {
+			args = json.RawMessage("{}")
+		}
+		if err := emit(loop.Delta{Call: &session.ToolCall{CallID: c.ID, Name: c.Name, Arguments: args}}); err != nil {
+			return err
+		}
+	}
+	if t.Hang {
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	if t.Error != nil {
+		return session.Errorf(t.Error.Kind, session.ErrModel, "%s", t.Error.Message)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// String describes the model for logs and the demo.
+func (s *Script) String() string { return fmt.Sprintf("scripted model (%d turns)", len(s.turns)) }

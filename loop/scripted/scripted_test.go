@@ -1,0 +1,84 @@
+package scripted_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"langmodel/loop"
+	"langmodel/loop/scripted"
+	"langmodel/session"
+)
+
+// collect runs one step and returns its deltas as "text" or "call name args" lines.
+func collect(t *testing.T, m loop.Model, req *loop.Request) ([]string, error) {
+	t.Helper()
+	var out []string
+	err := m.Step(context.Background(), req, func(d loop.Delta) error {
+		if d.Call != nil {
+			out = append(out, "call "+d.Call.Name+" "+string(d.Call.Arguments))
+		} else {
+			out = append(out, d.Text)
+		}
+		return nil
+	})
+	return out, err
+}
+
+func tools(names ...string) []session.Tool {
+	var ts []session.Tool
+	for _, n := range names {
+		ts = append(ts, session.Tool{Name: n})
+	}
+	return ts
+}
+
+func TestRules(t *testing.T) {
+	m := &scripted.Rules{Rules: []scripted.Rule{
+		{Match: "time in", Tool: "get_time", Arguments: json.RawMessage(`{"zone":"{{text}}"}`)},
+		{Match: "weather", Tool: "get_weather", Arguments: json.RawMessage(`{"city":"Paris"}`)},
+	}}
+	result := session.ResultMessage(session.ToolResult{CallID: "c1", Name: "get_time", Parts: []session.ResultPart{{Type: "text", Text: "12:00"}}})
+	failure := session.ResultMessage(session.ErrorResult(session.ToolCall{CallID: "c2", Name: "get_weather"}, "down"))
+	tests := []struct {
+		name  string
+		msgs  []session.Message
+		tools []session.Tool
+		want  []string
+	}{
+		{"a keyword becomes a call with the rest of the text", []session.Message{session.TextMessage(session.RoleUser, "What is the time in Asia/Tokyo")}, tools("get_time"), []string{`call get_time {"zone":"Asia/Tokyo"}`}},
+		{"several keywords become parallel calls in rule order", []session.Message{session.TextMessage(session.RoleUser, "weather and time in UTC")}, tools("get_time", "get_weather"), []string{`call get_time {"zone":"UTC"}`, `call get_weather {"city":"Paris"}`}},
+		{"a rule for a tool not offered is skipped", []session.Message{session.TextMessage(session.RoleUser, "weather")}, tools("get_time"), []string{"You said: weather\n\n(This is the offline demo model: it follows fixed rules, it does not understand language.)"}},
+		{"a slash command calls any offered tool", []session.Message{session.TextMessage(session.RoleUser, `/get_weather {"city":"Oslo"}`)}, tools("get_weather"), []string{`call get_weather {"city":"Oslo"}`}},
+		{"tool results are summarised", []session.Message{result, failure}, tools("get_time"), []string{"get_time: 12:00\nget_weather failed: down"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := collect(t, m, &loop.Request{Messages: tc.msgs, Tools: tc.tools})
+			require.NoError(t, err)
+			require.Equal(t, tc.want, got)
+		})
+	}
+}
+
+func TestScript(t *testing.T) {
+	m := scripted.New(
+		scripted.Turn{Chunks: []string{"a", "b"}},
+		scripted.Turn{Calls: []scripted.Call{{Name: "x"}}},
+		scripted.Turn{Error: &scripted.StepError{Kind: session.KindNetwork, Message: "offline"}},
+	)
+	req := &loop.Request{Messages: []session.Message{session.TextMessage(session.RoleUser, "q")}}
+	got, err := collect(t, m, req)
+	require.NoError(t, err)
+	require.Equal(t, []string{"a", "b"}, got)
+	got, err = collect(t, m, req)
+	require.NoError(t, err)
+	require.Equal(t, []string{"call x {}"}, got)
+	_, err = collect(t, m, req)
+	require.Equal(t, session.KindNetwork, session.KindOf(err))
+	_, err = collect(t, m, req)
+	require.ErrorIs(t, err, scripted.ErrExhausted)
+	require.Len(t, m.Requests(), 4)
+}

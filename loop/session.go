@@ -1,0 +1,209 @@
+package loop
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"langmodel/session"
+)
+
+// Options configure a Session. Model is required; Runner is required when a tool has
+// execute. The zero value of every other field is the explainer's default.
+type Options struct {
+	Model  Model
+	Runner ToolRunner
+	Tools  []session.Tool
+	// ToolUse is toolUseConfig.
+	ToolUse ToolUse
+	// Expected lists the declared input types beyond text.
+	Expected session.Expected
+	// InitialPrompts is the initialPrompts option as decoded JSON, or nil.
+	InitialPrompts any
+	// ContextWindow overrides the model's window (0: the model's, or DefaultContextWindow).
+	ContextWindow int
+	SamplingMode  string
+	ToolChoice    ToolChoice
+	// OnEvent receives step events; it must be safe for concurrent use. May be nil.
+	OnEvent func(Event)
+	// Now is the clock for tool durations; nil means time.Now.
+	Now func() time.Time
+}
+
+// Session is a live conversation: a history, its tools and model, and a queue of
+// operations. Its methods are safe for concurrent use; operations run one at a time in
+// the order they were submitted.
+type Session struct {
+	opts  Options
+	mode  Mode
+	tools map[string]*session.Tool
+
+	// Owned by the operation whose turn it is.
+	hist   *session.History
+	nextID int
+
+	view atomic.Pointer[view] // what readers outside the queue see
+
+	life    context.Context // done when the session is destroyed
+	destroy context.CancelFunc
+
+	mu sync.Mutex
+	q  queue
+}
+
+// view is an immutable snapshot of the history for readers outside the queue.
+type view struct {
+	msgs  []session.Message
+	usage int
+}
+
+// New creates a session: it validates the initial prompts against the explainer's rules
+// and the context window, and decides the tool mode.
+func New(opts Options) (*Session, error) {
+	if opts.Model == nil {
+		return nil, errors.New("loop: Options.Model is nil")
+	}
+	mode := modeOf(opts.Tools, opts.ToolUse)
+	if (mode == ModeClosed || mode == ModeHybrid) && opts.Runner == nil {
+		return nil, errors.New("loop: tools have execute but Options.Runner is nil")
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	window := opts.ContextWindow
+	if window <= 0 {
+		window = DefaultContextWindow
+		if w, ok := opts.Model.(Windowed); ok && w.ContextWindow() > 0 {
+			window = w.ContextWindow()
+		}
+	}
+	s := &Session{opts: opts, mode: mode, tools: make(map[string]*session.Tool, len(opts.Tools))}
+	for i := range opts.Tools {
+		s.tools[opts.Tools[i].Name] = &s.opts.Tools[i]
+	}
+	s.hist = session.NewHistory(window, session.ToolsCost(opts.Tools))
+	if opts.InitialPrompts != nil {
+		msgs, err := session.Normalize(opts.InitialPrompts, session.NormalizeOptions{Expected: opts.Expected})
+		if err != nil {
+			return nil, err
+		}
+		if err := s.hist.AppendInitial(msgs); err != nil {
+			return nil, err
+		}
+	} else if s.hist.Usage() > window {
+		return nil, &session.Error{Kind: session.KindQuotaExceeded, Rule: session.ErrQuotaExceeded,
+			Requested: s.hist.Usage(), Quota: window, Msg: session.ErrQuotaExceeded.Error() + ": the tool declarations need more than the context window"}
+	}
+	s.life, s.destroy = context.WithCancel(context.Background())
+	s.publish()
+	return s, nil
+}
+
+// Mode is the session's tool mode.
+func (s *Session) Mode() Mode { return s.mode }
+
+// Tools returns the session's tool declarations. Read-only.
+func (s *Session) Tools() []session.Tool { return s.opts.Tools }
+
+// ContextUsage is the estimated usage of the history as of the last completed change.
+func (s *Session) ContextUsage() int { return s.view.Load().usage }
+
+// ContextWindow is the session's context window.
+func (s *Session) ContextWindow() int { return s.hist.Window() }
+
+// History returns the transcript as JSON in the draft-PR form: a deep copy.
+func (s *Session) History() []byte { return session.MarshalMessages(s.view.Load().msgs) }
+
+// Messages returns the transcript as of the last completed change. Read-only.
+func (s *Session) Messages() []session.Message { return s.view.Load().msgs }
+
+// MeasureContextUsage returns what input would add to the context usage, without adding it.
+func (s *Session) MeasureContextUsage(input any) (int, error) {
+	if err := s.alive(); err != nil {
+		return 0, err
+	}
+	msgs, err := session.Normalize(input, session.NormalizeOptions{HasPrior: len(s.view.Load().msgs) > 0, Expected: s.opts.Expected})
+	if err != nil {
+		return 0, err
+	}
+	return session.CostOf(msgs), nil
+}
+
+func (s *Session) publish() {
+	s.view.Store(&view{msgs: s.hist.Messages(), usage: s.hist.Usage()})
+}
+
+func (s *Session) alive() error {
+	if s.life.Err() != nil {
+		return session.Errorf(session.KindInvalidState, session.ErrDestroyed, "")
+	}
+	return nil
+}
+
+// Destroy rejects every operation in flight or queued with an AbortError and makes every
+// later call fail with InvalidStateError. Running tools see their context end.
+func (s *Session) Destroy() { s.destroy() }
+
+// Destroyed reports whether Destroy was called.
+func (s *Session) Destroyed() bool { return s.life.Err() != nil }
+
+// submit takes a turn for an operation and runs it on a new goroutine once the turns
+// before it have ended. The turn is taken before submit returns, which fixes the order.
+func (s *Session) submit(ctx context.Context, op func(ctx context.Context) error) {
+	s.mu.Lock()
+	t := s.q.take()
+	s.mu.Unlock()
+	go func() {
+		defer t.end()
+		opCtx, cancel := context.WithCancelCause(ctx)
+		defer cancel(nil)
+		stop := context.AfterFunc(s.life, func() { cancel(session.ErrDestroyed) })
+		defer stop()
+		_ = t.wait(opCtx) // on abort, op sees the done context and reports it
+		if s.life.Err() != nil {
+			cancel(session.ErrDestroyed) // AfterFunc runs asynchronously; do not race it
+		}
+		_ = op(opCtx)
+	}()
+}
+
+// abortError turns a done context into the error the page sees.
+func abortError(ctx context.Context) error {
+	cause := context.Cause(ctx)
+	if errors.Is(cause, session.ErrDestroyed) {
+		return session.Errorf(session.KindAbort, session.ErrDestroyed, "")
+	}
+	var e *session.Error
+	if errors.As(cause, &e) {
+		return e
+	}
+	return session.Wrap(session.KindAbort, session.ErrAborted, cause)
+}
+
+// Clone waits for the operations before it, then returns a new session with a copy of the
+// history, the same tools, options and usage, and its own queue.
+func (s *Session) Clone(ctx context.Context) (*Session, error) {
+	if err := s.alive(); err != nil {
+		return nil, err
+	}
+	type out struct {
+		c   *Session
+		err error
+	}
+	ch := make(chan out, 1)
+	s.submit(ctx, func(ctx context.Context) error {
+		if ctx.Err() != nil {
+			ch <- out{err: abortError(ctx)}
+			return nil
+		}
+		c := &Session{opts: s.opts, mode: s.mode, tools: s.tools, hist: s.hist.Clone(), nextID: s.nextID}
+		c.life, c.destroy = context.WithCancel(context.Background())
+		c.publish()
+		ch <- out{c: c}
+		return nil
+	})
+	o := <-ch
+	return o.c, o.err
+}

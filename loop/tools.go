@@ -1,0 +1,93 @@
+package loop
+
+import (
+	"context"
+	"encoding/json"
+
+	"langmodel/session"
+)
+
+// ToolRunner is the port that runs a tool's execute: in the browser it calls the page's
+// JS function; in tests, Go functions. Run returns the result parts, or an error whose
+// message goes back to the model as a tool error. It must return when ctx is done (the
+// prompt was aborted or the session destroyed), though the loop does not wait for it.
+// progress reports the tool's progress(value) calls, as JSON.
+type ToolRunner interface {
+	Run(ctx context.Context, call session.ToolCall, progress func(json.RawMessage)) ([]session.ResultPart, error)
+}
+
+// RunnerFunc adapts a function to ToolRunner.
+type RunnerFunc func(ctx context.Context, call session.ToolCall, progress func(json.RawMessage)) ([]session.ResultPart, error)
+
+// Run calls f.
+func (f RunnerFunc) Run(ctx context.Context, call session.ToolCall, progress func(json.RawMessage)) ([]session.ResultPart, error) {
+	return f(ctx, call, progress)
+}
+
+// Approver decides whether a call may run. It returns ok, or a reason for refusing; an
+// error counts as a refusal with the error's message. Its ctx ends with the prompt.
+type Approver func(ctx context.Context, call session.ToolCall, tool *session.Tool) (ok bool, reason string, err error)
+
+// OnLimit is what happens when the model asks for more calls than MaxToolCalls allows.
+type OnLimit string
+
+const (
+	// LimitError rejects the prompt with an OperationError naming the limit.
+	LimitError OnLimit = "error"
+	// LimitAnswer answers the extra calls with a tool error and asks the model once more,
+	// with tools off, for a final answer.
+	LimitAnswer OnLimit = "answer"
+)
+
+// DefaultMaxToolCalls is toolUseConfig.maxToolCalls when the page gives none.
+const DefaultMaxToolCalls = 16
+
+// ToolUse is toolUseConfig. The zero value is the default: enabled, 16 calls, parallel,
+// onLimit "error", no approval.
+type ToolUse struct {
+	Disabled     bool // enabled === false: every call goes back to the page
+	MaxToolCalls int  // 0 means DefaultMaxToolCalls
+	Sequential   bool // parallel === false: a step's calls run one after another
+	OnLimit      OnLimit
+	Approve      Approver
+}
+
+func (u ToolUse) max() int {
+	if u.MaxToolCalls <= 0 {
+		return DefaultMaxToolCalls
+	}
+	return u.MaxToolCalls
+}
+
+// Mode is how a session uses its tools, decided once at creation (DESIGN.md §3).
+type Mode string
+
+const (
+	ModeNone   Mode = "none"   // no tools
+	ModeClosed Mode = "closed" // every tool has execute: the loop runs every call
+	ModeOpen   Mode = "open"   // no tool has execute, or tool use is disabled: calls go to the page
+	ModeHybrid Mode = "hybrid" // some do: those run, the others go to the page
+)
+
+func modeOf(tools []session.Tool, use ToolUse) Mode {
+	if len(tools) == 0 {
+		return ModeNone
+	}
+	if use.Disabled {
+		return ModeOpen
+	}
+	n := 0
+	for _, t := range tools {
+		if t.HasExecute {
+			n++
+		}
+	}
+	switch n {
+	case 0:
+		return ModeOpen
+	case len(tools):
+		return ModeClosed
+	default:
+		return ModeHybrid
+	}
+}

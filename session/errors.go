@@ -1,0 +1,102 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Kind is the name of the exception a failure becomes in the page: a DOMException name,
+// or "TypeError" for the ECMAScript error. The engine keeps errors as values; only js/
+// builds exceptions from {kind, message, fields}. See RATIONALE.md "Why are errors values?".
+type Kind string
+
+// The kinds the explainer and DESIGN.md §3 name.
+const (
+	KindType          Kind = "TypeError"
+	KindNotSupported  Kind = "NotSupportedError"
+	KindSyntax        Kind = "SyntaxError"
+	KindAbort         Kind = "AbortError"
+	KindInvalidState  Kind = "InvalidStateError"
+	KindQuotaExceeded Kind = "QuotaExceededError"
+	KindData          Kind = "DataError"
+	KindOperation     Kind = "OperationError"
+	KindNetwork       Kind = "NetworkError"
+)
+
+// One sentinel per rule. A violation wraps its rule, so errors.Is(err, ErrPrefixNotLast)
+// holds, and carries the Kind the page sees.
+var (
+	ErrSystemNotFirst      = errors.New("a system message may only be the first message of the session")
+	ErrPrefixNotAssistant  = errors.New("prefix is only allowed on an assistant message")
+	ErrPrefixNotLast       = errors.New("prefix is only allowed on the last message")
+	ErrUnknownRole         = errors.New("unknown role")
+	ErrUnknownContentType  = errors.New("unknown content type")
+	ErrBadMessage          = errors.New("malformed message")
+	ErrTextNotString       = errors.New("text content must be a string")
+	ErrAssistantContent    = errors.New("assistant messages may only hold text and tool calls")
+	ErrUnexpectedInput     = errors.New("content type not declared in expectedInputs")
+	ErrMisplacedToolPart   = errors.New("tool content in a message of the wrong role")
+	ErrBadToolCall         = errors.New("malformed tool call")
+	ErrBadToolResult       = errors.New("malformed tool result")
+	ErrResultWithoutCall   = errors.New("a tool result must answer an earlier, unanswered tool call")
+	ErrDuplicateCallID     = errors.New("callID already used by an unanswered tool call")
+	ErrBadTool             = errors.New("invalid tool declaration")
+	ErrUnsupportedSchema   = errors.New("unsupported JSON Schema feature")
+	ErrToolsNeedToolOutput = errors.New(`tools without execute need {type: "tool-call"} in expectedOutputs`)
+	ErrQuotaExceeded       = errors.New("the input does not fit in the context window")
+	ErrAborted             = errors.New("aborted")
+	ErrDestroyed           = errors.New("the session has been destroyed")
+	ErrToolLimit           = errors.New("tool call limit reached")
+	ErrModel               = errors.New("the model failed")
+)
+
+// Error is a rule violation: which rule, the kind the page sees, and where it happened.
+type Error struct {
+	Kind Kind
+	Rule error  // the sentinel; errors.Is matches it
+	Msg  string // the full message: rule and detail
+	// Requested and Quota are set for KindQuotaExceeded (the explainer's QuotaExceededError).
+	Requested, Quota int
+	cause            error
+}
+
+func (e *Error) Error() string { return e.Msg }
+
+// Unwrap returns the rule and, when there is one, the cause (a context error, a schema error).
+func (e *Error) Unwrap() []error {
+	if e.cause != nil {
+		return []error{e.Rule, e.cause}
+	}
+	return []error{e.Rule}
+}
+
+// Errorf builds a violation of rule: "rule: detail".
+func Errorf(kind Kind, rule error, format string, args ...any) *Error {
+	msg := rule.Error()
+	if format != "" {
+		msg += ": " + fmt.Sprintf(format, args...)
+	}
+	return &Error{Kind: kind, Rule: rule, Msg: msg}
+}
+
+// Wrap builds a violation of rule caused by err; the message is "rule: err".
+func Wrap(kind Kind, rule error, err error) *Error {
+	return &Error{Kind: kind, Rule: rule, Msg: rule.Error() + ": " + err.Error(), cause: err}
+}
+
+// KindOf returns the kind the page sees for err. Context cancellation and deadlines are
+// aborts; anything the engine did not classify is an OperationError.
+func KindOf(err error) Kind {
+	var e *Error
+	switch {
+	case err == nil:
+		return ""
+	case errors.As(err, &e):
+		return e.Kind
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return KindAbort
+	default:
+		return KindOperation
+	}
+}

@@ -1,0 +1,226 @@
+package session
+
+import (
+	"slices"
+)
+
+// History is a session's transcript in canonical form, with its context usage and the
+// tool calls still waiting for a result. It keeps three promises:
+//
+//   - every tool result answers an earlier call that had none (Append checks it);
+//   - a mark taken before a prompt restores the transcript exactly (Mark, Reset), in O(1),
+//     which is how a failed prompt leaves no trace;
+//   - eviction never removes initial prompts and removes a call only with its results.
+//
+// Messages are shared, never copied, between a history, its marks and its clones; nothing
+// modifies a Message once appended, and slices are clipped before they are shared, so an
+// append in one never writes into another. A History is not safe for concurrent use: the
+// loop serialises every operation of a session.
+type History struct {
+	msgs     []Message
+	costs    []int // costs[i] = Cost(msgs[i])
+	nInitial int   // msgs[:nInitial] are initial prompts, never evicted
+	base     int   // usage that is not messages: tool declarations
+	usage    int   // base + sum(costs)
+	window   int
+	pending  []ToolCall // calls without a result, in call order; copied on write
+}
+
+// NewHistory returns an empty history for a context window of window units, of which
+// base are already taken (by tool declarations).
+func NewHistory(window, base int) *History {
+	return &History{window: window, base: base, usage: base}
+}
+
+// Mark is a saved state of a History.
+type Mark struct {
+	msgs     []Message
+	costs    []int
+	nInitial int
+	usage    int
+	pending  []ToolCall
+}
+
+// Mark saves the current state; Reset(mark) returns to it.
+func (h *History) Mark() Mark {
+	return Mark{h.msgs, h.costs, h.nInitial, h.usage, h.pending}
+}
+
+// Reset returns h to a state saved by Mark. The restored slices are clipped, so the next
+// append copies instead of writing over messages that views taken since may still read.
+func (h *History) Reset(m Mark) {
+	h.msgs, h.costs = slices.Clip(m.msgs), slices.Clip(m.costs)
+	h.nInitial, h.usage, h.pending = m.nInitial, m.usage, m.pending
+}
+
+// Since returns a copy of the messages appended after m was taken (when nothing was
+// evicted since; otherwise the messages past m's length).
+func (h *History) Since(m Mark) []Message {
+	if len(h.msgs) <= len(m.msgs) {
+		return nil
+	}
+	return slices.Clone(h.msgs[len(m.msgs):])
+}
+
+// Len is the number of messages.
+func (h *History) Len() int { return len(h.msgs) }
+
+// Messages returns the transcript. It is the history's own slice, shared for speed (a
+// model step reads it without copying): callers must not modify it.
+func (h *History) Messages() []Message { return h.msgs[:len(h.msgs):len(h.msgs)] }
+
+// Usage is the estimated context usage, tool declarations included.
+func (h *History) Usage() int { return h.usage }
+
+// Window is the context window.
+func (h *History) Window() int { return h.window }
+
+// Pending returns the calls that have no result yet, in call order. Read-only.
+func (h *History) Pending() []ToolCall { return h.pending }
+
+// Append adds one message. A tool call must not reuse the id of an unanswered call; a tool
+// result must answer an unanswered call. On error h is unchanged.
+func (h *History) Append(m Message) error {
+	if c := m.Call(); c != nil {
+		if h.pendingIndex(c.CallID) >= 0 {
+			return Errorf(KindSyntax, ErrDuplicateCallID, "%q", c.CallID)
+		}
+		h.pending = append(slices.Clip(h.pending), *c)
+	} else if r := m.Result(); r != nil {
+		i := h.pendingIndex(r.CallID)
+		if i < 0 {
+			return Errorf(KindSyntax, ErrResultWithoutCall, "no unanswered call has callID %q", r.CallID)
+		}
+		h.pending = slices.Delete(slices.Clone(h.pending), i, i+1)
+	}
+	c := Cost(m)
+	h.msgs = append(h.msgs, m)
+	h.costs = append(h.costs, c)
+	h.usage += c
+	return nil
+}
+
+// AppendInitial adds initial prompts, which eviction never removes. It is only valid
+// before any other message.
+func (h *History) AppendInitial(msgs []Message) error {
+	if h.nInitial != len(h.msgs) {
+		return Errorf(KindInvalidState, ErrBadMessage, "initial prompts after the conversation began")
+	}
+	mark := h.Mark()
+	for _, m := range msgs {
+		if err := h.Append(m); err != nil {
+			h.Reset(mark)
+			return err
+		}
+	}
+	h.nInitial = len(h.msgs)
+	if h.usage > h.window {
+		h.Reset(mark)
+		return &Error{Kind: KindQuotaExceeded, Rule: ErrQuotaExceeded, Requested: h.base + CostOf(msgs), Quota: h.window,
+			Msg: ErrQuotaExceeded.Error() + ": the initial prompts and tools need more than the context window"}
+	}
+	return nil
+}
+
+func (h *History) pendingIndex(id string) int {
+	for i := range h.pending {
+		if h.pending[i].CallID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// Repaired is the error message given to calls the conversation moved past.
+const Repaired = "the conversation continued before this tool call was answered"
+
+// AnswerPending answers every unanswered call with a tool error saying why, so that the
+// next model request is valid, and returns how many it answered.
+func (h *History) AnswerPending(reason string) int {
+	n := len(h.pending)
+	for _, c := range slices.Clone(h.pending) {
+		_ = h.Append(ResultMessage(ErrorResult(c, reason))) // answers a pending call: cannot fail
+	}
+	return n
+}
+
+// Fit evicts the oldest messages after the initial prompts and before index protectFrom
+// until the usage fits the window. A tool call goes with its result; a call whose
+// result lies in the protected part, or a result whose call is an initial prompt, stops
+// eviction there. It returns how many messages it evicted, or a QuotaExceededError when
+// even that cannot make room (h is then unchanged).
+func (h *History) Fit(protectFrom int) (int, error) {
+	if h.usage <= h.window {
+		return 0, nil
+	}
+	over := h.usage - h.window
+	drop := make(map[int]bool)
+	var gone []string // evicted calls that had no result: no longer pending
+	freed := 0
+	for i := h.nInitial; i < protectFrom && freed < over; i++ {
+		if drop[i] {
+			continue
+		}
+		m := h.msgs[i]
+		unit := []int{i}
+		if c := m.Call(); c != nil {
+			ok := true
+			for j := i + 1; j < len(h.msgs); j++ {
+				if r := h.msgs[j].Result(); r != nil && r.CallID == c.CallID {
+					// A call has one result; a later call may reuse the id.
+					if j >= protectFrom {
+						ok = false
+					} else {
+						unit = append(unit, j)
+					}
+					break
+				}
+			}
+			if !ok {
+				break
+			}
+			if len(unit) == 1 {
+				gone = append(gone, c.CallID)
+			}
+		} else if m.Result() != nil {
+			// Its call was evicted with it unless the call is an initial prompt.
+			break
+		}
+		for _, j := range unit {
+			drop[j] = true
+			freed += h.costs[j]
+		}
+	}
+	if freed < over {
+		return 0, &Error{Kind: KindQuotaExceeded, Rule: ErrQuotaExceeded, Requested: h.usage - freed, Quota: h.window,
+			Msg: ErrQuotaExceeded.Error() + ": even after evicting older messages the conversation needs more than the context window"}
+	}
+	msgs := make([]Message, 0, len(h.msgs)-len(drop))
+	costs := make([]int, 0, len(h.msgs)-len(drop))
+	for i, m := range h.msgs {
+		if drop[i] {
+			continue
+		}
+		msgs = append(msgs, m)
+		costs = append(costs, h.costs[i])
+	}
+	if len(gone) > 0 {
+		h.pending = slices.DeleteFunc(slices.Clone(h.pending), func(c ToolCall) bool { return slices.Contains(gone, c.CallID) })
+	}
+	h.msgs, h.costs, h.usage = msgs, costs, h.usage-freed
+	return len(drop), nil
+}
+
+// Clone returns an independent copy that shares the (immutable) messages.
+func (h *History) Clone() *History {
+	h.msgs, h.costs = slices.Clip(h.msgs), slices.Clip(h.costs)
+	c := *h
+	return &c
+}
+
+// InitialCount is how many messages are initial prompts.
+func (h *History) InitialCount() int { return h.nInitial }
+
+// Export returns the whole transcript as JSON in the draft-PR form: a deep copy the page
+// may edit and pass back as initialPrompts.
+func (h *History) Export() []byte { return MarshalMessages(h.msgs) }

@@ -1,0 +1,327 @@
+package session
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+)
+
+// Expected lists the input content types a session declared in expectedInputs beyond
+// text, which is always expected. Tool calls and results are always accepted: pages
+// restore saved transcripts into sessions that never declared them, and Chrome's form and
+// the draft-PR form both put them in ordinary prompts.
+type Expected struct {
+	Image, Audio bool
+}
+
+// NormalizeOptions carries the session state the explainer's rules depend on.
+type NormalizeOptions struct {
+	// HasPrior is true once the session holds any message: a system message is then
+	// no longer allowed ("hasAppendedInput" in the spec).
+	HasPrior bool
+	Expected Expected
+}
+
+// Normalize validates a prompt as the page gave it (decoded JSON: a string, or an array
+// of messages in any form DESIGN.md §3 accepts) and returns its canonical messages. It
+// follows the spec's "validate and canonicalize a prompt": a string is one user message,
+// an empty array one empty user message, empty content one empty text part, contiguous
+// text parts collapse into one. Tool parts become one message each, in order.
+func Normalize(input any, o NormalizeOptions) ([]Message, error) {
+	switch in := input.(type) {
+	case string:
+		return []Message{TextMessage(RoleUser, in)}, nil
+	case []any:
+		if len(in) == 0 {
+			return []Message{TextMessage(RoleUser, "")}, nil
+		}
+		var out []Message
+		hasPrior := o.HasPrior
+		for i, raw := range in {
+			obj, ok := raw.(map[string]any)
+			if !ok {
+				return nil, Errorf(KindType, ErrBadMessage, "message %d is not an object", i)
+			}
+			msgs, err := normalizeMessage(i, obj, i == len(in)-1, hasPrior, o.Expected)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, msgs...)
+			hasPrior = true
+		}
+		return out, nil
+	default:
+		return nil, Errorf(KindType, ErrBadMessage, "a prompt is a string or an array of messages, not %s", jsonType(input))
+	}
+}
+
+func normalizeMessage(i int, obj map[string]any, last, hasPrior bool, exp Expected) ([]Message, error) {
+	roleName, ok := obj["role"].(string)
+	if !ok {
+		return nil, Errorf(KindType, ErrBadMessage, "message %d has no role", i)
+	}
+	prefix := false
+	if p, present := obj["prefix"]; present && p != nil {
+		b, ok := p.(bool)
+		if !ok {
+			return nil, Errorf(KindType, ErrBadMessage, "message %d: prefix must be a boolean", i)
+		}
+		prefix = b
+	}
+	role := Role(roleName)
+	switch role {
+	case RoleSystem, RoleUser, RoleAssistant, RoleToolCall, RoleToolResult:
+	case "tool-response":
+		role = RoleToolResult
+	default:
+		return nil, Errorf(KindType, ErrUnknownRole, "message %d: %q", i, roleName)
+	}
+	if prefix {
+		if role != RoleAssistant {
+			return nil, Errorf(KindSyntax, ErrPrefixNotAssistant, "message %d has role %q", i, roleName)
+		}
+		if !last {
+			return nil, Errorf(KindSyntax, ErrPrefixNotLast, "message %d is followed by others", i)
+		}
+	}
+	if role == RoleSystem && (hasPrior || i > 0) {
+		return nil, Errorf(KindType, ErrSystemNotFirst, "message %d", i)
+	}
+
+	var parts []any
+	switch c := obj["content"].(type) {
+	case string:
+		if role == RoleToolCall || role == RoleToolResult {
+			return nil, Errorf(KindType, ErrBadMessage, "message %d: a %s message needs an array of %s parts", i, role, role)
+		}
+		m := TextMessage(role, c)
+		m.Prefix = prefix
+		return []Message{m}, nil
+	case []any:
+		parts = c
+	default:
+		return nil, Errorf(KindType, ErrBadMessage, "message %d: content must be a string or an array of parts", i)
+	}
+	if len(parts) == 0 {
+		if role == RoleToolCall || role == RoleToolResult {
+			return nil, Errorf(KindType, ErrBadMessage, "message %d: a %s message needs at least one part", i, role)
+		}
+		m := TextMessage(role, "")
+		m.Prefix = prefix
+		return []Message{m}, nil
+	}
+
+	// Contiguous text and media parts form one message of the role; each tool part is a
+	// message of its own.
+	var out []Message
+	var group []Part
+	flush := func() {
+		if len(group) > 0 {
+			out = append(out, Message{Role: role, Parts: group})
+			group = nil
+		}
+	}
+	for j, raw := range parts {
+		obj, ok := raw.(map[string]any)
+		if !ok {
+			return nil, Errorf(KindType, ErrBadMessage, "message %d part %d is not an object", i, j)
+		}
+		typ, _ := obj["type"].(string)
+		value := obj["value"]
+		where := func() string { return "message " + strconv.Itoa(i) + " part " + strconv.Itoa(j) }
+		switch PartType(typ) {
+		case PartText:
+			s, ok := value.(string)
+			if !ok {
+				return nil, Errorf(KindType, ErrTextNotString, "%s", where())
+			}
+			if role == RoleToolCall || role == RoleToolResult {
+				return nil, Errorf(KindType, ErrMisplacedToolPart, "%s: text in a %s message", where(), role)
+			}
+			if n := len(group); n > 0 && group[n-1].Type == PartText {
+				group[n-1].Text += s
+			} else {
+				group = append(group, Part{Type: PartText, Text: s})
+			}
+		case PartImage, PartAudio:
+			if role == RoleAssistant || role == RoleSystem {
+				return nil, Errorf(KindNotSupported, ErrAssistantContent, "%s: %s content in %s messages", where(), typ, role)
+			}
+			if role != RoleUser {
+				return nil, Errorf(KindType, ErrMisplacedToolPart, "%s: %s content in %s messages", where(), typ, role)
+			}
+			if (typ == "image" && !exp.Image) || (typ == "audio" && !exp.Audio) {
+				return nil, Errorf(KindNotSupported, ErrUnexpectedInput, "%s: %s", where(), typ)
+			}
+			if value == nil {
+				return nil, Errorf(KindType, ErrBadMessage, "%s: %s content has no value", where(), typ)
+			}
+			group = append(group, Part{Type: PartType(typ), Media: mustJSON(value)})
+		case PartToolCall:
+			if role != RoleAssistant && role != RoleToolCall {
+				return nil, Errorf(KindType, ErrMisplacedToolPart, "%s: a tool call belongs in an assistant or tool-call message, not %s", where(), role)
+			}
+			call, err := parseToolCall(value, where())
+			if err != nil {
+				return nil, err
+			}
+			flush()
+			out = append(out, CallMessage(call))
+		case PartToolResult, "tool-response":
+			if role != RoleUser && role != RoleToolResult {
+				return nil, Errorf(KindType, ErrMisplacedToolPart, "%s: a tool result belongs in a user or tool-result message, not %s", where(), role)
+			}
+			res, err := parseToolResult(value, where())
+			if err != nil {
+				return nil, err
+			}
+			flush()
+			out = append(out, ResultMessage(res))
+		default:
+			return nil, Errorf(KindType, ErrUnknownContentType, "%s: %q", where(), typ)
+		}
+	}
+	flush()
+	if prefix {
+		lastMsg := &out[len(out)-1]
+		if lastMsg.Role != RoleAssistant {
+			return nil, Errorf(KindSyntax, ErrPrefixNotLast, "message %d ends in a tool call", i)
+		}
+		lastMsg.Prefix = true
+	}
+	return out, nil
+}
+
+func callIDOf(obj map[string]any) (string, bool) {
+	if id, ok := obj["callID"].(string); ok && id != "" {
+		return id, true
+	}
+	id, ok := obj["callId"].(string)
+	return id, ok && id != ""
+}
+
+func parseToolCall(value any, where string) (ToolCall, error) {
+	obj, ok := value.(map[string]any)
+	if !ok {
+		return ToolCall{}, Errorf(KindType, ErrBadToolCall, "%s: the value is not an object", where)
+	}
+	id, ok := callIDOf(obj)
+	if !ok {
+		return ToolCall{}, Errorf(KindType, ErrBadToolCall, "%s: callID is missing", where)
+	}
+	name, ok := obj["name"].(string)
+	if !ok || name == "" {
+		return ToolCall{}, Errorf(KindType, ErrBadToolCall, "%s: name is missing", where)
+	}
+	args := json.RawMessage("{}")
+	switch a := obj["arguments"].(type) {
+	case nil:
+	case map[string]any:
+		args = mustJSON(a)
+	default:
+		return ToolCall{}, Errorf(KindType, ErrBadToolCall, "%s: arguments must be an object, not %s", where, jsonType(a))
+	}
+	return ToolCall{CallID: id, Name: name, Arguments: args}, nil
+}
+
+func parseToolResult(value any, where string) (ToolResult, error) {
+	obj, ok := value.(map[string]any)
+	if !ok {
+		return ToolResult{}, Errorf(KindType, ErrBadToolResult, "%s: the value is not an object", where)
+	}
+	id, ok := callIDOf(obj)
+	if !ok {
+		return ToolResult{}, Errorf(KindType, ErrBadToolResult, "%s: callID is missing", where)
+	}
+	name, ok := obj["name"].(string)
+	if !ok || name == "" {
+		return ToolResult{}, Errorf(KindType, ErrBadToolResult, "%s: name is missing", where)
+	}
+	r := ToolResult{CallID: id, Name: name}
+	result, hasResult := obj["result"]
+	errMsg, hasError := obj["errorMessage"]
+	if hasResult == hasError {
+		return ToolResult{}, Errorf(KindType, ErrBadToolResult, "%s: give exactly one of result and errorMessage", where)
+	}
+	if hasError {
+		s, ok := errMsg.(string)
+		if !ok {
+			return ToolResult{}, Errorf(KindType, ErrBadToolResult, "%s: errorMessage must be a string", where)
+		}
+		r.Failed, r.Error = true, s
+		return r, nil
+	}
+	parts, err := ParseResultParts(result)
+	if err != nil {
+		return ToolResult{}, Errorf(KindType, ErrBadToolResult, "%s: %v", where, err)
+	}
+	r.Parts = parts
+	return r, nil
+}
+
+// ParseResultParts reads a tool's result: an array of {type, value} parts, or, as a
+// shorthand, a string (one text part). It is also how the loop reads what execute returned.
+func ParseResultParts(v any) ([]ResultPart, error) {
+	if s, ok := v.(string); ok {
+		return []ResultPart{{Type: "text", Text: s}}, nil
+	}
+	arr, ok := v.([]any)
+	if !ok {
+		return nil, Errorf(KindType, ErrBadToolResult, "result must be an array of {type, value} parts, not %s", jsonType(v))
+	}
+	parts := make([]ResultPart, 0, len(arr))
+	for k, raw := range arr {
+		obj, ok := raw.(map[string]any)
+		if !ok {
+			return nil, Errorf(KindType, ErrBadToolResult, "result part %d is not an object", k)
+		}
+		typ, _ := obj["type"].(string)
+		value, present := obj["value"]
+		switch typ {
+		case "text":
+			s, ok := value.(string)
+			if !ok {
+				return nil, Errorf(KindType, ErrBadToolResult, "result part %d: text value must be a string", k)
+			}
+			parts = append(parts, ResultPart{Type: typ, Text: s})
+		case "object", "image", "audio":
+			if !present {
+				return nil, Errorf(KindType, ErrBadToolResult, "result part %d: %s part has no value", k, typ)
+			}
+			parts = append(parts, ResultPart{Type: typ, Value: mustJSON(value)})
+		default:
+			return nil, Errorf(KindType, ErrBadToolResult, "result part %d: unknown type %q", k, typ)
+		}
+	}
+	return parts, nil
+}
+
+// mustJSON encodes a decoded JSON value back to compact JSON. Values come from
+// json.Unmarshal, so encoding cannot fail; maps encode with sorted keys, which makes
+// the canonical form deterministic.
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic("session: re-encoding decoded JSON: " + err.Error())
+	}
+	return b
+}
+
+func jsonType(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case json.Number, float64, int:
+		return "a number"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	default:
+		return fmt.Sprintf("a %T", v)
+	}
+}

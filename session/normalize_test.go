@@ -1,0 +1,108 @@
+package session_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"langmodel/session"
+)
+
+func decode(t testing.TB, s string) any {
+	t.Helper()
+	v, err := session.DecodeJSON([]byte(s))
+	require.NoError(t, err)
+	return v
+}
+
+// TestNormalize_Forms checks that every accepted input form gives the same canonical
+// messages, shown as the draft-PR JSON that session.history exports.
+func TestNormalize_Forms(t *testing.T) {
+	callJSON := `{"role":"tool-call","content":[{"type":"tool-call","value":{"callID":"c1","callId":"c1","name":"w","arguments":{"city":"Rome"}}}]}`
+	resultJSON := `{"role":"tool-result","content":[{"type":"tool-result","value":{"callID":"c1","callId":"c1","name":"w","result":[{"type":"text","value":"sun"}]}}]}`
+	tests := []struct {
+		name  string
+		input string
+		want  string
+	}{
+		{"a string is one user message", `"Hi"`, `[{"role":"user","content":[{"type":"text","value":"Hi"}]}]`},
+		{"an empty array is one empty user message", `[]`, `[{"role":"user","content":[{"type":"text","value":""}]}]`},
+		{"empty content is one empty text part", `[{"role":"assistant","content":[]}]`, `[{"role":"assistant","content":[{"type":"text","value":""}]}]`},
+		{"string content is one text part", `[{"role":"system","content":"Be brief."}]`, `[{"role":"system","content":[{"type":"text","value":"Be brief."}]}]`},
+		{"contiguous text parts collapse without a separator", `[{"role":"user","content":[{"type":"text","value":"foo"},{"type":"text","value":"bar"}]}]`, `[{"role":"user","content":[{"type":"text","value":"foobar"}]}]`},
+		{"prefix stays on a final assistant message", `[{"role":"user","content":"Q"},{"role":"assistant","content":"A:","prefix":true}]`, `[{"role":"user","content":[{"type":"text","value":"Q"}]},{"role":"assistant","content":[{"type":"text","value":"A:"}],"prefix":true}]`},
+		{"draft-PR tool-call role with callID", `[{"role":"tool-call","content":[{"type":"tool-call","value":{"callID":"c1","name":"w","arguments":{"city":"Rome"}}}]}]`, `[` + callJSON + `]`},
+		{"Chrome's assistant tool-call part with callId", `[{"role":"assistant","content":[{"type":"tool-call","value":{"callId":"c1","name":"w","arguments":{"city":"Rome"}}}]}]`, `[` + callJSON + `]`},
+		{"draft-PR tool-result role", `[{"role":"tool-result","content":[{"type":"tool-result","value":{"callID":"c1","name":"w","result":[{"type":"text","value":"sun"}]}}]}]`, `[` + resultJSON + `]`},
+		{"tool-response role and part aliases", `[{"role":"tool-response","content":[{"type":"tool-response","value":{"callID":"c1","name":"w","result":[{"type":"text","value":"sun"}]}}]}]`, `[` + resultJSON + `]`},
+		{"Chrome's user tool-response part", `[{"role":"user","content":[{"type":"tool-response","value":{"callId":"c1","name":"w","result":[{"type":"text","value":"sun"}]}}]}]`, `[` + resultJSON + `]`},
+		{"a string result is one text part", `[{"role":"user","content":[{"type":"tool-response","value":{"callId":"c1","name":"w","result":"sun"}}]}]`, `[` + resultJSON + `]`},
+		{"absent arguments are {}", `[{"role":"assistant","content":[{"type":"tool-call","value":{"callId":"c2","name":"now"}}]}]`, `[{"role":"tool-call","content":[{"type":"tool-call","value":{"callID":"c2","callId":"c2","name":"now","arguments":{}}}]}]`},
+		{"a tool error", `[{"role":"user","content":[{"type":"tool-response","value":{"callId":"c1","name":"w","errorMessage":"down"}}]}]`, `[{"role":"tool-result","content":[{"type":"tool-result","value":{"callID":"c1","callId":"c1","name":"w","errorMessage":"down"}}]}]`},
+		{"text and calls in one assistant message split in order", `[{"role":"assistant","content":[{"type":"text","value":"Checking."},{"type":"tool-call","value":{"callId":"c1","name":"w","arguments":{"city":"Rome"}}}]}]`, `[{"role":"assistant","content":[{"type":"text","value":"Checking."}]},` + callJSON + `]`},
+		{"an object result keeps its JSON, numbers exact", `[{"role":"tool-result","content":[{"type":"tool-result","value":{"callID":"c1","name":"w","result":[{"type":"object","value":{"t":12.50,"big":12345678901234567890}}]}}]}]`, `[{"role":"tool-result","content":[{"type":"tool-result","value":{"callID":"c1","callId":"c1","name":"w","result":[{"type":"object","value":{"big":12345678901234567890,"t":12.50}}]}}]}]`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			msgs, err := session.Normalize(decode(t, tc.input), session.NormalizeOptions{})
+			require.NoError(t, err)
+			require.JSONEq(t, tc.want, string(session.MarshalMessages(msgs)))
+			again, err := session.Normalize(decode(t, string(session.MarshalMessages(msgs))), session.NormalizeOptions{})
+			require.NoError(t, err)
+			require.Equal(t, msgs, again, "the export form normalises to itself")
+		})
+	}
+}
+
+// TestNormalize_Errors checks each rule of a valid prompt by its kind and exact message.
+func TestNormalize_Errors(t *testing.T) {
+	tests := []struct {
+		name    string
+		input   string
+		opts    session.NormalizeOptions
+		kind    session.Kind
+		rule    error
+		message string
+	}{
+		{"system message after another message", `[{"role":"user","content":"a"},{"role":"system","content":"b"}]`, session.NormalizeOptions{}, session.KindType, session.ErrSystemNotFirst, "a system message may only be the first message of the session: message 1"},
+		{"system message once the session has messages", `[{"role":"system","content":"b"}]`, session.NormalizeOptions{HasPrior: true}, session.KindType, session.ErrSystemNotFirst, "a system message may only be the first message of the session: message 0"},
+		{"prefix on a user message", `[{"role":"user","content":"a","prefix":true}]`, session.NormalizeOptions{}, session.KindSyntax, session.ErrPrefixNotAssistant, `prefix is only allowed on an assistant message: message 0 has role "user"`},
+		{"prefix not on the last message", `[{"role":"assistant","content":"a","prefix":true},{"role":"user","content":"b"}]`, session.NormalizeOptions{}, session.KindSyntax, session.ErrPrefixNotLast, "prefix is only allowed on the last message: message 0 is followed by others"},
+		{"prefix that is not a boolean", `[{"role":"assistant","content":"a","prefix":"yes"}]`, session.NormalizeOptions{}, session.KindType, session.ErrBadMessage, "malformed message: message 0: prefix must be a boolean"},
+		{"an unknown role", `[{"role":"robot","content":"a"}]`, session.NormalizeOptions{}, session.KindType, session.ErrUnknownRole, `unknown role: message 0: "robot"`},
+		{"no role", `[{"content":"a"}]`, session.NormalizeOptions{}, session.KindType, session.ErrBadMessage, "malformed message: message 0 has no role"},
+		{"a message that is not an object", `["hi"]`, session.NormalizeOptions{}, session.KindType, session.ErrBadMessage, "malformed message: message 0 is not an object"},
+		{"a number as the prompt", `42`, session.NormalizeOptions{}, session.KindType, session.ErrBadMessage, "malformed message: a prompt is a string or an array of messages, not a number"},
+		{"content of the wrong type", `[{"role":"user","content":7}]`, session.NormalizeOptions{}, session.KindType, session.ErrBadMessage, "malformed message: message 0: content must be a string or an array of parts"},
+		{"text value that is not a string", `[{"role":"user","content":[{"type":"text","value":1}]}]`, session.NormalizeOptions{}, session.KindType, session.ErrTextNotString, "text content must be a string: message 0 part 0"},
+		{"an unknown content type", `[{"role":"user","content":[{"type":"video","value":"x"}]}]`, session.NormalizeOptions{}, session.KindType, session.ErrUnknownContentType, `unknown content type: message 0 part 0: "video"`},
+		{"an image not declared in expectedInputs", `[{"role":"user","content":[{"type":"image","value":"data:"}]}]`, session.NormalizeOptions{}, session.KindNotSupported, session.ErrUnexpectedInput, "content type not declared in expectedInputs: message 0 part 0: image"},
+		{"an image in an assistant message", `[{"role":"assistant","content":[{"type":"image","value":"data:"}]}]`, session.NormalizeOptions{Expected: session.Expected{Image: true}}, session.KindNotSupported, session.ErrAssistantContent, "assistant messages may only hold text and tool calls: message 0 part 0: image content in assistant messages"},
+		{"a tool call in a user message", `[{"role":"user","content":[{"type":"tool-call","value":{"callId":"c","name":"w"}}]}]`, session.NormalizeOptions{}, session.KindType, session.ErrMisplacedToolPart, "tool content in a message of the wrong role: message 0 part 0: a tool call belongs in an assistant or tool-call message, not user"},
+		{"a tool result in an assistant message", `[{"role":"assistant","content":[{"type":"tool-response","value":{"callId":"c","name":"w","result":[]}}]}]`, session.NormalizeOptions{}, session.KindType, session.ErrMisplacedToolPart, "tool content in a message of the wrong role: message 0 part 0: a tool result belongs in a user or tool-result message, not assistant"},
+		{"a tool call without callID", `[{"role":"assistant","content":[{"type":"tool-call","value":{"name":"w"}}]}]`, session.NormalizeOptions{}, session.KindType, session.ErrBadToolCall, "malformed tool call: message 0 part 0: callID is missing"},
+		{"a tool call whose arguments are an array", `[{"role":"assistant","content":[{"type":"tool-call","value":{"callId":"c","name":"w","arguments":[1]}}]}]`, session.NormalizeOptions{}, session.KindType, session.ErrBadToolCall, "malformed tool call: message 0 part 0: arguments must be an object, not an array"},
+		{"a tool result with both result and errorMessage", `[{"role":"user","content":[{"type":"tool-response","value":{"callId":"c","name":"w","result":[],"errorMessage":"x"}}]}]`, session.NormalizeOptions{}, session.KindType, session.ErrBadToolResult, "malformed tool result: message 0 part 0: give exactly one of result and errorMessage"},
+		{"a tool result part of unknown type", `[{"role":"user","content":[{"type":"tool-response","value":{"callId":"c","name":"w","result":[{"type":"video","value":1}]}}]}]`, session.NormalizeOptions{}, session.KindType, session.ErrBadToolResult, `malformed tool result: message 0 part 0: malformed tool result: result part 0: unknown type "video"`},
+		{"a tool-call message with string content", `[{"role":"tool-call","content":"c"}]`, session.NormalizeOptions{}, session.KindType, session.ErrBadMessage, "malformed message: message 0: a tool-call message needs an array of tool-call parts"},
+		{"text inside a tool-result message", `[{"role":"tool-result","content":[{"type":"text","value":"x"}]}]`, session.NormalizeOptions{}, session.KindType, session.ErrMisplacedToolPart, "tool content in a message of the wrong role: message 0 part 0: text in a tool-result message"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := session.Normalize(decode(t, tc.input), tc.opts)
+			require.Error(t, err)
+			require.Equal(t, tc.kind, session.KindOf(err))
+			require.ErrorIs(t, err, tc.rule)
+			require.Equal(t, tc.message, err.Error())
+		})
+	}
+}
+
+func TestDecodeJSON_KeepsNumbersExact(t *testing.T) {
+	v, err := session.DecodeJSON([]byte(`{"n": 12345678901234567890.000}`))
+	require.NoError(t, err)
+	require.Equal(t, json.Number("12345678901234567890.000"), v.(map[string]any)["n"])
+	_, err = session.DecodeJSON([]byte(`{} {}`))
+	require.Equal(t, session.KindData, session.KindOf(err))
+}

@@ -1,0 +1,153 @@
+package session
+
+import (
+	"encoding/json"
+	"errors"
+	"sort"
+
+	"langmodel/session/schema"
+)
+
+// Tool is a validated tool declaration. The engine never sees execute itself: HasExecute
+// says whether the page gave one, and the tool runner calls it by name.
+type Tool struct {
+	Name        string
+	Description string
+	InputSchema json.RawMessage // compact JSON, as the model receives it
+	Schema      *schema.Schema  // compiled once at create(), used for every call
+	HasExecute  bool
+	Annotations Annotations
+}
+
+// Annotations are MCP's tool annotations; the engine passes them to events and UIs.
+type Annotations struct {
+	Title           string `json:"title,omitempty"`
+	ReadOnlyHint    *bool  `json:"readOnlyHint,omitempty"`
+	DestructiveHint *bool  `json:"destructiveHint,omitempty"`
+	IdempotentHint  *bool  `json:"idempotentHint,omitempty"`
+	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
+}
+
+// ParseTools validates the tools option of create(), given as decoded JSON (the JS face
+// replaces execute by hasExecute: true). One bad tool fails them all. expectsToolCalls
+// says whether expectedOutputs holds {type: "tool-call"}: without it every tool needs
+// execute, since there would be no way to hand a call back to the page.
+func ParseTools(v any, expectsToolCalls bool) ([]Tool, error) {
+	if v == nil {
+		return nil, nil
+	}
+	arr, ok := v.([]any)
+	if !ok {
+		return nil, Errorf(KindType, ErrBadTool, "tools must be an array")
+	}
+	tools := make([]Tool, 0, len(arr))
+	seen := make(map[string]bool, len(arr))
+	for i, raw := range arr {
+		t, err := parseTool(i, raw)
+		if err != nil {
+			return nil, err
+		}
+		if seen[t.Name] {
+			return nil, Errorf(KindType, ErrBadTool, "tool %d: duplicate name %q", i, t.Name)
+		}
+		seen[t.Name] = true
+		if !t.HasExecute && !expectsToolCalls {
+			return nil, Errorf(KindType, ErrToolsNeedToolOutput, "tool %q has no execute", t.Name)
+		}
+		tools = append(tools, t)
+	}
+	return tools, nil
+}
+
+func parseTool(i int, raw any) (Tool, error) {
+	obj, ok := raw.(map[string]any)
+	if !ok {
+		return Tool{}, Errorf(KindType, ErrBadTool, "tool %d is not an object", i)
+	}
+	name, _ := obj["name"].(string)
+	if name == "" {
+		return Tool{}, Errorf(KindType, ErrBadTool, "tool %d: name must be a non-empty string", i)
+	}
+	desc, _ := obj["description"].(string)
+	if desc == "" {
+		return Tool{}, Errorf(KindType, ErrBadTool, "tool %q: description must be a non-empty string", name)
+	}
+	schemaDoc, ok := obj["inputSchema"].(map[string]any)
+	if !ok {
+		return Tool{}, Errorf(KindType, ErrBadTool, "tool %q: inputSchema must be a JSON Schema object", name)
+	}
+	if schemaDoc["type"] != "object" {
+		return Tool{}, Errorf(KindType, ErrBadTool, `tool %q: inputSchema must have type: "object"`, name)
+	}
+	compiled, err := schema.Compile(schemaDoc)
+	switch {
+	case errors.Is(err, schema.ErrUnsupported):
+		return Tool{}, Errorf(KindNotSupported, ErrUnsupportedSchema, "tool %q: %v", name, err)
+	case err != nil:
+		return Tool{}, Errorf(KindType, ErrBadTool, "tool %q: %v", name, err)
+	}
+	t := Tool{Name: name, Description: desc, InputSchema: mustJSON(schemaDoc), Schema: compiled}
+	if h, ok := obj["hasExecute"].(bool); ok {
+		t.HasExecute = h
+	}
+	if a, present := obj["annotations"]; present && a != nil {
+		if t.Annotations, err = parseAnnotations(name, a); err != nil {
+			return Tool{}, err
+		}
+	}
+	return t, nil
+}
+
+func parseAnnotations(name string, v any) (Annotations, error) {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return Annotations{}, Errorf(KindType, ErrBadTool, "tool %q: annotations must be an object", name)
+	}
+	var a Annotations
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		val := obj[k]
+		var hint **bool
+		switch k {
+		case "title":
+			s, ok := val.(string)
+			if !ok {
+				return Annotations{}, Errorf(KindType, ErrBadTool, "tool %q: annotations.title must be a string", name)
+			}
+			a.Title = s
+			continue
+		case "readOnlyHint":
+			hint = &a.ReadOnlyHint
+		case "destructiveHint":
+			hint = &a.DestructiveHint
+		case "idempotentHint":
+			hint = &a.IdempotentHint
+		case "openWorldHint":
+			hint = &a.OpenWorldHint
+		default:
+			continue // MCP allows more; they are the page's business
+		}
+		b, ok := val.(bool)
+		if !ok {
+			return Annotations{}, Errorf(KindType, ErrBadTool, "tool %q: annotations.%s must be a boolean", name, k)
+		}
+		*hint = &b
+	}
+	return a, nil
+}
+
+// ValidateArguments checks a call's arguments against the tool's schema and returns the
+// violation as a sentence for the model, or "" when they are valid.
+func (t *Tool) ValidateArguments(args json.RawMessage) string {
+	if t.Schema == nil {
+		return ""
+	}
+	if err := t.Schema.ValidateJSON(args); err != nil {
+		return "invalid arguments for tool " + t.Name + ": " + err.Error()
+	}
+	return ""
+}
