@@ -22,6 +22,7 @@ const (
 	KindData          Kind = "DataError"
 	KindOperation     Kind = "OperationError"
 	KindNetwork       Kind = "NetworkError"
+	KindNotAllowed    Kind = "NotAllowedError"
 )
 
 // One sentinel per rule. A violation wraps its rule, so errors.Is(err, ErrPrefixNotLast)

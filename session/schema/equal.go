@@ -110,15 +110,16 @@ func firstDuplicate(items []any) (int, int) {
 }
 
 func sortedKeys[V any](m map[string]V) []string {
-	return appendSortedKeys(make([]string, 0, len(m)), m)
+	return sortKeysInto(make([]string, 0, len(m)), m)
 }
 
-// appendSortedKeys appends the keys of m to dst, sorted. Small sets are
-// insertion-sorted in place (no allocation, so a caller's stack buffer stays
-// on the stack); larger ones use the interface sort, which the module links
-// anyway, unlike the generic sort.Strings.
-func appendSortedKeys[V any](dst []string, m map[string]V) []string {
-	keys := dst
+// sortKeysInto returns the keys of m sorted, in buf's storage when it
+// fits (buf's contents are discarded). Small sets are insertion-sorted in
+// place (no allocation, so a caller's stack buffer stays on the stack);
+// larger ones use the interface sort, which the module links anyway, unlike
+// the generic sort.Strings.
+func sortKeysInto[V any](buf []string, m map[string]V) []string {
+	keys := buf[:0]
 	for k := range m {
 		keys = append(keys, k)
 	}
@@ -127,8 +128,8 @@ func appendSortedKeys[V any](dst []string, m map[string]V) []string {
 		sort.Sort(big)
 		return big
 	}
-	for i := len(dst) + 1; i < len(keys); i++ {
-		for j := i; j > len(dst) && keys[j] < keys[j-1]; j-- {
+	for i := 1; i < len(keys); i++ {
+		for j := i; j > 0 && keys[j] < keys[j-1]; j-- {
 			keys[j], keys[j-1] = keys[j-1], keys[j]
 		}
 	}

@@ -6,7 +6,7 @@
 // Why not a library: the module ships as WebAssembly with a 1.0 MB (brotli)
 // budget for everything. santhosh-tekuri/jsonschema v6 alone makes a bare
 // GOOS=js module 1.14 MB brotli and google/jsonschema-go 1.03 MB; this package
-// adds about 42 KB (brotli) on top of encoding/json and regexp, which the
+// adds about 41 KB (brotli) on top of encoding/json and regexp, which the
 // module links anyway. It imports only the standard library, and avoids even
 // math/big, reflect-based helpers (errors.As) and the generic sorts, which
 // would each add tens of kilobytes to the module.

@@ -220,7 +220,7 @@ func (n *node) validateObject(m map[string]any, p *state, q bool) *ValidationErr
 	if n.propertyNames != nil || n.patternProps != nil || n.additional != nil {
 		// every instance key, sorted
 		var buf [12]string
-		for _, key := range appendSortedKeys(buf[:0], m) {
+		for _, key := range sortKeysInto(buf[:0], m) {
 			if e := n.validateMember(m, key, p, q); e != nil {
 				return e
 			}
