@@ -1,0 +1,146 @@
+// Package openai is the backend for OpenAI-compatible Chat Completions servers: OpenAI,
+// Ollama, llama.cpp's server, vLLM, LM Studio. It owns the protocol — request building from
+// the canonical history, server-sent events, tool-call delta assembly, retries, error
+// bodies — and nothing else: bytes leave through a Transport, which in the browser is the
+// page's fetch over the module's channel, so the module never links net/http
+// (DESIGN.md §2). Native tests plug a Go HTTP client into the same port.
+//
+// The API key goes into the Authorization header and nowhere else: it is never part of a
+// message, an error (server messages that echo it are redacted) or a log.
+package openai
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"langmodel/loop"
+	"langmodel/session"
+)
+
+// Transport sends one HTTP request and returns the response with its body unread. It must
+// stop, and close the body, when ctx ends.
+type Transport interface {
+	Do(ctx context.Context, req *Request) (*Response, error)
+}
+
+// Request is an HTTP request as the transport sends it.
+type Request struct {
+	Method string
+	URL    string
+	Header map[string]string
+	Body   []byte
+}
+
+// Response is an HTTP response; Header keys are lower case.
+type Response struct {
+	Status int
+	Header map[string]string
+	Body   io.ReadCloser
+}
+
+// Config is the backend's configuration as the page gives it (install({backend}) or
+// create({backend})).
+type Config struct {
+	BaseURL string // e.g. "http://127.0.0.1:11434/v1"; "/chat/completions" is appended
+	Model   string
+	APIKey  string
+	Headers map[string]string
+	// TextTools asks for the text tool-call protocol instead of native tools
+	// (nativeTools: false in the page's config).
+	TextTools bool
+	// MaxRetries bounds the retries of 429 and 5xx answers; 0 means DefaultMaxRetries.
+	MaxRetries int
+	// ContextWindow is reported to the loop; 0 leaves the loop's default.
+	ContextWindow int
+}
+
+// DefaultMaxRetries is how many times a 429 or 5xx is retried.
+const DefaultMaxRetries = 3
+
+// Model is a loop.Model over an OpenAI-compatible server.
+type Model struct {
+	cfg       Config
+	transport Transport
+	// Sleep waits between retries; tests replace it. It returns early with ctx's error.
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+// New returns a Model that sends its requests through t.
+func New(cfg Config, t Transport) *Model {
+	if cfg.MaxRetries <= 0 {
+		cfg.MaxRetries = DefaultMaxRetries
+	}
+	return &Model{cfg: cfg, transport: t, Sleep: sleep}
+}
+
+// ContextWindow implements loop.Windowed.
+func (m *Model) ContextWindow() int { return m.cfg.ContextWindow }
+
+// Step sends one streaming chat completion and relays its text, tool calls and usage.
+func (m *Model) Step(ctx context.Context, req *loop.Request, emit func(loop.Delta) error) error {
+	body, err := buildRequest(m.cfg, req)
+	if err != nil {
+		return err
+	}
+	resp, err := m.send(ctx, body)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	return readStream(ctx, resp, emit)
+}
+
+// send posts body, retrying 429 and 5xx answers with backoff that honours Retry-After.
+func (m *Model) send(ctx context.Context, body []byte) (*Response, error) {
+	hreq := &Request{Method: "POST", URL: endpoint(m.cfg.BaseURL), Header: m.headers(), Body: body}
+	for attempt := 0; ; attempt++ {
+		resp, err := m.transport.Do(ctx, hreq)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, session.Errorf(session.KindNetwork, session.ErrModel, "%s", m.redact(err.Error()))
+		}
+		if resp.Status >= 200 && resp.Status < 300 {
+			return resp, nil
+		}
+		failure := m.statusError(resp)
+		resp.Body.Close()
+		if !retryable(resp.Status) || attempt >= m.cfg.MaxRetries {
+			return nil, failure
+		}
+		if err := m.Sleep(ctx, backoff(attempt, resp.Header["retry-after"], time.Now())); err != nil {
+			return nil, err
+		}
+	}
+}
+
+func (m *Model) headers() map[string]string {
+	h := map[string]string{"content-type": "application/json", "accept": "text/event-stream"}
+	for k, v := range m.cfg.Headers {
+		h[k] = v
+	}
+	if m.cfg.APIKey != "" {
+		h["authorization"] = "Bearer " + m.cfg.APIKey
+	}
+	return h
+}
+
+func endpoint(base string) string {
+	for len(base) > 0 && base[len(base)-1] == '/' {
+		base = base[:len(base)-1]
+	}
+	return base + "/chat/completions"
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -1,0 +1,260 @@
+package openai_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"langmodel/loop"
+	"langmodel/loop/openai"
+	"langmodel/session"
+)
+
+// server replays answers in order, one per request, and records the requests.
+type server struct {
+	mu       sync.Mutex
+	answers  []answer
+	requests []recorded
+}
+
+type answer struct {
+	status int
+	header map[string]string
+	file   string // under testdata/
+	body   string
+	hang   bool // never answer (until the client gives up)
+}
+
+type recorded struct {
+	auth string
+	body map[string]any
+}
+
+func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	b, _ := io.ReadAll(r.Body)
+	var body map[string]any
+	_ = json.Unmarshal(b, &body)
+	s.mu.Lock()
+	s.requests = append(s.requests, recorded{auth: r.Header.Get("Authorization"), body: body})
+	a := s.answers[0]
+	if len(s.answers) > 1 {
+		s.answers = s.answers[1:]
+	}
+	s.mu.Unlock()
+	if a.hang {
+		<-r.Context().Done()
+		return
+	}
+	ct := "text/event-stream"
+	if strings.HasSuffix(a.file, ".json") {
+		ct = "application/json"
+	}
+	w.Header().Set("Content-Type", ct)
+	for k, v := range a.header {
+		w.Header().Set(k, v)
+	}
+	if a.status != 0 {
+		w.WriteHeader(a.status)
+	}
+	data := []byte(a.body)
+	if a.file != "" {
+		var err error
+		if data, err = os.ReadFile("testdata/" + a.file); err != nil {
+			panic(err)
+		}
+	}
+	_, _ = w.Write(data)
+}
+
+const key = "sk-test-0123456789abcdef"
+
+func newModel(t *testing.T, answers ...answer) (*openai.Model, *server, *[]time.Duration) {
+	t.Helper()
+	srv := &server{answers: answers}
+	ts := httptest.NewServer(srv)
+	t.Cleanup(ts.Close)
+	m := openai.New(openai.Config{BaseURL: ts.URL + "/v1/", Model: "m", APIKey: key}, httpTransport{client: ts.Client()})
+	var waits []time.Duration
+	m.Sleep = func(ctx context.Context, d time.Duration) error { waits = append(waits, d); return ctx.Err() }
+	return m, srv, &waits
+}
+
+// step runs one step and renders what came out as lines: text chunks, "call id name args",
+// "usage in/out".
+func step(m loop.Model, req *loop.Request) ([]string, error) {
+	var out []string
+	err := m.Step(context.Background(), req, func(d loop.Delta) error {
+		switch {
+		case d.Call != nil:
+			out = append(out, "call "+d.Call.CallID+" "+d.Call.Name+" "+string(d.Call.Arguments))
+		case d.Usage != nil:
+			out = append(out, "usage "+itoa(d.Usage.InputTokens)+"/"+itoa(d.Usage.OutputTokens))
+		default:
+			out = append(out, d.Text)
+		}
+		return nil
+	})
+	return out, err
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+func userAsks(text string) *loop.Request {
+	return &loop.Request{Messages: []session.Message{session.TextMessage(session.RoleUser, text)}}
+}
+
+func TestStep_RecordedStreams(t *testing.T) {
+	tests := []struct {
+		name string
+		file string
+		want []string
+	}{
+		{"OpenAI: two parallel calls, arguments interleaved and split mid-token", "openai_parallel.sse",
+			[]string{"usage 82/36", `call call_paris get_weather {"city": "Paris"}`, `call call_tokyo get_weather {"city": "Tokyo"}`}},
+		{"Ollama: a whole call in one chunk", "ollama.sse",
+			[]string{"usage 151/21", `call call_k2x9 get_weather {"city":"Paris"}`}},
+		{"llama.cpp: text, then a call whose arguments split inside escapes", "llamacpp.sse",
+			[]string{"Let me ", "check.", "usage 240/19", `call wYtD8pZ1 search {"q":"say \"hi\" \u00e9té"}`}},
+		{"vLLM: CRLF lines, a keep-alive comment, text only", "vllm.sse",
+			[]string{"Sunny", " in Paris, 21°C.", "usage 45/8"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m, _, _ := newModel(t, answer{file: tc.file})
+			got, err := step(m, userAsks("weather?"))
+			require.NoError(t, err)
+			require.Equal(t, tc.want, got)
+		})
+	}
+}
+
+func TestStep_Faults(t *testing.T) {
+	tests := []struct {
+		name    string
+		answers []answer
+		kind    session.Kind
+		message string
+		waits   []time.Duration
+		got     []string
+	}{
+		{"401 with the server's message, key redacted", []answer{{status: 401, file: "openai_401.json"}}, session.KindNotAllowed,
+			"the model failed: the server answered 401: Incorrect API key provided: [redacted]************************[redacted]. You can find your API key at https://platform.openai.com/account/api-keys.", nil, nil},
+		{"Ollama's 404 error body", []answer{{status: 404, file: "ollama_404.json"}}, session.KindOperation,
+			`the model failed: the server answered 404: model "llama9" not found, try pulling it first`, nil, nil},
+		{"429 retried after Retry-After, then success", []answer{{status: 429, header: map[string]string{"Retry-After": "2"}, body: `{"error":{"message":"slow down"}}`}, {file: "vllm.sse"}}, "",
+			"", []time.Duration{2 * time.Second}, []string{"Sunny", " in Paris, 21°C.", "usage 45/8"}},
+		{"500 retried with growing backoff, then the error", []answer{{status: 500, body: "upstream exploded"}}, session.KindOperation,
+			"the model failed: the server answered 500: upstream exploded", []time.Duration{500 * time.Millisecond, time.Second, 2 * time.Second}, nil},
+		{"Retry-After beyond the cap is capped", []answer{{status: 503, header: map[string]string{"Retry-After": "3600"}}, {file: "ollama.sse"}}, "",
+			"", []time.Duration{20 * time.Second}, []string{"usage 151/21", `call call_k2x9 get_weather {"city":"Paris"}`}},
+		{"invalid JSON in a chunk", []answer{{file: "invalid_chunk.sse"}}, session.KindOperation,
+			"the model failed: malformed data from the server: unexpected end of JSON input", nil, []string{"Hel"}},
+		{"connection dropped mid-stream", []answer{{file: "dropped.sse"}}, session.KindNetwork,
+			"the model failed: the stream ended before [DONE]: the connection was dropped", nil, []string{"Once upon", " a time"}},
+		{"a plain JSON completion from a server that ignores stream:true", []answer{{file: "completion.json"}}, "",
+			"", nil, []string{"Plain answer.", "usage 10/3"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m, _, waits := newModel(t, tc.answers...)
+			got, err := step(m, userAsks("hi"))
+			require.Equal(t, tc.got, got)
+			require.Equal(t, tc.waits, *waits)
+			if tc.kind == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.Equal(t, tc.kind, session.KindOf(err))
+			require.Equal(t, tc.message, err.Error())
+			require.NotContains(t, err.Error(), key)
+		})
+	}
+}
+
+func TestStep_AbortWhileTheServerNeverAnswers(t *testing.T) {
+	m, _, _ := newModel(t, answer{hang: true})
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(20 * time.Millisecond); cancel() }()
+	err := m.Step(ctx, userAsks("hi"), func(loop.Delta) error { return nil })
+	require.True(t, errors.Is(err, context.Canceled), "%v", err)
+}
+
+func TestRequest_Rendering(t *testing.T) {
+	m, srv, _ := newModel(t, answer{file: "vllm.sse"})
+	tools, err := session.ParseTools([]any{map[string]any{"name": "get_weather", "description": "Weather", "hasExecute": true,
+		"inputSchema": map[string]any{"type": "object", "properties": map[string]any{"city": map[string]any{"type": "string"}}}}}, false)
+	require.NoError(t, err)
+	c := session.ToolCall{CallID: "c1", Name: "get_weather", Arguments: json.RawMessage(`{"city":"Rome"}`)}
+	c2 := session.ToolCall{CallID: "c2", Name: "get_weather", Arguments: json.RawMessage(`{"city":"Oslo"}`)}
+	req := &loop.Request{
+		Messages: []session.Message{
+			session.TextMessage(session.RoleSystem, "Be brief."),
+			session.TextMessage(session.RoleUser, "Weather in Rome and Oslo?"),
+			session.TextMessage(session.RoleAssistant, "Checking."),
+			session.CallMessage(c), session.CallMessage(c2),
+			session.ResultMessage(session.ToolResult{CallID: "c1", Name: "get_weather", Parts: []session.ResultPart{{Type: "object", Value: json.RawMessage(`{"t":21}`)}}}),
+			session.ResultMessage(session.ErrorResult(c2, "no data")),
+		},
+		Tools:              tools,
+		ToolChoice:         loop.ToolChoice{Mode: "tool", Name: "get_weather"},
+		ResponseConstraint: json.RawMessage(`{"type":"object"}`),
+		SamplingMode:       "most-predictable",
+	}
+	_, err = step(m, req)
+	require.NoError(t, err)
+	got, _ := json.Marshal(srv.requests[0].body)
+	require.JSONEq(t, `{
+		"model":"m","stream":true,"stream_options":{"include_usage":true},"temperature":0,
+		"messages":[
+			{"role":"system","content":"Be brief."},
+			{"role":"user","content":"Weather in Rome and Oslo?"},
+			{"role":"assistant","content":"Checking.","tool_calls":[
+				{"id":"c1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Rome\"}"}},
+				{"id":"c2","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Oslo\"}"}}]},
+			{"role":"tool","tool_call_id":"c1","content":"{\"t\":21}"},
+			{"role":"tool","tool_call_id":"c2","content":"Error: no data"}],
+		"tools":[{"type":"function","function":{"name":"get_weather","description":"Weather","parameters":{"properties":{"city":{"type":"string"}},"type":"object"}}}],
+		"tool_choice":{"type":"function","function":{"name":"get_weather"}},
+		"response_format":{"type":"json_schema","json_schema":{"name":"response","schema":{"type":"object"}}}
+	}`, string(got))
+	require.Equal(t, "Bearer "+key, srv.requests[0].auth)
+	require.NotContains(t, string(got), key, "the key travels in the header only")
+}
+
+func TestRequest_ImageResultIsNotSupported(t *testing.T) {
+	m, _, _ := newModel(t, answer{file: "vllm.sse"})
+	c := session.ToolCall{CallID: "c1", Name: "snap", Arguments: json.RawMessage(`{}`)}
+	_, err := step(m, &loop.Request{Messages: []session.Message{session.TextMessage(session.RoleUser, "snap"), session.CallMessage(c),
+		session.ResultMessage(session.ToolResult{CallID: "c1", Name: "snap", Parts: []session.ResultPart{{Type: "image", Value: json.RawMessage(`"data:image/png;base64,AA"`)}}})}})
+	require.Equal(t, session.KindNotSupported, session.KindOf(err))
+}
+
+// TestClosedLoop_OverOpenAI runs a whole closed-loop prompt against the replayed server.
+func TestClosedLoop_OverOpenAI(t *testing.T) {
+	m, srv, _ := newModel(t, answer{file: "ollama.sse"}, answer{file: "vllm.sse"})
+	tools, err := session.ParseTools([]any{map[string]any{"name": "get_weather", "description": "Weather", "hasExecute": true,
+		"inputSchema": map[string]any{"type": "object", "properties": map[string]any{"city": map[string]any{"type": "string"}}, "required": []any{"city"}}}}, false)
+	require.NoError(t, err)
+	runner := loop.RunnerFunc(func(ctx context.Context, c session.ToolCall, _ func(json.RawMessage)) ([]session.ResultPart, error) {
+		return []session.ResultPart{{Type: "text", Text: "21°C, sunny"}}, nil
+	})
+	s, err := loop.New(loop.Options{Model: m, Runner: runner, Tools: tools})
+	require.NoError(t, err)
+	defer s.Destroy()
+	r, err := s.Prompt(context.Background(), "Weather in Paris?", loop.PromptOptions{})
+	require.NoError(t, err)
+	require.Equal(t, "Sunny in Paris, 21°C.", r.Text)
+	require.Len(t, srv.requests, 2)
+	msgs := srv.requests[1].body["messages"].([]any)
+	require.Equal(t, map[string]any{"role": "tool", "tool_call_id": "call_k2x9", "content": "21°C, sunny"}, msgs[2])
+}

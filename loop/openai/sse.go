@@ -1,0 +1,236 @@
+package openai
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"sort"
+	"strings"
+
+	"langmodel/loop"
+	"langmodel/session"
+)
+
+// maxEventSize bounds one server-sent event; a larger one is a protocol error.
+const maxEventSize = 4 << 20
+
+// chunk is one streamed Chat Completions chunk: only the fields we read.
+type chunk struct {
+	Choices []struct {
+		Index int `json:"index"`
+		Delta struct {
+			Content   *string         `json:"content"`
+			ToolCalls []toolCallDelta `json:"tool_calls"`
+		} `json:"delta"`
+		// Message is what servers that ignore stream:true send instead of deltas.
+		Message *struct {
+			Content   *string         `json:"content"`
+			ToolCalls []toolCallDelta `json:"tool_calls"`
+		} `json:"message"`
+		FinishReason *string `json:"finish_reason"`
+	} `json:"choices"`
+	Usage *struct {
+		PromptTokens     int `json:"prompt_tokens"`
+		CompletionTokens int `json:"completion_tokens"`
+	} `json:"usage"`
+	Error json.RawMessage `json:"error"`
+}
+
+type toolCallDelta struct {
+	Index    *int   `json:"index"`
+	ID       string `json:"id"`
+	Function struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"` // a string of JSON text; some servers send an object
+	} `json:"function"`
+}
+
+// Assembler builds complete tool calls from streamed deltas. Servers split a call's
+// arguments anywhere (mid-token, mid-escape); they identify the call by index, send the id
+// and name once, and may interleave several calls.
+type Assembler struct {
+	calls map[int]*partialCall
+	order []int
+}
+
+type partialCall struct {
+	id, name string
+	args     strings.Builder
+}
+
+// Add takes the tool-call deltas of one chunk. A delta without an index is the next call
+// (servers that send whole calls at once omit it).
+func (a *Assembler) Add(deltas []toolCallDelta) {
+	if a.calls == nil {
+		a.calls = make(map[int]*partialCall)
+	}
+	for i, d := range deltas {
+		idx := len(a.order) + i
+		if d.Index != nil {
+			idx = *d.Index
+		}
+		pc := a.calls[idx]
+		if pc == nil {
+			pc = &partialCall{}
+			a.calls[idx] = pc
+			a.order = append(a.order, idx)
+		}
+		if d.ID != "" {
+			pc.id = d.ID
+		}
+		if d.Function.Name != "" {
+			pc.name += d.Function.Name
+		}
+		args := d.Function.Arguments
+		var s string
+		switch {
+		case len(args) == 0 || string(args) == "null":
+		case json.Unmarshal(args, &s) == nil:
+			pc.args.WriteString(s)
+		default: // an object instead of a string (Ollama's native shape)
+			pc.args.Write(args)
+		}
+	}
+}
+
+// Calls returns the assembled calls in index order. Empty arguments are {}.
+func (a *Assembler) Calls() []session.ToolCall {
+	idx := append([]int(nil), a.order...)
+	sort.Ints(idx)
+	out := make([]session.ToolCall, 0, len(idx))
+	for _, i := range idx {
+		pc := a.calls[i]
+		args := strings.TrimSpace(pc.args.String())
+		if args == "" {
+			args = "{}"
+		}
+		out = append(out, session.ToolCall{CallID: pc.id, Name: pc.name, Arguments: json.RawMessage(args)})
+	}
+	return out
+}
+
+// readStream relays a response: server-sent events of chunks (text as it comes, calls when
+// the stream ends, usage when given), or a plain JSON completion from servers that ignore
+// stream: true.
+func readStream(ctx context.Context, resp *Response, emit func(loop.Delta) error) error {
+	var asm Assembler
+	finished := false // a choice reported its finish_reason
+	handle := func(data []byte) error {
+		var c chunk
+		if err := json.Unmarshal(data, &c); err != nil {
+			return session.Errorf(session.KindOperation, session.ErrModel, "malformed data from the server: %v", err)
+		}
+		if len(c.Error) > 0 && string(c.Error) != "null" {
+			return session.Errorf(session.KindOperation, session.ErrModel, "the server reported an error mid-stream: %s", serverMessage(append(append([]byte(`{"error":`), c.Error...), '}')))
+		}
+		for _, ch := range c.Choices {
+			if ch.Index != 0 {
+				continue // we ask for one choice
+			}
+			if ch.FinishReason != nil && *ch.FinishReason != "" {
+				finished = true
+			}
+			content, calls := ch.Delta.Content, ch.Delta.ToolCalls
+			if ch.Message != nil {
+				content, calls = ch.Message.Content, ch.Message.ToolCalls
+			}
+			if content != nil && *content != "" {
+				if err := emit(loop.Delta{Text: *content}); err != nil {
+					return err
+				}
+			}
+			asm.Add(calls)
+		}
+		if c.Usage != nil {
+			return emit(loop.Delta{Usage: &loop.Usage{InputTokens: c.Usage.PromptTokens, OutputTokens: c.Usage.CompletionTokens}})
+		}
+		return nil
+	}
+
+	if strings.Contains(resp.Header["content-type"], "application/json") {
+		body, err := io.ReadAll(io.LimitReader(resp.Body, maxEventSize))
+		if err != nil {
+			return streamError(ctx, err)
+		}
+		if err := handle(body); err != nil {
+			return err
+		}
+	} else {
+		done, err := readEvents(resp.Body, handle)
+		if err != nil {
+			return streamError(ctx, err)
+		}
+		if !done && !finished {
+			return session.Errorf(session.KindNetwork, session.ErrModel, "the stream ended before [DONE]: the connection was dropped")
+		}
+	}
+	for _, c := range asm.Calls() {
+		c := c
+		if err := emit(loop.Delta{Call: &c}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func streamError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	var se *session.Error
+	if errors.As(err, &se) {
+		return se
+	}
+	return session.Errorf(session.KindNetwork, session.ErrModel, "reading the stream: %v", err)
+}
+
+// readEvents parses server-sent events and calls handle with each event's data. It returns
+// done when the stream ended with "data: [DONE]"; readStream also accepts a clean end of
+// file after a finish_reason, for servers that send no [DONE].
+func readEvents(r io.Reader, handle func([]byte) error) (done bool, err error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), maxEventSize)
+	var data bytes.Buffer
+	dispatch := func() error {
+		if data.Len() == 0 {
+			return nil
+		}
+		d := data.Bytes()
+		defer data.Reset()
+		if bytes.Equal(bytes.TrimSpace(d), []byte("[DONE]")) {
+			done = true
+			return nil
+		}
+		return handle(d)
+	}
+	for sc.Scan() {
+		line := bytes.TrimSuffix(sc.Bytes(), []byte("\r"))
+		switch {
+		case len(line) == 0:
+			if err := dispatch(); err != nil {
+				return false, err
+			}
+		case line[0] == ':': // a comment (keep-alive)
+		case bytes.HasPrefix(line, []byte("data:")):
+			v := bytes.TrimPrefix(line[5:], []byte(" "))
+			if data.Len() > 0 {
+				data.WriteByte('\n')
+			}
+			data.Write(v)
+		default: // event:, id:, retry: carry nothing we use
+		}
+		if done {
+			return true, nil
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return false, err
+	}
+	if err := dispatch(); err != nil {
+		return false, err
+	}
+	return done, nil
+}

@@ -1,0 +1,81 @@
+package openai
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"testing"
+	"testing/iotest"
+
+	"langmodel/loop"
+)
+
+// relay runs readStream over body and renders what it emitted, or the error.
+func relay(body io.Reader, contentType string) []string {
+	var out []string
+	err := readStream(context.Background(), &Response{Status: 200, Header: map[string]string{"content-type": contentType}, Body: io.NopCloser(body)},
+		func(d loop.Delta) error {
+			switch {
+			case d.Call != nil:
+				out = append(out, "call "+d.Call.CallID+" "+d.Call.Name+" "+string(d.Call.Arguments))
+			case d.Usage != nil:
+				out = append(out, fmt.Sprint("usage ", *d.Usage))
+			default:
+				out = append(out, "text "+d.Text)
+			}
+			return nil
+		})
+	if err != nil {
+		out = append(out, "error "+err.Error())
+	}
+	return out
+}
+
+// FuzzReadStream: any body either relays or fails with an error, never panics, and gives
+// the same result whether the transport delivers it whole or one byte at a time.
+func FuzzReadStream(f *testing.F) {
+	for _, name := range []string{"openai_parallel.sse", "ollama.sse", "llamacpp.sse", "vllm.sse", "invalid_chunk.sse", "dropped.sse"} {
+		b, err := os.ReadFile("testdata/" + name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		whole := relay(bytes.NewReader(body), "text/event-stream")
+		bytewise := relay(iotest.OneByteReader(bytes.NewReader(body)), "text/event-stream")
+		if !reflect.DeepEqual(whole, bytewise) {
+			t.Fatalf("split delivery changed the result:\n%q\n%q", whole, bytewise)
+		}
+	})
+}
+
+// syntheticStream is a realistic stream: n text deltas and a call with argument deltas.
+func syntheticStream(n int) []byte {
+	var b bytes.Buffer
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"token %d \"},\"finish_reason\":null}]}\n\n", i)
+		if i%10 == 0 {
+			fmt.Fprintf(&b, "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":%d,\"id\":\"c%d\",\"function\":{\"name\":\"f\",\"arguments\":\"{\\\"q\\\": \\\"part %d\\\"}\"}}]}}]}\n\n", i/10, i, i)
+		}
+	}
+	b.WriteString("data: [DONE]\n\n")
+	return b.Bytes()
+}
+
+// BenchmarkReadStream measures SSE parsing with delta assembly, in MB/s of stream.
+func BenchmarkReadStream(b *testing.B) {
+	body := syntheticStream(400)
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		err := readStream(context.Background(), &Response{Status: 200, Header: map[string]string{}, Body: io.NopCloser(bytes.NewReader(body))},
+			func(loop.Delta) error { return nil })
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}
