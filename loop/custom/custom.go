@@ -1,0 +1,171 @@
+// Package custom is the backend for models the page supplies: `{kind: "custom",
+// generate(request, {signal})}` (WebLLM, transformers.js, a remote API of the page's own…)
+// and, through the same port, the browser's native LanguageModel, which js/ drives as a
+// built-in generate function.
+//
+// The engine renders each step as a plain-data request (the history in the draft-PR form
+// that session.history exports, the tool declarations, toolChoice, responseConstraint) and
+// reads back what the page's generator produced, piece by piece: a string is text; an
+// object is {type: "text", value}, {type: "tool-call", value: {callID?, name, arguments}}
+// or {type: "usage", value: {inputTokens, outputTokens}}. The Generator port carries both
+// directions as JSON; the binding in wasm/ implements it over the module's channel.
+package custom
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+
+	"langmodel/loop"
+	"langmodel/session"
+)
+
+// Generator runs the page's generate(request, {signal}) and passes each piece it yields to
+// emit, in order. It returns when the page's generator is done, or ctx ends (the binding
+// then aborts the signal it gave the page).
+type Generator interface {
+	Generate(ctx context.Context, request []byte, emit func(piece []byte) error) error
+}
+
+// Model is a loop.Model over a Generator.
+type Model struct {
+	gen    Generator
+	window int
+}
+
+// New returns a Model that asks gen for each step. window is the context window the page
+// declared (0: the loop's default).
+func New(gen Generator, window int) *Model { return &Model{gen: gen, window: window} }
+
+// ContextWindow implements loop.Windowed.
+func (m *Model) ContextWindow() int { return m.window }
+
+// Step renders the request, runs the generator and relays its pieces.
+func (m *Model) Step(ctx context.Context, req *loop.Request, emit func(loop.Delta) error) error {
+	return m.gen.Generate(ctx, RenderRequest(req), func(piece []byte) error {
+		d, err := ParsePiece(piece)
+		if err != nil {
+			return err
+		}
+		return emit(d)
+	})
+}
+
+// RenderRequest is the request the page's generate receives, as JSON:
+//
+//	{"messages": [...], "tools": [{name, description, inputSchema}], "toolChoice": "auto",
+//	 "responseConstraint": {...}, "samplingMode": "balanced"}
+//
+// tools, responseConstraint and samplingMode are omitted when absent; toolChoice is a
+// string, or {"type": "tool", "name": …}.
+func RenderRequest(req *loop.Request) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"messages":`)
+	b.Write(session.MarshalMessages(req.Messages))
+	if len(req.Tools) > 0 {
+		b.WriteString(`,"tools":[`)
+		for i, t := range req.Tools {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			name, _ := json.Marshal(t.Name)
+			desc, _ := json.Marshal(t.Description)
+			b.WriteString(`{"name":`)
+			b.Write(name)
+			b.WriteString(`,"description":`)
+			b.Write(desc)
+			b.WriteString(`,"inputSchema":`)
+			b.Write(t.InputSchema)
+			b.WriteByte('}')
+		}
+		b.WriteByte(']')
+	}
+	b.WriteString(`,"toolChoice":`)
+	switch req.ToolChoice.Mode {
+	case "", "auto":
+		b.WriteString(`"auto"`)
+	case "tool":
+		name, _ := json.Marshal(req.ToolChoice.Name)
+		b.WriteString(`{"type":"tool","name":`)
+		b.Write(name)
+		b.WriteByte('}')
+	default:
+		mode, _ := json.Marshal(req.ToolChoice.Mode)
+		b.Write(mode)
+	}
+	if len(req.ResponseConstraint) > 0 {
+		b.WriteString(`,"responseConstraint":`)
+		b.Write(req.ResponseConstraint)
+	}
+	if req.SamplingMode != "" {
+		mode, _ := json.Marshal(req.SamplingMode)
+		b.WriteString(`,"samplingMode":`)
+		b.Write(mode)
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// ParsePiece reads one piece the page's generator yielded.
+func ParsePiece(piece []byte) (loop.Delta, error) {
+	v, err := session.DecodeJSON(piece)
+	if err != nil {
+		return loop.Delta{}, bad("a piece is not JSON")
+	}
+	switch p := v.(type) {
+	case string:
+		return loop.Delta{Text: p}, nil
+	case map[string]any:
+		typ, _ := p["type"].(string)
+		switch typ {
+		case "text":
+			s, ok := p["value"].(string)
+			if !ok {
+				return loop.Delta{}, bad(`a {type: "text"} piece needs a string value`)
+			}
+			return loop.Delta{Text: s}, nil
+		case "tool-call":
+			c, ok := p["value"].(map[string]any)
+			if !ok {
+				return loop.Delta{}, bad(`a {type: "tool-call"} piece needs a value {name, arguments}`)
+			}
+			name, _ := c["name"].(string)
+			if name == "" {
+				return loop.Delta{}, bad("a tool call needs a name")
+			}
+			id, _ := c["callID"].(string)
+			if id == "" {
+				id, _ = c["callId"].(string)
+			}
+			args := json.RawMessage("{}")
+			switch a := c["arguments"].(type) {
+			case nil:
+			case string: // some generators hand over the model's JSON text
+				args = json.RawMessage(a)
+			default:
+				args, _ = json.Marshal(a)
+			}
+			return loop.Delta{Call: &session.ToolCall{CallID: id, Name: name, Arguments: args}}, nil
+		case "usage":
+			u, _ := p["value"].(map[string]any)
+			return loop.Delta{Usage: &loop.Usage{InputTokens: intOf(u["inputTokens"]), OutputTokens: intOf(u["outputTokens"])}}, nil
+		}
+	}
+	return loop.Delta{}, bad("a piece must be a string or {type: \"text\" | \"tool-call\" | \"usage\", value}")
+}
+
+func intOf(v any) int {
+	n, ok := v.(json.Number)
+	if !ok {
+		return 0
+	}
+	i, err := n.Int64()
+	if err != nil {
+		return 0
+	}
+	return int(i)
+}
+
+func bad(msg string) error {
+	return session.Errorf(session.KindType, session.ErrModel, "the page's generate yielded a bad piece: %s", msg)
+}
