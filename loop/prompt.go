@@ -3,6 +3,7 @@ package loop
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -175,7 +176,7 @@ func (s *Session) prompt(ctx context.Context, input any, po PromptOptions) (Resu
 	toolsOn := s.mode != ModeNone && choice.Mode != "none"
 	used := 0 // calls the loop has handled in this prompt
 	for {
-		text, calls, err := r.step(ctx, toolsOn, choice, po)
+		text, calls, usage, err := r.step(ctx, toolsOn, choice, po)
 		if err != nil {
 			return Result{}, r.fail(err)
 		}
@@ -186,6 +187,9 @@ func (s *Session) prompt(ctx context.Context, input any, po PromptOptions) (Resu
 			if err := s.hist.Append(session.CallMessage(c)); err != nil {
 				return Result{}, r.fail(err)
 			}
+		}
+		if usage != nil {
+			s.hist.Calibrate(usage.InputTokens + usage.OutputTokens)
 		}
 		if err := r.fit(); err != nil {
 			return Result{}, r.fail(err)
@@ -259,7 +263,7 @@ func (r *run) handBack(po PromptOptions, calls []session.ToolCall) {
 // step asks the model for one step and returns its text and calls. Calls get an id when
 // the model gave none (or a duplicate), and arguments that are not a JSON object become {}
 // (and the call is answered with a tool error, never run).
-func (r *run) step(ctx context.Context, toolsOn bool, choice ToolChoice, po PromptOptions) (string, []session.ToolCall, error) {
+func (r *run) step(ctx context.Context, toolsOn bool, choice ToolChoice, po PromptOptions) (string, []session.ToolCall, *Usage, error) {
 	s := r.s
 	req := &Request{
 		Messages:            s.hist.Messages(),
@@ -273,6 +277,7 @@ func (r *run) step(ctx context.Context, toolsOn bool, choice ToolChoice, po Prom
 	}
 	var text strings.Builder
 	var calls []session.ToolCall
+	var usage *Usage
 	err := s.opts.Model.Step(ctx, req, func(d Delta) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -286,16 +291,19 @@ func (r *run) step(ctx context.Context, toolsOn bool, choice ToolChoice, po Prom
 		if d.Call != nil && toolsOn {
 			calls = append(calls, *d.Call)
 		}
+		if d.Usage != nil {
+			usage = d.Usage
+		}
 		return nil
 	})
 	if ctx.Err() != nil {
-		return "", nil, abortError(ctx)
+		return "", nil, nil, abortError(ctx)
 	}
 	if err != nil {
-		if session.KindOf(err) == session.KindOperation {
-			return "", nil, session.Wrap(session.KindOperation, session.ErrModel, err)
+		if session.KindOf(err) == session.KindOperation && !errors.Is(err, session.ErrModel) {
+			err = session.Wrap(session.KindOperation, session.ErrModel, err)
 		}
-		return "", nil, err
+		return "", nil, nil, err
 	}
 	seen := make(map[string]bool, len(calls))
 	for i := range calls {
@@ -313,7 +321,7 @@ func (r *run) step(ctx context.Context, toolsOn bool, choice ToolChoice, po Prom
 			c.Arguments = json.RawMessage("{}")
 		}
 	}
-	return text.String(), calls, nil
+	return text.String(), calls, usage, nil
 }
 
 func (s *Session) isPending(id string) bool {

@@ -207,7 +207,7 @@ func (h *History) Fit(protectFrom int) (int, error) {
 	if len(gone) > 0 {
 		h.pending = slices.DeleteFunc(slices.Clone(h.pending), func(c ToolCall) bool { return slices.Contains(gone, c.CallID) })
 	}
-	h.msgs, h.costs, h.usage = msgs, costs, h.usage-freed
+	h.msgs, h.costs, h.usage = msgs, costs, max(h.usage-freed, 0)
 	return len(drop), nil
 }
 
@@ -216,6 +216,16 @@ func (h *History) Clone() *History {
 	h.msgs, h.costs = slices.Clip(h.msgs), slices.Clip(h.costs)
 	c := *h
 	return &c
+}
+
+// Calibrate replaces the estimate by the model's own count: total is what the backend
+// reported for the request it just read plus what it generated, which is the whole
+// history at this point. Later messages add their estimates on top, and eviction subtracts
+// estimates (never below zero). Marks restore the usage they saved, calibrated or not.
+func (h *History) Calibrate(total int) {
+	if total > 0 {
+		h.usage = total
+	}
 }
 
 // InitialCount is how many messages are initial prompts.

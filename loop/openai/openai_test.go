@@ -254,6 +254,7 @@ func TestClosedLoop_OverOpenAI(t *testing.T) {
 	r, err := s.Prompt(context.Background(), "Weather in Paris?", loop.PromptOptions{})
 	require.NoError(t, err)
 	require.Equal(t, "Sunny in Paris, 21°C.", r.Text)
+	require.Equal(t, 45+8, s.ContextUsage(), "the server's usage figures replace the estimate")
 	require.Len(t, srv.requests, 2)
 	msgs := srv.requests[1].body["messages"].([]any)
 	require.Equal(t, map[string]any{"role": "tool", "tool_call_id": "call_k2x9", "content": "21°C, sunny"}, msgs[2])
