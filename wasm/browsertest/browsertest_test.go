@@ -1,0 +1,272 @@
+package browsertest_test
+
+import (
+	"context"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"langmodel/wasm/browsertest"
+)
+
+func TestMain(m *testing.M) { browsertest.Main(m) }
+
+// site writes a page with a module script and a module to import, and serves it.
+func site(t *testing.T) string {
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"index.html": `<!doctype html><meta charset=utf-8><title>site</title>
+<script type="module" src="./main.mjs"></script>`,
+		"main.mjs": `import { add } from "./lib.mjs";
+globalThis.fromModule = add(40, 2);`,
+		"lib.mjs": `export const add = (a, b) => a + b;`,
+	} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644))
+	}
+	return browsertest.Serve(t, dir, nil)
+}
+
+func TestEval_Values(t *testing.T) {
+	t.Parallel()
+	p := browsertest.Shared(t).Open(t, site(t)+"/")
+	ctx := t.Context()
+
+	var n float64
+	require.NoError(t, p.Eval(ctx, `return 1 + 2.5`, &n))
+	require.Equal(t, 3.5, n)
+
+	var fromModule int
+	require.NoError(t, p.Eval(ctx, `return globalThis.fromModule`, &fromModule), "the module script ran before load")
+	require.Equal(t, 42, fromModule)
+
+	var obj struct {
+		S   string         `json:"s"`
+		Arr []int          `json:"arr"`
+		M   map[string]any `json:"m"`
+	}
+	require.NoError(t, p.Eval(ctx, `
+		await new Promise((r) => setTimeout(r, 1));
+		const { add } = await import("./lib.mjs");
+		return { s: "é", arr: [1, 2, add(1, 2)], m: { u: undefined, n: null } };`, &obj))
+	require.Equal(t, "é", obj.S)
+	require.Equal(t, []int{1, 2, 3}, obj.Arr)
+	require.Equal(t, map[string]any{"n": nil}, obj.M, "undefined properties are dropped, as JSON.stringify does")
+
+	var arr []any
+	require.NoError(t, p.Eval(ctx, `return ["a", 1, true, null]`, &arr))
+	require.Equal(t, []any{"a", 1.0, true, nil}, arr)
+
+	ptr := new(int)
+	require.NoError(t, p.Eval(ctx, `return undefined`, &ptr))
+	require.Nil(t, ptr, "undefined decodes as null")
+	require.NoError(t, p.Eval(ctx, `globalThis.x = 1`, nil))
+}
+
+func TestEval_Errors(t *testing.T) {
+	t.Parallel()
+	p := browsertest.Shared(t).Open(t, site(t)+"/")
+	for _, tc := range []struct {
+		name, body, want string
+	}{
+		{"DOMException", `throw new DOMException("x", "AbortError")`, "js: AbortError: x"},
+		{"rejection", `await Promise.reject(new TypeError("bad arg"))`, "js: TypeError: bad arg"},
+		{"thrown string", `throw "oops"`, "js: thrown: oops"},
+		{"syntax error", `return )`, "js: SyntaxError: Unexpected token ')'"},
+		{"not serialisable", `return 1n`, "js: TypeError: Do not know how to serialize a BigInt"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := p.Eval(t.Context(), tc.body, nil)
+			require.EqualError(t, err, tc.want)
+			var jsErr *browsertest.JSError
+			require.ErrorAs(t, err, &jsErr)
+		})
+	}
+
+	var jsErr *browsertest.JSError
+	require.ErrorAs(t, p.Eval(t.Context(), `throw new DOMException("x", "AbortError")`, nil), &jsErr)
+	require.Equal(t, "AbortError", jsErr.Name)
+	require.Equal(t, "x", jsErr.Message)
+
+	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+	defer cancel()
+	require.ErrorIs(t, p.Eval(ctx, `await new Promise(() => {})`, nil), context.DeadlineExceeded)
+	require.NoError(t, p.Eval(t.Context(), `return 1`, nil), "the page still works after a timeout")
+}
+
+func TestConsole(t *testing.T) {
+	t.Parallel()
+	p := browsertest.Shared(t).Open(t, site(t)+"/")
+	require.NoError(t, p.Eval(t.Context(), `
+		console.log("hello", 42, { a: 1, b: "x" }, [1, 2]);
+		console.error("bad");
+		setTimeout(() => { throw new Error("boom"); });
+		Promise.reject(new RangeError("nope"));`, nil))
+	require.Contains(t, p.Console(), `log: hello 42 {a: 1, b: "x"} [1, 2]`, "recorded by the time Eval returns")
+	require.Contains(t, p.Console(), "error: bad")
+	require.Eventually(t, func() bool {
+		c := strings.Join(p.Console(), "\n")
+		return strings.Contains(c, "exception: Uncaught Error: boom") &&
+			strings.Contains(c, "exception: Uncaught (in promise) RangeError: nope")
+	}, 5*time.Second, 10*time.Millisecond, "console: %q", p.Console())
+}
+
+func TestServe(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, name := range []string{"m.wasm", "a.js", "b.mjs", "index.html"} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o644))
+	}
+	base := browsertest.Serve(t, dir, map[string]http.Handler{
+		"/extra.js": browsertest.File(filepath.Join(dir, "a.js")),
+	})
+	for path, want := range map[string]string{
+		"/m.wasm":   "application/wasm",
+		"/a.js":     "text/javascript; charset=utf-8",
+		"/b.mjs":    "text/javascript; charset=utf-8",
+		"/extra.js": "text/javascript; charset=utf-8",
+		"/":         "text/html; charset=utf-8",
+	} {
+		resp, err := http.Get(base + path)
+		require.NoError(t, err)
+		resp.Body.Close()
+		require.Equal(t, http.StatusOK, resp.StatusCode, path)
+		require.Equal(t, want, resp.Header.Get("Content-Type"), path)
+		require.Equal(t, "no-store", resp.Header.Get("Cache-Control"), path)
+	}
+	resp, err := http.Get(base + "/missing.js")
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusNotFound, resp.StatusCode)
+
+	blank := browsertest.Serve(t, "", nil)
+	resp, err = http.Get(blank + "/")
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode, "an empty page to Open")
+}
+
+// TestWasm is the end-to-end proof: Go's own wasm_exec.js, a GOOS=js module and
+// instantiateStreaming, which needs the application/wasm content type.
+func TestWasm(t *testing.T) {
+	t.Parallel()
+	base := browsertest.Serve(t, "", map[string]http.Handler{
+		"/bare.wasm":    browsertest.File(browsertest.BuildBare(t)),
+		"/wasm_exec.js": browsertest.File(browsertest.WasmExecJS(t)),
+	})
+	p := browsertest.Shared(t).Open(t, base+"/")
+
+	var ct string
+	require.NoError(t, p.Eval(t.Context(), `return (await fetch("/bare.wasm")).headers.get("content-type")`, &ct))
+	require.Equal(t, "application/wasm", ct)
+
+	var got struct {
+		Ready  string `json:"ready"`
+		Exited bool   `json:"exited"`
+	}
+	require.NoError(t, p.Eval(t.Context(), `
+		await import("/wasm_exec.js");
+		const go = new Go();
+		const ready = new Promise((resolve) => { globalThis.`+browsertest.BareReadyGlobal+` = resolve; });
+		const { instance } = await WebAssembly.instantiateStreaming(fetch("/bare.wasm"), go.importObject);
+		const run = go.run(instance);
+		const value = await ready;
+		await run;
+		return { ready: value, exited: go.exited };`, &got))
+	require.Equal(t, "ready", got.Ready)
+	require.True(t, got.Exited, "main returned")
+	require.Contains(t, p.Console(), "log: hello from Go", "println reaches the console through wasm_exec.js")
+
+	for _, c := range []browsertest.Compile{browsertest.Cold, browsertest.Warm} {
+		ms, err := p.InstantiateMs(t.Context(), base+"/bare.wasm", base+"/wasm_exec.js", browsertest.BareReadyGlobal, 3, c)
+		require.NoError(t, err)
+		require.Len(t, ms, 3)
+		t.Logf("bare module, cold=%v: instantiate → ready %.1f ms", c, ms)
+	}
+
+	_, err := p.InstantiateMs(t.Context(), base+"/bare.wasm", base+"/wasm_exec.js", "neverCalled", 1, browsertest.Warm)
+	require.ErrorContains(t, err, "js: Error: the Go program exited without calling neverCalled")
+}
+
+// TestLanguageModel records what this Chromium offers natively (DESIGN.md §3:
+// Debian's Chromium 156 has a LanguageModel with no model behind it).
+func TestLanguageModel(t *testing.T) {
+	t.Parallel()
+	p := browsertest.Shared(t).Open(t, browsertest.Serve(t, "", nil)+"/")
+	var got struct {
+		Type         string `json:"type"`
+		Availability string `json:"availability"`
+		Secure       bool   `json:"secure"`
+	}
+	require.NoError(t, p.Eval(t.Context(), `return {
+		type: typeof LanguageModel,
+		availability: typeof LanguageModel === "function" ? await LanguageModel.availability() : "",
+		secure: isSecureContext,
+	}`, &got))
+	t.Logf("%s: LanguageModel is %s, availability() = %q", browsertest.Shared(t).Version, got.Type, got.Availability)
+	require.True(t, got.Secure, "127.0.0.1 is a secure context")
+	require.Equal(t, "function", got.Type)
+	require.Equal(t, "unavailable", got.Availability)
+}
+
+func TestScreenshot(t *testing.T) {
+	t.Parallel()
+	p := browsertest.Shared(t).Open(t, site(t)+"/")
+	path := filepath.Join(t.TempDir(), "shots", "page.png")
+	require.NoError(t, p.Screenshot(path))
+	png, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(string(png), "\x89PNG\r\n\x1a\n"))
+}
+
+func TestStart(t *testing.T) {
+	if os.Getenv(browsertest.SkipEnv) == "1" {
+		t.Skip("browsertest: " + browsertest.SkipEnv + "=1")
+	}
+	start := time.Now()
+	b, err := browsertest.Start(t.Context())
+	require.NoError(t, err)
+	started := time.Since(start)
+	b.Close()
+	b.Close()
+	t.Logf("%s: start %v, close %v", b.Version, started.Round(time.Millisecond), (time.Since(start) - started).Round(time.Millisecond))
+	require.True(t, strings.HasPrefix(b.Version, "Chrome/"), b.Version)
+}
+
+func TestStart_NoChromium(t *testing.T) {
+	t.Setenv("CHROMIUM", "/nonexistent/chromium")
+	_, err := browsertest.Start(t.Context())
+	require.ErrorContains(t, err, "run .ci/install-chromium.sh")
+}
+
+// BenchmarkInstantiateBare is the startup baseline: the bare GOOS=js module,
+// started 20 times per round, cold and warm, in one page. A benchmark of the real
+// module reports the same metrics in the same run, with InstantiateMs and Median.
+func BenchmarkInstantiateBare(b *testing.B) {
+	base := browsertest.Serve(b, "", map[string]http.Handler{
+		"/bare.wasm":    browsertest.File(browsertest.BuildBare(b)),
+		"/wasm_exec.js": browsertest.File(browsertest.WasmExecJS(b)),
+	})
+	p := browsertest.Shared(b).Open(b, base+"/")
+	var cold, warm []float64
+	for b.Loop() {
+		for _, c := range []browsertest.Compile{browsertest.Cold, browsertest.Warm} {
+			ms, err := p.InstantiateMs(b.Context(), base+"/bare.wasm", base+"/wasm_exec.js", browsertest.BareReadyGlobal, 20, c)
+			require.NoError(b, err)
+			if c == browsertest.Cold {
+				cold = append(cold, ms...)
+			} else {
+				warm = append(warm, ms...)
+			}
+		}
+	}
+	b.ReportMetric(browsertest.Median(cold), "cold-ms")
+	b.ReportMetric(browsertest.Median(warm), "warm-ms")
+	b.Logf("%d rounds each; cold: median %.1f ms, max %.1f; warm: median %.1f ms, max %.1f",
+		len(cold), browsertest.Median(cold), slices.Max(cold), browsertest.Median(warm), slices.Max(warm))
+}
