@@ -1,0 +1,818 @@
+package textproto
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+)
+
+// Format is the shape a call block was written in.
+type Format uint8
+
+const (
+	FormatFence     Format = iota + 1 // ```tool_call … ``` (the canonical format)
+	FormatJSONFence                   // ```json … ``` holding a call object
+	FormatTag                         // <tool_call> … </tool_call> (Hermes, Qwen)
+	FormatFunction                    // <function=name>{…}</function> (Llama 3.1)
+	FormatBare                        // the whole response is one call object
+)
+
+func (f Format) String() string {
+	switch f {
+	case FormatFence:
+		return "tool_call fence"
+	case FormatJSONFence:
+		return "json fence"
+	case FormatTag:
+		return "<tool_call> tag"
+	case FormatFunction:
+		return "<function=…> tag"
+	case FormatBare:
+		return "bare JSON"
+	}
+	return "unknown format"
+}
+
+// Call is one call read from a block. Arguments is compact JSON as the model gave it
+// (a string holding JSON is unwrapped); it may still not be an object, which the
+// wrapper's validation reports.
+type Call struct {
+	Name      string
+	Arguments json.RawMessage
+}
+
+// Block is a call block: one or more calls, or, for a block opened by an explicit call
+// delimiter that could not be read, the reason in Err (Calls is then empty).
+type Block struct {
+	Format Format
+	Raw    string // the block as written, delimiters included
+	Body   string // what stood between the delimiters
+	Calls  []Call
+	Err    error
+}
+
+// Piece is one output of the Parser: visible text, or a call block.
+type Piece struct {
+	Text  string
+	Block *Block
+}
+
+// The delimiters. A fence opener is a run of three or more backticks followed by an info
+// word; closers are runs of three or more backticks.
+const (
+	wordToolCall = "tool_call"
+	wordJSON     = "json"
+	tagOpen      = "<tool_call>"
+	tagClose     = "</tool_call>"
+	funcOpen     = "<function="
+	funcClose    = "</function>"
+	maxFuncName  = 64
+)
+
+type state uint8
+
+const (
+	stText  state = iota // prose
+	stCode               // inside an ordinary ``` code block: a backtick run closes it
+	stBlock              // inside a call block (or a candidate one)
+)
+
+// Parser reads a model's streamed output and splits it into visible text and call
+// blocks. Feed it each text delta as it arrives, then Close it at the end of the step.
+//
+// It holds back only what could still be the start of a delimiter (a backtick run, a
+// '<' that may begin <tool_call>, </tool_call> or <function=), an incomplete UTF-8
+// sequence at the end of a chunk, leading whitespace (the response may be bare JSON),
+// and the inside of blocks. No delimiter reaches the text, nor any part of one while it
+// may still become one (at the end of the stream, "<tool_" is just text): a block opened
+// by ```tool_call, <tool_call> or <function=name> always comes out as a Block,
+// well-formed or not, and a stray </tool_call> is dropped. Candidate blocks (```json
+// fences, a response that starts with '{') that turn out not to be calls are released as
+// text, unchanged and in order, and re-read as text, so any delimiter inside them is
+// still recognised. The result does not depend on how the stream is split into chunks.
+//
+// The zero value is ready to use. A Parser is not safe for concurrent use.
+type Parser struct {
+	// NoBareJSON makes a response that starts with '{' plain text: set it when the
+	// answer itself must be JSON (a responseConstraint), so it is never taken for a call.
+	NoBareJSON bool
+
+	buf   []byte
+	start int // first byte not yet emitted or consumed
+	state state
+	begun bool // a non-space byte has been read: the response is no longer bare JSON
+	blk   block
+	out   []Piece
+	// text released but not yet in out: buf[textStart:textEnd]
+	textStart, textEnd int
+	// the chunk being fed, at buf[chunkAt:]: text that lies in it is sliced from it
+	// rather than copied
+	chunk   string
+	chunkAt int
+	// memos, so that held input is not read again on every chunk: the last backtick run
+	// read (at runAt, runLen long) and the leading whitespace read (lead bytes from start)
+	runAt, runLen int
+	lead          int
+}
+
+// block is the state of the block being read. Indices are into Parser.buf.
+type block struct {
+	format   Format
+	open     int // the opener (leading whitespace, for bare JSON)
+	body     int // the first byte after the opener
+	scan     int // the next byte to read
+	name     string
+	skipInfo bool // a fence's info word is still being read
+	// A small JSON lexer: enough to know where strings are, so that delimiters inside
+	// them are data, and where the first top-level value ends.
+	inStr, esc bool
+	broken     bool // something that cannot be JSON was seen
+	depth      int
+	first      int // the first non-space body byte, or -1
+	firstEnd   int // the end of the first top-level value, or -1
+}
+
+// Feed reads the next chunk of the stream and returns what can be released: text and
+// complete blocks, in stream order. The slice is reused by the next Feed or Close.
+func (p *Parser) Feed(chunk string) []Piece {
+	p.out = p.out[:0]
+	p.compact()
+	p.chunk, p.chunkAt = chunk, len(p.buf)
+	p.buf = append(p.buf, chunk...)
+	p.run(false)
+	p.chunk = ""
+	return p.out
+}
+
+// Close ends the stream and returns what was held: trailing text, and a block left
+// open, which is read as it stands (a call if its JSON is complete, as when a server
+// stops at the closing delimiter; a malformed Block otherwise). The Parser is then
+// ready for a new stream.
+func (p *Parser) Close() []Piece {
+	p.out = p.out[:0]
+	p.run(true)
+	*p = Parser{NoBareJSON: p.NoBareJSON, buf: p.buf[:0], out: p.out}
+	return p.out
+}
+
+// compact drops what has been emitted, keeping held bytes at the front of buf.
+func (p *Parser) compact() {
+	d := p.start
+	if d == 0 {
+		return
+	}
+	n := copy(p.buf, p.buf[d:])
+	p.buf = p.buf[:n]
+	p.start = 0
+	p.runAt -= d
+	if p.state == stBlock {
+		b := &p.blk
+		b.open -= d
+		b.body -= d
+		b.scan -= d
+		if b.first >= 0 {
+			b.first -= d
+		}
+		if b.firstEnd >= 0 {
+			b.firstEnd -= d
+		}
+	}
+}
+
+func (p *Parser) run(eof bool) {
+	for {
+		var again bool
+		if p.state == stBlock {
+			again = p.inBlock(eof)
+		} else {
+			again = p.inText(eof)
+		}
+		if !again {
+			p.flush()
+			return
+		}
+	}
+}
+
+// emit releases buf[p.start:to] as text and moves start to skip. Text is gathered as a
+// range of buf and becomes a string when something else is output, or at the end of run.
+func (p *Parser) emit(to, skip int) {
+	if to > p.start {
+		if p.textEnd != p.start || p.textEnd == p.textStart {
+			p.flush()
+			p.textStart = p.start
+		}
+		p.textEnd = to
+	}
+	p.start = skip
+}
+
+func (p *Parser) flush() {
+	if p.textEnd > p.textStart {
+		var s string
+		if p.chunk != "" && p.textStart >= p.chunkAt {
+			s = p.chunk[p.textStart-p.chunkAt : p.textEnd-p.chunkAt]
+		} else {
+			s = string(p.buf[p.textStart:p.textEnd])
+		}
+		p.out = append(p.out, Piece{Text: s})
+	}
+	p.textStart, p.textEnd = 0, 0
+}
+
+// inText reads prose or an ordinary code block. It returns true when the state changed
+// and false when it needs more input (or, at eof, has released everything).
+func (p *Parser) inText(eof bool) bool {
+	buf := p.buf
+	if p.state == stText && !p.begun && !p.NoBareJSON {
+		j := p.start + p.lead
+		for j < len(buf) && isSpace(buf[j]) {
+			j++
+		}
+		p.lead = j - p.start
+		if j == len(buf) {
+			if eof {
+				p.emit(j, j)
+			}
+			return false
+		}
+		p.begun = true
+		if buf[j] == '{' {
+			p.enter(FormatBare, p.start, j, "")
+			return true
+		}
+	}
+	i := p.start
+	for {
+		k := i + indexSpecial(buf[i:])
+		if k < i {
+			end := len(buf)
+			if !eof {
+				end = completeRunes(buf, i, end)
+			}
+			p.emit(end, end)
+			return false
+		}
+		if buf[k] == '<' {
+			kind, n, name := matchAngle(buf[k:], eof)
+			switch kind {
+			case angleNeedMore:
+				p.emit(k, k)
+				return false
+			case angleNone:
+				i = k + 1
+				continue
+			case angleTagClose:
+				p.emit(k, k+n) // a stray closer is dropped
+				return true
+			case angleTagOpen:
+				p.emit(k, k)
+				p.enter(FormatTag, k, k+n, "")
+				return true
+			case angleFuncOpen:
+				p.emit(k, k)
+				p.enter(FormatFunction, k, k+n, name)
+				return true
+			}
+		}
+		r := p.backticks(k)
+		if k+r == len(buf) && !eof {
+			p.emit(k, k)
+			return false
+		}
+		if r < 3 {
+			i = k + r
+			continue
+		}
+		switch matchWord(buf, k+r, wordToolCall, eof) {
+		case wordNeedMore:
+			p.emit(k, k)
+			return false
+		case wordYes:
+			p.emit(k, k)
+			p.enter(FormatFence, k, k+r+len(wordToolCall), "")
+			return true
+		}
+		if p.state == stCode { // the closing fence of a code block
+			p.emit(k+r, k+r)
+			p.state = stText
+			return true
+		}
+		switch matchWord(buf, k+r, wordJSON, eof) {
+		case wordNeedMore:
+			p.emit(k, k)
+			return false
+		case wordYes:
+			j := k + r + len(wordJSON)
+			if j == len(buf) && !eof {
+				p.emit(k, k)
+				return false
+			}
+			if j == len(buf) || !isIdent(buf[j]) {
+				p.emit(k, k)
+				p.enter(FormatJSONFence, k, j, "")
+				return true
+			}
+		}
+		p.emit(k+r, k+r) // an ordinary code block opens; its info word is text
+		p.state = stCode
+		return true
+	}
+}
+
+func (p *Parser) enter(f Format, open, body int, name string) {
+	p.state = stBlock
+	p.blk = block{format: f, open: open, body: body, scan: body, name: name,
+		skipInfo: f == FormatFence, first: -1, firstEnd: -1}
+}
+
+func (b *block) soft() bool { return b.format == FormatJSONFence || b.format == FormatBare }
+
+// inBlock reads the inside of a block.
+func (p *Parser) inBlock(eof bool) bool {
+	b := &p.blk
+	buf := p.buf
+	i := b.scan
+	if b.skipInfo {
+		for i < len(buf) && isIdent(buf[i]) {
+			i++
+		}
+		if i == len(buf) && !eof {
+			b.scan = i
+			return false
+		}
+		b.skipInfo = false
+		b.body = i
+	}
+	for ; i < len(buf); i++ {
+		c := buf[i]
+		if b.inStr {
+			switch {
+			case b.esc:
+				b.esc = false
+			case c == '\\':
+				b.esc = true
+			case c == '"':
+				b.inStr = false
+				if b.depth == 0 && p.valueEnd(i+1) {
+					return p.release()
+				}
+			case c == '\n': // JSON strings hold no raw newline: the JSON is broken
+				b.inStr, b.broken = false, true
+			}
+			continue
+		}
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			continue
+		case '`', '<':
+			kind, n := p.closer(i, eof)
+			switch kind {
+			case closeNeedMore:
+				b.scan = i
+				return false
+			case closeEnd:
+				return p.finish(i, i+n, true)
+			case closeInterrupt:
+				return p.finish(i, i, false)
+			}
+			b.broken = true // not JSON; a wrapper inside a tag is stripped later
+		}
+		if b.first < 0 {
+			b.first = i
+		}
+		if b.soft() {
+			if b.broken || b.firstEnd >= 0 && b.format == FormatBare {
+				return p.release()
+			}
+			if b.depth == 0 && c != '{' && c != '[' {
+				return p.release() // a top-level scalar is no call
+			}
+		}
+		switch c {
+		case '"':
+			b.inStr = true
+		case '{', '[':
+			b.depth++
+		case '}', ']':
+			b.depth--
+			if b.depth < 0 {
+				b.depth, b.broken = 0, true
+				if b.soft() {
+					return p.release()
+				}
+			} else if b.depth == 0 && p.valueEnd(i+1) {
+				return p.release()
+			}
+		}
+	}
+	b.scan = i
+	if !eof {
+		return false
+	}
+	if b.format == FormatBare {
+		if b.firstEnd < 0 || b.depth != 0 || b.inStr {
+			return p.release()
+		}
+		return p.finish(len(buf), len(buf), true)
+	}
+	return p.finish(len(buf), len(buf), false)
+}
+
+// valueEnd notes the end of a top-level value and says whether a candidate block must be
+// released because its first value is not a call.
+func (p *Parser) valueEnd(end int) bool {
+	b := &p.blk
+	if b.firstEnd >= 0 {
+		return false
+	}
+	b.firstEnd = end
+	return b.soft() && !callShaped(p.buf[b.first:end])
+}
+
+// release gives up a candidate block: it was not a call, so it is text after all.
+func (p *Parser) release() bool {
+	b := p.blk
+	p.blk = block{}
+	if b.format == FormatJSONFence {
+		// The opener is text, and the body is read again as an ordinary code block.
+		p.emit(b.body, b.body)
+		p.state = stCode
+		return true
+	}
+	p.state = stText // begun is set: the '{' is ordinary text now
+	return true
+}
+
+// finish ends the block: its body is buf[b.body:bodyEnd], the whole block buf[b.open:end].
+func (p *Parser) finish(bodyEnd, end int, closed bool) bool {
+	b := p.blk
+	body := string(p.buf[b.body:bodyEnd])
+	calls, err := readBody(b.format, b.name, body)
+	if b.soft() && err != nil {
+		return p.release()
+	}
+	if err != nil && !closed {
+		err = fmt.Errorf("%w, and %w", ErrNotClosed, err)
+	}
+	raw := string(p.buf[b.open:end])
+	if b.format == FormatBare {
+		raw = strings.TrimSpace(raw)
+	}
+	p.flush()
+	p.out = append(p.out, Piece{Block: &Block{Format: b.format, Raw: raw, Body: body, Calls: calls, Err: err}})
+	p.start = end
+	p.state = stText
+	p.blk = block{}
+	return true
+}
+
+type closeKind uint8
+
+const (
+	closeNone closeKind = iota
+	closeNeedMore
+	closeEnd       // the block's closer
+	closeInterrupt // the opener of a new block: this one ends, unclosed
+)
+
+// closer says whether buf[i] (a '`' or '<' outside a JSON string) begins the current
+// block's closer, the opener of another block, or neither.
+func (p *Parser) closer(i int, eof bool) (closeKind, int) {
+	buf := p.buf
+	switch p.blk.format {
+	case FormatFence, FormatJSONFence:
+		if buf[i] != '`' {
+			return closeNone, 0
+		}
+		r := p.backticks(i)
+		if i+r == len(buf) && !eof {
+			return closeNeedMore, 0
+		}
+		if r < 3 {
+			return closeNone, 0
+		}
+		switch matchWord(buf, i+r, wordToolCall, eof) {
+		case wordNeedMore:
+			return closeNeedMore, 0
+		case wordYes:
+			return closeInterrupt, 0
+		}
+		return closeEnd, r
+	case FormatTag:
+		return matchCloser(buf[i:], tagClose, tagOpen, eof)
+	case FormatFunction:
+		return matchCloser(buf[i:], funcClose, funcOpen, eof)
+	}
+	return closeNone, 0
+}
+
+func matchCloser(s []byte, end, interrupt string, eof bool) (closeKind, int) {
+	if hasPrefixOrNeed(s, end) {
+		if len(s) < len(end) {
+			if eof {
+				return closeNone, 0
+			}
+			return closeNeedMore, 0
+		}
+		return closeEnd, len(end)
+	}
+	if hasPrefixOrNeed(s, interrupt) {
+		if len(s) < len(interrupt) {
+			if eof {
+				return closeNone, 0
+			}
+			return closeNeedMore, 0
+		}
+		return closeInterrupt, 0
+	}
+	return closeNone, 0
+}
+
+// hasPrefixOrNeed reports whether s starts with w, or is a proper prefix of it.
+func hasPrefixOrNeed(s []byte, w string) bool {
+	n := min(len(s), len(w))
+	return string(s[:n]) == w[:n]
+}
+
+type angleKind uint8
+
+const (
+	angleNone angleKind = iota
+	angleNeedMore
+	angleTagOpen
+	angleTagClose
+	angleFuncOpen
+)
+
+// matchAngle reads what a '<' in text begins.
+func matchAngle(s []byte, eof bool) (angleKind, int, string) {
+	need := false
+	for _, d := range [...]struct {
+		w string
+		k angleKind
+	}{{tagOpen, angleTagOpen}, {tagClose, angleTagClose}, {funcOpen, angleFuncOpen}} {
+		if !hasPrefixOrNeed(s, d.w) {
+			continue
+		}
+		if len(s) < len(d.w) {
+			need = true
+			continue
+		}
+		if d.k != angleFuncOpen {
+			return d.k, len(d.w), ""
+		}
+		j := len(funcOpen)
+		for j < len(s) && j-len(funcOpen) <= maxFuncName && isName(s[j]) {
+			j++
+		}
+		switch {
+		case j-len(funcOpen) > maxFuncName:
+		case j == len(s):
+			need = true
+		case s[j] == '>' && j > len(funcOpen):
+			return angleFuncOpen, j + 1, string(s[len(funcOpen):j])
+		}
+	}
+	if need && !eof {
+		return angleNeedMore, 0, ""
+	}
+	return angleNone, 0, ""
+}
+
+type wordMatch uint8
+
+const (
+	wordNo wordMatch = iota
+	wordYes
+	wordNeedMore
+)
+
+func matchWord(buf []byte, at int, w string, eof bool) wordMatch {
+	s := buf[at:]
+	if !hasPrefixOrNeed(s, w) {
+		return wordNo
+	}
+	if len(s) < len(w) {
+		if eof {
+			return wordNo
+		}
+		return wordNeedMore
+	}
+	return wordYes
+}
+
+// indexSpecial is bytes.IndexAny(s, "`<"), without building a set for each short chunk.
+func indexSpecial(s []byte) int {
+	for i, c := range s {
+		if c == '`' || c == '<' {
+			return i
+		}
+	}
+	return -1
+}
+
+// backticks returns the length of the backtick run at buf[i]. A run that reached the end
+// of buf is remembered, so that a long run arriving in many chunks is read once.
+func (p *Parser) backticks(i int) int {
+	n := 0
+	if p.runAt == i {
+		n = p.runLen
+	}
+	for i+n < len(p.buf) && p.buf[i+n] == '`' {
+		n++
+	}
+	p.runAt, p.runLen = i, n
+	return n
+}
+
+// completeRunes returns end, or less so that buf[from:end] does not end inside a UTF-8
+// sequence (the JS side would turn each half into U+FFFD).
+func completeRunes(buf []byte, from, end int) int {
+	for k := end - 1; k >= from && k >= end-utf8.UTFMax; k-- {
+		if utf8.RuneStart(buf[k]) {
+			if !utf8.FullRune(buf[k:end]) {
+				return k
+			}
+			break
+		}
+	}
+	return end
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+func isIdent(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
+}
+
+func isName(c byte) bool { return isIdent(c) || c == '.' || c == ':' }
+
+// readBody reads a block's body as calls.
+func readBody(f Format, name, body string) ([]Call, error) {
+	s := stripWrapper(strings.TrimSpace(body))
+	if f == FormatFunction {
+		if s == "" {
+			s = "{}"
+		}
+		args, err := compact([]byte(s))
+		if err != nil {
+			return nil, err
+		}
+		return []Call{{Name: name, Arguments: args}}, nil
+	}
+	if s == "" {
+		return nil, ErrEmptyBlock
+	}
+	if s[0] == '{' { // the usual case: one call object
+		var c callJSON
+		if json.Unmarshal([]byte(s), &c) == nil {
+			call, err := c.call()
+			if err != nil {
+				return nil, err
+			}
+			return []Call{call}, nil
+		}
+	}
+	dec := json.NewDecoder(strings.NewReader(s))
+	var calls []Call
+	for {
+		var v json.RawMessage
+		err := dec.Decode(&v)
+		if err == io.EOF {
+			return calls, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrBadJSON, err)
+		}
+		if v[0] == '[' {
+			var items []json.RawMessage
+			_ = json.Unmarshal(v, &items) // valid JSON: cannot fail
+			if len(items) == 0 {
+				return nil, ErrNotCall
+			}
+			for _, it := range items {
+				c, err := toCall(it)
+				if err != nil {
+					return nil, err
+				}
+				calls = append(calls, c)
+			}
+			continue
+		}
+		c, err := toCall(v)
+		if err != nil {
+			return nil, err
+		}
+		calls = append(calls, c)
+	}
+}
+
+// stripWrapper removes a fence or tag pair the model put inside another block.
+func stripWrapper(s string) string {
+	switch {
+	case strings.HasPrefix(s, "```"):
+		nl := strings.IndexByte(s, '\n')
+		if nl < 0 || !strings.HasSuffix(s, "```") || len(s) < nl+4 {
+			return s
+		}
+		return strings.TrimSpace(s[nl+1 : len(s)-3])
+	case strings.HasPrefix(s, tagOpen):
+		s = strings.TrimPrefix(s[len(tagOpen):], "\n")
+		return strings.TrimSpace(strings.TrimSuffix(s, tagClose))
+	}
+	return s
+}
+
+// callJSON is a call object as models write it.
+type callJSON struct {
+	Name       json.RawMessage `json:"name"`
+	Arguments  json.RawMessage `json:"arguments"`
+	Parameters json.RawMessage `json:"parameters"`
+	Function   json.RawMessage `json:"function"`
+}
+
+func (c *callJSON) name() string {
+	var name string
+	if json.Unmarshal(c.Name, &name) != nil {
+		return ""
+	}
+	return name
+}
+
+// toCall reads one call object: {"name", "arguments"} ("parameters" is accepted for
+// "arguments", a string holding JSON for the object), or OpenAI's
+// {"type": "function", "function": {…}}.
+func toCall(raw []byte) (Call, error) {
+	var c callJSON
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return Call{}, ErrNotCall
+	}
+	return c.call()
+}
+
+func (c *callJSON) call() (Call, error) {
+	if c.Function != nil && c.Name == nil {
+		return toCall(c.Function)
+	}
+	name := c.name()
+	if name == "" {
+		return Call{}, ErrNotCall
+	}
+	args := c.Arguments
+	if args == nil {
+		args = c.Parameters
+	}
+	if args == nil || string(args) == "null" {
+		return Call{Name: name, Arguments: json.RawMessage("{}")}, nil
+	}
+	if args[0] == '"' {
+		var s string
+		_ = json.Unmarshal(args, &s) // a valid JSON string
+		s = strings.TrimSpace(s)
+		switch {
+		case s == "":
+			args = json.RawMessage("{}")
+		case json.Valid([]byte(s)):
+			args = json.RawMessage(s)
+		}
+	}
+	a, _ := compact(args) // args is valid JSON here
+	return Call{Name: name, Arguments: a}, nil
+}
+
+// callShaped reports whether a candidate value is a call (or an array of calls): an
+// object with a "name" string and "arguments" or "parameters".
+func callShaped(v []byte) bool {
+	if len(v) > 0 && v[0] == '[' {
+		var items []json.RawMessage
+		if json.Unmarshal(v, &items) != nil || len(items) == 0 {
+			return false
+		}
+		for _, it := range items {
+			if !callShaped(it) {
+				return false
+			}
+		}
+		return true
+	}
+	var c callJSON
+	if json.Unmarshal(v, &c) != nil {
+		return false
+	}
+	if c.Function != nil && c.Name == nil {
+		return callShaped(c.Function)
+	}
+	return c.name() != "" && (c.Arguments != nil || c.Parameters != nil)
+}
+
+func compact(s []byte) (json.RawMessage, error) {
+	var b bytes.Buffer
+	if err := json.Compact(&b, s); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadJSON, err)
+	}
+	return b.Bytes(), nil
+}

@@ -1,0 +1,360 @@
+// Package textproto gives tool use to models without native tool calling: Wrap turns a
+// loop.Model that only reads and writes text into one that takes Request.Tools and
+// emits Delta.Call, so the loop runs open, closed and hybrid tool loops over it
+// unchanged (DESIGN.md §4, "Text protocol").
+//
+// # What the inner model sees
+//
+// The tools offered this step (name, description, input schema) and the calling
+// convention go atop the system prompt (DefaultPrompt, or Options.Prompt). The inner
+// request has no tools and no tool roles: a tool call of the history becomes assistant
+// text holding its canonical block, a tool result a user message holding a tool_result
+// block (see Injection below); such messages merge into a neighbour of the same role.
+// Request.Messages itself is never modified. When a step offers no tools (there are
+// none, or toolChoice is "none") the history is converted the same way, the system prompt is left
+// alone and the output passes through verbatim, unparsed.
+//
+// # Formats recognised
+//
+// The prompt asks for the canonical format, one fenced block per call:
+//
+//	```tool_call
+//	{"name": "get_weather", "arguments": {"city": "Paris"}}
+//	```
+//
+// The Parser also reads the formats small models drift into: <tool_call>{…}</tool_call>
+// (Hermes, Qwen), <function=name>{…}</function> (Llama 3.1), a ```json fence holding a
+// call, and a response that is nothing but a call object (except under a
+// responseConstraint, where a JSON object is the answer). In every format "parameters"
+// is accepted for "arguments", arguments given as a string holding JSON are unwrapped,
+// OpenAI's {"type": "function", "function": {…}} is unwrapped, and a block may hold
+// several calls (an array, or objects one after another). A block left open at the end
+// of the stream is read as it stands, since servers often stop at the closing delimiter.
+//
+// Delimiters never reach the page. ```tool_call, <tool_call> and <function=name> open a
+// call block whatever follows, so what they open is a call or a malformed block, never
+// text (even <tool_call> mentioned in prose: the price of never leaking one); a stray
+// </tool_call> is dropped. A ```json fence or a leading '{' is only a candidate: if it
+// turns out not to be a call it is released as text, unchanged and in order, and read
+// again as text. Other fences, bare ``` included, are ordinary code blocks. The parser
+// holds back only what may still become a delimiter, so prose streams at once.
+//
+// # Validation and repair
+//
+// Each call must name a tool offered this step and carry arguments that are a JSON
+// object valid against the tool's schema (session.Tool.ValidateArguments). Calls are
+// held until the inner step ends. If a block could not be read, or a call fails those
+// checks, or toolChoice demands a call and there is none, the wrapper asks the inner
+// model once more: the request gains the model's whole reply as an assistant message
+// and a user message naming each problem and showing the expected format, and the second
+// reply is streamed as the step's answer. The first reply's calls are then dropped (the
+// model is asked for all of them again).
+//
+// What the page sees during a repair: the first reply's text up to the first broken
+// block, streamed live (it cannot be taken back), then the second reply. The broken
+// block and anything after it in the first reply are not shown. When the repair is for
+// a missing call ("required", or a named tool), the first reply was all text and the
+// page has seen all of it. Usage passes through; after a repair it is the first
+// request's input and the second reply's output, since the history holds neither the
+// broken reply nor the repair message (the loop calibrates contextUsage on it).
+//
+// If the second reply is still wrong, there is no third try: a call that was read but
+// fails validation is emitted as it is, and the loop answers it with a tool error (or
+// hands it to the page, in an open loop); a block that could not be read at all becomes
+// text, its content with the delimiters removed, so the page sees what the model tried;
+// a reply still without a call under "required" is the answer as it is.
+//
+// # Injection
+//
+// A tool result is wrapped in a tool_result block, {"id", "name", "result"} or
+// {"id", "name", "error"}, whose content is a single JSON string in which every '<',
+// '>', '&' and '`' is a \u escape. Nothing a tool returns can then close the block, open
+// a fence or a tag, or be read as a call object, by the parser or by a model echoing it;
+// the prompt also tells the model that results are data, not instructions.
+//
+// textproto imports loop and session only (and no regexp): the parser is hand-written,
+// a small state machine with a JSON lexer that reads each byte once, twice for a
+// candidate it releases, whatever the chunking.
+package textproto
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"langmodel/loop"
+	"langmodel/session"
+)
+
+// Options configure Wrap. The zero value is ready to use.
+type Options struct {
+	// Prompt renders the instructions put atop the system prompt for the tools offered
+	// this step; nil means DefaultPrompt. choice is "auto", "required", or "tool" with
+	// the one tool in tools. A custom prompt should ask for the canonical format: the
+	// repair message shows that one.
+	Prompt func(tools []session.Tool, choice loop.ToolChoice) string
+}
+
+// Wrap returns a Model that gives inner tool use through the text protocol. It reports
+// inner's context window when inner has one.
+func Wrap(inner loop.Model, opts Options) loop.Model {
+	m := &model{inner: inner, opts: opts}
+	if w, ok := inner.(loop.Windowed); ok {
+		return &windowed{model: m, w: w}
+	}
+	return m
+}
+
+type model struct {
+	inner loop.Model
+	opts  Options
+}
+
+type windowed struct {
+	*model
+	w loop.Windowed
+}
+
+func (w *windowed) ContextWindow() int { return w.w.ContextWindow() }
+
+// Step runs one step of the inner model over the text protocol, with at most one
+// repair round.
+func (m *model) Step(ctx context.Context, req *loop.Request, emit func(loop.Delta) error) error {
+	msgs := convert(req.Messages)
+	tools, choice := offered(req)
+	r := *req
+	r.Messages, r.Tools = msgs, nil
+	if len(tools) == 0 {
+		return m.inner.Step(ctx, &r, emit)
+	}
+	render := m.opts.Prompt
+	if render == nil {
+		render = DefaultPrompt
+	}
+	r.Messages = withSystem(msgs, render(tools, choice))
+	r.ToolChoice = loop.ToolChoice{}
+
+	noBare := req.ResponseConstraint != nil // a JSON object is then the answer, not a call
+	first := &attempt{tools: tools, choice: choice, emit: emit, mayRepair: true}
+	first.parser.NoBareJSON = noBare
+	if err := m.inner.Step(ctx, &r, first.delta); err != nil {
+		return err
+	}
+	if err := first.end(); err != nil {
+		return err
+	}
+	why := first.problems()
+	if why == "" {
+		if choice.Mode == "auto" || len(first.calls) > 0 {
+			return first.flush()
+		}
+		why = mustCallSentence(choice) + "\n\nReply with the tool call only, in its own block exactly like this:\n\n" + callExample
+	}
+	r.Messages = repairMessages(r.Messages, first.raw.String(), why)
+	second := &attempt{tools: tools, choice: choice, emit: emit, before: first.usage}
+	second.parser.NoBareJSON = noBare
+	if err := m.inner.Step(ctx, &r, second.delta); err != nil {
+		return err
+	}
+	return second.end()
+}
+
+// offered returns the tools this step renders and the choice, normalised to "auto",
+// "required" or "tool". A named tool that is not offered leaves every tool, in "auto".
+func offered(req *loop.Request) ([]session.Tool, loop.ToolChoice) {
+	switch req.ToolChoice.Mode {
+	case "none":
+		return nil, req.ToolChoice
+	case "required":
+		return req.Tools, req.ToolChoice
+	case "tool":
+		for i := range req.Tools {
+			if req.Tools[i].Name == req.ToolChoice.Name {
+				return req.Tools[i : i+1 : i+1], req.ToolChoice
+			}
+		}
+	}
+	return req.Tools, loop.ToolChoice{Mode: "auto"}
+}
+
+// repairMessages is the request of a repair round: the first request, the model's reply,
+// and what was wrong with it.
+func repairMessages(msgs []session.Message, reply, why string) []session.Message {
+	out := make([]session.Message, len(msgs), len(msgs)+2)
+	copy(out, msgs)
+	for i := range out {
+		out[i].Prefix = false // a prefix is no longer the last message
+	}
+	if n := len(out); n > 0 && out[n-1].Role == session.RoleAssistant {
+		// The reply continued a prefix: the two are one assistant message.
+		parts := make([]session.Part, len(out[n-1].Parts), len(out[n-1].Parts)+1)
+		copy(parts, out[n-1].Parts)
+		if k := len(parts) - 1; k >= 0 && parts[k].Type == session.PartText {
+			parts[k] = session.Part{Type: session.PartText, Text: parts[k].Text + reply}
+		} else {
+			parts = append(parts, session.Part{Type: session.PartText, Text: reply})
+		}
+		out[n-1] = session.Message{Role: session.RoleAssistant, Parts: parts}
+	} else {
+		out = append(out, session.TextMessage(session.RoleAssistant, reply))
+	}
+	return append(out, session.TextMessage(session.RoleUser, why))
+}
+
+// attempt is one run of the inner model: it parses the stream, validates each call and
+// decides what reaches the loop.
+type attempt struct {
+	tools     []session.Tool
+	choice    loop.ToolChoice
+	emit      func(loop.Delta) error
+	mayRepair bool // the first attempt: calls are held, problems collected, not emitted
+
+	parser Parser
+	raw    strings.Builder // the reply as the model wrote it (first attempt)
+	calls  []session.ToolCall
+	issues []string
+	blocks int
+	usage  *loop.Usage // the first attempt's, held
+	before *loop.Usage // in a repair: the first attempt's
+}
+
+func (a *attempt) delta(d loop.Delta) error {
+	if d.Text != "" {
+		if a.mayRepair {
+			a.raw.WriteString(d.Text)
+		}
+		if err := a.pieces(a.parser.Feed(d.Text)); err != nil {
+			return err
+		}
+	}
+	if d.Call != nil { // an inner model with some native tool use: trust its structure
+		if a.mayRepair {
+			a.calls = append(a.calls, *d.Call)
+		} else if err := a.emit(loop.Delta{Call: d.Call}); err != nil {
+			return err
+		}
+	}
+	if d.Usage != nil {
+		switch {
+		case a.mayRepair:
+			u := *d.Usage
+			a.usage = &u // sent with the calls, or folded into the repair's
+		case a.before != nil:
+			// The repair's input holds the broken reply and the repair message, which the
+			// history will not: count the first request's input and the answer's output.
+			return a.emit(loop.Delta{Usage: &loop.Usage{InputTokens: a.before.InputTokens, OutputTokens: d.Usage.OutputTokens}})
+		default:
+			return a.emit(loop.Delta{Usage: d.Usage})
+		}
+	}
+	return nil
+}
+
+func (a *attempt) end() error { return a.pieces(a.parser.Close()) }
+
+func (a *attempt) pieces(ps []Piece) error {
+	for _, p := range ps {
+		var err error
+		switch {
+		case p.Block != nil:
+			err = a.block(p.Block)
+		case a.mayRepair && len(a.issues) > 0:
+			// after a broken block the first reply is not shown: the repair replaces it
+		default:
+			err = a.emit(loop.Delta{Text: p.Text})
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (a *attempt) block(b *Block) error {
+	a.blocks++
+	if b.Err != nil {
+		if a.mayRepair {
+			a.issues = append(a.issues, "block "+strconv.Itoa(a.blocks)+" ("+b.Format.String()+") could not be read: "+b.Err.Error())
+			return nil
+		}
+		if s := visible(b.Body); s != "" {
+			return a.emit(loop.Delta{Text: s})
+		}
+		return nil
+	}
+	for _, c := range b.Calls {
+		call := session.ToolCall{Name: c.Name, Arguments: c.Arguments}
+		if !a.mayRepair {
+			if err := a.emit(loop.Delta{Call: &call}); err != nil {
+				return err
+			}
+			continue
+		}
+		if msg := a.check(c); msg != "" {
+			a.issues = append(a.issues, "block "+strconv.Itoa(a.blocks)+": "+msg)
+			continue
+		}
+		a.calls = append(a.calls, call)
+	}
+	return nil
+}
+
+// check validates a call against the tools offered; it returns the problem for the model.
+func (a *attempt) check(c Call) string {
+	var t *session.Tool
+	for i := range a.tools {
+		if a.tools[i].Name == c.Name {
+			t = &a.tools[i]
+		}
+	}
+	if t == nil {
+		if a.choice.Mode == "tool" {
+			return fmt.Sprintf("only the tool %q may be called now, not %q", a.choice.Name, c.Name)
+		}
+		names := make([]string, len(a.tools))
+		for i := range a.tools {
+			names[i] = a.tools[i].Name
+		}
+		return fmt.Sprintf("unknown tool %q; the tools are: %s", c.Name, strings.Join(names, ", "))
+	}
+	if len(c.Arguments) == 0 || c.Arguments[0] != '{' {
+		return fmt.Sprintf("the arguments of %q must be a JSON object, not %s", c.Name, c.Arguments)
+	}
+	return t.ValidateArguments(c.Arguments)
+}
+
+func (a *attempt) problems() string {
+	if len(a.issues) == 0 {
+		return ""
+	}
+	return "Your tool calls could not be used:\n- " + strings.Join(a.issues, "\n- ") +
+		"\n\nReply again with all the tool calls you meant to make, corrected, each in its own block exactly like this:\n\n" + callExample
+}
+
+func (a *attempt) flush() error {
+	for i := range a.calls {
+		if err := a.emit(loop.Delta{Call: &a.calls[i]}); err != nil {
+			return err
+		}
+	}
+	if a.usage != nil {
+		return a.emit(loop.Delta{Usage: a.usage})
+	}
+	return nil
+}
+
+// visible is the content of an unreadable block as text, without any delimiter.
+func visible(body string) string {
+	s := strings.TrimSpace(body)
+	for {
+		t := s
+		for _, d := range [...]string{"```" + wordToolCall, tagOpen, tagClose} {
+			t = strings.ReplaceAll(t, d, "")
+		}
+		if t == s {
+			return strings.TrimSpace(s)
+		}
+		s = t
+	}
+}
