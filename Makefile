@@ -8,7 +8,7 @@ PKGS      := ./...
 # The engine's own packages: they must build and test under GOOS=js too.
 ENGINE    := ./session/... ./loop/...
 
-.PHONY: test test-native test-race test-js bench fuzz check check-imports deps demo
+.PHONY: test test-native test-race test-js bench fuzz check check-imports deps demo wasm test-wasm-js
 
 ## test: every test layer (native, the .wasm under wazero, Chromium), from a fresh clone
 test: deps test-native test-race test-js
@@ -52,8 +52,30 @@ check-imports:
 	  test -z "$$leaks" || (echo "syscall/js outside wasm/ (DESIGN.md §2): $$leaks" && exit 1)
 	@deps=$$($(GO) list -deps $(ENGINE) | grep -x -e net/http -e syscall/js || true); \
 	  test -z "$$deps" || (echo "the engine links $$deps (DESIGN.md §2: no I/O in session/ and loop/)" && exit 1)
+	@deps=$$(GOOS=js GOARCH=wasm $(GO) list -deps ./wasm/cmd/langmodel | grep -x -e net/http -e net -e github.com/mailru/easyjson || true); \
+	  test -z "$$deps" || (echo "the module links $$deps (net/http adds ~8 MB, net 53 KB brotli; easyjson's root package pulls net/http: use jlexer and wasm/internal/jsonw)" && exit 1)
+	@leaks=$$(grep -l '"syscall/js"' $$(find wasm -name '*.go' -not -path 'wasm/cmd/*' -not -path 'wasm/jshost/*' -not -path 'wasm/browsertest/*') || true); \
+	  test -z "$$leaks" || (echo "syscall/js in the binding's core, which must run natively in go test: $$leaks (only wasm/cmd/ may import it)" && exit 1)
 
-## demo: build the module and serve the demo page (issue 5)
-demo:
-	@echo "make demo: the demo page arrives with issue 5 (see the issues list); nothing to serve yet." >&2
-	@exit 1
+## demo: build the module and serve the demo page on 127.0.0.1 (ADDR=host:port to move it)
+ADDR ?= 127.0.0.1:8080
+demo: wasm
+	$(GO) run ./demo/serve -addr $(ADDR) -root .
+
+## wasm: the module the page loads, with wasm_exec.js from the Go that built it; prints
+## its sizes (budget: 1.0 MB brotli, DESIGN.md §5) and sha256
+wasm:
+	@mkdir -p $(BUILD)
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w -buildid=' -o $(BUILD)/langmodel.wasm ./wasm/cmd/langmodel
+	cp "$(GOROOT)/lib/wasm/wasm_exec.js" $(BUILD)/wasm_exec.js
+	cp js/language-model.js js/language-model.d.ts js/protocol.js $(BUILD)/
+	@command -v brotli >/dev/null || { echo "make wasm: brotli is missing (apt-get install -y brotli)" >&2; exit 1; }
+	@raw=$$(wc -c < $(BUILD)/langmodel.wasm); gz=$$(gzip -9 -c $(BUILD)/langmodel.wasm | wc -c); \
+	  br=$$(brotli -q 11 -c $(BUILD)/langmodel.wasm | wc -c); \
+	  printf 'langmodel.wasm  raw %d  gzip %d  brotli %d bytes (budget 1000000)\n' $$raw $$gz $$br; \
+	  sha256sum $(BUILD)/langmodel.wasm; \
+	  test $$br -le 1000000 || echo "make wasm: OVER the 1.0 MB brotli budget of DESIGN.md §5" >&2
+
+## test-wasm-js: the binding's Handler tests compiled to GOOS=js and run by Go's wasm runner
+test-wasm-js:
+	PATH="$(GOROOT)/lib/wasm:$$PATH" GOOS=js GOARCH=wasm $(GO) test -count=1 ./wasm/ ./wasm/internal/jsonw/

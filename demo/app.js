@@ -1,0 +1,775 @@
+// The demo page: a chat over js/language-model.js, used exactly as any page would use it
+// (import, install(), LanguageModel.create()). It shows each tool call live as a card, runs
+// the page's tools in the closed loop (the module calls execute) or the open loop (the
+// page runs each call itself, and can pause before it), asks the user before a destructive
+// tool runs, and edits the history to recreate the session with less context.
+//
+// Safety: nothing from a model or a tool is parsed as HTML. Text goes through textContent
+// or markdown.js, which builds nodes with textContent and allows only http(s) links.
+
+import { install, LanguageModel, LanguageModelToolError, LanguageModelToolSuccess } from "../js/language-model.js";
+import { EXAMPLES, makeTools, RULES } from "./tools.js";
+import { applyResult, entriesFromHistory, renderEntries, renderEntry, resultText, title } from "./view.js";
+
+const $ = (id) => document.getElementById(id);
+
+// ---------------------------------------------------------------- state
+
+const notes = { list: [], changed: () => renderNotes() };
+const TOOLS = makeTools({ notes, base: new URL(".", import.meta.url) });
+const byName = new Map(TOOLS.map((t) => [t.name, t]));
+
+const SCRIPTED = { kind: "scripted", rules: RULES };
+
+const state = {
+  session: null,
+  /** The options the current session was created with. */
+  config: { loop: "closed", pause: false, maxToolCalls: 16, onLimit: "error", toolChoice: "auto", backend: SCRIPTED },
+  entries: [],
+  calls: new Map(), // callID → {entry, call} of the live view
+  meta: { durations: new Map() }, // what the history does not keep, shown the same in both views
+  seenAnnotations: new Map(), // tool name → annotations from toolcall events (tools the page does not know)
+  waiters: new Map(), // callID → settle(decision): approvals and paused open-loop calls
+  controller: null,
+  busy: false,
+  native: undefined,
+  loadProgress: [], // the module's download progress as create()'s monitor reported it
+};
+
+const annotations = (name) => byName.get(name)?.annotations ?? state.seenAnnotations.get(name);
+
+// The render context: the live view adds buttons for calls waiting on the user.
+const liveCtx = {
+  annotations,
+  meta: state.meta,
+  actions(call) {
+    const settle = state.waiters.get(call.callID);
+    if (!settle) return [];
+    if (call.state === "approval") {
+      return [
+        { label: "Approve", cls: "primary small", onClick: () => settle("run") },
+        { label: "Decline", cls: "danger small", onClick: () => settle("decline") },
+      ];
+    }
+    if (call.state === "paused") {
+      return [
+        { label: "Run this call", cls: "primary small", onClick: () => settle("run") },
+        { label: "Refuse", cls: "small", onClick: () => settle("refuse") },
+      ];
+    }
+    return [];
+  },
+};
+const staticCtx = { annotations, meta: state.meta };
+
+// ---------------------------------------------------------------- the live view
+
+const conv = $("conversation");
+
+function nearBottom() {
+  return conv.scrollHeight - conv.scrollTop - conv.clientHeight < 80;
+}
+
+function push(entry) {
+  const stick = nearBottom();
+  state.entries.push(entry);
+  entry.node = renderEntry(entry, liveCtx);
+  conv.append(entry.node);
+  if (stick) conv.scrollTop = conv.scrollHeight;
+  return entry;
+}
+
+function update(entry) {
+  const stick = nearBottom();
+  const node = renderEntry(entry, liveCtx);
+  entry.node?.replaceWith(node);
+  entry.node = node;
+  if (stick) conv.scrollTop = conv.scrollHeight;
+}
+
+/** rebuild shows entries (from a history) as the whole conversation. */
+function rebuild(entries) {
+  state.entries = [];
+  state.calls.clear();
+  conv.replaceChildren();
+  for (const e of entries) {
+    push(e);
+    if (e.kind === "calls") for (const call of e.calls) state.calls.set(call.callID, { entry: e, call });
+  }
+}
+
+function notice(level, title, text, actions) {
+  return push({ kind: "notice", level, title, text, actions });
+}
+
+function liveText(chunk) {
+  let entry = state.entries.at(-1);
+  if (entry?.kind !== "assistant" || entry.failed) entry = push({ kind: "assistant", text: "" });
+  entry.text += chunk;
+  update(entry);
+}
+
+/** liveCall shows a call (once, however it is announced) and returns {entry, call}. */
+function liveCall(c, st) {
+  const id = c.callID ?? c.callId;
+  const known = state.calls.get(id);
+  if (known) return known;
+  let entry = state.entries.at(-1);
+  if (entry?.kind !== "calls" || entry.failed) entry = push({ kind: "calls", calls: [] });
+  const call = { callID: id, name: c.name, args: c.arguments ?? {}, state: st };
+  entry.calls.push(call);
+  const ref = { entry, call };
+  state.calls.set(id, ref);
+  update(entry);
+  return ref;
+}
+
+function setCall(ref, fields) {
+  Object.assign(ref.call, fields);
+  update(ref.entry);
+}
+
+/** ask shows buttons on a call and resolves with the user's decision. */
+function ask(ref, st, signal) {
+  return new Promise((resolve) => {
+    const settle = (d) => {
+      state.waiters.delete(ref.call.callID);
+      signal?.removeEventListener("abort", onAbort);
+      resolve(d);
+    };
+    const onAbort = () => settle("abort");
+    signal?.addEventListener("abort", onAbort, { once: true });
+    state.waiters.set(ref.call.callID, settle);
+    setCall(ref, { state: st });
+  });
+}
+
+// ---------------------------------------------------------------- sessions
+
+function toolChoiceOption(v) {
+  if (v.startsWith("tool:")) return { type: "tool", name: v.slice(5) };
+  return v;
+}
+
+function createOptions(config, initialPrompts) {
+  const closed = config.loop === "closed";
+  const tools = TOOLS.map(({ name, description, inputSchema, annotations, run }) => {
+    const decl = { name, description, inputSchema, annotations };
+    if (closed) decl.execute = (args, ctx) => executeClosed(name, run, args, ctx);
+    return decl;
+  });
+  const opts = {
+    backend: config.backend,
+    // toolChoice "none": the session gets no tools at all. (toolUseConfig.enabled =
+    // false would not do: it makes the loop open, and the calls come back to the page.)
+    tools: config.toolChoice === "none" ? [] : tools,
+    toolUseConfig: { maxToolCalls: config.maxToolCalls, onLimit: config.onLimit },
+    // Not in the Prompt API drafts: backends that have tool_choice use it.
+    toolChoice: toolChoiceOption(config.toolChoice),
+  };
+  if (closed) opts.toolUseConfig.approve = approveClosed;
+  else opts.expectedOutputs = [{ type: "text" }, { type: "tool-call" }];
+  if (initialPrompts?.length) opts.initialPrompts = initialPrompts;
+  return opts;
+}
+
+async function createSession(config, initialPrompts, monitor) {
+  const opts = createOptions(config, initialPrompts);
+  if (monitor) opts.monitor = monitor;
+  const session = await LanguageModel.create(opts);
+  session.addEventListener("toolcall", (e) => {
+    const { call, annotations: ann } = e.detail;
+    if (ann && !byName.has(call.name)) state.seenAnnotations.set(call.name, ann);
+    liveCall(call, "requested");
+  });
+  session.addEventListener("toolprogress", (e) => {
+    const ref = state.calls.get(e.detail.call.callID);
+    if (ref && ref.call.state !== "success" && ref.call.state !== "error") setCall(ref, { state: "running", progress: e.detail.value });
+  });
+  session.addEventListener("toolresult", (e) => {
+    const ref = liveCall(e.detail.call, "running");
+    if (typeof e.detail.duration === "number") state.meta.durations.set(ref.call.callID, e.detail.duration);
+    applyResult(ref.call, e.detail.result);
+    update(ref.entry);
+  });
+  session.addEventListener("contextoverflow", () => notice("info", "Context window full", "The oldest messages were evicted from the session to make room."));
+  return session;
+}
+
+/** switchSession replaces the session by one made with config from initialPrompts. */
+async function switchSession(config, initialPrompts) {
+  const session = await createSession(config, initialPrompts);
+  state.session?.destroy();
+  state.session = session;
+  state.config = config;
+  showStatus();
+  return session;
+}
+
+// executeClosed is a tool's execute in the closed loop: the module calls it after the
+// toolcall event (and the approval); progress goes back as toolprogress events.
+async function executeClosed(name, run, args, ctx) {
+  const ref = liveCall({ callID: ctx.callID, name, arguments: args }, "running");
+  setCall(ref, { state: "running" });
+  return run(args, { signal: ctx.signal, progress: ctx.progress });
+}
+
+// approveClosed asks the user before a destructive tool runs; the others run at once.
+async function approveClosed(call, tool) {
+  if (!tool?.annotations?.destructiveHint) return true;
+  const ref = liveCall(call, "approval");
+  const d = await ask(ref, "approval", state.controller?.signal);
+  return d === "run";
+}
+
+// ---------------------------------------------------------------- a turn
+
+function setBusy(busy) {
+  state.busy = busy;
+  document.body.dataset.busy = String(busy);
+  $("send").disabled = busy || !state.session;
+  $("stop").disabled = !busy;
+  for (const e of document.querySelectorAll(".while-idle")) e.disabled = busy || !state.session;
+}
+
+async function send(text) {
+  text = text.trim();
+  if (!text || state.busy || !state.session) return;
+  setBusy(true);
+  const controller = new AbortController();
+  state.controller = controller;
+  // start: where this turn's entries begin; mark: where those not yet in the history
+  // begin (the open loop moves it on after each prompt that succeeded).
+  const turn = { start: state.entries.length, mark: state.entries.length, count: 0, text };
+  push({ kind: "user", text });
+  try {
+    if (state.config.loop === "closed") await runClosed(text, controller.signal);
+    else await runOpen(text, controller.signal, turn);
+  } catch (err) {
+    failed(err, turn);
+  } finally {
+    for (const settle of [...state.waiters.values()]) settle("abort");
+    state.controller = null;
+    setStep("");
+    setBusy(false);
+    showStatus();
+  }
+}
+
+async function runClosed(text, signal) {
+  const stream = state.session.promptStreaming(text, { signal });
+  for await (const chunk of stream) {
+    if (typeof chunk === "string") liveText(chunk);
+    else liveCall(chunk.value, "requested"); // a hybrid session hands calls back
+  }
+}
+
+const limitMessage = (max) => `not run: the limit of ${max} tool calls for one prompt was reached; answer with what you have`;
+
+// runOpen is the open loop: the module hands each step's calls back, the page runs them
+// (pausing before each if asked) and sends the results, until the model answers in text.
+async function runOpen(text, signal, turn) {
+  const { maxToolCalls: max, onLimit, pause } = state.config;
+  let input = text;
+  for (let step = 1; ; step++) {
+    const calls = [];
+    setStep(step === 1 ? "Asking the model…" : `Step ${step}: sending ${input.length} result${input.length === 1 ? "" : "s"} to the model…`);
+    const stream = state.session.promptStreaming(input, { signal });
+    for await (const chunk of stream) {
+      if (typeof chunk === "string") liveText(chunk);
+      else calls.push(liveCall(chunk.value, "requested"));
+    }
+    turn.mark = state.entries.length; // this prompt is in the history now
+    if (calls.length === 0) return;
+    const room = Math.max(0, max - turn.count);
+    const over = calls.length > room;
+    const runnable = over && onLimit === "error" ? [] : calls.slice(0, room);
+    const results = new Map();
+    for (const ref of calls) {
+      if (runnable.includes(ref)) continue;
+      results.set(ref, new LanguageModelToolError(ref.call.callID, ref.call.name, limitMessage(max)));
+      applyResult(ref.call, { errorMessage: limitMessage(max) });
+      update(ref.entry);
+    }
+    turn.count += runnable.length;
+    setStep(`Step ${step}: the model asked for ${calls.length} tool call${calls.length === 1 ? "" : "s"}; the page runs them${pause ? " one by one" : ""}`);
+    const running = [];
+    for (const ref of runnable) {
+      const p = runOpenCall(ref, signal, pause).then((r) => results.set(ref, r));
+      running.push(p);
+      if (pause || byName.get(ref.call.name)?.annotations?.destructiveHint) await p;
+    }
+    await Promise.all(running);
+    input = calls.map((ref) => ({ role: "tool-result", content: [{ type: "tool-result", value: results.get(ref) }] }));
+    turn.mark = state.entries.length;
+    if (over && onLimit === "error") {
+      await state.session.append(input, { signal });
+      const name = calls[room].call.name;
+      const err = new DOMException(`maxToolCalls is ${max} and the model asked for call ${max + 1} (${name})`, "OperationError");
+      err.inHistory = true;
+      throw err;
+    }
+  }
+}
+
+// runOpenCall runs one call in the open loop and returns its result or error.
+async function runOpenCall(ref, signal, pause) {
+  const { callID, name, args } = ref.call;
+  const tool = byName.get(name);
+  const refuse = (msg) => {
+    applyResult(ref.call, { errorMessage: msg });
+    update(ref.entry);
+    return new LanguageModelToolError(callID, name, msg);
+  };
+  if (!tool) return refuse(`unknown tool "${name}"; the tools are: ${[...byName.keys()].join(", ")}`);
+  if (pause) {
+    const d = await ask(ref, "paused", signal);
+    if (d === "abort") throw signal.reason;
+    if (d === "refuse") return refuse("the user refused to run this tool call");
+  } else if (tool.annotations?.destructiveHint) {
+    const d = await ask(ref, "approval", signal);
+    if (d === "abort") throw signal.reason;
+    if (d === "decline") return refuse("the user declined this tool call");
+  }
+  setCall(ref, { state: "running" });
+  const t0 = performance.now();
+  try {
+    const value = await tool.run(args, {
+      signal,
+      progress: (v) => {
+        if (ref.call.state === "running") setCall(ref, { progress: v });
+      },
+    });
+    state.meta.durations.set(callID, performance.now() - t0);
+    const parts = typeof value === "string" ? [{ type: "text", value }] : [{ type: "object", value }];
+    applyResult(ref.call, { result: parts });
+    update(ref.entry);
+    return new LanguageModelToolSuccess(callID, name, parts);
+  } catch (e) {
+    if (signal.aborted) throw signal.reason;
+    return refuse(e?.message ?? String(e));
+  }
+}
+
+const FAILURES = {
+  AbortError: ["Stopped", "The prompt was stopped. The session's history is as it was before it."],
+  OperationError: ["The prompt failed", ""],
+  NetworkError: ["The model backend could not be reached", ""],
+  NotAllowedError: ["The backend refused the request", "Check the API key. "],
+  NotSupportedError: ["Not supported", ""],
+  QuotaExceededError: ["The context window is full", "Recreate the session from a shorter history (History panel). "],
+  InvalidStateError: ["The session cannot be used", ""],
+};
+
+/** describe turns an error into a notice's title and text. */
+function describe(err) {
+  const name = err?.name ?? "Error";
+  const msg = err?.message ?? String(err);
+  let [head, hint] = FAILURES[name] ?? [`${name}`, ""];
+  if (name === "OperationError" && /maxToolCalls/.test(msg)) head = "Tool call limit reached";
+  if (name === "AbortError") return { title: head, text: hint };
+  return { title: head, text: `${hint}${name}: ${msg}` };
+}
+
+function failed(err, turn) {
+  const stopped = err?.name === "AbortError";
+  const kept = Boolean(err?.inHistory);
+  state.entries.slice(turn.start).forEach((e, i) => {
+    const inHistory = kept || turn.start + i < turn.mark;
+    if (!inHistory) e.failed = true;
+    if (e.kind === "calls") {
+      // A call in the history without a result shows as the history shows it: not run.
+      for (const c of e.calls) {
+        if (!["success", "error"].includes(c.state)) c.state = stopped && !inHistory ? "stopped" : "unanswered";
+      }
+    }
+    update(e);
+  });
+  let { title: head, text } = describe(err);
+  if (stopped && turn.mark > turn.start) text = "The page stopped before it sent the results. The calls stay in the session's history without results; the next prompt answers them with an error.";
+  const extra = !kept && turn.mark < state.entries.length ? " The dimmed part of this turn is not in the session's history." : "";
+  const actions = kept ? [] : [{ label: "Retry", onClick: () => send(turn.text) }];
+  notice(stopped ? "info" : "error", head, text + extra, actions);
+  if (err?.transcript) console.info("partial transcript of the failed prompt:", err.transcript);
+}
+
+// ---------------------------------------------------------------- status and settings
+
+function setStep(text) {
+  $("step").textContent = text;
+  $("step").hidden = !text;
+}
+
+const BACKEND_LABELS = { scripted: "Offline demo model", openai: "OpenAI-compatible", browser: "Browser's own model" };
+
+function showStatus() {
+  const s = state.session;
+  const c = state.config;
+  $("backend-label").textContent = BACKEND_LABELS[c.backend.kind] + (c.backend.model ? ` · ${c.backend.model}` : "");
+  $("mode-label").textContent = `${c.loop} loop`;
+  if (!s) return;
+  const used = s.contextUsage;
+  const win = s.contextWindow;
+  $("usage-text").textContent = `${used.toLocaleString("en")} / ${win.toLocaleString("en")}`;
+  $("usage-bar").value = win ? used / win : 0;
+  $("history-usage").textContent = `contextUsage ${used.toLocaleString("en")} of ${win.toLocaleString("en")}`;
+}
+
+function readSettings() {
+  const loop = document.querySelector('input[name="loop"]:checked').value;
+  const max = Number.parseInt($("max-calls").value, 10);
+  return {
+    ...state.config,
+    loop,
+    pause: $("pause").checked,
+    maxToolCalls: Number.isFinite(max) && max >= 0 ? max : 16,
+    onLimit: $("on-limit").value,
+    toolChoice: $("tool-choice").value,
+  };
+}
+
+function syncSettingsForm() {
+  const c = state.config;
+  document.querySelector(`input[name="loop"][value="${c.loop}"]`).checked = true;
+  $("pause").checked = c.pause;
+  $("pause-row").hidden = c.loop !== "open";
+  $("max-calls").value = String(c.maxToolCalls);
+  $("on-limit").value = c.onLimit;
+  $("tool-choice").value = c.toolChoice;
+}
+
+// applySettings recreates the session with the loop settings, keeping the conversation.
+async function applySettings() {
+  if (state.busy) return;
+  const next = readSettings();
+  $("pause-row").hidden = next.loop !== "open";
+  if (next.loop === state.config.loop && next.maxToolCalls === state.config.maxToolCalls && next.onLimit === state.config.onLimit && next.toolChoice === state.config.toolChoice) {
+    state.config = next; // pause is the page's own: no new session
+    return;
+  }
+  try {
+    await switchSession(next, state.session?.history);
+  } catch (err) {
+    const { title: head, text } = describe(err);
+    notice("error", `Settings not applied: ${head}`, text);
+    syncSettingsForm();
+  }
+}
+
+function backendFromForm() {
+  const kind = $("backend-kind").value;
+  if (kind === "openai") {
+    const b = { kind, baseURL: $("openai-url").value.trim(), model: $("openai-model").value.trim() };
+    const key = $("openai-key").value;
+    if (key) b.apiKey = key;
+    return b;
+  }
+  if (kind === "browser") return { kind };
+  return SCRIPTED;
+}
+
+function showBackendFields() {
+  const kind = $("backend-kind").value;
+  $("openai-fields").hidden = kind !== "openai";
+  $("scripted-info").hidden = kind !== "scripted";
+  $("browser-info").hidden = kind !== "browser";
+}
+
+async function applyBackend() {
+  if (state.busy) return;
+  const out = $("backend-result");
+  const backend = backendFromForm();
+  out.className = "result";
+  out.textContent = "Creating a session…";
+  try {
+    await switchSession({ ...state.config, backend }, state.session?.history);
+    out.className = "result ok";
+    out.textContent = `Now using: ${BACKEND_LABELS[backend.kind]}.`;
+  } catch (err) {
+    const { title: head, text } = describe(err);
+    out.className = "result error";
+    out.textContent = `${head}. ${text} Still using: ${BACKEND_LABELS[state.config.backend.kind]}.`;
+    notice("error", `Could not switch to the ${BACKEND_LABELS[backend.kind]}`, `${text} The conversation continues with the ${BACKEND_LABELS[state.config.backend.kind]}.`);
+  }
+}
+
+async function describeNative() {
+  const info = $("browser-info");
+  const opt = $("backend-kind").querySelector('option[value="browser"]');
+  if (!state.native) {
+    opt.disabled = true;
+    opt.textContent = "Browser's own model (this browser has none)";
+    info.textContent = "This browser has no built-in LanguageModel.";
+    return;
+  }
+  let a = "unknown";
+  try {
+    a = await state.native.availability({ expectedInputs: [{ type: "text", languages: ["en"] }], expectedOutputs: [{ type: "text", languages: ["en"] }] });
+  } catch (e) {
+    a = `error: ${e.message}`;
+  }
+  opt.textContent = `Browser's own model (${a})`;
+  info.textContent = `This browser has a built-in LanguageModel; its availability() says "${a}".`;
+}
+
+function renderNotes() {
+  const list = $("notes");
+  list.replaceChildren(...notes.list.map((n) => Object.assign(document.createElement("li"), { textContent: n })));
+  $("notes-empty").hidden = notes.list.length > 0;
+  $("notes-count").textContent = notes.list.length ? `(${notes.list.length})` : "";
+}
+
+function renderRules() {
+  const ul = $("rules");
+  for (const r of RULES) {
+    if (ul.querySelector(`[data-tool="${r.tool}"][data-match="${CSS.escape(r.match)}"]`)) continue;
+    const li = document.createElement("li");
+    li.dataset.tool = r.tool;
+    li.dataset.match = r.match;
+    const kw = Object.assign(document.createElement("code"), { textContent: r.match });
+    li.append(kw, ` → ${title(r.tool, byName.get(r.tool)?.annotations)}`);
+    ul.append(li);
+  }
+  const chips = $("examples");
+  for (const ex of EXAMPLES) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = "chip while-idle";
+    b.textContent = ex;
+    b.addEventListener("click", () => send(ex));
+    chips.append(b);
+  }
+}
+
+// ---------------------------------------------------------------- history panel
+
+const hist = { draft: null, before: null, edited: new Set() };
+
+function summarise(text) {
+  const t = text.replace(/\s+/g, " ").trim();
+  try {
+    const v = JSON.parse(text);
+    if (Array.isArray(v)) return `[summarised: a list of ${v.length} items]`;
+    if (v && typeof v === "object") {
+      const keys = Object.keys(v);
+      return `[summarised: an object with ${keys.length} keys: ${keys.slice(0, 6).join(", ")}${keys.length > 6 ? ", …" : ""}]`;
+    }
+  } catch {
+    // not JSON
+  }
+  if (t.length <= 80) return t;
+  return `${t.slice(0, 60)}… [summarised from ${t.length} characters]`;
+}
+
+function openHistory() {
+  if (!state.session || state.busy) return;
+  hist.draft = state.session.history;
+  hist.before = state.session.contextUsage;
+  hist.edited.clear();
+  $("recreate-result").textContent = "";
+  $("recreate-result").className = "result";
+  renderHistoryPanel();
+  $("history-dialog").showModal();
+}
+
+function setResultText(msg, text) {
+  const v = msg.content[0].value;
+  if (v.errorMessage !== undefined) v.errorMessage = text;
+  else v.result = [{ type: "text", value: text }];
+}
+
+function renderHistoryPanel() {
+  const list = $("history-list");
+  list.replaceChildren();
+  hist.draft.forEach((m, i) => {
+    const row = document.createElement("li");
+    row.className = `hist-row role-${m.role}`;
+    row.append(Object.assign(document.createElement("span"), { className: "role", textContent: m.role }));
+    const body = document.createElement("div");
+    body.className = "hist-body";
+    const part = Array.isArray(m.content) ? m.content[0] : null;
+    if ((m.role === "tool-result" || m.role === "tool-response") && part?.value) {
+      const v = part.value;
+      const isError = v.errorMessage !== undefined;
+      body.append(Object.assign(document.createElement("div"), { className: "hist-name", textContent: `${title(v.name, annotations(v.name))}${isError ? " (error)" : ""}` }));
+      const ta = document.createElement("textarea");
+      ta.className = "hist-edit";
+      ta.dataset.index = String(i);
+      ta.value = isError ? v.errorMessage : resultText(v.result);
+      ta.rows = Math.min(8, Math.max(2, ta.value.split("\n").length));
+      ta.addEventListener("input", () => {
+        setResultText(m, ta.value);
+        hist.edited.add(i);
+        row.classList.add("edited");
+        renderPreview();
+      });
+      const sum = document.createElement("button");
+      sum.type = "button";
+      sum.className = "small summarise";
+      sum.textContent = "Summarise";
+      sum.addEventListener("click", () => {
+        ta.value = summarise(ta.value);
+        ta.dispatchEvent(new Event("input"));
+      });
+      body.append(ta, sum);
+    } else if (m.role === "tool-call" && part?.value) {
+      const v = part.value;
+      body.textContent = `${v.name}(${JSON.stringify(v.arguments ?? {})})`;
+    } else {
+      const text = typeof m.content === "string" ? m.content : m.content.map((p) => (p.type === "text" ? p.value : `[${p.type}]`)).join("");
+      body.textContent = text.length > 400 ? text.slice(0, 399) + "…" : text;
+    }
+    row.append(body);
+    list.append(row);
+  });
+  $("history-count").textContent = `${hist.draft.length} message${hist.draft.length === 1 ? "" : "s"}`;
+  $("history-before").textContent = `${hist.before.toLocaleString("en")}`;
+  renderPreview();
+}
+
+function renderPreview() {
+  renderEntries($("history-preview"), entriesFromHistory(hist.draft), staticCtx);
+}
+
+function summariseAll() {
+  for (const ta of $("history-list").querySelectorAll("textarea.hist-edit")) {
+    const s = summarise(ta.value);
+    if (s !== ta.value) {
+      ta.value = s;
+      ta.dispatchEvent(new Event("input"));
+    }
+  }
+}
+
+async function recreateFromHistory() {
+  const out = $("recreate-result");
+  const before = state.session.contextUsage;
+  out.className = "result";
+  out.textContent = "Recreating…";
+  try {
+    const session = await switchSession(state.config, hist.draft);
+    const after = session.contextUsage;
+    const pct = before ? Math.round((100 * (after - before)) / before) : 0;
+    const text = `contextUsage ${before.toLocaleString("en")} → ${after.toLocaleString("en")} (${pct > 0 ? "+" : ""}${pct}%)`;
+    out.className = "result ok";
+    out.textContent = `Session recreated from the edited history: ${text}.`;
+    out.dataset.before = String(before);
+    out.dataset.after = String(after);
+    rebuild(entriesFromHistory(session.history));
+    notice("info", "Session recreated from the edited history", text);
+    hist.draft = session.history;
+    hist.before = after;
+    hist.edited.clear();
+    renderHistoryPanel();
+  } catch (err) {
+    const { title: head, text } = describe(err);
+    out.className = "result error";
+    out.textContent = `${head}. ${text} The old session is kept.`;
+  }
+}
+
+// ---------------------------------------------------------------- boot
+
+function showLoading(fraction, text) {
+  state.loadProgress.push(fraction);
+  $("loading").hidden = false;
+  $("loading-bar").value = fraction;
+  $("loading-text").textContent = text ?? `Downloading the language model module… ${Math.round(fraction * 100)}%`;
+}
+
+function wire() {
+  $("composer").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const input = $("input");
+    const text = input.value;
+    if (!text.trim() || state.busy) return;
+    input.value = "";
+    input.style.height = "auto";
+    send(text);
+  });
+  $("input").addEventListener("input", (e) => {
+    const ta = e.target;
+    ta.style.height = "auto";
+    ta.style.height = `${ta.scrollHeight + 2}px`;
+  });
+  $("input").addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+      e.preventDefault();
+      $("composer").requestSubmit();
+    }
+  });
+  $("stop").addEventListener("click", () => state.controller?.abort(new DOMException("Stopped by the user.", "AbortError")));
+  for (const r of document.querySelectorAll('input[name="loop"]')) r.addEventListener("change", applySettings);
+  for (const id of ["pause", "max-calls", "on-limit", "tool-choice"]) $(id).addEventListener("change", applySettings);
+  for (const r of document.querySelectorAll('input[name="display"]')) {
+    r.addEventListener("change", () => {
+      const inline = document.querySelector('input[name="display"]:checked').value === "inline";
+      for (const c of document.querySelectorAll(".conversation")) c.classList.toggle("inline", inline);
+    });
+  }
+  $("backend-kind").addEventListener("change", showBackendFields);
+  $("backend-apply").addEventListener("click", applyBackend);
+  $("openai-fields").addEventListener("submit", (e) => {
+    e.preventDefault();
+    applyBackend();
+  });
+  $("history-open").addEventListener("click", openHistory);
+  $("history-close").addEventListener("click", () => $("history-dialog").close());
+  $("summarise-all").addEventListener("click", summariseAll);
+  $("recreate").addEventListener("click", recreateFromHistory);
+  $("settings-toggle").addEventListener("click", () => document.body.classList.toggle("settings-open"));
+  const choice = $("tool-choice");
+  for (const t of TOOLS) choice.append(new Option(`only ${title(t.name, t.annotations)}`, `tool:${t.name}`));
+}
+
+async function boot() {
+  setBusy(false);
+  $("boot-error").hidden = true;
+  showLoading(0);
+  try {
+    const installing = install({ wasm: new URL("../build/langmodel.wasm", import.meta.url), backend: SCRIPTED });
+    // create()'s monitor reports the module's download, as the Prompt API reports a model's.
+    const session = await createSession(state.config, undefined, (m) =>
+      m.addEventListener("downloadprogress", (e) => showLoading(e.loaded / (e.total || 1), e.loaded >= 1 ? "Starting the module…" : undefined)),
+    );
+    state.native = (await installing).native;
+    state.session = session;
+    $("loading").hidden = true;
+    showStatus();
+    setBusy(false);
+    describeNative();
+    document.body.dataset.ready = "true";
+    $("input").focus();
+  } catch (err) {
+    $("loading").hidden = true;
+    const hint = err?.name === "NetworkError" ? " Is the module built? `make demo` builds it and serves this page." : "";
+    $("boot-error-text").textContent = `${err?.name ?? "Error"}: ${err?.message ?? err}${hint}`;
+    $("boot-error").hidden = false;
+    throw err;
+  }
+}
+
+wire();
+renderRules();
+renderNotes();
+syncSettingsForm();
+showBackendFields();
+$("boot-retry").addEventListener("click", () => boot().catch(() => {}));
+
+/** The page's state, for tests and curious developers (read it, don't rely on it). */
+globalThis.demo = {
+  ready: boot(),
+  get session() {
+    return state.session;
+  },
+  state,
+  send,
+  entriesFromHistory,
+  /** renderHistory renders session.history into a fresh element, as the live view does. */
+  renderHistory(history = state.session.history) {
+    const c = document.createElement("div");
+    renderEntries(c, entriesFromHistory(history), staticCtx);
+    return c;
+  },
+};
+demo.ready.catch((e) => console.error("demo: could not start:", e));

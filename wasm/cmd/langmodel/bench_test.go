@@ -1,0 +1,107 @@
+//go:build !js
+
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"langmodel/wasm/browsertest"
+)
+
+// stepsPerPrompt is how many closed-loop steps one timed prompt makes: the scripted model
+// asks for one no-op tool call per step, then answers.
+const stepsPerPrompt = 200
+
+// closedLoopJS creates a session whose one prompt makes stepsPerPrompt closed-loop steps
+// (model reply in → tool call out → JS execute → result in → next model request).
+var closedLoopJS = fmt.Sprintf(`
+const steps = %d;
+const turns = [];
+for (let i = 0; i < steps; i++) turns.push({ calls: [{ name: "noop", arguments: {} }] });
+turns.push({ text: "done" });
+const s = await lm.LanguageModel.create({
+	backend: { kind: "scripted", turns },
+	tools: [{ name: "noop", description: "does nothing", inputSchema: { type: "object" }, execute: () => "" }],
+	toolUseConfig: { maxToolCalls: steps },
+});`, stepsPerPrompt)
+
+// BenchmarkBrowser_ClosedLoopStep: one closed-loop step through the whole stack in
+// headless Chromium, JS execute included (budget: 0.5 ms, DESIGN.md §5). Timed in the
+// page over many steps, since performance.now() is coarsened to 0.1 ms.
+func BenchmarkBrowser_ClosedLoopStep(b *testing.B) {
+	p := browsertest.Shared(b).Open(b, serve(b, "")+"/")
+	require.NoError(b, p.Eval(b.Context(), browserPrelude, nil))
+	var per []float64
+	for b.Loop() {
+		var ms float64
+		require.NoError(b, p.Eval(b.Context(), closedLoopJS+`
+			const t0 = performance.now();
+			if (await s.prompt("go") !== "done") throw new Error("not done");
+			const ms = (performance.now() - t0) / steps;
+			s.destroy();
+			return ms;`, &ms))
+		per = append(per, ms)
+	}
+	b.ReportMetric(browsertest.Median(per), "ms/step")
+	b.ReportMetric(0, "ns/op")
+}
+
+// BenchmarkModule_ClosedLoopStep: the same under wazero and goja, timed in Go (the host's
+// clock is virtual). A regression detector, not a budget: goja interprets the JS.
+func BenchmarkModule_ClosedLoopStep(b *testing.B) {
+	h := newHostB(b)
+	var per []float64
+	for b.Loop() {
+		_, err := h.Eval(b.Context(), closedLoopJS+`globalThis.s = s;`)
+		require.NoError(b, err)
+		t0 := time.Now()
+		_, err = h.Eval(b.Context(), `await s.prompt("go"); s.destroy();`)
+		require.NoError(b, err)
+		per = append(per, float64(time.Since(t0).Microseconds())/1000/stepsPerPrompt)
+	}
+	b.ReportMetric(browsertest.Median(per), "ms/step")
+	b.ReportMetric(0, "ns/op")
+}
+
+// BenchmarkBrowser_Instantiate: instantiation to ready of the module against the bare
+// syscall/js module, in the same page and run (budget: 1.5×, DESIGN.md §5).
+func BenchmarkBrowser_Instantiate(b *testing.B) {
+	base := browsertest.Serve(b, "", map[string]http.Handler{
+		"/langmodel.wasm": browsertest.File(moduleWasm),
+		"/bare.wasm":      browsertest.File(browsertest.BuildBare(b)),
+		"/wasm_exec.js":   browsertest.File(browsertest.WasmExecJS(b)),
+	})
+	p := browsertest.Shared(b).Open(b, base+"/")
+	times := map[string][]float64{}
+	for b.Loop() {
+		for _, c := range []browsertest.Compile{browsertest.Cold, browsertest.Warm} {
+			for _, m := range []struct{ name, url, ready string }{
+				{"bare", "/bare.wasm", browsertest.BareReadyGlobal},
+				{"module", "/langmodel.wasm", "__langmodel_ready"},
+			} {
+				ms, err := p.InstantiateMs(b.Context(), base+m.url, base+"/wasm_exec.js", m.ready, 10, c)
+				require.NoError(b, err)
+				key := fmt.Sprintf("%s-%v", m.name, map[browsertest.Compile]string{browsertest.Cold: "cold", browsertest.Warm: "warm"}[c])
+				times[key] = append(times[key], ms...)
+			}
+		}
+	}
+	keys := make([]string, 0, len(times))
+	for k := range times {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		b.ReportMetric(browsertest.Median(times[k]), k+"-ms")
+	}
+	for _, c := range []string{"cold", "warm"} {
+		b.ReportMetric(browsertest.Median(times["module-"+c])/browsertest.Median(times["bare-"+c]), c+"-ratio")
+	}
+	b.ReportMetric(0, "ns/op")
+}

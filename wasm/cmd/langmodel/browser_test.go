@@ -1,0 +1,162 @@
+//go:build !js
+
+package main
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"langmodel/wasm/browsertest"
+)
+
+// serve serves the module, Go's wasm_exec.js and js/ under /js/, beside root.
+func serve(t testing.TB, root string) string {
+	return browsertest.Serve(t, root, map[string]http.Handler{
+		"/langmodel.wasm": browsertest.File(moduleWasm),
+		"/wasm_exec.js":   browsertest.File(browsertest.WasmExecJS(t)),
+		"/js/":            http.StripPrefix("/js/", http.FileServer(http.Dir("../../../js"))),
+	})
+}
+
+// browserPrelude loads and installs the face in the page, as module_test.go does in
+// the wazero host.
+const browserPrelude = `
+globalThis.lm = await import("/js/language-model.js");
+globalThis.installResult = await lm.install({ wasm: "/langmodel.wasm" });
+`
+
+// TestBrowser_Scenarios plays every scenario in headless Chromium: the real module,
+// fetched and instantiated by the real js/language-model.js.
+func TestBrowser_Scenarios(t *testing.T) {
+	base := serve(t, "")
+	b := browsertest.Shared(t)
+	for _, sc := range scenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			t.Parallel()
+			p := b.Open(t, base+"/")
+			require.NoError(t, p.Eval(t.Context(), browserPrelude, nil))
+			var got any
+			require.NoError(t, p.Eval(t.Context(), common+sc.js, &got))
+			requireJSON(t, sc.want, got)
+		})
+	}
+}
+
+// TestBrowser_Install: the globals replace Chromium's native LanguageModel, which has no
+// model ("unavailable"), and the native one is kept for the browser backend.
+func TestBrowser_Install(t *testing.T) {
+	base := serve(t, "")
+	b := browsertest.Shared(t)
+	for _, tc := range []struct {
+		globals string
+		want    string
+	}{
+		{"auto", `{"defined":true,"ours":true,"native":true,"tools":true}`},
+		{"never", `{"defined":false,"ours":false,"native":true,"tools":false}`},
+		{"always", `{"defined":true,"ours":true,"native":true,"tools":true}`},
+	} {
+		t.Run(tc.globals, func(t *testing.T) {
+			p := b.Open(t, base+"/")
+			var got any
+			require.NoError(t, p.Eval(t.Context(), `
+				const native = globalThis.LanguageModel;
+				const lm = await import("/js/language-model.js");
+				const r = await lm.install({ wasm: "/langmodel.wasm", globals: "`+tc.globals+`" });
+				return { defined: r.globals, ours: globalThis.LanguageModel === lm.LanguageModel, native: r.native === native,
+					tools: globalThis.LanguageModelToolCall === lm.LanguageModelToolCall };`, &got))
+			requireJSON(t, tc.want, got)
+		})
+	}
+}
+
+// TestBrowser_InstallErrors: a module that cannot be fetched rejects install() with a
+// NetworkError, and install() may be retried.
+func TestBrowser_InstallErrors(t *testing.T) {
+	p := browsertest.Shared(t).Open(t, serve(t, "")+"/")
+	var got any
+	require.NoError(t, p.Eval(t.Context(), `
+		const lm = await import("/js/language-model.js");
+		let first;
+		try { await lm.install({ wasm: "/missing.wasm" }); } catch (e) { first = e.name; }
+		const before = await lm.LanguageModel.create().catch((e) => e.name);
+		const r = await lm.install({ wasm: "/langmodel.wasm" });
+		const s = await lm.LanguageModel.create({ backend: { kind: "scripted", turns: [{ text: "ok" }] } });
+		return { first, before, version: r.version, answer: await s.prompt("x") };`, &got))
+	requireJSON(t, `{"first":"NetworkError","before":"InvalidStateError","version":1,"answer":"ok"}`, got)
+}
+
+// TestBrowser_Progress: install() reads the module as it streams and reports the
+// fractions to create()'s monitor, from 0 to 1 and increasing.
+func TestBrowser_Progress(t *testing.T) {
+	p := browsertest.Shared(t).Open(t, serve(t, "")+"/")
+	var got struct {
+		Events   []float64 `json:"events"`
+		Progress bool      `json:"progress"`
+	}
+	require.NoError(t, p.Eval(t.Context(), `
+		const lm = await import("/js/language-model.js");
+		const installing = lm.install({ wasm: "/langmodel.wasm" });
+		const events = [];
+		let progress = true;
+		await lm.LanguageModel.create({ monitor(m) { m.addEventListener("downloadprogress", (e) => { events.push(e.loaded); progress &&= e instanceof ProgressEvent && e.total === 1; }); } });
+		await installing;
+		return { events, progress };`, &got))
+	require.True(t, got.Progress)
+	require.GreaterOrEqual(t, len(got.Events), 3, "the body arrives in several chunks: %v", got.Events)
+	require.Equal(t, 0.0, got.Events[0])
+	require.Equal(t, 1.0, got.Events[len(got.Events)-1])
+	for i := 1; i < len(got.Events); i++ {
+		require.Greater(t, got.Events[i], got.Events[i-1])
+	}
+}
+
+// TestBrowser_ChromePage: a page written for Chrome's built-in API runs unchanged once
+// the module is installed.
+func TestBrowser_ChromePage(t *testing.T) {
+	p := browsertest.Shared(t).Open(t, serve(t, "testdata/chrome-page")+"/")
+	var all, got []string
+	require.NoError(t, p.Eval(t.Context(), `
+		for (let i = 0; i < 500 && !globalThis.chromeResult; i++) await new Promise((r) => setTimeout(r, 10));
+		return globalThis.chromeResult;`, &all))
+	for _, line := range all { // the download's progress in between depends on the chunks
+		if !strings.HasPrefix(line, "Downloaded ") || line == "Downloaded 0%" || line == "Downloaded 100%" {
+			got = append(got, line)
+		}
+	}
+	require.Equal(t, []string{
+		"availability available",
+		"topK 3",
+		"Downloaded 0%",
+		"Downloaded 100%",
+		"prompt You said: Write me a poem!",
+		"stream You said: Write me an extra-long poem!",
+		"usage true of 32768",
+		"measure true",
+		"abort AbortError",
+		"clone You said: Hi",
+		"destroyed InvalidStateError",
+	}, got)
+}
+
+// TestBrowser_Exceptions: errors are the platform's own classes.
+func TestBrowser_Exceptions(t *testing.T) {
+	p := browsertest.Shared(t).Open(t, serve(t, "")+"/")
+	require.NoError(t, p.Eval(t.Context(), browserPrelude, nil))
+	var got any
+	require.NoError(t, p.Eval(t.Context(), `
+		const s = await LanguageModel.create({ backend: { kind: "scripted", turns: [], window: 20 } });
+		const kinds = {};
+		const cyc = []; cyc.push(cyc);
+		for (const [name, p] of Object.entries({
+			data: s.prompt(cyc), type: s.prompt([{ role: "wizard", content: "x" }]), quota: s.prompt("x".repeat(100)),
+			syntax: s.prompt([{ role: "user", content: "a", prefix: true }]),
+		})) {
+			try { await p; kinds[name] = "resolved"; } catch (e) { kinds[name] = [e.constructor.name, e.name, e instanceof DOMException]; }
+		}
+		return kinds;`, &got))
+	requireJSON(t, `{"data":["DOMException","DataError",true],"type":["TypeError","TypeError",false],
+		"quota":["QuotaExceededError","QuotaExceededError",true],"syntax":["DOMException","SyntaxError",true]}`, got)
+}

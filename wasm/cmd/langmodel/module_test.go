@@ -1,0 +1,133 @@
+//go:build !js
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"langmodel/wasm/browsertest"
+	"langmodel/wasm/jshost"
+)
+
+// moduleWasm is the module under test, built once per test binary by TestMain with the Go
+// at hand (as wazero's old internal/gojs tests did).
+var moduleWasm string
+
+const faceJS = "../../../js/language-model.js"
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "langmodel-wasm-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	moduleWasm = filepath.Join(dir, "langmodel.wasm")
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", moduleWasm, ".")
+	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building the module: %v\n%s", err, out)
+		os.Exit(2)
+	}
+	defer os.RemoveAll(dir)
+	browsertest.Main(m) // runs the tests, then closes the shared browser
+}
+
+// newHost starts the real module under wazero and loads the real JS face, installed.
+func newHost(t *testing.T) *jshost.Host { return newHostB(t) }
+
+// newHostB is newHost for tests and benchmarks.
+func newHostB(t testing.TB) *jshost.Host {
+	t.Helper()
+	wasmBytes, err := os.ReadFile(moduleWasm)
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	h, err := jshost.New(ctx, wasmBytes, jshost.Config{Stdout: jshost.LogWriter(t.Logf), Stderr: jshost.LogWriter(t.Logf)})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = h.Close() })
+	ns, err := h.LoadModule(faceJS)
+	require.NoError(t, err)
+	h.Set("lm", ns)
+	_, err = h.Eval(ctx, `const r = await lm.install({}); if (r.version !== 1) throw new Error("version " + r.version);`)
+	require.NoError(t, err)
+	return h
+}
+
+// TestModule_Scenarios plays every scenario in the real .wasm under wazero, through the
+// real js/language-model.js and the real channel.
+func TestModule_Scenarios(t *testing.T) {
+	for _, sc := range scenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHost(t)
+			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+			defer cancel()
+			v, err := h.Eval(ctx, common+sc.js)
+			require.NoError(t, err)
+			requireJSON(t, sc.want, v)
+		})
+	}
+}
+
+// requireJSON compares got (any JSON-shaped value) with want (JSON text), both
+// re-encoded with sorted keys.
+func requireJSON(t *testing.T, want string, got any) {
+	t.Helper()
+	var w any
+	require.NoError(t, json.Unmarshal([]byte(want), &w), "want is not JSON: %s", want)
+	wb, err := json.Marshal(w)
+	require.NoError(t, err)
+	gb, err := json.Marshal(got)
+	require.NoError(t, err)
+	require.JSONEq(t, string(wb), string(gb))
+}
+
+// TestModule_BadMessages sends the module what no page using js/ would send, straight
+// into the channel, and requires an answer and a module that lives on.
+func TestModule_BadMessages(t *testing.T) {
+	h := newHost(t)
+	v, err := h.Eval(t.Context(), `
+		const ch = globalThis.__langmodel_channel;
+		for (const bad of [undefined, 5, "", "{", "null", "[]", '{"type":"prompt","id":1e400}', '{"type":"dance","id":77}',
+			'{"type":"create","id":78,"session":"x"}', '{"type":"tool-return","id":99999,"value":1}', '{"type":"abort","target":-1}']) {
+			ch.send(bad);
+		}
+		const q = [ch.query(), ch.query(7), ch.query("{"), ch.query('{"type":"history","session":12345}')];
+		const s = await lm.LanguageModel.create({ backend: { kind: "scripted", turns: [{ text: "alive" }] } });
+		return { q: q.map((x) => x === undefined ? "undefined" : JSON.parse(x).error?.name), alive: await s.prompt("x") };`)
+	require.NoError(t, err)
+	requireJSON(t, `{"q":["undefined","undefined","TypeError","InvalidStateError"],"alive":"alive"}`, v)
+	code, exited := h.Exited()
+	require.False(t, exited, "exit code %d", code)
+}
+
+// TestModule_VersionMismatch: a face and a module that speak different protocol versions
+// fail install() with NotSupportedError; install() may then be retried.
+func TestModule_VersionMismatch(t *testing.T) {
+	wasmBytes, err := os.ReadFile(moduleWasm)
+	require.NoError(t, err)
+	h, err := jshost.New(t.Context(), wasmBytes, jshost.Config{Stderr: jshost.LogWriter(t.Logf)})
+	require.NoError(t, err)
+	defer h.Close()
+	ns, err := h.LoadModule(faceJS)
+	require.NoError(t, err)
+	h.Set("lm", ns)
+	v, err := h.Eval(t.Context(), `
+		const real = globalThis.__langmodel_channel;
+		globalThis.__langmodel_channel = { ...real, send: (m) => real.send(m.replace('"version":1', '"version":99')) };
+		let first;
+		try { await lm.install({}); } catch (e) { first = [e.name, e.message]; }
+		globalThis.__langmodel_channel = real;
+		return { first, second: (await lm.install({})).version };`)
+	require.NoError(t, err)
+	requireJSON(t, `{"first":["NotSupportedError","langmodel: the page speaks protocol 99 and the module 1; load the language-model.js built with this module"],"second":1}`, v)
+}

@@ -1,0 +1,300 @@
+//go:build !js
+
+package main
+
+// The scenarios every host plays (STYLE.md practice 10): short scripts that use the JS
+// face exactly as a page would, over the real module. The wazero host (module_test.go)
+// and Chromium (browser_test.go) run the same bodies after their own prelude, which
+// defines globalThis.lm as the namespace of js/language-model.js, installed.
+
+// common is prepended to every scenario: helpers, nothing host-specific.
+const common = `
+const { LanguageModel, LanguageModelToolCall, LanguageModelToolSuccess, LanguageModelToolError } = lm;
+const script = (...turns) => ({ kind: "scripted", turns });
+const caught = async (p) => { try { await p; return "resolved"; } catch (e) { return e.name; } };
+const read = async (stream) => { const r = stream.getReader(); const out = []; for (;;) { const { done, value } = await r.read(); if (done) return out; out.push(value); } };
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const weather = (execute) => ({ name: "weather", description: "Weather in a city", inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] }, execute });
+`
+
+type scenario struct {
+	name string
+	js   string
+	want string // JSON
+}
+
+var scenarios = []scenario{
+	{"lifecycle", `
+		const s = await LanguageModel.create({ backend: script({ text: "one" }, { text: "two" }, { text: "three" }) });
+		const out = [await s.prompt("hi")];
+		await s.append("more");
+		const c = await s.clone();
+		out.push(await c.prompt("x"), s.history.length, c.history.length);
+		s.destroy();
+		out.push(await caught(s.prompt("again")), await c.prompt("y"));
+		c.destroy();
+		return out;`,
+		`["one","two",3,5,"InvalidStateError","three"]`},
+
+	{"closed loop and events", `
+		const log = [];
+		const s = await LanguageModel.create({
+			backend: script({ calls: [{ name: "weather", arguments: { city: "Oslo" } }] }, { text: "Sunny." }),
+			tools: [weather(async (args, ctx) => {
+				ctx.progress({ pct: 50 });
+				await sleep(10);
+				return "sunny in " + args.city + " " + ctx.signal.aborted + " " + ctx.callID + " " + ctx.callId;
+			})],
+		});
+		s.ontoolcall = (e) => log.push("call " + e.detail.call.name + " " + JSON.stringify(e.detail.call.arguments));
+		s.addEventListener("toolprogress", (e) => log.push("progress " + JSON.stringify(e.detail.value)));
+		s.ontoolresult = (e) => log.push("result " + (e.detail.result instanceof LanguageModelToolSuccess) + " " + JSON.stringify(e.detail.result.result) + " " + typeof e.detail.duration);
+		return { answer: await s.prompt("weather?"), log };`,
+		`{"answer":"Sunny.","log":["call weather {\"city\":\"Oslo\"}","progress {\"pct\":50}","result true [{\"type\":\"text\",\"value\":\"sunny in Oslo false call_1 call_1\"}] number"]}`},
+
+	{"execute throws", `
+		const s = await LanguageModel.create({
+			backend: script({ calls: [{ name: "weather", arguments: { city: "Oslo" } }] }, { text: "Sorry." }),
+			tools: [weather(async () => { throw new Error("no network"); })],
+		});
+		const answer = await s.prompt("weather?");
+		return { answer, result: s.history[2].content[0].value };`,
+		`{"answer":"Sorry.","result":{"callID":"call_1","callId":"call_1","name":"weather","errorMessage":"no network"}}`},
+
+	{"execute returns values", `
+		const values = ["text", { a: 1 }, [{ type: "text", value: "part" }], undefined, new LanguageModelToolSuccess("x", "weather", "wrapped")];
+		const turns = values.map(() => ({ calls: [{ name: "weather", arguments: { city: "A" } }] }));
+		const s = await LanguageModel.create({ backend: { kind: "scripted", turns: turns.flatMap((t) => [t, { text: "ok" }]) }, tools: [weather(() => values.shift())] });
+		for (let i = 0; i < 5; i++) await s.prompt("go");
+		return s.history.filter((m) => m.role === "tool-result").map((m) => m.content[0].value.result);`,
+		`[[{"type":"text","value":"text"}],[{"type":"object","value":{"a":1}}],[{"type":"text","value":"part"}],[{"type":"object","value":null}],[{"type":"text","value":"wrapped"}]]`},
+
+	{"slow tool aborted", `
+		let seen = null;
+		const s = await LanguageModel.create({
+			backend: script({ calls: [{ name: "weather", arguments: { city: "Oslo" } }] }, { text: "after" }),
+			tools: [weather((args, ctx) => new Promise((resolve, reject) => {
+				ctx.signal.addEventListener("abort", () => { seen = ctx.signal.reason.name; reject(ctx.signal.reason); });
+			}))],
+		});
+		const ac = new AbortController();
+		s.ontoolcall = () => setTimeout(() => ac.abort(), 5);
+		const r = await caught(s.prompt("weather?", { signal: ac.signal }));
+		await sleep(20);
+		return { r, seen, history: s.history.length, next: await s.prompt("again") };`,
+		`{"r":"AbortError","seen":"AbortError","history":0,"next":"after"}`},
+
+	{"maxToolCalls", `
+		const s = await LanguageModel.create({
+			backend: script({ calls: [{ name: "weather", arguments: { city: "A" } }, { name: "weather", arguments: { city: "B" } }] }),
+			tools: [weather(() => "x")],
+			toolUseConfig: { maxToolCalls: 1 },
+		});
+		try { await s.prompt("go"); } catch (e) {
+			return { name: e.name, isDOMException: e instanceof DOMException, message: e.message, transcript: e.transcript.length, history: s.history.length };
+		}`,
+		`{"name":"OperationError","isDOMException":true,"message":"tool call limit reached: maxToolCalls is 1 and the model asked for call 2 (weather)","transcript":3,"history":0}`},
+
+	{"onLimit answer", `
+		const s = await LanguageModel.create({
+			backend: script({ calls: [{ name: "weather", arguments: { city: "A" } }, { name: "weather", arguments: { city: "B" } }] }, { text: "final" }),
+			tools: [weather(() => "x")],
+			toolUseConfig: { maxToolCalls: 1, onLimit: "answer" },
+		});
+		return [await s.prompt("go"), s.history[4].content[0].value.errorMessage];`,
+		`["final","not run: the limit of 1 tool calls for one prompt was reached; answer with what you have"]`},
+
+	{"streaming", `
+		const s = await LanguageModel.create({
+			backend: script({ chunks: ["Hel", "lo"] }, { text: "Checking.", calls: [{ callID: "c1", name: "weather", arguments: { city: "Oslo" } }] }),
+			expectedOutputs: [{ type: "text" }, { type: "tool-call" }],
+			tools: [weather(undefined)],
+		});
+		const stream = s.promptStreaming("hi");
+		const a = await read(stream);
+		const b = await read(s.promptStreaming("weather?"));
+		return { stream: stream instanceof ReadableStream, a, b: b.map((c) => typeof c === "string" ? c : [c.type, c.value instanceof LanguageModelToolCall, c.value.callID, c.value.callId]) };`,
+		`{"stream":true,"a":["Hel","lo"],"b":["Checking.",["tool-call",true,"c1","c1"]]}`},
+
+	{"stream aborted", `
+		const s = await LanguageModel.create({ backend: script({ chunks: ["a"], hang: true }, { text: "next" }) });
+		const ac = new AbortController();
+		const reader = s.promptStreaming("x", { signal: ac.signal }).getReader();
+		const first = await reader.read();
+		ac.abort();
+		const r = await caught(reader.read());
+		return { first: first.value, r, next: await s.prompt("y"), n: s.history.length };`,
+		`{"first":"a","r":"AbortError","next":"next","n":2}`},
+
+	{"open loop", `
+		const s = await LanguageModel.create({
+			backend: script({ text: "Checking.", calls: [{ callID: "c1", name: "weather", arguments: { city: "Oslo" } }] }, { text: "Sunny." }),
+			expectedOutputs: [{ type: "text" }, { type: "tool-call" }],
+			tools: [{ name: "weather", description: "Weather", inputSchema: { type: "object" } }],
+		});
+		const r1 = await s.prompt("weather?");
+		const call = r1[1].value;
+		const r2 = await s.prompt([{ role: "user", content: [{ type: "tool-response", value: new LanguageModelToolSuccess({ callId: call.callId, name: call.name, result: [{ type: "text", value: "sunny" }] }) }] }]);
+		return { r1: r1.map((p) => p.type), text: r1[0].value, args: call.arguments, r2, n: s.history.length };`,
+		`{"r1":["text","tool-call"],"text":"Checking.","args":{"city":"Oslo"},"r2":[{"type":"text","value":"Sunny."}],"n":5}`},
+
+	{"hybrid loop", `
+		const s = await LanguageModel.create({
+			backend: script({ calls: [{ name: "weather", arguments: { city: "A" } }, { callID: "p1", name: "ask", arguments: {} }] }, { text: "done" }),
+			expectedOutputs: [{ type: "tool-call" }],
+			tools: [weather(() => "sun"), { name: "ask", description: "Ask the user", inputSchema: { type: "object" } }],
+		});
+		const r = await s.prompt("go");
+		const err = new LanguageModelToolError({ callID: "p1", name: "ask", errorMessage: "no user" });
+		const r2 = await s.prompt([{ role: "tool-result", content: [{ type: "tool-result", value: err }] }]);
+		return [r.map((p) => p.type + ":" + p.value.name), r2];`,
+		`[["tool-call:ask"],[{"type":"text","value":"done"}]]`},
+
+	{"history edited and fed back", `
+		const s = await LanguageModel.create({
+			backend: script({ calls: [{ name: "weather", arguments: { city: "Oslo" } }] }, { text: "Sunny." }),
+			tools: [weather(() => "a very long result ".repeat(20))],
+		});
+		await s.prompt("weather?");
+		const h = s.history;
+		h[2].content[0].value.result = [{ type: "text", value: "sunny" }];
+		const t = await LanguageModel.create({ backend: script({ text: "ok" }), tools: [weather(() => "")], initialPrompts: h });
+		return { smaller: s.contextUsage > t.contextUsage, same: t.history.length === h.length, edited: t.history[2].content[0].value.result, untouched: s.history[2].content[0].value.result[0].value.length, answer: await t.prompt("and now?") };`,
+		`{"smaller":true,"same":true,"edited":[{"type":"text","value":"sunny"}],"untouched":380,"answer":"ok"}`},
+
+	{"bad input", `
+		const out = {};
+		const s = await LanguageModel.create({ backend: script({ text: "x" }) });
+		const cyc = {}; cyc.self = cyc;
+		out.cycle = await caught(s.prompt([{ role: "user", content: "a", extra: cyc }]));
+		out.bigint = await caught(s.prompt([{ role: "user", content: [{ type: "text", value: 10n }] }]));
+		out.fn = await caught(s.prompt([{ role: "user", content: () => 1 }]));
+		out.role = await caught(s.prompt([{ role: "wizard", content: "x" }]));
+		out.number = await caught(s.prompt(42));
+		out.missing = await caught(s.prompt());
+		const schema = { type: "object" }; schema.self = schema;
+		out.schemaCycle = await caught(LanguageModel.create({ tools: [{ name: "t", description: "d", inputSchema: schema, execute() {} }] }));
+		out.getter = await caught(LanguageModel.create({ tools: [{ name: "t", description: "d", get inputSchema() { throw new RangeError("nope"); }, execute() {} }] }));
+		out.toJSON = await caught(LanguageModel.create({ tools: [{ name: "t", description: "d", inputSchema: { type: "object", toJSON() { throw new SyntaxError("bad"); } }, execute() {} }] }));
+		out.noExecute = await caught(LanguageModel.create({ tools: [{ name: "t", description: "d", inputSchema: { type: "object" } }] }));
+		out.executeNotFunction = await caught(LanguageModel.create({ tools: [{ name: "t", description: "d", inputSchema: { type: "object" }, execute: 5 }] }));
+		out.dup = await caught(LanguageModel.create({ tools: [weather(() => 1), weather(() => 2)] }));
+		out.notObjectSchema = await caught(LanguageModel.create({ tools: [{ name: "t", description: "d", inputSchema: { type: "string" }, execute() {} }] }));
+		out.backend = await caught(LanguageModel.create({ backend: { kind: "openai" } }));
+		out.toolsNotArray = await caught(LanguageModel.create({ tools: 5 }));
+		out.classes = [() => new LanguageModelToolCall({ name: "x" }), () => new LanguageModelToolCall(), () => new LanguageModelToolSuccess({ callID: "a", name: "x" }),
+			() => new LanguageModelToolError({ callID: "a", name: "x" }), () => new LanguageModelToolError({ callId: "a", errorMessage: "m" })]
+			.map((f) => { try { f(); return "ok"; } catch (e) { return e.name; } });
+		out.ctor = (() => { try { new LanguageModel(); return "ok"; } catch (e) { return e.name; } })();
+		s.destroy();
+		out.destroyed = [await caught(s.prompt("x")), await caught(s.append("x")), await caught(s.clone()), await caught(s.measureContextUsage("x")), (() => { try { return s.history; } catch (e) { return e.name; } })()];
+		s.destroy();
+		out.alive = await (await LanguageModel.create({ backend: script({ text: "still fine" }) })).prompt("x");
+		return out;`,
+		`{"cycle":"DataError","bigint":"DataError","fn":"DataError","role":"TypeError","number":"TypeError","missing":"TypeError",
+		  "schemaCycle":"TypeError","getter":"RangeError","toJSON":"SyntaxError","noExecute":"TypeError","executeNotFunction":"TypeError","dup":"TypeError",
+		  "notObjectSchema":"TypeError","backend":"NotSupportedError","toolsNotArray":"TypeError",
+		  "classes":["TypeError","TypeError","TypeError","TypeError","TypeError"],"ctor":"TypeError",
+		  "destroyed":["InvalidStateError","InvalidStateError","InvalidStateError","InvalidStateError","InvalidStateError"],"alive":"still fine"}`},
+
+	{"quota exceeded", `
+		const s = await LanguageModel.create({ backend: { kind: "scripted", turns: [], window: 20 } });
+		try { await s.prompt("x".repeat(200)); } catch (e) {
+			return { name: e.name, requested: e.requested, quota: e.quota, transcript: e.transcript.length, window: s.contextWindow, inputQuota: s.inputQuota };
+		}`,
+		`{"name":"QuotaExceededError","requested":54,"quota":20,"transcript":1,"window":20,"inputQuota":20}`},
+
+	{"context overflow", `
+		let overflow = 0;
+		const s = await LanguageModel.create({ backend: { kind: "scripted", turns: [{ text: "ok" }, { text: "ok" }, { text: "ok" }], window: 40 } });
+		s.onquotaoverflow = () => overflow++;
+		for (let i = 0; i < 3; i++) await s.prompt("x".repeat(40));
+		return { overflow, n: s.history.length, legacy: s.onquotaoverflow === s.oncontextoverflow };`,
+		`{"overflow":2,"n":4,"legacy":true}`},
+
+	{"approve", `
+		const asked = [];
+		const s = await LanguageModel.create({
+			backend: script({ calls: [{ name: "weather", arguments: { city: "A" } }] }, { text: "ok" }),
+			tools: [weather(() => "ran")],
+			toolUseConfig: { approve: async (call, tool) => { asked.push(call instanceof LanguageModelToolCall, call.arguments.city, tool.name); return "not today"; } },
+		});
+		await s.prompt("go");
+		return { asked, result: s.history[2].content[0].value.errorMessage };`,
+		`{"asked":[true,"A","weather"],"result":"the user declined this tool call: not today"}`},
+
+	{"statics and attributes", `
+		const s = await LanguageModel.create({ backend: script({ text: "abcdefgh" }) });
+		const before = s.contextUsage;
+		await s.prompt("abcd");
+		return {
+			avail: await LanguageModel.availability(), unavail: await LanguageModel.availability({ backend: { kind: "browser" } }),
+			params: await LanguageModel.params(), before, after: s.contextUsage, inputUsage: s.inputUsage,
+			measured: await s.measureContextUsage("abcdefgh"), legacy: await s.measureInputUsage("abcd"),
+			window: s.contextWindow, samplingMode: s.samplingMode, topK: s.topK, temperature: s.temperature,
+			eventTarget: s instanceof EventTarget,
+		};`,
+		`{"avail":"available","unavail":"unavailable","params":{"defaultTopK":3,"maxTopK":128,"defaultTemperature":1,"maxTemperature":2},"before":0,"after":11,"inputUsage":11,"measured":6,"legacy":5,"window":32768,"samplingMode":"default","topK":3,"temperature":1,"eventTarget":true}`},
+
+	{"destroy mid-loop", `
+		let aborted = null;
+		const s = await LanguageModel.create({
+			backend: script({ calls: [{ name: "weather", arguments: { city: "A" } }] }),
+			tools: [weather((a, ctx) => new Promise((res) => ctx.signal.addEventListener("abort", () => { aborted = ctx.signal.reason.name; res("late"); })))],
+		});
+		s.ontoolcall = () => setTimeout(() => s.destroy(), 5);
+		const p1 = caught(s.prompt("go"));
+		const p2 = caught(s.prompt("queued"));
+		const r = [await p1, await p2];
+		await sleep(20);
+		return { r, aborted };`,
+		`{"r":["AbortError","AbortError"],"aborted":"AbortError"}`},
+
+	{"create: monitor and signal", `
+		const events = [];
+		await LanguageModel.create({ backend: script(), monitor(m) { m.addEventListener("downloadprogress", (e) => events.push(e.loaded)); } });
+		const ac = new AbortController();
+		ac.abort();
+		const r = await caught(LanguageModel.create({ signal: ac.signal }));
+		return { first: events[0], last: events.at(-1), r };`,
+		`{"first":0,"last":1,"r":"AbortError"}`},
+
+	{"hybrid streaming, append and clone aborted", `
+		const s = await LanguageModel.create({
+			backend: script({ chunks: ["Let me ", "check."], calls: [{ name: "weather", arguments: { city: "A" } }, { callID: "p1", name: "ask", arguments: {} }] }, { text: "ok" }),
+			expectedOutputs: [{ type: "tool-call" }],
+			tools: [weather(() => "sun"), { name: "ask", description: "Ask the user", inputSchema: { type: "object" } }],
+		});
+		const chunks = (await read(s.promptStreaming("go"))).map((c) => typeof c === "string" ? c : c.type + ":" + c.value.name);
+		const ac = new AbortController();
+		ac.abort(new Error("mine"));
+		const reasons = [await s.append("x", { signal: ac.signal }).catch((e) => e.message), await s.clone({ signal: ac.signal }).catch((e) => e.message),
+			await s.measureContextUsage("x", { signal: ac.signal }).catch((e) => e.message)];
+		return { chunks, reasons, n: s.history.length };`,
+		`{"chunks":["Let me ","check.","tool-call:ask"],"reasons":["mine","mine","mine"],"n":5}`},
+
+	{"tool use disabled", `
+		let ran = false;
+		const s = await LanguageModel.create({
+			backend: script({ calls: [{ callID: "x", name: "weather", arguments: { city: "A" } }] }),
+			expectedOutputs: [{ type: "tool-call" }],
+			tools: [weather(() => { ran = true; })],
+			toolUseConfig: { enabled: false },
+		});
+		const r = await s.prompt("go");
+		return { r: r.map((p) => [p.type, p.value.callId]), ran };`,
+		`{"r":[["tool-call","x"]],"ran":false}`},
+
+	{"image input", `
+		const s = await LanguageModel.create({ backend: script({ text: "a picture" }), expectedInputs: [{ type: "image" }] });
+		const answer = await s.prompt([{ role: "user", content: [{ type: "text", value: "what is it?" }, { type: "image", value: new Uint8Array([1, 2, 3]) }] }]);
+		const t = await LanguageModel.create({ backend: script() });
+		return { answer, image: s.history[0].content[1], refused: await caught(t.prompt([{ role: "user", content: [{ type: "image", value: new ArrayBuffer(2) }] }])) };`,
+		`{"answer":"a picture","image":{"type":"image","value":{"type":"bytes","base64":"AQID"}},"refused":"NotSupportedError"}`},
+
+	{"queue order", `
+		const s = await LanguageModel.create({ backend: script({ text: "1" }, { text: "2" }, { text: "3" }) });
+		const all = await Promise.all([s.prompt("a"), s.append("b"), s.prompt("c"), s.clone().then((c) => c.history.length), s.prompt("d")]);
+		return all;`,
+		`["1",null,"2",5,"3"]`},
+}

@@ -1,0 +1,47 @@
+package wasm
+
+import "sync"
+
+// fifo is an unbounded queue. push never blocks, which is what lets a js.FuncOf callback
+// hand a message to the engine (it must never block: FIELD-NOTES.md "syscall/js
+// behaviour").
+type fifo[T any] struct {
+	mu     sync.Mutex
+	items  []T
+	closed bool
+}
+
+func newFIFO[T any]() *fifo[T] { return &fifo[T]{} }
+
+// push appends v; it reports false once the queue is closed.
+func (q *fifo[T]) push(v T) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed {
+		return false
+	}
+	q.items = append(q.items, v)
+	return true
+}
+
+// take removes and returns every item, in order; nil when there are none.
+func (q *fifo[T]) take() []T {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	batch := q.items
+	q.items = nil
+	return batch
+}
+
+func (q *fifo[T]) empty() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.items) == 0
+}
+
+func (q *fifo[T]) close() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.closed = true
+	q.items = nil
+}

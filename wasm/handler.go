@@ -1,0 +1,561 @@
+// Package wasm is the binding between the JS face (js/language-model.js) and the engine
+// (loop, session): one narrow message channel, declared in protocol.go. Handler is plain
+// Go with no syscall/js, so the same code runs natively in go test, inside the real .wasm
+// under the wazero host (wasm/jshost) and in the browser (wasm/browsertest); the only
+// syscall/js file is wasm/cmd/langmodel/main.go, which moves bytes. No engine logic
+// lives here: the binding translates messages to loop calls and errors to data.
+//
+// It must never import syscall/js outside cmd/, nor net/http (make check-imports).
+package wasm
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/mailru/easyjson/jlexer"
+
+	"langmodel/loop"
+	"langmodel/session"
+)
+
+// Handler owns the sessions of one page, by key. It handles the page's messages in
+// order, one at a time, so that a destroy is never overtaken and prompts and appends take
+// their queue turn in call order (esbuild's handleIncomingPacket); handling never blocks,
+// and only waiting happens on other goroutines. Writes to the page are serialised by one
+// lock, so messages never interleave.
+//
+// Messages are handled on the goroutine that delivers them (Receive), or, when another is
+// already handling, by that one, in arrival order. There is no reader or writer goroutine:
+// under GOOS=js every goroutine switch unwinds and rewinds the wasm stack, and handing each
+// message to a reader and each reply to a writer made a request's round trip cost 0.77 ms
+// in Chromium (wasm/README.md "Performance").
+type Handler struct {
+	in      *fifo[inItem]
+	reading sync.Mutex // held while handling messages
+	writeMu sync.Mutex // held while sending one message
+	send    func([]byte)
+	closed  bool // guarded by writeMu
+
+	mu       sync.Mutex                   // guards sessions and inflight
+	sessions map[int64]*entry             // written only while reading
+	inflight map[int64]context.CancelFunc // page request id → cancel, for abort
+
+	callsMu  sync.Mutex
+	calls    map[int64]*pageCall // engine → page calls awaiting tool-return
+	nextCall atomic.Int64
+}
+
+// inItem is a message from the page, or work a goroutine hands back to be done in order
+// with the page's messages (the end of a clone).
+type inItem struct {
+	raw []byte
+	fn  func()
+}
+
+// entry is one session of the page.
+type entry struct {
+	key   int64
+	s     *loop.Session
+	opts  loop.Options // as created: clones are built from it
+	tools *pageTools
+	// While a clone waits for the operations before it, later prompts, appends and
+	// clones of this session wait here, so they cannot take their turn first.
+	cloning bool
+	held    [][]byte
+}
+
+// marshaler is what the generated code gives every wire type (protocol_easyjson.go).
+type marshaler interface{ MarshalJSON() ([]byte, error) }
+
+type unmarshaler interface{ UnmarshalEasyJSON(*jlexer.Lexer) }
+
+// NewHandler returns a handler that writes every message for the page through send, one
+// at a time. send is called with the write lock held, possibly from inside Receive: it
+// must not block on the page (the js host queues; tests use a buffered channel).
+func NewHandler(send func([]byte)) *Handler {
+	return &Handler{
+		in:       newFIFO[inItem](),
+		send:     send,
+		sessions: make(map[int64]*entry),
+		inflight: make(map[int64]context.CancelFunc),
+		calls:    make(map[int64]*pageCall),
+	}
+}
+
+// Receive handles one message from the page, or queues it for the goroutine already
+// handling. It never blocks on the engine, so it may be called from a js.FuncOf
+// callback. msg is copied.
+func (h *Handler) Receive(msg []byte) {
+	h.post(inItem{raw: bytes.Clone(msg)})
+}
+
+func (h *Handler) post(it inItem) bool {
+	if !h.in.push(it) {
+		return false
+	}
+	h.drain()
+	return true
+}
+
+// drain handles queued items in order, unless another goroutine is doing so already (it
+// will see them). The re-check after unlocking catches an item pushed meanwhile.
+func (h *Handler) drain() {
+	for {
+		if !h.reading.TryLock() {
+			return
+		}
+		for batch := h.in.take(); batch != nil; batch = h.in.take() {
+			for _, it := range batch {
+				if it.fn != nil {
+					h.safely(0, it.fn)
+				} else {
+					h.handle(it.raw)
+				}
+			}
+		}
+		h.reading.Unlock()
+		if h.in.empty() {
+			return
+		}
+	}
+}
+
+// Close destroys every session and stops the handler; nothing is written after it.
+func (h *Handler) Close() {
+	h.in.close()
+	h.reading.Lock()
+	defer h.reading.Unlock()
+	h.mu.Lock()
+	for _, e := range h.sessions {
+		if e.s != nil {
+			e.s.Destroy()
+		}
+	}
+	h.mu.Unlock()
+	h.writeMu.Lock()
+	h.closed = true
+	h.writeMu.Unlock()
+}
+
+// write sends one message to the page; safe from any goroutine.
+func (h *Handler) write(m marshaler) {
+	b, err := m.MarshalJSON()
+	if err != nil {
+		return
+	}
+	h.writeMu.Lock()
+	defer h.writeMu.Unlock()
+	if h.closed {
+		return
+	}
+	defer func() { _ = recover() }() // a throwing page must not take the handler down
+	h.send(b)
+}
+
+func (h *Handler) reply(id int64, value []byte, werr *WireError) {
+	r := Reply{Type: TypeReply, ID: id}
+	if werr != nil {
+		r.Error = werr
+	} else {
+		r.OK = true
+		r.Value = value
+		if r.Value == nil {
+			r.Value = []byte("null")
+		}
+	}
+	h.write(&r)
+}
+
+func (h *Handler) replyErr(id int64, err error) { h.reply(id, nil, wireError(err)) }
+
+func (h *Handler) replyValue(id int64, v marshaler) {
+	b, err := v.MarshalJSON()
+	if err != nil {
+		h.reply(id, nil, internalError(err))
+		return
+	}
+	h.reply(id, b, nil)
+}
+
+// safely runs fn, turning a panic into an error reply to request id.
+func (h *Handler) safely(id int64, fn func()) {
+	defer func() {
+		if r := recover(); r != nil {
+			h.reply(id, nil, internalError(r))
+		}
+	}()
+	fn()
+}
+
+func decode(raw []byte, v unmarshaler) error {
+	l := jlexer.Lexer{Data: raw}
+	v.UnmarshalEasyJSON(&l)
+	l.Consumed()
+	return l.Error()
+}
+
+// handle acts on one message from the page; it runs under the reading lock and never
+// blocks.
+func (h *Handler) handle(raw []byte) {
+	var env envelope
+	if err := decode(raw, &env); err != nil {
+		h.reply(0, nil, protocolError(session.KindType, "malformed message: %v", err))
+		return
+	}
+	h.safely(env.ID, func() {
+		switch env.Type {
+		case TypeHello:
+			h.hello(raw, env.ID)
+		case TypeCreate:
+			h.create(raw, env.ID)
+		case TypeAvailability:
+			h.availability(raw, env.ID)
+		case TypePrompt:
+			h.prompt(raw, env.ID)
+		case TypeAppend:
+			h.appendInput(raw, env.ID)
+		case TypeMeasure:
+			h.measure(raw, env.ID)
+		case TypeClone:
+			h.clone(raw, env.ID)
+		case TypeDestroy:
+			h.destroy(raw, env.ID)
+		case TypeHistory, TypeUsage:
+			h.write(h.query(raw))
+		// Notifications have no reply; a malformed one is answered to id 0, since their
+		// id (if any) is the engine's own.
+		case TypeAbort:
+			h.abort(raw, 0)
+		case TypeToolReturn:
+			h.toolReturn(raw, 0)
+		case TypeToolProgress:
+			h.toolProgress(raw, 0)
+		default:
+			h.reply(env.ID, nil, protocolError(session.KindType, "unknown message type %q", env.Type))
+		}
+	})
+}
+
+// decodeRequest decodes a request into v, answering a malformed one; it reports whether
+// to go on.
+func (h *Handler) decodeRequest(raw []byte, id int64, typ string, v unmarshaler) bool {
+	if err := decode(raw, v); err != nil {
+		h.reply(id, nil, protocolError(session.KindType, "%s: %v", typ, err))
+		return false
+	}
+	return true
+}
+
+// lookup returns the session key, or answers request id with InvalidStateError.
+func (h *Handler) lookup(id, key int64) *entry {
+	e := h.sessions[key]
+	if e == nil {
+		h.reply(id, nil, errUnknownSession(key))
+	}
+	return e
+}
+
+// track makes request id abortable.
+func (h *Handler) track(id int64) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	h.mu.Lock()
+	h.inflight[id] = cancel
+	h.mu.Unlock()
+	return ctx, func() {
+		cancel()
+		h.mu.Lock()
+		delete(h.inflight, id)
+		h.mu.Unlock()
+	}
+}
+
+func (h *Handler) hello(raw []byte, id int64) {
+	var req HelloRequest
+	if !h.decodeRequest(raw, id, TypeHello, &req) {
+		return
+	}
+	if req.Version != ProtocolVersion {
+		h.reply(req.ID, nil, &WireError{Name: string(session.KindNotSupported),
+			Message: fmt.Sprintf("langmodel: the page speaks protocol %d and the module %d; load the language-model.js built with this module", req.Version, ProtocolVersion)})
+		return
+	}
+	h.reply(req.ID, []byte(fmt.Sprintf(`{"version":%d}`, ProtocolVersion)), nil)
+}
+
+func (h *Handler) create(raw []byte, id int64) {
+	var req CreateRequest
+	if !h.decodeRequest(raw, id, TypeCreate, &req) {
+		return
+	}
+	if req.Session <= 0 || h.sessions[req.Session] != nil {
+		h.reply(req.ID, nil, protocolError(session.KindType, "create: session key %d is invalid or in use", req.Session))
+		return
+	}
+	opts, pt, err := h.sessionOptions(req.Session, req.Options)
+	if err != nil {
+		h.replyErr(req.ID, err)
+		return
+	}
+	s, err := loop.New(opts)
+	if err != nil {
+		h.replyErr(req.ID, err)
+		return
+	}
+	h.register(&entry{key: req.Session, s: s, opts: opts, tools: pt})
+	h.replyValue(req.ID, info(s, true))
+}
+
+func (h *Handler) register(e *entry) {
+	h.mu.Lock()
+	h.sessions[e.key] = e
+	h.mu.Unlock()
+}
+
+func info(s *loop.Session, withMode bool) *SessionInfo {
+	i := &SessionInfo{ContextUsage: s.ContextUsage(), ContextWindow: s.ContextWindow()}
+	if withMode {
+		i.Mode = string(s.Mode())
+	}
+	return i
+}
+
+// availability answers "available" when create() with these options could succeed on
+// this module, and "unavailable" when the backend or an expected type is unsupported.
+func (h *Handler) availability(raw []byte, id int64) {
+	var req AvailabilityRequest
+	if !h.decodeRequest(raw, id, TypeAvailability, &req) {
+		return
+	}
+	_, _, err := h.sessionOptions(0, req.Options)
+	switch session.KindOf(err) {
+	case "":
+		h.reply(req.ID, []byte(`"available"`), nil)
+	case session.KindNotSupported:
+		h.reply(req.ID, []byte(`"unavailable"`), nil)
+	default:
+		h.replyErr(req.ID, err)
+	}
+}
+
+func (h *Handler) prompt(raw []byte, id int64) {
+	var req PromptRequest
+	if !h.decodeRequest(raw, id, TypePrompt, &req) {
+		return
+	}
+	e := h.lookup(req.ID, req.Session)
+	if e == nil {
+		return
+	}
+	if e.cloning {
+		e.held = append(e.held, raw)
+		return
+	}
+	input, err := requiredInput(req.Input)
+	if err != nil {
+		h.replyErr(req.ID, err)
+		return
+	}
+	ctx, done := h.track(req.ID)
+	po := loop.PromptOptions{OmitConstraintInput: req.OmitResponseConstraintInput}
+	if len(req.ResponseConstraint) > 0 && !bytes.Equal(req.ResponseConstraint, []byte("null")) {
+		po.ResponseConstraint = req.ResponseConstraint
+	}
+	if req.Stream {
+		key, id := req.Session, req.ID
+		po.OnChunk = func(c loop.Chunk) {
+			h.write(&Event{Type: TypeChunk, Session: key, ID: id, Detail: chunkDetail(c)})
+		}
+	}
+	s := e.s
+	s.PromptAsync(ctx, input, po, func(r loop.Result, err error) {
+		done()
+		if err != nil {
+			h.replyErr(req.ID, err)
+			return
+		}
+		h.replyValue(req.ID, &PromptResult{Text: r.Text, Calls: callsJSON(r.Calls), ContextUsage: s.ContextUsage()})
+	})
+}
+
+func (h *Handler) appendInput(raw []byte, id int64) {
+	var req InputRequest
+	if !h.decodeRequest(raw, id, TypeAppend, &req) {
+		return
+	}
+	e := h.lookup(req.ID, req.Session)
+	if e == nil {
+		return
+	}
+	if e.cloning {
+		e.held = append(e.held, raw)
+		return
+	}
+	input, err := requiredInput(req.Input)
+	if err != nil {
+		h.replyErr(req.ID, err)
+		return
+	}
+	ctx, done := h.track(req.ID)
+	s := e.s
+	s.AppendAsync(ctx, input, func(err error) {
+		done()
+		if err != nil {
+			h.replyErr(req.ID, err)
+			return
+		}
+		h.replyValue(req.ID, info(s, false))
+	})
+}
+
+func (h *Handler) measure(raw []byte, id int64) {
+	var req InputRequest
+	if !h.decodeRequest(raw, id, TypeMeasure, &req) {
+		return
+	}
+	e := h.lookup(req.ID, req.Session)
+	if e == nil {
+		return
+	}
+	input, err := requiredInput(req.Input)
+	if err != nil {
+		h.replyErr(req.ID, err)
+		return
+	}
+	n, err := e.s.MeasureContextUsage(input)
+	if err != nil {
+		h.replyErr(req.ID, err)
+		return
+	}
+	h.reply(req.ID, []byte(fmt.Sprint(n)), nil)
+}
+
+// requiredInput decodes a prompt's input, which the page must give.
+func requiredInput(raw []byte) (any, error) {
+	if len(raw) == 0 {
+		return nil, session.Errorf(session.KindType, session.ErrBadMessage, "the input is missing")
+	}
+	return session.DecodeJSON(raw)
+}
+
+func (h *Handler) destroy(raw []byte, id int64) {
+	var req SessionRequest
+	if !h.decodeRequest(raw, id, TypeDestroy, &req) {
+		return
+	}
+	e := h.sessions[req.Session]
+	if e == nil {
+		h.reply(req.ID, nil, nil) // destroying twice is not an error
+		return
+	}
+	e.s.Destroy()
+	for _, held := range e.held {
+		var env envelope
+		_ = decode(held, &env)
+		h.replyErr(env.ID, session.Errorf(session.KindAbort, session.ErrDestroyed, ""))
+	}
+	e.held = nil
+	h.mu.Lock()
+	delete(h.sessions, req.Session)
+	h.mu.Unlock()
+	h.reply(req.ID, nil, nil)
+}
+
+// Query answers history and usage synchronously, for the page's synchronous getters
+// (session.history, session.contextUsage): both read the session's published snapshot,
+// so they need no turn in the queue and never block. It is safe from any goroutine.
+func (h *Handler) Query(raw []byte) (out []byte) {
+	defer func() {
+		if r := recover(); r != nil {
+			out = marshal(&Reply{Type: TypeReply, Error: internalError(r)})
+		}
+	}()
+	return marshal(h.query(raw))
+}
+
+func (h *Handler) query(raw []byte) *Reply {
+	var req SessionRequest
+	if err := decode(raw, &req); err != nil {
+		return &Reply{Type: TypeReply, Error: protocolError(session.KindType, "malformed query: %v", err)}
+	}
+	r := &Reply{Type: TypeReply, ID: req.ID}
+	h.mu.Lock()
+	e := h.sessions[req.Session]
+	h.mu.Unlock()
+	switch {
+	case req.Type != TypeHistory && req.Type != TypeUsage:
+		r.Error = protocolError(session.KindType, "cannot query %q", req.Type)
+	case e == nil:
+		r.Error = errUnknownSession(req.Session)
+	case req.Type == TypeHistory:
+		r.OK, r.Value = true, e.s.History()
+	default:
+		r.OK, r.Value = true, marshal(info(e.s, false))
+	}
+	return r
+}
+
+func marshal(m marshaler) []byte {
+	b, _ := m.MarshalJSON() // wire types hold only valid raw JSON
+	return b
+}
+
+// abort cancels a request. An abort for a request that has already been answered (the
+// page aborted as the reply crossed it) finds nothing and is dropped on purpose.
+func (h *Handler) abort(raw []byte, id int64) {
+	var m AbortMessage
+	if !h.decodeRequest(raw, id, TypeAbort, &m) {
+		return
+	}
+	h.mu.Lock()
+	cancel := h.inflight[m.Target]
+	h.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// toolReturn delivers the page's answer to a tool-execute or tool-approve. One for a call
+// no longer awaited (aborted, destroyed, answered twice) is dropped on purpose.
+func (h *Handler) toolReturn(raw []byte, id int64) {
+	var m ToolReturn
+	if !h.decodeRequest(raw, id, TypeToolReturn, &m) {
+		return
+	}
+	h.callsMu.Lock()
+	pc := h.calls[m.ID]
+	delete(h.calls, m.ID)
+	h.callsMu.Unlock()
+	if pc != nil {
+		pc.done <- m
+	}
+}
+
+// toolProgress passes a running tool's progress to the loop; late ones are dropped.
+func (h *Handler) toolProgress(raw []byte, id int64) {
+	var m ToolProgress
+	if !h.decodeRequest(raw, id, TypeToolProgress, &m) {
+		return
+	}
+	h.callsMu.Lock()
+	pc := h.calls[m.ID]
+	h.callsMu.Unlock()
+	if pc != nil && pc.progress != nil {
+		v := m.Value
+		if len(v) == 0 {
+			v = []byte("null")
+		}
+		pc.progress(v)
+	}
+}
+
+// Connect runs fn under the write lock, so that a host can switch where messages go
+// (from a buffer to the page) without a write slipping in between.
+func (h *Handler) Connect(fn func()) {
+	h.writeMu.Lock()
+	defer h.writeMu.Unlock()
+	defer func() { _ = recover() }()
+	fn()
+}

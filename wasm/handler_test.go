@@ -1,0 +1,407 @@
+package wasm
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+const weatherTool = `{"name":"weather","description":"Weather in a city","inputSchema":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]},"hasExecute":true,"execute":7}`
+
+func TestHandler_Hello(t *testing.T) {
+	p := newPage(t)
+	require.Equal(t, map[string]any{"version": json1}, p.ok("hello", `"version":1`))
+	e := p.fails("hello", `"version":2`, "NotSupportedError")
+	require.Contains(t, e["message"], "the page speaks protocol 2 and the module 1")
+}
+
+var json1 = jsonNumber("1")
+
+func TestHandler_Lifecycle(t *testing.T) {
+	p := newPage(t)
+	info := p.ok("create", `"session":1,"options":{`+script(`{"text":"one"}`, `{"chunks":["t","wo"]}`, `{"text":"three"}`)+`}`).(map[string]any)
+	require.Equal(t, "none", info["mode"])
+	require.Equal(t, jsonNumber("32768"), info["contextWindow"])
+
+	r := p.ok("prompt", `"session":1,"input":"hi"`).(map[string]any)
+	require.Equal(t, "one", r["text"])
+	require.Nil(t, r["calls"])
+
+	p.ok("append", `"session":1,"input":[{"role":"user","content":"more"}]`)
+	n := p.ok("measure", `"session":1,"input":"abcdefgh"`)
+	require.Equal(t, jsonNumber("6"), n) // 4 per message + 8 bytes / 4
+
+	// Clone, then the clone and the original answer from the same (shared) script.
+	p.ok("clone", `"session":1,"clone":2`)
+	require.Equal(t, "two", p.ok("prompt", `"session":2,"input":"x"`).(map[string]any)["text"])
+	hist := p.ok("history", `"session":2`).([]any)
+	require.Len(t, hist, 5) // hi, one, more, x, two
+	require.Len(t, p.ok("history", `"session":1`).([]any), 3)
+
+	// The synchronous query gives the same.
+	q := decodeMsg(t, p.h.Query([]byte(`{"type":"history","id":0,"session":2}`)))
+	require.Equal(t, compact(t, hist), compact(t, q["value"]))
+
+	p.ok("destroy", `"session":1`)
+	p.ok("destroy", `"session":1`) // twice is fine
+	p.fails("prompt", `"session":1,"input":"x"`, "InvalidStateError")
+	p.fails("append", `"session":1,"input":"x"`, "InvalidStateError")
+	require.Equal(t, "three", p.ok("prompt", `"session":2,"input":"y"`).(map[string]any)["text"])
+}
+
+func TestHandler_ClosedLoop(t *testing.T) {
+	p := newPage(t)
+	p.tools[7] = func(p *fakePage, m msg) (any, string) {
+		args := m["call"].(map[string]any)["arguments"].(map[string]any)
+		p.send(fmt.Sprintf(`{"type":"tool-progress","id":%d,"value":{"pct":50}}`, num(m["id"])))
+		return "sunny in " + args["city"].(string), ""
+	}
+	p.ok("create", `"session":1,"options":{"tools":[`+weatherTool+`],`+
+		script(`{"calls":[{"name":"weather","arguments":{"city":"Oslo"}}]}`, `{"text":"It is sunny."}`)+`}`)
+	r := p.ok("prompt", `"session":1,"input":"weather?"`).(map[string]any)
+	require.Equal(t, "It is sunny.", r["text"])
+
+	var kinds []string
+	for _, m := range p.drain() {
+		kinds = append(kinds, m["type"].(string))
+	}
+	require.Equal(t, []string{"toolcall", "tool-execute", "toolprogress", "toolresult"}, kinds)
+	res := p.logged("toolresult")[0]["detail"].(map[string]any)["result"]
+	require.Equal(t, `{"callID":"call_1","callId":"call_1","name":"weather","result":[{"type":"text","value":"sunny in Oslo"}]}`, compact(t, res))
+	prog := p.logged("toolprogress")[0]["detail"].(map[string]any)
+	require.Equal(t, `{"pct":50}`, compact(t, prog["value"]))
+}
+
+func TestHandler_ToolReturns(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		value  any
+		errMsg string
+		want   string
+	}{
+		{"string", "ok", "", `"result":[{"type":"text","value":"ok"}]`},
+		{"object", map[string]any{"b": 1, "a": 2}, "", `"result":[{"type":"object","value":{"a":2,"b":1}}]`},
+		{"parts", []any{map[string]any{"type": "text", "value": "p"}}, "", `"result":[{"type":"text","value":"p"}]`},
+		{"array", []any{1, 2}, "", `"result":[{"type":"object","value":[1,2]}]`},
+		{"undefined", nil, "", `"result":[{"type":"object","value":null}]`},
+		{"throws", nil, "boom", `"errorMessage":"boom"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newPage(t)
+			p.tools[7] = func(*fakePage, msg) (any, string) { return tc.value, tc.errMsg }
+			p.ok("create", `"session":1,"options":{"tools":[`+weatherTool+`],`+
+				script(`{"calls":[{"name":"weather","arguments":{"city":"Oslo"}}]}`, `{"text":"done"}`)+`}`)
+			p.ok("prompt", `"session":1,"input":"go"`)
+			hist := compact(t, p.ok("history", `"session":1`))
+			require.Contains(t, hist, tc.want)
+		})
+	}
+}
+
+func TestHandler_InvalidArgumentsNeverReachThePage(t *testing.T) {
+	p := newPage(t)
+	p.ok("create", `"session":1,"options":{"tools":[`+weatherTool+`],`+
+		script(`{"calls":[{"name":"weather","arguments":{"town":"Oslo"}}]}`, `{"text":"sorry"}`)+`}`)
+	p.ok("prompt", `"session":1,"input":"go"`)
+	require.Empty(t, p.logged("tool-execute"))
+	require.Contains(t, compact(t, p.ok("history", `"session":1`)), `"errorMessage":"invalid arguments for tool weather`)
+}
+
+func TestHandler_Approve(t *testing.T) {
+	for _, tc := range []struct {
+		answer any
+		want   string
+	}{
+		{true, `"value":"ran"`},
+		{false, `"errorMessage":"the user declined this tool call"`},
+		{"not today", `"errorMessage":"the user declined this tool call: not today"`},
+	} {
+		t.Run(fmt.Sprint(tc.answer), func(t *testing.T) {
+			p := newPage(t)
+			p.tools[7] = func(*fakePage, msg) (any, string) { return "ran", "" }
+			p.approve = func(m msg) any {
+				require.Equal(t, "weather", m["tool"])
+				require.Equal(t, json1, m["fn"])
+				return tc.answer
+			}
+			p.ok("create", `"session":1,"options":{"tools":[`+weatherTool+`],"toolUseConfig":{"approve":1},`+
+				script(`{"calls":[{"name":"weather","arguments":{"city":"Oslo"}}]}`, `{"text":"ok"}`)+`}`)
+			p.ok("prompt", `"session":1,"input":"go"`)
+			require.Contains(t, compact(t, p.ok("history", `"session":1`)), tc.want)
+		})
+	}
+}
+
+func TestHandler_OpenLoop(t *testing.T) {
+	p := newPage(t)
+	tool := `{"name":"weather","description":"Weather","inputSchema":{"type":"object"}}`
+	info := p.ok("create", `"session":1,"options":{"expectedOutputs":[{"type":"text"},{"type":"tool-call"}],"tools":[`+tool+`],`+
+		script(`{"text":"Checking.","calls":[{"callID":"c1","name":"weather","arguments":{"city":"Oslo"}}]}`, `{"text":"Sunny."}`)+`}`).(map[string]any)
+	require.Equal(t, "open", info["mode"])
+
+	id := p.request("prompt", `"session":1,"input":"weather?","stream":true`)
+	r := p.wait(id)["value"].(map[string]any)
+	require.Equal(t, "Checking.", r["text"])
+	require.Equal(t, `[{"arguments":{"city":"Oslo"},"callID":"c1","callId":"c1","name":"weather"}]`, compact(t, r["calls"]))
+	chunks := p.drain()
+	require.Len(t, chunks, 2)
+	require.Equal(t, "Checking.", chunks[0]["detail"])
+	require.Equal(t, "tool-call", chunks[1]["detail"].(map[string]any)["type"])
+	require.Equal(t, id, num(chunks[1]["id"]))
+
+	r = p.ok("prompt", `"session":1,"input":[{"role":"tool-result","content":[{"type":"tool-result","value":{"callID":"c1","name":"weather","result":"sunny"}}]}]`).(map[string]any)
+	require.Equal(t, "Sunny.", r["text"])
+}
+
+func TestHandler_QueueOrder(t *testing.T) {
+	p := newPage(t)
+	p.ok("create", `"session":1,"options":{`+script(`{"text":"1"}`, `{"text":"2"}`, `{"text":"3"}`)+`}`)
+	a := p.request("prompt", `"session":1,"input":"a"`)
+	b := p.request("append", `"session":1,"input":"b"`)
+	c := p.request("prompt", `"session":1,"input":"c"`)
+	d := p.request("clone", `"session":1,"clone":2`)
+	e := p.request("prompt", `"session":1,"input":"e"`)
+	f := p.request("prompt", `"session":2,"input":"f"`)
+	require.Equal(t, "1", p.wait(a)["value"].(map[string]any)["text"])
+	require.Nil(t, p.wait(b)["error"])
+	require.Equal(t, "2", p.wait(c)["value"].(map[string]any)["text"])
+	require.Nil(t, p.wait(d)["error"])
+	require.Equal(t, "3", p.wait(e)["value"].(map[string]any)["text"])
+	require.Equal(t, "InvalidStateError", p.wait(f)["error"].(map[string]any)["name"], "2 did not exist when f was sent")
+	require.Len(t, p.ok("history", `"session":2`).([]any), 5) // a 1 b c 2
+}
+
+func TestHandler_Abort(t *testing.T) {
+	p := newPage(t)
+	p.ok("create", `"session":1,"options":{`+script(`{"chunks":["par"],"hang":true}`, `{"text":"after"}`)+`}`)
+	id := p.request("prompt", `"session":1,"input":"a","stream":true`)
+	next := p.request("prompt", `"session":1,"input":"b"`)
+	p.drain()
+	p.send(fmt.Sprintf(`{"type":"abort","target":%d}`, id))
+	e := p.wait(id)["error"].(map[string]any)
+	require.Equal(t, "AbortError", e["name"])
+	require.Equal(t, `[{"content":[{"type":"text","value":"a"}],"role":"user"}]`, compact(t, e["fields"].(map[string]any)["transcript"]))
+	require.Equal(t, "after", p.wait(next)["value"].(map[string]any)["text"])
+	require.Len(t, p.ok("history", `"session":1`).([]any), 2, "the aborted prompt left no trace")
+	p.send(fmt.Sprintf(`{"type":"abort","target":%d}`, id)) // late: dropped
+	p.ok("hello", `"version":1`)
+}
+
+func TestHandler_AbortRunningTool(t *testing.T) {
+	p := newPage(t) // no tool function: the call stays unanswered
+	p.ok("create", `"session":1,"options":{"tools":[`+weatherTool+`],`+
+		script(`{"calls":[{"name":"weather","arguments":{"city":"Oslo"}}]}`, `{"text":"x"}`)+`}`)
+	id := p.request("prompt", `"session":1,"input":"go"`)
+	var exec msg
+	require.Eventually(t, func() bool {
+		p.drain()
+		if l := p.logged("tool-execute"); len(l) > 0 {
+			exec = l[0]
+		}
+		return exec != nil
+	}, 5*time.Second, 10*time.Millisecond)
+	p.send(fmt.Sprintf(`{"type":"abort","target":%d}`, id))
+	require.Equal(t, "AbortError", p.wait(id)["error"].(map[string]any)["name"])
+	require.Eventually(t, func() bool { p.drain(); return len(p.logged("tool-abort")) == 1 }, 5*time.Second, 10*time.Millisecond)
+	require.Equal(t, num(exec["id"]), num(p.logged("tool-abort")[0]["id"]))
+	p.toolReturn(num(exec["id"]), "too late", "") // dropped
+	p.ok("hello", `"version":1`)
+}
+
+func TestHandler_DestroyMidLoop(t *testing.T) {
+	p := newPage(t)
+	p.ok("create", `"session":1,"options":{"tools":[`+weatherTool+`],`+
+		script(`{"calls":[{"name":"weather","arguments":{"city":"Oslo"}}]}`, `{"text":"x"}`)+`}`)
+	id := p.request("prompt", `"session":1,"input":"go"`)
+	queued := p.request("prompt", `"session":1,"input":"later"`)
+	require.Eventually(t, func() bool { p.drain(); return len(p.logged("tool-execute")) == 1 }, 5*time.Second, 10*time.Millisecond)
+	p.ok("destroy", `"session":1`)
+	require.Equal(t, "AbortError", p.wait(id)["error"].(map[string]any)["name"])
+	require.Contains(t, []any{"AbortError", "InvalidStateError"}, p.wait(queued)["error"].(map[string]any)["name"])
+	require.Eventually(t, func() bool { p.drain(); return len(p.logged("tool-abort")) == 1 }, 5*time.Second, 10*time.Millisecond)
+}
+
+func TestHandler_CloneWaitsForTools(t *testing.T) {
+	p := newPage(t)
+	p.ok("create", `"session":1,"options":{"tools":[`+weatherTool+`],`+
+		script(`{"calls":[{"name":"weather","arguments":{"city":"Oslo"}}]}`, `{"text":"sunny"}`, `{"text":"after"}`)+`}`)
+	first := p.request("prompt", `"session":1,"input":"go"`)
+	clone := p.request("clone", `"session":1,"clone":2`)
+	held := p.request("prompt", `"session":1,"input":"next"`)
+	require.Eventually(t, func() bool { p.drain(); return len(p.logged("tool-execute")) == 1 }, 5*time.Second, 10*time.Millisecond)
+	p.toolReturn(num(p.logged("tool-execute")[0]["id"]), "sunny", "")
+	require.Equal(t, "sunny", p.wait(first)["value"].(map[string]any)["text"])
+	require.Equal(t, "closed", p.wait(clone)["value"].(map[string]any)["mode"])
+	require.Equal(t, "after", p.wait(held)["value"].(map[string]any)["text"])
+	require.Len(t, p.ok("history", `"session":2`).([]any), 4) // go, call, result, sunny
+
+	// The clone's tool calls are its own: reported under its key.
+	p.tools[7] = func(*fakePage, msg) (any, string) { return "rain", "" }
+	p.ok("create", `"session":3,"options":{"tools":[`+weatherTool+`],`+
+		script(`{"calls":[{"name":"weather","arguments":{"city":"Rome"}}]}`, `{"text":"r"}`)+`}`)
+	p.ok("clone", `"session":3,"clone":4`)
+	p.ok("prompt", `"session":4,"input":"go"`)
+	p.drain()
+	calls := p.logged("toolcall")
+	require.Equal(t, int64(4), num(calls[len(calls)-1]["session"]))
+}
+
+func TestHandler_Errors(t *testing.T) {
+	bad := `{"name":"","description":"d","inputSchema":{"type":"object"},"hasExecute":true,"execute":1}`
+	for _, tc := range []struct {
+		name, create, prompt, want, message string
+	}{
+		{"bad tool", `"tools":[` + bad + `]`, "", "TypeError", "invalid tool declaration: tool 0: name must be a non-empty string"},
+		{"tool without execute", `"tools":[{"name":"a","description":"d","inputSchema":{"type":"object"}}]`, "", "TypeError", `tools without execute need {type: "tool-call"} in expectedOutputs: tool "a" has no execute`},
+		{"unsupported schema", `"tools":[{"name":"a","description":"d","inputSchema":{"type":"object","unevaluatedProperties":false},"hasExecute":true}]`, "", "NotSupportedError", ""},
+		{"backend", `"backend":{"kind":"openai"}`, "", "NotSupportedError", `invalid backend: backend "openai" arrives with issue 4`},
+		{"backend type", `"backend":{"kind":7}`, "", "TypeError", ""},
+		{"onLimit", `"toolUseConfig":{"onLimit":"later"}`, "", "TypeError", `invalid option: toolUseConfig.onLimit must be "error" or "answer", not "later"`},
+		{"expected input", `"expectedInputs":[{"type":"smell"}]`, "", "TypeError", `invalid option: expectedInputs: unknown type "smell"`},
+		{"initial prompts", `"initialPrompts":[{"role":"wizard","content":"x"}]`, "", "TypeError", `unknown role: message 0: "wizard"`},
+		{"system not first", "", `[{"role":"user","content":"a"},{"role":"system","content":"b"}]`, "TypeError", "a system message may only be the first message of the session: message 1"},
+		{"model error", script(`{"error":{"name":"NetworkError","message":"down"}}`), `"x"`, "NetworkError", "the model failed: down"},
+		{"exhausted", script(), `"x"`, "OperationError", "the model failed: scripted model: the script has no more turns"},
+		{"image not expected", "", `[{"role":"user","content":[{"type":"image","value":"x"}]}]`, "NotSupportedError", "content type not declared in expectedInputs: message 0 part 0: image"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newPage(t)
+			var e msg
+			if tc.prompt == "" {
+				e = p.fails("create", `"session":1,"options":{`+tc.create+`}`, tc.want)
+			} else {
+				p.ok("create", `"session":1,"options":{`+tc.create+`}`)
+				e = p.fails("prompt", `"session":1,"input":`+tc.prompt, tc.want)
+			}
+			if tc.message != "" {
+				require.Equal(t, tc.message, e["message"])
+			}
+		})
+	}
+}
+
+func TestHandler_QuotaExceeded(t *testing.T) {
+	p := newPage(t)
+	p.ok("create", `"session":1,"options":{"backend":{"kind":"scripted","turns":[],"window":20}}`)
+	e := p.fails("prompt", `"session":1,"input":"`+strings.Repeat("x", 200)+`"`, "QuotaExceededError")
+	f := e["fields"].(map[string]any)
+	require.Equal(t, jsonNumber("20"), f["quota"])
+	require.Equal(t, jsonNumber("54"), f["requested"])
+	require.Equal(t, `[{"content":[{"type":"text","value":"`+strings.Repeat("x", 200)+`"}],"role":"user"}]`, compact(t, f["transcript"]))
+}
+
+func TestHandler_ToolLimit(t *testing.T) {
+	p := newPage(t)
+	p.tools[7] = func(*fakePage, msg) (any, string) { return "x", "" }
+	call := `{"calls":[{"name":"weather","arguments":{"city":"A"}},{"name":"weather","arguments":{"city":"B"}}]}`
+	p.ok("create", `"session":1,"options":{"tools":[`+weatherTool+`],"toolUseConfig":{"maxToolCalls":1},`+script(call)+`}`)
+	e := p.fails("prompt", `"session":1,"input":"go"`, "OperationError")
+	require.Equal(t, "tool call limit reached: maxToolCalls is 1 and the model asked for call 2 (weather)", e["message"])
+	require.Len(t, e["fields"].(map[string]any)["transcript"], 3) // go, two calls
+	require.Empty(t, p.ok("history", `"session":1`))
+
+	p.ok("create", `"session":2,"options":{"tools":[`+weatherTool+`],"toolUseConfig":{"maxToolCalls":1,"onLimit":"answer"},`+script(call, `{"text":"final"}`)+`}`)
+	require.Equal(t, "final", p.ok("prompt", `"session":2,"input":"go"`).(map[string]any)["text"])
+	require.Contains(t, compact(t, p.ok("history", `"session":2`)), "not run: the limit of 1 tool calls")
+}
+
+func TestHandler_Availability(t *testing.T) {
+	p := newPage(t)
+	require.Equal(t, "available", p.ok("availability", `"options":{}`))
+	require.Equal(t, "unavailable", p.ok("availability", `"options":{"backend":{"kind":"browser"}}`))
+	require.Equal(t, "unavailable", p.ok("availability", `"options":{"expectedOutputs":[{"type":"audio"}]}`))
+}
+
+func TestHandler_DefaultModel(t *testing.T) {
+	p := newPage(t)
+	p.ok("create", `"session":1,"options":{}`)
+	r := p.ok("prompt", `"session":1,"input":"hello"`).(map[string]any)
+	require.True(t, strings.HasPrefix(r["text"].(string), "You said: hello"))
+}
+
+// TestHandler_Malformed sends what no page using js/ would send, and requires an error
+// reply (with the request's id when it could be read) and a handler that still works.
+func TestHandler_Malformed(t *testing.T) {
+	for _, tc := range []struct {
+		name, raw string
+		id        int64
+		want      string
+	}{
+		{"not JSON", `hello`, 0, "TypeError"},
+		{"empty", ``, 0, "TypeError"},
+		{"null", `null`, 0, "TypeError"},
+		{"array", `[1,2]`, 0, "TypeError"},
+		{"trailing", `{"type":"hello","id":1,"version":1} x`, 0, "TypeError"},
+		{"type not a string", `{"type":5,"id":3}`, 0, "TypeError"},
+		{"unknown type", `{"type":"dance","id":3}`, 3, "TypeError"},
+		{"missing type", `{"id":3}`, 3, "TypeError"},
+		{"huge id", `{"type":"hello","id":1e400,"version":1}`, 0, "TypeError"},
+		{"id too big", `{"type":"hello","id":99999999999999999999,"version":1}`, 0, "TypeError"},
+		{"fractional id", `{"type":"hello","id":1.5,"version":1}`, 0, "TypeError"},
+		{"string id", `{"type":"hello","id":"1","version":1}`, 0, "TypeError"},
+		{"unknown session", `{"type":"prompt","id":4,"session":99,"input":"x"}`, 4, "InvalidStateError"},
+		{"no session", `{"type":"prompt","id":4,"input":"x"}`, 4, "InvalidStateError"},
+		{"session key wrong type", `{"type":"create","id":5,"session":"one","options":{}}`, 5, "TypeError"},
+		{"session key zero", `{"type":"create","id":5,"options":{}}`, 5, "TypeError"},
+		{"options wrong type", `{"type":"create","id":5,"session":3,"options":[]}`, 5, "TypeError"},
+		{"maxToolCalls wrong type", `{"type":"create","id":5,"session":3,"options":{"toolUseConfig":{"maxToolCalls":"many"}}}`, 5, "TypeError"},
+		{"maxToolCalls negative", `{"type":"create","id":5,"session":3,"options":{"toolUseConfig":{"maxToolCalls":-1}}}`, 5, "TypeError"},
+		{"tools not an array", `{"type":"create","id":5,"session":3,"options":{"tools":{"name":"x"}}}`, 5, "TypeError"},
+		{"missing input", `{"type":"prompt","id":6,"session":1}`, 6, "TypeError"},
+		{"input number", `{"type":"prompt","id":6,"session":1,"input":5}`, 6, "TypeError"},
+		{"input bad JSON", `{"type":"prompt","id":6,"session":1,"input":{"a":}}`, 0, "TypeError"},
+		{"duplicate key", `{"type":"create","id":7,"session":1,"options":{}}`, 7, "TypeError"},
+		{"clone to itself", `{"type":"clone","id":8,"session":1,"clone":1}`, 8, "TypeError"},
+		{"bad version", `{"type":"hello","id":9,"version":"one"}`, 9, "TypeError"},
+		{"abort bad target", `{"type":"abort","target":"x"}`, 0, "TypeError"},
+		{"tool-return bad error", `{"type":"tool-return","id":1,"error":"x"}`, 0, "TypeError"},
+		{"query type", `{"type":"usage","id":10,"session":1}`, 10, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newPage(t)
+			p.ok("create", `"session":1,"options":{}`)
+			p.send(tc.raw)
+			r := p.wait(tc.id)
+			if tc.want == "" {
+				require.Nil(t, r["error"])
+			} else {
+				require.Equal(t, tc.want, r["error"].(map[string]any)["name"], "%v", r)
+			}
+			p.ok("hello", `"version":1`)
+			require.Contains(t, p.ok("prompt", `"session":1,"input":"still here"`).(map[string]any)["text"], "still here")
+		})
+	}
+}
+
+// TestHandler_Dropped: late and stray notifications get no reply at all.
+func TestHandler_Dropped(t *testing.T) {
+	p := newPage(t)
+	for _, raw := range []string{
+		`{"type":"tool-return","id":12345,"value":1}`,
+		`{"type":"tool-progress","id":12345,"value":1}`,
+		`{"type":"abort","target":12345}`,
+	} {
+		p.send(raw)
+	}
+	p.ok("hello", `"version":1`)
+	require.Empty(t, p.replies)
+	require.Empty(t, p.drain())
+}
+
+func TestHandler_Query(t *testing.T) {
+	p := newPage(t)
+	p.ok("create", `"session":1,"options":{}`)
+	for raw, want := range map[string]string{
+		`{"type":"usage","session":1}`:          `{"type":"reply","id":0,"ok":true,"value":{"contextUsage":0,"contextWindow":32768}}`,
+		`{"type":"history","session":1}`:        `{"type":"reply","id":0,"ok":true,"value":[]}`,
+		`{"type":"history","session":2}`:        `{"type":"reply","id":0,"error":{"name":"InvalidStateError","message":"the session has been destroyed (session key 2)"}}`,
+		`{"type":"prompt","session":1}`:         `{"type":"reply","id":0,"error":{"name":"TypeError","message":"langmodel channel: cannot query \"prompt\""}}`,
+		`nonsense`:                              `{"type":"reply","id":0,"error":{"name":"TypeError","message":"langmodel channel: malformed query: parse error: syntax error near offset 0 of 'nonsense'"}}`,
+		`{"type":"usage","session":"1","id":1}`: `{"type":"reply","id":0,"error":{"name":"TypeError","message":"langmodel channel: malformed query: parse error: expected number near offset 29 of '1'"}}`,
+	} {
+		require.Equal(t, want, string(p.h.Query([]byte(raw))), raw)
+	}
+}

@@ -1,0 +1,198 @@
+package wasm
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// fakePage is the page side of the channel, in Go: it sends requests, answers
+// tool-execute and tool-approve from Go functions, and records everything else the
+// engine says (events, chunks, tool-aborts) in order.
+type fakePage struct {
+	t      *testing.T
+	h      *Handler
+	out    chan []byte
+	nextID int64
+
+	mu      sync.Mutex
+	log     []msg              // every message other than replies, in order
+	tools   map[int64]toolFunc // execute stash id → function
+	approve func(call msg) any // the answer to tool-approve
+	replies map[int64]msg      // replies read while waiting for another
+}
+
+// toolFunc answers a tool-execute: the value, or an error message when err != "".
+type toolFunc func(p *fakePage, m msg) (value any, err string)
+
+type msg map[string]any
+
+func newPage(t *testing.T) *fakePage {
+	p := &fakePage{t: t, out: make(chan []byte, 1<<16), tools: map[int64]toolFunc{}, replies: map[int64]msg{}}
+	p.h = NewHandler(func(b []byte) { p.out <- bytes.Clone(b) })
+	t.Cleanup(p.h.Close)
+	return p
+}
+
+// send writes one raw message.
+func (p *fakePage) send(raw string) { p.h.Receive([]byte(raw)) }
+
+// request sends {"type": typ, "id": n, ...fields} and returns n. fields is the inside
+// of a JSON object, possibly empty.
+func (p *fakePage) request(typ, fields string) int64 {
+	p.nextID++
+	if fields != "" {
+		fields = "," + fields
+	}
+	p.send(fmt.Sprintf(`{"type":%q,"id":%d%s}`, typ, p.nextID, fields))
+	return p.nextID
+}
+
+// call sends a request and waits for its reply.
+func (p *fakePage) call(typ, fields string) msg {
+	return p.wait(p.request(typ, fields))
+}
+
+// ok calls and requires success; it returns the value.
+func (p *fakePage) ok(typ, fields string) any {
+	r := p.call(typ, fields)
+	require.Nil(p.t, r["error"], "%s %s", typ, fields)
+	return r["value"]
+}
+
+// fails calls and requires an error named name; it returns the error.
+func (p *fakePage) fails(typ, fields, name string) msg {
+	r := p.call(typ, fields)
+	e, _ := r["error"].(map[string]any)
+	require.NotNil(p.t, e, "%s %s: want %s, got %v", typ, fields, name, r)
+	require.Equal(p.t, name, e["name"], "%v", e["message"])
+	return e
+}
+
+// wait reads messages until the reply to id, acting on engine calls meanwhile.
+func (p *fakePage) wait(id int64) msg {
+	p.t.Helper()
+	if r, ok := p.replies[id]; ok {
+		delete(p.replies, id)
+		return r
+	}
+	timeout := time.After(10 * time.Second)
+	for {
+		select {
+		case b := <-p.out:
+			m := decodeMsg(p.t, b)
+			if m["type"] == TypeReply {
+				rid := num(m["id"])
+				if rid == id {
+					return m
+				}
+				p.replies[rid] = m
+				continue
+			}
+			p.act(m)
+		case <-timeout:
+			p.t.Fatalf("no reply to request %d; log: %v", id, p.log)
+		}
+	}
+}
+
+// drain reads what is queued for a moment, acting on it, and returns the log.
+func (p *fakePage) drain() []msg {
+	for {
+		select {
+		case b := <-p.out:
+			m := decodeMsg(p.t, b)
+			if m["type"] == TypeReply {
+				p.replies[num(m["id"])] = m
+				continue
+			}
+			p.act(m)
+		case <-time.After(50 * time.Millisecond):
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			return append([]msg(nil), p.log...)
+		}
+	}
+}
+
+func (p *fakePage) act(m msg) {
+	p.mu.Lock()
+	p.log = append(p.log, m)
+	p.mu.Unlock()
+	switch m["type"] {
+	case TypeToolExecute:
+		f := p.tools[num(m["fn"])]
+		if f == nil {
+			return // the test answers by hand
+		}
+		go func() {
+			v, errMsg := f(p, m)
+			p.toolReturn(num(m["id"]), v, errMsg)
+		}()
+	case TypeToolApprove:
+		if p.approve != nil {
+			p.toolReturn(num(m["id"]), p.approve(m), "")
+		}
+	}
+}
+
+func (p *fakePage) toolReturn(id int64, v any, errMsg string) {
+	if errMsg != "" {
+		p.send(fmt.Sprintf(`{"type":"tool-return","id":%d,"error":{"message":%s}}`, id, jsonString(errMsg)))
+		return
+	}
+	b, err := json.Marshal(v)
+	require.NoError(p.t, err)
+	p.send(fmt.Sprintf(`{"type":"tool-return","id":%d,"value":%s}`, id, b))
+}
+
+// logged returns the logged messages of type typ.
+func (p *fakePage) logged(typ string) []msg {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []msg
+	for _, m := range p.log {
+		if m["type"] == typ {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func decodeMsg(t *testing.T, b []byte) msg {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var m msg
+	require.NoError(t, d.Decode(&m), "engine wrote invalid JSON: %s", b)
+	return m
+}
+
+func num(v any) int64 {
+	n, _ := v.(json.Number).Int64()
+	return n
+}
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// compact re-encodes a decoded value, for comparisons against JSON text.
+func compact(t *testing.T, v any) string {
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	return string(b)
+}
+
+// script returns the backend option for a scripted model playing turns (JSON objects).
+func script(turns ...string) string {
+	return `"backend":{"kind":"scripted","turns":[` + strings.Join(turns, ",") + `]}`
+}
+
+func jsonNumber(s string) json.Number { return json.Number(s) }

@@ -1,0 +1,282 @@
+// The channel between js/language-model.js and the engine. It is written down twice, here
+// and in js/protocol.js, under this same paragraph; change both together.
+//
+// Every message is one JSON object with a literal kebab-case "type". The page numbers its
+// requests ("id" ≥ 1) and the engine answers each with exactly one "reply" carrying the
+// same id: {id, ok: true, value} or {id, error: {name, message, fields}}. The engine
+// numbers its own calls to the page (tool-execute, tool-approve) in a separate id space,
+// and the page answers each with one "tool-return". Notifications (abort, tool-progress,
+// tool-abort, events, chunks) have no reply. The first request is "hello", whose reply
+// carries the protocol version; a mismatch rejects install(). Functions never cross:
+// execute and approve stay in a JS stash and travel as integer ids (-1 for none).
+//
+// Requests carry the page's session key. A late message for a destroyed key (a
+// tool-return, a tool-progress, an abort racing a reply) is dropped on purpose: the page
+// has already rejected everything of that session, and answering would only race it.
+// A request for a destroyed key is answered with InvalidStateError.
+
+package wasm
+
+import "encoding/json"
+
+//go:generate sh -c "go run github.com/mailru/easyjson/easyjson@v0.9.2 -output_filename protocol_easyjson.go protocol.go && sed -i -e '/easyjson \"github.com\\/mailru\\/easyjson\"$/d' -e '/_ easyjson.Marshaler$/d' -e 's,jwriter \"github.com/mailru/easyjson/jwriter\",jwriter \"langmodel/wasm/internal/jsonw\",' protocol_easyjson.go"
+//go:generate go run ./internal/trimjson -in envelope,HelloRequest,CreateRequest,CreateOptions,ToolUseConfig,PromptRequest,InputRequest,CloneRequest,AbortMessage,ToolReturn,ToolProgress -out Reply,PageCall,Event,SessionInfo,PromptResult protocol_easyjson.go
+
+// ProtocolVersion is exchanged by hello. Bump it whenever a message changes shape.
+const ProtocolVersion = 1
+
+// Message types, page → engine.
+const (
+	TypeHello        = "hello"
+	TypeCreate       = "create"
+	TypeAvailability = "availability"
+	TypePrompt       = "prompt"
+	TypeAppend       = "append"
+	TypeMeasure      = "measure"
+	TypeClone        = "clone"
+	TypeDestroy      = "destroy"
+	TypeHistory      = "history"
+	TypeUsage        = "usage"
+	TypeAbort        = "abort"
+	TypeToolReturn   = "tool-return"
+	TypeToolProgress = "tool-progress"
+)
+
+// Message types, engine → page.
+const (
+	TypeReply       = "reply"
+	TypeToolExecute = "tool-execute"
+	TypeToolApprove = "tool-approve"
+	TypeToolAbort   = "tool-abort"
+	TypeChunk       = "chunk"
+	// Session events use the event's own name as type: toolcall, toolprogress,
+	// toolresult, contextoverflow (loop.EventType).
+)
+
+// envelope is what every message is read as first: its type and id.
+//
+//easyjson:json
+type envelope struct {
+	Type string `json:"type"`
+	ID   int64  `json:"id"`
+}
+
+// HelloRequest opens the channel. Reply value: {"version": ProtocolVersion}.
+//
+//easyjson:json
+type HelloRequest struct {
+	Type    string `json:"type"`
+	ID      int64  `json:"id"`
+	Version int    `json:"version"`
+}
+
+// CreateRequest creates a session under the page's key Session. Reply value: SessionInfo.
+//
+//easyjson:json
+type CreateRequest struct {
+	Type    string        `json:"type"`
+	ID      int64         `json:"id"`
+	Session int64         `json:"session"`
+	Options CreateOptions `json:"options"`
+}
+
+// AvailabilityRequest asks whether create(options) could succeed. It is a CreateRequest
+// without a session (an alias: one decoder for both, for the size budget). Reply value:
+// "available" or "unavailable".
+type AvailabilityRequest = CreateRequest
+
+// CreateOptions are create()'s options as data. Free-form pieces stay raw JSON and go
+// to the engine as it expects them.
+//
+//easyjson:json
+type CreateOptions struct {
+	// Backend is {kind, ...}; absent means the default scripted demo model.
+	Backend        json.RawMessage `json:"backend,omitempty"`
+	InitialPrompts json.RawMessage `json:"initialPrompts,omitempty"`
+	// ExpectedInputs and ExpectedOutputs are [{type, languages}].
+	ExpectedInputs  json.RawMessage `json:"expectedInputs,omitempty"`
+	ExpectedOutputs json.RawMessage `json:"expectedOutputs,omitempty"`
+	// Tools are the declarations with execute replaced by hasExecute and an integer
+	// execute id: [{name, description, inputSchema, annotations, hasExecute, execute}].
+	Tools         json.RawMessage `json:"tools,omitempty"`
+	ToolUseConfig *ToolUseConfig  `json:"toolUseConfig,omitempty"`
+	SamplingMode  string          `json:"samplingMode,omitempty"`
+}
+
+// ToolUseConfig is toolUseConfig with approve replaced by its stash id.
+//
+//easyjson:json
+type ToolUseConfig struct {
+	Enabled      *bool  `json:"enabled,omitempty"`
+	MaxToolCalls int    `json:"maxToolCalls,omitempty"`
+	Parallel     *bool  `json:"parallel,omitempty"`
+	OnLimit      string `json:"onLimit,omitempty"`
+	Approve      int64  `json:"approve,omitempty"` // stash id; ≤ 0 for none
+}
+
+// PromptRequest submits a prompt. With Stream, chunks for this request id arrive before
+// the reply. Reply value: PromptResult.
+//
+//easyjson:json
+type PromptRequest struct {
+	Type                        string          `json:"type"`
+	ID                          int64           `json:"id"`
+	Session                     int64           `json:"session"`
+	Input                       json.RawMessage `json:"input"`
+	Stream                      bool            `json:"stream,omitempty"`
+	ResponseConstraint          json.RawMessage `json:"responseConstraint,omitempty"`
+	OmitResponseConstraintInput bool            `json:"omitResponseConstraintInput,omitempty"`
+}
+
+// InputRequest is append and measure: a session and an input. Reply value: SessionInfo
+// for append, a number for measure.
+//
+//easyjson:json
+type InputRequest struct {
+	Type    string          `json:"type"`
+	ID      int64           `json:"id"`
+	Session int64           `json:"session"`
+	Input   json.RawMessage `json:"input"`
+}
+
+// CloneRequest clones Session into the new key Clone, after the operations before it.
+// Reply value: SessionInfo of the clone.
+//
+//easyjson:json
+type CloneRequest struct {
+	Type    string `json:"type"`
+	ID      int64  `json:"id"`
+	Session int64  `json:"session"`
+	Clone   int64  `json:"clone"`
+}
+
+// SessionRequest is destroy, history and usage: a session alone (an InputRequest without
+// input). Reply value: null for destroy, the transcript (draft-PR form) for history,
+// SessionInfo for usage. history and usage may also be asked synchronously
+// (Handler.Query).
+type SessionRequest = InputRequest
+
+// AbortMessage aborts the request Target (prompt, append, clone, measure). No reply of
+// its own: the target's reply is an AbortError, unless it had already finished.
+//
+//easyjson:json
+type AbortMessage struct {
+	Type   string `json:"type"`
+	Target int64  `json:"target"`
+}
+
+// ToolReturn answers a tool-execute or tool-approve with the same id: a value (what
+// execute returned; for approve true, false or a reason string) or an error (execute
+// threw).
+//
+//easyjson:json
+type ToolReturn struct {
+	Type  string          `json:"type"`
+	ID    int64           `json:"id"`
+	Value json.RawMessage `json:"value,omitempty"`
+	Error *WireError      `json:"error,omitempty"`
+}
+
+// ToolProgress is a running tool's progress(value), for the tool-execute with this id.
+//
+//easyjson:json
+type ToolProgress struct {
+	Type  string          `json:"type"`
+	ID    int64           `json:"id"`
+	Value json.RawMessage `json:"value,omitempty"`
+}
+
+// Reply answers the page's request ID.
+//
+//easyjson:json
+type Reply struct {
+	Type  string          `json:"type"`
+	ID    int64           `json:"id"`
+	OK    bool            `json:"ok,omitempty"`
+	Value json.RawMessage `json:"value,omitempty"`
+	Error *WireError      `json:"error,omitempty"`
+}
+
+// WireError is an error as data; only js/ turns it into an exception. Name is a
+// DOMException name or "TypeError".
+//
+//easyjson:json
+type WireError struct {
+	Name    string      `json:"name,omitempty"`
+	Message string      `json:"message"`
+	Fields  *ErrorExtra `json:"fields,omitempty"`
+}
+
+// ErrorExtra are the extras js/ attaches to the exception.
+//
+//easyjson:json
+type ErrorExtra struct {
+	Requested int `json:"requested,omitempty"` // QuotaExceededError
+	Quota     int `json:"quota,omitempty"`     // QuotaExceededError
+	// Transcript is what a failed prompt had added before it failed (draft-PR form).
+	Transcript json.RawMessage `json:"transcript,omitempty"`
+}
+
+// PageCall is an engine → page call, or the end of one. Three messages share it:
+//
+//	tool-execute {id, session, fn, call}        run the execute with stash id fn for call
+//	                                            ({callID, callId, name, arguments}); the
+//	                                            page answers tool-return with the same id
+//	tool-approve {id, session, fn, call, tool}  ask the approve with stash id fn about call
+//	                                            to the tool named tool; the page answers
+//	                                            tool-return with true, false or a reason
+//	tool-abort   {id}                           the call id is no longer awaited (the
+//	                                            prompt was aborted or the session
+//	                                            destroyed): abort its signal; a tool-return
+//	                                            that follows is dropped
+//
+// (One Go type for the three keeps the generated encoders small: DESIGN.md §5's size
+// budget. js/protocol.js declares them one by one.)
+//
+//easyjson:json
+type PageCall struct {
+	Type    string          `json:"type"`
+	ID      int64           `json:"id"`
+	Session int64           `json:"session,omitempty"`
+	Fn      int64           `json:"fn,omitempty"`
+	Call    json.RawMessage `json:"call,omitempty"`
+	Tool    string          `json:"tool,omitempty"`
+}
+
+// Event is a session event or a chunk. For an event, Type is its name (toolcall,
+// toolprogress, toolresult, contextoverflow) and Detail its detail:
+//
+//	toolcall        {call, annotations}
+//	toolprogress    {call, value}
+//	toolresult      {call, result, duration (ms)}
+//	contextoverflow {evicted}
+//
+// A chunk (type "chunk") is one piece of the streamed answer to the prompt request ID:
+// a string, or {"type": "tool-call", "value": call} for a call handed back to the page.
+//
+//easyjson:json
+type Event struct {
+	Type    string          `json:"type"`
+	Session int64           `json:"session"`
+	ID      int64           `json:"id,omitempty"` // chunk only
+	Detail  json.RawMessage `json:"detail"`
+}
+
+// SessionInfo describes a session after create, clone, append, prompt and usage.
+//
+//easyjson:json
+type SessionInfo struct {
+	Mode          string `json:"mode,omitempty"`
+	ContextUsage  int    `json:"contextUsage"`
+	ContextWindow int    `json:"contextWindow"`
+}
+
+// PromptResult is a prompt's answer: the text, the calls handed back to the page
+// (open and hybrid sessions), and the usage afterwards.
+//
+//easyjson:json
+type PromptResult struct {
+	Text         string            `json:"text"`
+	Calls        []json.RawMessage `json:"calls,omitempty"`
+	ContextUsage int               `json:"contextUsage"`
+}
