@@ -26,7 +26,7 @@ test-race:
 
 ## test-js: the engine's tests compiled to GOOS=js and run by Go's wasm runner
 test-js:
-	PATH="$(GOROOT)/lib/wasm:$$PATH" GOOS=js GOARCH=wasm $(GO) test -count=1 $(ENGINE)
+	PATH="$(GOROOT)/lib/wasm:$$PATH" GOOS=js GOARCH=wasm $(GO) test -tags re2 -count=1 $(ENGINE)
 
 ## bench: the engine benchmarks of DESIGN.md §5 (medians: run with COUNT=6 and compare)
 COUNT ?= 3
@@ -78,4 +78,4 @@ wasm:
 
 ## test-wasm-js: the binding's Handler tests compiled to GOOS=js and run by Go's wasm runner
 test-wasm-js:
-	PATH="$(GOROOT)/lib/wasm:$$PATH" GOOS=js GOARCH=wasm $(GO) test -count=1 ./wasm/ ./wasm/internal/jsonw/
+	PATH="$(GOROOT)/lib/wasm:$$PATH" GOOS=js GOARCH=wasm $(GO) test -tags re2 -count=1 ./wasm/ ./wasm/internal/jsonw/

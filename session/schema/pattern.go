@@ -1,92 +1,39 @@
 package schema
 
-import (
-	"regexp"
-	"regexp/syntax"
-	"strconv"
-	"strings"
-)
+// Matcher is a compiled pattern: it reports whether a string contains a match, as
+// ECMA-262's RegExp.prototype.test does (JSON Schema patterns are not anchored).
+type Matcher interface {
+	MatchString(s string) bool
+}
 
-// compilePattern compiles an ECMA-262 pattern with Go's RE2 engine, after
-// rewriting the one common ECMA spelling RE2 rejects outright: \uXXXX (and
-// \u{X…}), including surrogate pairs. Other ECMA features RE2 lacks
-// (lookaround, backreferences, \cX, …) make the schema unsupported; a pattern
-// that is malformed in any dialect (unbalanced brackets, a dangling
-// quantifier) makes it invalid. Known semantic gaps that compile anyway: RE2's
-// \s is ASCII whitespace only, and '.' matches \r, U+2028 and U+2029.
-func compilePattern(keyword, src, loc string) (*regexp.Regexp, error) {
-	re, err := regexp.Compile(translatePattern(src))
+// PatternCompiler compiles a JSON Schema pattern (an ECMA-262 regular expression). A
+// pattern that is malformed returns a *PatternError with Invalid set; one the engine
+// cannot run, a *PatternError without it.
+type PatternCompiler func(src string) (Matcher, error)
+
+// PatternError says why a pattern did not compile.
+type PatternError struct {
+	Invalid bool // malformed in any dialect (else: a feature the engine lacks)
+	Reason  string
+}
+
+func (e *PatternError) Error() string { return e.Reason }
+
+// Patterns compiles the pattern and patternProperties keywords. Native builds use Go's
+// RE2 engine (pattern_re2.go); the browser module sets the page's RegExp. When it is nil,
+// a schema with a pattern is unsupported.
+var Patterns PatternCompiler
+
+func compilePattern(keyword, src, loc string) (Matcher, error) {
+	if Patterns == nil {
+		return nil, unsupported("pattern", "pattern %q in %q at %s: no regular-expression engine is installed", src, keyword, where(loc))
+	}
+	m, err := Patterns(src)
 	if err == nil {
-		return re, nil
+		return m, nil
 	}
-	if se, ok := err.(*syntax.Error); ok {
-		switch se.Code {
-		case syntax.ErrMissingBracket, syntax.ErrMissingParen, syntax.ErrUnexpectedParen,
-			syntax.ErrMissingRepeatArgument, syntax.ErrTrailingBackslash, syntax.ErrInvalidCharRange,
-			syntax.ErrInvalidRepeatOp:
-			return nil, invalid("%q at %s: pattern %q is not a valid regular expression (%v)", keyword, where(loc), src, err)
-		}
+	if pe, ok := err.(*PatternError); ok && pe.Invalid {
+		return nil, invalid("%q at %s: pattern %q is not a valid regular expression (%s)", keyword, where(loc), src, pe.Reason)
 	}
-	return nil, unsupported("ECMA regex feature", "pattern %q in %q at %s: Go's RE2 engine lacks this regular-expression feature (%v)", src, keyword, where(loc), err)
-}
-
-func translatePattern(src string) string {
-	if !strings.Contains(src, `\u`) {
-		return src
-	}
-	var b strings.Builder
-	for i := 0; i < len(src); i++ {
-		c := src[i]
-		if c != '\\' || i+1 >= len(src) {
-			b.WriteByte(c)
-			continue
-		}
-		if src[i+1] != 'u' {
-			b.WriteByte(c)
-			b.WriteByte(src[i+1])
-			i++
-			continue
-		}
-		if r, n := readUnicodeEscape(src[i:]); n > 0 {
-			// combine a UTF-16 surrogate pair into one code point
-			if r >= 0xD800 && r < 0xDC00 {
-				if lo, m := readUnicodeEscape(src[i+n:]); m > 0 && lo >= 0xDC00 && lo < 0xE000 {
-					r = 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00)
-					n += m
-				}
-			}
-			b.WriteString(`\x{` + strconv.FormatInt(int64(r), 16) + `}`)
-			i += n - 1
-			continue
-		}
-		b.WriteString(`\u`) // left for RE2 to reject
-		i++
-	}
-	return b.String()
-}
-
-// readUnicodeEscape reads \uXXXX or \u{X…} at the start of s.
-func readUnicodeEscape(s string) (rune, int) {
-	if len(s) < 3 || s[0] != '\\' || s[1] != 'u' {
-		return 0, 0
-	}
-	if s[2] == '{' {
-		end := strings.IndexByte(s, '}')
-		if end < 4 || end > 9 {
-			return 0, 0
-		}
-		v, err := strconv.ParseUint(s[3:end], 16, 32)
-		if err != nil || v > 0x10FFFF {
-			return 0, 0
-		}
-		return rune(v), end + 1
-	}
-	if len(s) < 6 {
-		return 0, 0
-	}
-	v, err := strconv.ParseUint(s[2:6], 16, 32)
-	if err != nil {
-		return 0, 0
-	}
-	return rune(v), 6
+	return nil, unsupported("ECMA regex feature", "pattern %q in %q at %s: %v", src, keyword, where(loc), err)
 }

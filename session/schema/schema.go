@@ -6,8 +6,8 @@
 // Why not a library: the module ships as WebAssembly with a 1.0 MB (brotli)
 // budget for everything. santhosh-tekuri/jsonschema v6 alone makes a bare
 // GOOS=js module 1.14 MB brotli and google/jsonschema-go 1.03 MB; this package
-// adds about 41 KB (brotli) on top of encoding/json and regexp, which the
-// module links anyway. It imports only the standard library, and avoids even
+// adds about 41 KB (brotli) on top of encoding/json, which the module links
+// anyway. It imports only the standard library, and avoids even
 // math/big, reflect-based helpers (errors.As) and the generic sorts, which
 // would each add tens of kilobytes to the module.
 //
@@ -25,21 +25,24 @@
 //   - keywords this package does not implement (unevaluatedProperties,
 //     unevaluatedItems, $dynamicRef, $anchor, $id below the root, remote $ref,
 //     a custom $schema meta-schema, a multipleOf with more than 19 significant
-//     digits, a pattern RE2 cannot compile) make Compile fail with
+//     digits, a pattern the regular-expression engine cannot run) make
+//     Compile fail with
 //     ErrUnsupported, rather than being silently skipped;
 //   - words that are not JSON Schema keywords at all ("x-foo", "nullable") are
 //     ignored, as the specification requires.
 //
 // Numbers are compared exactly on their decimal text (1 == 1.0, multipleOf
-// 0.01 is exact); string lengths count Unicode code points; patterns run on
-// Go's RE2 (see compilePattern for the differences from ECMA-262).
+// 0.01 is exact); string lengths count Unicode code points. Patterns run on the
+// engine in Patterns (pattern.go): in the browser module, the page's own
+// ECMA-262 RegExp, as JSON Schema specifies (which also keeps Go's regexp, about
+// 90 KB brotli, out of the module); natively, Go's RE2 (pattern_re2.go, which
+// lists the differences).
 package schema
 
 import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -129,7 +132,7 @@ type node struct {
 	minimum, maximum, exclMin, exclMax, multipleOf *number
 
 	minLength, maxLength int // -1: absent
-	pattern              *regexp.Regexp
+	pattern              Matcher
 	patternSrc           string
 
 	required      []string
@@ -164,7 +167,7 @@ type node struct {
 
 type patternProp struct {
 	src string
-	re  *regexp.Regexp
+	re  Matcher
 	n   *node
 }
 

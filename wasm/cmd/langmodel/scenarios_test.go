@@ -52,6 +52,20 @@ var scenarios = []scenario{
 		return { answer: await s.prompt("weather?"), log };`,
 		`{"answer":"Sunny.","log":["call weather {\"city\":\"Oslo\"}","progress {\"pct\":50}","result true [{\"type\":\"text\",\"value\":\"sunny in Oslo false call_1 call_1\"}] number"]}`},
 
+	{"patterns run on the page's RegExp", `
+		// A lookahead: ECMA-262 has it, Go's RE2 does not. The module validates with the
+		// page's own RegExp, so this schema compiles and the bad call never runs.
+		const ran = [];
+		const s = await LanguageModel.create({
+			backend: script({ calls: [{ name: "code", arguments: { pin: "abcd" } }, { name: "code", arguments: { pin: "ab12" } }] }, { text: "done" }),
+			tools: [{ name: "code", description: "Set a PIN", inputSchema: { type: "object", properties: { pin: { type: "string", pattern: "^(?=.*\\d)\\w{4}$" } } },
+				execute: (args) => { ran.push(args.pin); return "ok"; } }],
+		});
+		await s.prompt("set it");
+		const bad = await caught(LanguageModel.create({ tools: [{ name: "x", description: "x", inputSchema: { type: "object", properties: { a: { type: "string", pattern: "(" } } }, execute() {} }] }));
+		return { ran, error: s.history[3].content[0].value.errorMessage, bad };`,
+		`{"ran":["ab12"],"error":"invalid arguments for tool code: at /pin: \"abcd\" does not match the pattern \"^(?=.*\\\\d)\\\\w{4}$\"","bad":"TypeError"}`},
+
 	{"execute throws", `
 		const s = await LanguageModel.create({
 			backend: script({ calls: [{ name: "weather", arguments: { city: "Oslo" } }] }, { text: "Sorry." }),
