@@ -363,3 +363,33 @@ func TestHistory_ExportEditAndFeedBack(t *testing.T) {
 	exported[0]["role"] = "wizard" // the export is a copy: editing it changed nothing
 	require.Equal(t, "system: Shop.", history(f.s)[0])
 }
+
+func TestCloneAsync_TakesItsTurnAndGetsItsOwnHooks(t *testing.T) {
+	gate := make(chan struct{})
+	f := newFixture(t, setup{
+		turns: []scripted.Turn{{Calls: []scripted.Call{call("t", `{}`)}}, {Text: "first"}, {Text: "second"}, {Calls: []scripted.Call{call("t", `{}`)}}, {Text: "clone done"}},
+		tools: []any{decl("t", true, "")},
+		funcs: map[string]toolFunc{"t": func(context.Context, map[string]any, func(json.RawMessage)) (any, error) { <-gate; return "ok", nil }},
+	})
+	first := make(chan error, 1)
+	f.s.PromptAsync(context.Background(), "one", loop.PromptOptions{}, func(_ loop.Result, err error) { first <- err })
+	var cloneEvents []string
+	var mu sync.Mutex
+	cloned := make(chan *loop.Session, 1)
+	f.s.CloneAsync(context.Background(), func(o *loop.Options) {
+		o.OnEvent = func(e loop.Event) { mu.Lock(); cloneEvents = append(cloneEvents, string(e.Type)); mu.Unlock() }
+	}, func(c *loop.Session, err error) { require.NoError(t, err); cloned <- c })
+	later := make(chan string, 1)
+	f.s.PromptAsync(context.Background(), "two", loop.PromptOptions{}, func(r loop.Result, err error) { require.NoError(t, err); later <- r.Text })
+	close(gate)
+	require.NoError(t, <-first)
+	c := <-cloned
+	defer c.Destroy()
+	require.Equal(t, []string{"user: one", "call call_1 t{}", `result call_1 t [{"type":"text","value":"ok"}]`, "assistant: first"}, history(c), "the copy is made after the prompt before it")
+	require.Equal(t, "second", <-later, "the prompt after the clone runs after the copy")
+	_, err := c.Prompt(context.Background(), "in the clone", loop.PromptOptions{})
+	require.NoError(t, err)
+	mu.Lock()
+	defer mu.Unlock()
+	require.Equal(t, []string{"toolcall", "toolresult"}, cloneEvents, "the clone reports to its own hook")
+}

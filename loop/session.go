@@ -185,25 +185,41 @@ func abortError(ctx context.Context) error {
 // Clone waits for the operations before it, then returns a new session with a copy of the
 // history, the same tools, options and usage, and its own queue.
 func (s *Session) Clone(ctx context.Context) (*Session, error) {
-	if err := s.alive(); err != nil {
-		return nil, err
-	}
 	type out struct {
 		c   *Session
 		err error
 	}
 	ch := make(chan out, 1)
-	s.submit(ctx, func(ctx context.Context) error {
-		if ctx.Err() != nil {
-			ch <- out{err: abortError(ctx)}
-			return nil
-		}
-		c := &Session{opts: s.opts, mode: s.mode, tools: s.tools, hist: s.hist.Clone(), nextID: s.nextID}
-		c.life, c.destroy = context.WithCancel(context.Background())
-		c.publish()
-		ch <- out{c: c}
-		return nil
-	})
+	s.CloneAsync(ctx, nil, func(c *Session, err error) { ch <- out{c, err} })
 	o := <-ch
 	return o.c, o.err
+}
+
+// CloneAsync is Clone returning at once: the clone takes its turn in the queue now, so
+// prompts and appends submitted later run after the copy is made; done receives the new
+// session on another goroutine. adjust, when not nil, may change the clone's hooks before
+// it exists (Runner, OnEvent, ToolUse.Approve, Now): a host that routes events and tool
+// calls by session gives the clone its own. Tools, history and usage are the original's.
+func (s *Session) CloneAsync(ctx context.Context, adjust func(*Options), done func(*Session, error)) {
+	if err := s.alive(); err != nil {
+		done(nil, err)
+		return
+	}
+	s.submit(ctx, func(ctx context.Context) error {
+		if ctx.Err() != nil {
+			err := abortError(ctx)
+			done(nil, err)
+			return err
+		}
+		opts := s.opts
+		if adjust != nil {
+			adjust(&opts)
+			opts.Tools = s.opts.Tools
+		}
+		c := &Session{opts: opts, mode: modeOf(opts.Tools, opts.ToolUse), tools: s.tools, hist: s.hist.Clone(), nextID: s.nextID}
+		c.life, c.destroy = context.WithCancel(context.Background())
+		c.publish()
+		done(c, nil)
+		return nil
+	})
 }

@@ -59,12 +59,7 @@ type inItem struct {
 type entry struct {
 	key   int64
 	s     *loop.Session
-	opts  loop.Options // as created: clones are built from it
 	tools *pageTools
-	// While a clone waits for the operations before it, later prompts, appends and
-	// clones of this session wait here, so they cannot take their turn first.
-	cloning bool
-	held    [][]byte
 }
 
 // marshaler is what the generated code gives every wire type (protocol_easyjson.go).
@@ -304,7 +299,7 @@ func (h *Handler) create(raw []byte, id int64) {
 		h.replyErr(req.ID, err)
 		return
 	}
-	h.register(&entry{key: req.Session, s: s, opts: opts, tools: pt})
+	h.register(&entry{key: req.Session, s: s, tools: pt})
 	h.replyValue(req.ID, info(s, true))
 }
 
@@ -349,10 +344,6 @@ func (h *Handler) prompt(raw []byte, id int64) {
 	if e == nil {
 		return
 	}
-	if e.cloning {
-		e.held = append(e.held, raw)
-		return
-	}
 	input, err := requiredInput(req.Input)
 	if err != nil {
 		h.replyErr(req.ID, err)
@@ -387,10 +378,6 @@ func (h *Handler) appendInput(raw []byte, id int64) {
 	}
 	e := h.lookup(req.ID, req.Session)
 	if e == nil {
-		return
-	}
-	if e.cloning {
-		e.held = append(e.held, raw)
 		return
 	}
 	input, err := requiredInput(req.Input)
@@ -451,12 +438,6 @@ func (h *Handler) destroy(raw []byte, id int64) {
 		return
 	}
 	e.s.Destroy()
-	for _, held := range e.held {
-		var env envelope
-		_ = decode(held, &env)
-		h.replyErr(env.ID, session.Errorf(session.KindAbort, session.ErrDestroyed, ""))
-	}
-	e.held = nil
 	h.mu.Lock()
 	delete(h.sessions, req.Session)
 	h.mu.Unlock()
