@@ -2,6 +2,7 @@ package session
 
 import (
 	"encoding/json"
+	"strings"
 )
 
 // Role is the role of a canonical message. The canonical form is the draft-PR form: one
@@ -116,4 +117,29 @@ func (m Message) Result() *ToolResult {
 		return m.Parts[0].Result
 	}
 	return nil
+}
+
+// PartsText renders result parts for a model that reads text: text parts as they are,
+// objects as their JSON, one part per line. media gives the stand-in for an image or
+// audio part, or an error when the model cannot take it.
+func PartsText(parts []ResultPart, media func(ResultPart) (string, error)) (string, error) {
+	var b strings.Builder
+	for i, p := range parts {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		switch p.Type {
+		case "text":
+			b.WriteString(p.Text)
+		case "object":
+			b.Write(p.Value)
+		default:
+			s, err := media(p)
+			if err != nil {
+				return "", err
+			}
+			b.WriteString(s)
+		}
+	}
+	return b.String(), nil
 }

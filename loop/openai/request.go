@@ -2,7 +2,6 @@ package openai
 
 import (
 	"encoding/json"
-	"strings"
 
 	"langmodel/loop"
 	"langmodel/session"
@@ -193,19 +192,7 @@ func resultText(r *session.ToolResult) (string, error) {
 	if r.Failed {
 		return "Error: " + r.Error, nil
 	}
-	var b strings.Builder
-	for i, p := range r.Parts {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		switch p.Type {
-		case "text":
-			b.WriteString(p.Text)
-		case "object":
-			b.Write(p.Value)
-		default:
-			return "", session.Errorf(session.KindNotSupported, session.ErrUnexpectedInput, "tool %s returned %s, which the OpenAI-compatible backend cannot send back", r.Name, p.Type)
-		}
-	}
-	return b.String(), nil
+	return session.PartsText(r.Parts, func(p session.ResultPart) (string, error) {
+		return "", session.Errorf(session.KindNotSupported, session.ErrUnexpectedInput, "tool %s returned %s, which the OpenAI-compatible backend cannot send back", r.Name, p.Type)
+	})
 }

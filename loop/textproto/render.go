@@ -184,21 +184,8 @@ func renderResult(r *session.ToolResult) string {
 // resultText joins a result's parts: text as is, objects as JSON, media as a placeholder
 // (a text model cannot see them).
 func resultText(parts []session.ResultPart) string {
-	var b strings.Builder
-	for i, p := range parts {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		switch p.Type {
-		case "text":
-			b.WriteString(p.Text)
-		case "object":
-			b.Write(p.Value)
-		default:
-			b.WriteString("[" + p.Type + "]")
-		}
-	}
-	return b.String()
+	text, _ := session.PartsText(parts, func(p session.ResultPart) (string, error) { return "[" + p.Type + "]", nil })
+	return text
 }
 
 // writeString writes s as a neutralised JSON string.
