@@ -160,11 +160,10 @@ function createOptions(config, initialPrompts) {
   });
   const opts = {
     backend: config.backend,
-    // toolChoice "none": the session gets no tools at all. (toolUseConfig.enabled =
-    // false would not do: it makes the loop open, and the calls come back to the page.)
-    tools: config.toolChoice === "none" ? [] : tools,
+    tools,
     toolUseConfig: { maxToolCalls: config.maxToolCalls, onLimit: config.onLimit },
-    // Not in the Prompt API drafts: backends that have tool_choice use it.
+    // Not in the Prompt API drafts (DESIGN.md §4): "none" offers the model no tools,
+    // "required" or a named tool forces the first step of each prompt to call one.
     toolChoice: toolChoiceOption(config.toolChoice),
   };
   if (closed) opts.toolUseConfig.approve = approveClosed;

@@ -106,15 +106,55 @@ export interface ToolUseConfig {
   maxToolCalls?: number;
   parallel?: boolean;
   onLimit?: "error" | "answer";
-  /** Resolve false, or a reason string, to decline the call. */
-  approve?(call: LanguageModelToolCall, tool: Tool): boolean | string | Promise<boolean | string>;
+  /** Resolve false, or a reason string, to decline the call. The signal aborts when the prompt is aborted or the session destroyed. */
+  approve?(call: LanguageModelToolCall, tool: Tool, context: { signal: AbortSignal }): boolean | string | Promise<boolean | string>;
 }
+
+/** Whether the model may ("auto", the default), must not ("none") or must ("required", or one named tool) call tools. */
+export type ToolChoice = "auto" | "none" | "required" | { type: "tool"; name: string } | { name: string };
+
+/** What a custom backend's generate receives for each model step. */
+export interface GenerateRequest {
+  /** The history in the draft-PR form (as session.history); with nativeTools false, tool calls and results are already rendered as text. */
+  messages: Message[];
+  /** The tools offered this step; absent with nativeTools false (they are in the system message) or when tools are off. */
+  tools?: { name: string; description: string; inputSchema: object }[];
+  toolChoice: "auto" | "none" | "required" | { type: "tool"; name: string };
+  responseConstraint?: object;
+  samplingMode?: string;
+}
+
+/** One piece of a generated answer: text, a complete tool call, or usage figures (which calibrate contextUsage). */
+export type GeneratePiece =
+  | string
+  | { type: "text"; value: string }
+  | { type: "tool-call"; value: { callID?: string; callId?: string; name: string; arguments?: Record<string, unknown> | string } }
+  | { type: "usage"; value: { inputTokens?: number; outputTokens?: number } };
+
+export type GenerateResult = GeneratePiece | GeneratePiece[] | AsyncIterable<GeneratePiece> | null | undefined;
 
 export type Backend =
   | { kind: "scripted"; turns?: unknown[]; rules?: { match: string; tool: string; arguments?: unknown }[]; window?: number }
-  | { kind: "openai"; baseURL: string; model: string; apiKey?: string; headers?: Record<string, string>; nativeTools?: boolean }
-  | { kind: "browser" }
-  | { kind: "custom"; generate(request: unknown, context: { signal: AbortSignal }): unknown };
+  | {
+      kind: "openai";
+      /** e.g. "http://127.0.0.1:11434/v1" (Ollama); "/chat/completions" is appended. http://, https:// or a path on the page's origin. */
+      baseURL: string;
+      model: string;
+      /** Sent as "Authorization: Bearer …" and nowhere else. */
+      apiKey?: string;
+      headers?: Record<string, string>;
+      /** false: tool use through the text protocol, for servers or models without native tool calling. Default true. */
+      nativeTools?: boolean;
+      contextWindow?: number;
+    }
+  | { kind: "browser"; contextWindow?: number }
+  | {
+      kind: "custom";
+      generate(request: GenerateRequest, context: { signal: AbortSignal }): GenerateResult | Promise<GenerateResult>;
+      /** true: generate receives tools and yields {type: "tool-call"} pieces itself. Default false: the text protocol. */
+      nativeTools?: boolean;
+      contextWindow?: number;
+    };
 
 export interface ExpectedType {
   type: "text" | "image" | "audio" | "tool-call";
@@ -135,12 +175,16 @@ export interface CreateOptions {
   signal?: AbortSignal;
   monitor?(monitor: CreateMonitor): void;
   backend?: Backend;
+  /** The session's default; a TypeError if it names a tool the session does not declare. */
+  toolChoice?: ToolChoice;
 }
 
 export interface PromptOptions {
   signal?: AbortSignal;
   responseConstraint?: object | RegExp;
   omitResponseConstraintInput?: boolean;
+  /** Overrides the session's toolChoice for this prompt. */
+  toolChoice?: ToolChoice;
 }
 
 export type PromptResult = string | ({ type: "text"; value: string } | { type: "tool-call"; value: LanguageModelToolCall })[];
@@ -224,6 +268,7 @@ export interface InstallConfig {
   backend?: Backend;
   /** Define globalThis.LanguageModel etc.: "auto" (where there is none or the native one is "unavailable"), "always" or "never". */
   globals?: "auto" | "always" | "never";
+  /** The fetch that downloads the module and carries the openai backend's requests; default globalThis.fetch. */
   fetch?: typeof fetch;
 }
 

@@ -1,9 +1,11 @@
 // The JS face of the module: the Prompt API's LanguageModel, its tool classes, and
 // install(), over one message channel to the Go engine running as WebAssembly (see
 // protocol.js). Every JS-ism lives here (Promises, ReadableStream, AbortSignal,
-// EventTarget, DOMException, fetch); the rules live in the engine, so this file
-// validates nothing the engine validates. Functions (execute, approve) never cross the
-// channel: they stay in a stash and travel as integer ids, as in esbuild's ObjectStash.
+// EventTarget, DOMException, fetch, the browser's native LanguageModel); the rules live in
+// the engine, so this file validates nothing the engine validates. Functions (execute,
+// approve, generate) never cross the channel: they stay in a stash and travel as integer
+// ids, as in esbuild's ObjectStash. The engine's HTTP goes out through fetch here, and
+// page-supplied models run here, each streaming its answer back over the channel.
 //
 // It has no dependencies and no build step. Types: language-model.d.ts.
 
@@ -222,17 +224,20 @@ function resultObject(r) {
 
 // ---------------------------------------------------------------- the channel
 
-// Channel speaks protocol.js over the module's port {send, query, connect}.
+// Channel speaks protocol.js over the module's port {send, query, connect}. fetchFn
+// returns the fetch the engine's requests go through.
 class Channel {
   #port;
+  #fetchFn;
   #next = 1;
   #pending = new Map(); // request id → {resolve, reject, onChunk}
-  #running = new Map(); // engine call id → AbortController of a running execute/approve
+  #running = new Map(); // engine call id → AbortController of a running execute/approve/fetch/generate
   #sessions = new Map(); // session key → event dispatcher
   #dead = null;
 
-  constructor(port) {
+  constructor(port, fetchFn) {
     this.#port = port;
+    this.#fetchFn = fetchFn;
     // Go may answer within send() itself: its scheduler runs the handler before it
     // returns to JS. Handling messages in a microtask keeps every answer asynchronous,
     // as a page expects (an abort right after prompt() rejects it), and keeps page code
@@ -314,10 +319,18 @@ class Channel {
         case "tool-approve":
           this.#approve(m);
           return;
-        case "tool-abort": {
+        case "fetch":
+          this.#fetch(m);
+          return;
+        case "generate":
+          this.#generate(m);
+          return;
+        case "tool-abort":
+        case "fetch-abort":
+        case "generate-abort": {
           const c = this.#running.get(m.id);
           this.#running.delete(m.id);
-          c?.abort(new DOMException("The prompt that called this tool was aborted.", "AbortError"));
+          c?.abort(new DOMException("The prompt that made this call was aborted.", "AbortError"));
           return;
         }
         default:
@@ -361,12 +374,195 @@ class Channel {
   }
 
   #approve(m) {
-    this.#call(m, async () => {
+    this.#call(m, async (signal) => {
       const { approve, tools } = stash.get(m.fn) ?? {};
-      const answer = await approve(new LanguageModelToolCall(m.call), tools?.get(m.tool));
+      const answer = await approve(new LanguageModelToolCall(m.call), tools?.get(m.tool), { signal });
       return typeof answer === "string" ? answer : Boolean(answer);
     });
   }
+
+  // #fetch runs the engine's HTTP request and streams the response back: status and
+  // headers, the body as text (one TextDecoder in stream mode, so a character split
+  // across chunks arrives whole), then the end. fetch-abort aborts it. The request's
+  // headers (the API key among them) go to fetch and nowhere else.
+  async #fetch(m) {
+    const ctrl = new AbortController();
+    this.#running.set(m.id, ctrl);
+    const live = () => this.#running.get(m.id) === ctrl;
+    const { method, url, headers, body } = m.request;
+    let reader;
+    try {
+      const fetchFn = this.#fetchFn();
+      const res = await fetchFn(url, { method, headers, body, signal: ctrl.signal });
+      if (!live()) {
+        res.body?.cancel().catch(() => {});
+        return;
+      }
+      const h = {};
+      res.headers.forEach((value, name) => (h[name.toLowerCase()] = value));
+      this.notify({ type: "fetch-response", id: m.id, status: res.status, headers: h });
+      if (res.body) {
+        reader = res.body.getReader();
+        const decoder = new TextDecoder();
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (!live()) {
+            reader.cancel().catch(() => {});
+            return;
+          }
+          const data = done ? decoder.decode() : decoder.decode(value, { stream: true });
+          if (data) this.notify({ type: "fetch-chunk", id: m.id, data });
+          if (done) break;
+        }
+      }
+      this.#running.delete(m.id);
+      this.notify({ type: "fetch-end", id: m.id });
+    } catch (e) {
+      if (!live()) return; // aborted: the engine no longer listens
+      this.#running.delete(m.id);
+      this.notify({ type: "fetch-end", id: m.id, error: { message: errorMessage(e) } });
+    }
+  }
+
+  // #generate runs a page-supplied model (or the built-in driver of the native one):
+  // generate(request, {signal}) may return a string, a piece, an array of pieces, an
+  // async iterable of them, or a Promise of any of these. Each piece crosses as it comes;
+  // the engine reads them (DESIGN.md §4). generate-abort aborts the signal and stops the
+  // iteration.
+  async #generate(m) {
+    const ctrl = new AbortController();
+    this.#running.set(m.id, ctrl);
+    const live = () => this.#running.get(m.id) === ctrl;
+    const piece = (value) => this.notify({ type: "generate-piece", id: m.id, value: plain(value) });
+    const end = { type: "generate-end", id: m.id };
+    try {
+      const generate = stash.get(m.fn);
+      if (typeof generate !== "function") throw new TypeError("the backend's generate function is gone");
+      const out = await generate(m.request, { signal: ctrl.signal });
+      if (!live()) return;
+      if (out !== null && typeof out === "object" && typeof out[Symbol.asyncIterator] === "function") {
+        const it = out[Symbol.asyncIterator]();
+        let exhausted = false;
+        try {
+          for (;;) {
+            const r = await it.next();
+            if (!live()) return;
+            if (r.done) {
+              exhausted = true;
+              break;
+            }
+            piece(r.value);
+          }
+        } finally {
+          // Aborted, or a piece that cannot cross: let the iterator clean up.
+          if (!exhausted) {
+            try {
+              Promise.resolve(it.return?.()).catch(() => {});
+            } catch {
+              // the iterator's own business
+            }
+          }
+        }
+      } else if (Array.isArray(out)) {
+        out.forEach(piece);
+      } else if (out !== undefined && out !== null) {
+        piece(out);
+      }
+    } catch (e) {
+      end.error = { name: typeof e?.name === "string" ? e.name : "Error", message: errorMessage(e) };
+    }
+    if (!live()) return;
+    this.#running.delete(m.id);
+    this.notify(end);
+  }
+}
+
+// browserGenerate drives the browser's native LanguageModel as a generate function (the
+// "browser" backend). Each step is one native session: system messages become its
+// initialPrompts, the rest its prompt (the engine has already rendered tool calls and
+// results as text, through its text protocol); promptStreaming's chunks come back as
+// text pieces, and the session is destroyed when the stream ends or is abandoned.
+function browserGenerate(native) {
+  return async (request, { signal }) => {
+    const system = [];
+    const input = [];
+    for (const m of request.messages) {
+      const content = m.content
+        .map((p) => {
+          if (p.type !== "text") throw new DOMException(`The browser backend sends text only, not ${p.type}.`, "NotSupportedError");
+          return p.value;
+        })
+        .join("");
+      if (m.role === "system") system.push(content);
+      else input.push(m.prefix ? { role: m.role, content, prefix: true } : { role: m.role, content });
+    }
+    const options = { signal };
+    if (system.length > 0) options.initialPrompts = [{ role: "system", content: system.join("\n\n") }];
+    const session = await native.create(options);
+    const done = () => {
+      try {
+        session.destroy();
+      } catch {
+        // already gone
+      }
+    };
+    let reader;
+    try {
+      const promptOptions = { signal };
+      if (request.responseConstraint !== undefined) promptOptions.responseConstraint = request.responseConstraint;
+      reader = session.promptStreaming(input, promptOptions).getReader();
+    } catch (e) {
+      done();
+      throw e;
+    }
+    return {
+      [Symbol.asyncIterator]() {
+        return this;
+      },
+      async next() {
+        try {
+          const r = await reader.read();
+          if (r.done) done();
+          return r;
+        } catch (e) {
+          done();
+          throw e;
+        }
+      },
+      async return() {
+        reader.cancel().catch(() => {});
+        done();
+        return { done: true, value: undefined };
+      },
+    };
+  };
+}
+
+async function nativeAvailability(native) {
+  if (!native) return "unavailable";
+  try {
+    return await native.availability();
+  } catch {
+    return "unavailable";
+  }
+}
+
+// wireBackend turns a backend option into data: generate goes to the stash (its id into
+// ids, released with the session), and "browser" gets js/'s driver of the native model.
+function wireBackend(backend, ids, st) {
+  if (backend === null || typeof backend !== "object") return plain(backend, "TypeError"); // the engine names the problem
+  const { generate, ...rest } = backend;
+  const wire = plain(rest, "TypeError");
+  if (generate !== undefined) {
+    if (typeof generate !== "function") throw new TypeError("invalid backend: backend.generate must be a function");
+    wire.generate = stash.store(generate);
+    ids.push(wire.generate);
+  }
+  if (wire.kind === "browser") {
+    delete wire.generate;
+    if (st.browserFn > 0) wire.generate = st.browserFn;
+  }
+  return wire;
 }
 
 // ---------------------------------------------------------------- install
@@ -418,7 +614,10 @@ export function install(config = {}) {
 }
 
 async function doInstall(config, progress) {
-  const native = nativeAtLoad !== LanguageModel ? nativeAtLoad : undefined;
+  // The native LanguageModel: the one there now, before the globals are defined (a page
+  // may install a stand-in after loading this module), else the one at load.
+  const current = globalThis.LanguageModel;
+  const native = current !== undefined && current !== LanguageModel ? current : nativeAtLoad !== LanguageModel ? nativeAtLoad : undefined;
   let port = globalThis.__langmodel_channel;
   let exited = null;
   if (port) {
@@ -427,10 +626,12 @@ async function doInstall(config, progress) {
   } else {
     ({ port, exited } = await load(config, progress));
   }
-  const channel = new Channel(port);
+  const channel = new Channel(port, () => config.fetch ?? globalThis.fetch);
   exited?.then(() => channel.fail(new DOMException("The language model module stopped.", "OperationError")));
   const hello = await channel.request({ type: "hello", version: PROTOCOL_VERSION });
-  installed = { channel, backend: config.backend === undefined ? undefined : plain(config.backend, "TypeError"), native };
+  const st = { channel, backend: undefined, native, browserFn: native ? stash.store(browserGenerate(native)) : -1 };
+  if (config.backend !== undefined) st.backend = wireBackend(config.backend, [], st);
+  installed = st;
   const globals = await defineGlobals(config.globals ?? "auto", native);
   return { version: hello.version, globals, native };
 }
@@ -570,7 +771,7 @@ function wireOptions(options, st) {
     if (id > 0) ids.push(id);
     use = plain({ enabled, maxToolCalls, parallel, onLimit, approve: id }, "TypeError");
   }
-  const backend = options.backend === undefined ? st.backend : plain(options.backend, "TypeError");
+  const backend = options.backend === undefined ? st.backend : wireBackend(options.backend, ids, st);
   const wire = {
     backend,
     initialPrompts: plain(options.initialPrompts),
@@ -579,6 +780,7 @@ function wireOptions(options, st) {
     tools: wireTools,
     toolUseConfig: use,
     samplingMode: plain(options.samplingMode, "TypeError"),
+    toolChoice: plain(options.toolChoice, "TypeError"),
   };
   const expectsToolCalls = Array.isArray(options.expectedOutputs) && options.expectedOutputs.some((o) => o?.type === "tool-call");
   return { wire, tools, ids, expectsToolCalls };
@@ -648,6 +850,9 @@ export class LanguageModel extends EventTarget {
     const shared = new Shared(options, tools, ids, expectsToolCalls);
     let info;
     try {
+      if (wire.backend?.kind === "browser" && st.native && (await nativeAvailability(st.native)) === "unavailable") {
+        throw new DOMException("The browser's built-in LanguageModel is unavailable.", "NotSupportedError");
+      }
       info = await st.channel.request({ type: "create", session: key, options: wire }, { signal });
     } catch (e) {
       ids.forEach((id) => stash.delete(id));
@@ -661,7 +866,10 @@ export class LanguageModel extends EventTarget {
     const st = await ready();
     const { wire, ids } = wireOptions(options, st);
     ids.forEach((id) => stash.delete(id));
-    return st.channel.request({ type: "availability", options: wire }, { signal: options.signal });
+    const answer = await st.channel.request({ type: "availability", options: wire }, { signal: options.signal });
+    // The engine knows whether the options work; the native model, whether it is there.
+    if (answer === "available" && wire.backend?.kind === "browser") return nativeAvailability(st.native);
+    return answer;
   }
 
   static async params() {
@@ -700,6 +908,7 @@ export class LanguageModel extends EventTarget {
       input: plain(input),
       responseConstraint: options.responseConstraint instanceof RegExp ? { pattern: options.responseConstraint.source } : plain(options.responseConstraint, "TypeError"),
       omitResponseConstraintInput: Boolean(options.omitResponseConstraintInput),
+      toolChoice: plain(options.toolChoice, "TypeError"),
     };
   }
 

@@ -4,11 +4,15 @@
 // Every message is one JSON object with a literal kebab-case "type". The page numbers its
 // requests ("id" ≥ 1) and the engine answers each with exactly one "reply" carrying the
 // same id: {id, ok: true, value} or {id, error: {name, message, fields}}. The engine
-// numbers its own calls to the page (tool-execute, tool-approve) in a separate id space,
-// and the page answers each with one "tool-return". Notifications (abort, tool-progress,
-// tool-abort, events, chunks) have no reply. The first request is "hello", whose reply
-// carries the protocol version; a mismatch rejects install(). Functions never cross:
-// execute and approve stay in a JS stash and travel as integer ids (-1 for none).
+// numbers its own calls to the page (tool-execute, tool-approve, fetch, generate) in a
+// separate id space. The page answers a tool call with one "tool-return"; a fetch with
+// "fetch-response" (status, headers), then the body as "fetch-chunk"s of text, then one
+// "fetch-end"; a generate with "generate-piece"s, then one "generate-end". When the
+// engine stops waiting it says so (tool-abort, fetch-abort, generate-abort) and the page
+// aborts the call's signal. Notifications (abort, tool-progress, the aborts, events,
+// chunks) have no reply. The first request is "hello", whose reply carries the protocol
+// version; a mismatch rejects install(). Functions never cross: execute, approve and
+// generate stay in a JS stash and travel as integer ids (-1 for none).
 //
 // Requests carry the page's session key. A late message for a destroyed key (a
 // tool-return, a tool-progress, an abort racing a reply) is dropped on purpose: the page
@@ -16,7 +20,7 @@
 // A request for a destroyed key is answered with InvalidStateError.
 
 /** Exchanged by hello; bump it whenever a message changes shape (ProtocolVersion in Go). */
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
 
 // ---- page → engine: requests (each answered by one Reply) ----
 
@@ -25,16 +29,25 @@ export const PROTOCOL_VERSION = 1;
 /** @typedef {{type: "availability", id: number, options: CreateOptions}} AvailabilityRequest  reply value: "available" | "unavailable" */
 /**
  * @typedef {object} CreateOptions
- * @property {object} [backend]          {kind, ...}; absent: the offline demo model
+ * @property {WireBackend} [backend]     absent: the offline demo model
  * @property {unknown} [initialPrompts]
  * @property {{type: string, languages?: string[]}[]} [expectedInputs]
  * @property {{type: string, languages?: string[]}[]} [expectedOutputs]
  * @property {WireTool[]} [tools]
  * @property {{enabled?: boolean, maxToolCalls?: number, parallel?: boolean, onLimit?: "error"|"answer", approve?: number}} [toolUseConfig]  approve: stash id
  * @property {string} [samplingMode]
+ * @property {WireToolChoice} [toolChoice]
  */
+/**
+ * @typedef {{kind?: "scripted", turns?: object[], rules?: object[], window?: number}
+ *   | {kind: "openai", baseURL: string, model: string, apiKey?: string, headers?: Record<string, string>, nativeTools?: boolean, contextWindow?: number}
+ *   | {kind: "custom", generate: number, nativeTools?: boolean, contextWindow?: number}
+ *   | {kind: "browser", generate?: number, contextWindow?: number}} WireBackend
+ *   generate: stash id (for "browser", js/'s driver of the native LanguageModel; absent when the browser has none)
+ */
+/** @typedef {"auto" | "none" | "required" | {type?: "tool", name: string}} WireToolChoice */
 /** @typedef {{name: string, description: string, inputSchema: object, annotations?: object, hasExecute: boolean, execute: number}} WireTool  execute: stash id or -1 */
-/** @typedef {{type: "prompt", id: number, session: number, input: unknown, stream?: boolean, responseConstraint?: unknown, omitResponseConstraintInput?: boolean}} PromptRequest  reply value: PromptResult; with stream, Chunks first */
+/** @typedef {{type: "prompt", id: number, session: number, input: unknown, stream?: boolean, responseConstraint?: unknown, omitResponseConstraintInput?: boolean, toolChoice?: WireToolChoice}} PromptRequest  reply value: PromptResult; with stream, Chunks first */
 /** @typedef {{type: "append" | "measure", id: number, session: number, input: unknown}} InputRequest  reply value: SessionInfo (append), number (measure) */
 /** @typedef {{type: "clone", id: number, session: number, clone: number}} CloneRequest  reply value: SessionInfo of the new key `clone` */
 /** @typedef {{type: "destroy" | "history" | "usage", id: number, session: number}} SessionRequest  reply value: null, the transcript, SessionInfo; history and usage also answer synchronously through channel.query */
@@ -44,6 +57,11 @@ export const PROTOCOL_VERSION = 1;
 /** @typedef {{type: "abort", target: number}} AbortMessage  aborts the request `target` */
 /** @typedef {{type: "tool-return", id: number, value?: unknown, error?: {message: string}}} ToolReturn  answers tool-execute / tool-approve `id` */
 /** @typedef {{type: "tool-progress", id: number, value?: unknown}} ToolProgress  a running execute's progress(value) */
+/** @typedef {{type: "fetch-response", id: number, status: number, headers: Record<string, string>}} FetchResponse  the fetch `id` has its response (lower-case header names); the body follows */
+/** @typedef {{type: "fetch-chunk", id: number, data: string}} FetchChunk  the next piece of the body, decoded as UTF-8 across chunk boundaries */
+/** @typedef {{type: "fetch-end", id: number, error?: {message: string}}} FetchEnd  the body is complete, or the fetch failed (before or after its response) */
+/** @typedef {{type: "generate-piece", id: number, value: string | {type: "text" | "tool-call" | "usage", value: unknown}}} GeneratePiece  one piece the generate `id` produced */
+/** @typedef {{type: "generate-end", id: number, error?: {name?: string, message: string}}} GenerateEnd  generate is done, or threw */
 
 // ---- engine → page ----
 
@@ -51,7 +69,9 @@ export const PROTOCOL_VERSION = 1;
 /** @typedef {{name: string, message: string, fields?: {requested?: number, quota?: number, transcript?: object[]}}} WireError */
 /** @typedef {{type: "tool-execute", id: number, session: number, fn: number, call: WireCall}} ToolExecute  the page runs stash[fn](call.arguments, …) */
 /** @typedef {{type: "tool-approve", id: number, session: number, fn: number, call: WireCall, tool: string}} ToolApprove  the page answers true, false or a reason */
-/** @typedef {{type: "tool-abort", id: number}} ToolAbort  the call `id` is no longer awaited: abort its signal */
+/** @typedef {{type: "fetch", id: number, request: {method: string, url: string, headers: Record<string, string>, body: string}}} Fetch  the page runs fetch(url, {method, headers, body, signal}); the headers may hold the API key and go to fetch only */
+/** @typedef {{type: "generate", id: number, fn: number, request: object}} Generate  the page runs stash[fn](request, {signal}) */
+/** @typedef {{type: "tool-abort" | "fetch-abort" | "generate-abort", id: number}} CallAbort  the call `id` is no longer awaited: abort its signal; later answers are dropped */
 /** @typedef {{type: "toolcall" | "toolprogress" | "toolresult" | "contextoverflow", session: number, detail: object}} SessionEvent */
 /** @typedef {{type: "chunk", session: number, id: number, detail: string | {type: "tool-call", value: WireCall}}} Chunk */
 /** @typedef {{callID: string, callId: string, name: string, arguments: object}} WireCall */

@@ -271,3 +271,20 @@ func TestPrompt_Loop(t *testing.T) {
 		})
 	}
 }
+
+func TestToolChoice_ForcesTheFirstStepOnly(t *testing.T) {
+	for _, choice := range []loop.ToolChoice{{Mode: "required"}, {Mode: "tool", Name: "t"}} {
+		t.Run(choice.Mode, func(t *testing.T) {
+			f := newFixture(t, setup{
+				turns: []scripted.Turn{{Calls: []scripted.Call{call("t", `{}`)}}, {Text: "done"}},
+				tools: []any{decl("t", true, "")},
+				funcs: map[string]toolFunc{"t": echo},
+			})
+			_, err := f.s.Prompt(context.Background(), "go", loop.PromptOptions{ToolChoice: &choice})
+			require.NoError(t, err)
+			reqs := f.model.Requests()
+			require.Equal(t, choice, reqs[0].Choice)
+			require.Equal(t, loop.ToolChoice{Mode: "auto"}, reqs[1].Choice, "after a call the model may answer")
+		})
+	}
+}

@@ -180,6 +180,11 @@ func (s *Session) prompt(ctx context.Context, input any, po PromptOptions) (Resu
 		if err != nil {
 			return Result{}, r.fail(err)
 		}
+		if len(calls) > 0 && (choice.Mode == "required" || choice.Mode == "tool") {
+			// "required" and a named tool force at least one call, not a call at every
+			// step: once the model has called, it may answer.
+			choice = ToolChoice{Mode: "auto"}
+		}
 		if text != "" || len(calls) == 0 {
 			_ = s.hist.Append(session.TextMessage(session.RoleAssistant, text)) // text cannot fail
 		}

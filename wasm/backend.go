@@ -3,16 +3,38 @@ package wasm
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"strings"
 
 	"langmodel/loop"
+	"langmodel/loop/custom"
+	"langmodel/loop/openai"
 	"langmodel/loop/scripted"
+	"langmodel/loop/textproto"
 	"langmodel/session"
 )
 
-// backendConfig is create()'s backend option: {kind, ...}. Only the scripted model is
-// wired so far; the others arrive with issue 4 (see wasm/README.md).
-type backendConfig struct {
-	Kind   string           `json:"kind"`
+// Backends (DESIGN.md §4). install({backend}) sets the page's default, which js/ sends
+// with every create() that names none; create({backend}) overrides it. The kinds:
+//
+//	{kind: "scripted", turns | rules, window}         loop/scripted; the default
+//	{kind: "openai", baseURL, model, apiKey?, headers?, nativeTools = true, contextWindow?}
+//	                                                  loop/openai over the page's fetch
+//	{kind: "custom", generate, nativeTools = false, contextWindow?}
+//	                                                  loop/custom over the page's generate
+//	{kind: "browser", contextWindow?}                 loop/custom over js/'s driver of the
+//	                                                  native LanguageModel (generate is set
+//	                                                  by js/ when the browser has one)
+//
+// generate crosses as its stash id. Models without native tool calling (nativeTools
+// false; the browser's model always) get tool use through loop/textproto.
+//
+// A malformed config is a TypeError naming the field; a kind this module does not know,
+// or a browser without a native model, is NotSupportedError. Messages never echo values:
+// apiKey and headers may hold secrets.
+
+// scriptedConfig is the scripted backend's config.
+type scriptedConfig struct {
 	Turns  []scripted.Turn  `json:"turns"`
 	Rules  *[]scripted.Rule `json:"rules"`
 	Window int              `json:"window"`
@@ -22,28 +44,173 @@ type backendConfig struct {
 // model (scripted rules), which DESIGN.md §4 makes the default when nothing else is
 // configured. Every create() gets its own model, so a script plays from its first turn
 // for each session (and is shared with the session's clones).
-func newModel(raw json.RawMessage) (loop.Model, error) {
-	var cfg backendConfig
-	if len(raw) > 0 && !bytes.Equal(raw, []byte("null")) {
-		if err := json.Unmarshal(raw, &cfg); err != nil {
-			return nil, session.Wrap(session.KindType, errBadBackend, err)
-		}
+func (h *Handler) newModel(raw json.RawMessage) (loop.Model, error) {
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return &scripted.Rules{}, nil
 	}
-	switch cfg.Kind {
+	v, err := session.DecodeJSON(raw)
+	if err != nil {
+		return nil, session.Wrap(session.KindType, errBadBackend, err)
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, badBackend("the backend must be an object {kind, ...}")
+	}
+	c := config{obj: obj}
+	kind := c.str("kind", false)
+	if c.err != nil {
+		return nil, c.err
+	}
+	switch kind {
 	case "", "scripted":
-		if cfg.Rules != nil || cfg.Turns == nil {
-			var rules []scripted.Rule
-			if cfg.Rules != nil {
-				rules = *cfg.Rules
-			}
-			return &scripted.Rules{Rules: rules, Window: cfg.Window}, nil
+		return scriptedModel(raw)
+	case "openai":
+		cfg := openai.Config{
+			BaseURL:       c.str("baseURL", true),
+			Model:         c.str("model", true),
+			APIKey:        c.str("apiKey", false),
+			Headers:       c.strMap("headers"),
+			TextTools:     !c.boolean("nativeTools", true),
+			ContextWindow: c.window(),
 		}
-		m := scripted.New(cfg.Turns...)
-		m.Window = cfg.Window
+		if c.err == nil && !(strings.HasPrefix(cfg.BaseURL, "http://") || strings.HasPrefix(cfg.BaseURL, "https://") || strings.HasPrefix(cfg.BaseURL, "/")) {
+			c.fail("backend.baseURL must start with http://, https:// or /")
+		}
+		if c.err != nil {
+			return nil, c.err
+		}
+		var m loop.Model = openai.New(cfg, &pageFetch{h: h})
+		if cfg.TextTools {
+			m = textproto.Wrap(m, textproto.Options{})
+		}
 		return m, nil
-	case "openai", "browser", "custom":
-		return nil, session.Errorf(session.KindNotSupported, errBadBackend, "backend %q arrives with issue 4", cfg.Kind)
+	case "custom", "browser":
+		fn := c.integer("generate")
+		native := kind == "custom" && c.boolean("nativeTools", false)
+		window := c.window()
+		if c.err != nil {
+			return nil, c.err
+		}
+		if fn <= 0 {
+			if kind == "browser" {
+				return nil, session.Errorf(session.KindNotSupported, errBadBackend, "this browser has no built-in LanguageModel")
+			}
+			return nil, badBackend("backend.generate must be a function")
+		}
+		m := custom.New(&pageGenerator{h: h, fn: int64(fn)}, window)
+		if native {
+			return m, nil
+		}
+		return textproto.Wrap(m, textproto.Options{}), nil
 	default:
-		return nil, session.Errorf(session.KindNotSupported, errBadBackend, "unknown backend kind %q", cfg.Kind)
+		return nil, session.Errorf(session.KindNotSupported, errBadBackend, "unknown backend kind %q", kind)
 	}
+}
+
+func scriptedModel(raw json.RawMessage) (loop.Model, error) {
+	var cfg scriptedConfig
+	if err := json.Unmarshal(raw, &cfg); err != nil {
+		return nil, session.Wrap(session.KindType, errBadBackend, err)
+	}
+	if cfg.Rules != nil || cfg.Turns == nil {
+		var rules []scripted.Rule
+		if cfg.Rules != nil {
+			rules = *cfg.Rules
+		}
+		return &scripted.Rules{Rules: rules, Window: cfg.Window}, nil
+	}
+	m := scripted.New(cfg.Turns...)
+	m.Window = cfg.Window
+	return m, nil
+}
+
+func badBackend(msg string) error {
+	return session.Errorf(session.KindType, errBadBackend, "%s", msg)
+}
+
+// config reads a backend's fields, keeping the first problem.
+type config struct {
+	obj map[string]any
+	err error
+}
+
+func (c *config) fail(format string, args ...any) {
+	if c.err == nil {
+		c.err = badBackend(fmt.Sprintf(format, args...))
+	}
+}
+
+func (c *config) str(name string, required bool) string {
+	v, ok := c.obj[name]
+	if !ok || v == nil {
+		if required {
+			c.fail("backend.%s is required", name)
+		}
+		return ""
+	}
+	s, ok := v.(string)
+	if !ok || (required && s == "") {
+		c.fail("backend.%s must be a non-empty string", name)
+	}
+	return s
+}
+
+func (c *config) boolean(name string, def bool) bool {
+	v, ok := c.obj[name]
+	if !ok || v == nil {
+		return def
+	}
+	b, ok := v.(bool)
+	if !ok {
+		c.fail("backend.%s must be true or false", name)
+	}
+	return b
+}
+
+func (c *config) integer(name string) int {
+	v, ok := c.obj[name]
+	if !ok || v == nil {
+		return 0
+	}
+	n, ok := v.(json.Number)
+	i, err := n.Int64()
+	if !ok || err != nil || i < 0 || i > 1<<31 {
+		c.fail("backend.%s must be a non-negative integer", name)
+		return 0
+	}
+	return int(i)
+}
+
+// window is contextWindow: absent, or a positive integer.
+func (c *config) window() int {
+	if v, ok := c.obj["contextWindow"]; ok && v != nil {
+		if n := c.integer("contextWindow"); n == 0 && c.err == nil {
+			c.fail("backend.contextWindow must be a positive integer")
+		} else {
+			return n
+		}
+	}
+	return 0
+}
+
+func (c *config) strMap(name string) map[string]string {
+	v, ok := c.obj[name]
+	if !ok || v == nil {
+		return nil
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		c.fail("backend.%s must be an object of strings", name)
+		return nil
+	}
+	out := make(map[string]string, len(obj))
+	for k, v := range obj {
+		s, ok := v.(string)
+		if !ok {
+			c.fail("backend.%s[%q] must be a string", name, k)
+			return nil
+		}
+		out[strings.ToLower(k)] = s
+	}
+	return out
 }

@@ -44,7 +44,7 @@ type Handler struct {
 	inflight map[int64]context.CancelFunc // page request id → cancel, for abort
 
 	callsMu  sync.Mutex
-	calls    map[int64]*pageCall // engine → page calls awaiting tool-return
+	calls    map[int64]*pageCall // engine → page calls awaiting the page's answers
 	nextCall atomic.Int64
 }
 
@@ -224,8 +224,8 @@ func (h *Handler) handle(raw []byte) {
 		// id (if any) is the engine's own.
 		case TypeAbort:
 			h.abort(raw, 0)
-		case TypeToolReturn:
-			h.toolReturn(raw, 0)
+		case TypeToolReturn, TypeFetchResponse, TypeFetchChunk, TypeFetchEnd, TypeGeneratePiece, TypeGenerateEnd:
+			h.pageReturn(raw, env.Type)
 		case TypeToolProgress:
 			h.toolProgress(raw, 0)
 		default:
@@ -349,8 +349,13 @@ func (h *Handler) prompt(raw []byte, id int64) {
 		h.replyErr(req.ID, err)
 		return
 	}
+	choice, err := toolChoice(req.ToolChoice, e.s.Tools())
+	if err != nil {
+		h.replyErr(req.ID, err)
+		return
+	}
 	ctx, done := h.track(req.ID)
-	po := loop.PromptOptions{OmitConstraintInput: req.OmitResponseConstraintInput}
+	po := loop.PromptOptions{OmitConstraintInput: req.OmitResponseConstraintInput, ToolChoice: choice}
 	if len(req.ResponseConstraint) > 0 && !bytes.Equal(req.ResponseConstraint, []byte("null")) {
 		po.ResponseConstraint = req.ResponseConstraint
 	}
@@ -495,22 +500,6 @@ func (h *Handler) abort(raw []byte, id int64) {
 	h.mu.Unlock()
 	if cancel != nil {
 		cancel()
-	}
-}
-
-// toolReturn delivers the page's answer to a tool-execute or tool-approve. One for a call
-// no longer awaited (aborted, destroyed, answered twice) is dropped on purpose.
-func (h *Handler) toolReturn(raw []byte, id int64) {
-	var m ToolReturn
-	if !h.decodeRequest(raw, id, TypeToolReturn, &m) {
-		return
-	}
-	h.callsMu.Lock()
-	pc := h.calls[m.ID]
-	delete(h.calls, m.ID)
-	h.callsMu.Unlock()
-	if pc != nil {
-		pc.done <- m
 	}
 }
 

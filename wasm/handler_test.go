@@ -13,9 +13,9 @@ const weatherTool = `{"name":"weather","description":"Weather in a city","inputS
 
 func TestHandler_Hello(t *testing.T) {
 	p := newPage(t)
-	require.Equal(t, map[string]any{"version": json1}, p.ok("hello", `"version":1`))
-	e := p.fails("hello", `"version":2`, "NotSupportedError")
-	require.Contains(t, e["message"], "the page speaks protocol 2 and the module 1")
+	require.Equal(t, map[string]any{"version": jsonNumber("2")}, p.ok("hello", `"version":2`))
+	e := p.fails("hello", `"version":1`, "NotSupportedError")
+	require.Contains(t, e["message"], "the page speaks protocol 1 and the module 2")
 }
 
 var json1 = jsonNumber("1")
@@ -187,7 +187,7 @@ func TestHandler_Abort(t *testing.T) {
 	require.Equal(t, "after", p.wait(next)["value"].(map[string]any)["text"])
 	require.Len(t, p.ok("history", `"session":1`).([]any), 2, "the aborted prompt left no trace")
 	p.send(fmt.Sprintf(`{"type":"abort","target":%d}`, id)) // late: dropped
-	p.ok("hello", `"version":1`)
+	p.ok("hello", `"version":2`)
 }
 
 func TestHandler_AbortRunningTool(t *testing.T) {
@@ -208,7 +208,7 @@ func TestHandler_AbortRunningTool(t *testing.T) {
 	require.Eventually(t, func() bool { p.drain(); return len(p.logged("tool-abort")) == 1 }, 5*time.Second, 10*time.Millisecond)
 	require.Equal(t, num(exec["id"]), num(p.logged("tool-abort")[0]["id"]))
 	p.toolReturn(num(exec["id"]), "too late", "") // dropped
-	p.ok("hello", `"version":1`)
+	p.ok("hello", `"version":2`)
 }
 
 func TestHandler_DestroyMidLoop(t *testing.T) {
@@ -257,7 +257,8 @@ func TestHandler_Errors(t *testing.T) {
 		{"bad tool", `"tools":[` + bad + `]`, "", "TypeError", "invalid tool declaration: tool 0: name must be a non-empty string"},
 		{"tool without execute", `"tools":[{"name":"a","description":"d","inputSchema":{"type":"object"}}]`, "", "TypeError", `tools without execute need {type: "tool-call"} in expectedOutputs: tool "a" has no execute`},
 		{"unsupported schema", `"tools":[{"name":"a","description":"d","inputSchema":{"type":"object","unevaluatedProperties":false},"hasExecute":true}]`, "", "NotSupportedError", ""},
-		{"backend", `"backend":{"kind":"openai"}`, "", "NotSupportedError", `invalid backend: backend "openai" arrives with issue 4`},
+		{"backend", `"backend":{"kind":"openai"}`, "", "TypeError", `invalid backend: backend.baseURL is required`},
+		{"backend kind", `"backend":{"kind":"llama"}`, "", "NotSupportedError", `invalid backend: unknown backend kind "llama"`},
 		{"backend type", `"backend":{"kind":7}`, "", "TypeError", ""},
 		{"onLimit", `"toolUseConfig":{"onLimit":"later"}`, "", "TypeError", `invalid option: toolUseConfig.onLimit must be "error" or "answer", not "later"`},
 		{"expected input", `"expectedInputs":[{"type":"smell"}]`, "", "TypeError", `invalid option: expectedInputs: unknown type "smell"`},
@@ -334,7 +335,7 @@ func TestHandler_Malformed(t *testing.T) {
 		{"empty", ``, 0, "TypeError"},
 		{"null", `null`, 0, "TypeError"},
 		{"array", `[1,2]`, 0, "TypeError"},
-		{"trailing", `{"type":"hello","id":1,"version":1} x`, 0, "TypeError"},
+		{"trailing", `{"type":"hello","id":1,"version":2} x`, 0, "TypeError"},
 		{"type not a string", `{"type":5,"id":3}`, 0, "TypeError"},
 		{"unknown type", `{"type":"dance","id":3}`, 3, "TypeError"},
 		{"missing type", `{"id":3}`, 3, "TypeError"},
@@ -358,6 +359,9 @@ func TestHandler_Malformed(t *testing.T) {
 		{"bad version", `{"type":"hello","id":9,"version":"one"}`, 9, "TypeError"},
 		{"abort bad target", `{"type":"abort","target":"x"}`, 0, "TypeError"},
 		{"tool-return bad error", `{"type":"tool-return","id":1,"error":"x"}`, 0, "TypeError"},
+		{"fetch-response bad headers", `{"type":"fetch-response","id":1,"status":200,"headers":[1]}`, 0, "TypeError"},
+		{"fetch-chunk bad data", `{"type":"fetch-chunk","id":1,"data":5}`, 0, "TypeError"},
+		{"generate-piece bad id", `{"type":"generate-piece","id":"x","value":"a"}`, 0, "TypeError"},
 		{"query type", `{"type":"usage","id":10,"session":1}`, 10, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -370,7 +374,7 @@ func TestHandler_Malformed(t *testing.T) {
 			} else {
 				require.Equal(t, tc.want, r["error"].(map[string]any)["name"], "%v", r)
 			}
-			p.ok("hello", `"version":1`)
+			p.ok("hello", `"version":2`)
 			require.Contains(t, p.ok("prompt", `"session":1,"input":"still here"`).(map[string]any)["text"], "still here")
 		})
 	}
@@ -383,10 +387,15 @@ func TestHandler_Dropped(t *testing.T) {
 		`{"type":"tool-return","id":12345,"value":1}`,
 		`{"type":"tool-progress","id":12345,"value":1}`,
 		`{"type":"abort","target":12345}`,
+		`{"type":"fetch-response","id":12345,"status":200}`,
+		`{"type":"fetch-chunk","id":12345,"data":"x"}`,
+		`{"type":"fetch-end","id":12345}`,
+		`{"type":"generate-piece","id":12345,"value":"x"}`,
+		`{"type":"generate-end","id":12345}`,
 	} {
 		p.send(raw)
 	}
-	p.ok("hello", `"version":1`)
+	p.ok("hello", `"version":2`)
 	require.Empty(t, p.replies)
 	require.Empty(t, p.drain())
 }

@@ -16,7 +16,7 @@ var errBadOption = errors.New("invalid option")
 // sessionOptions turns create()'s options into loop.Options for the session key. The
 // binding only translates: the engine validates tools, prompts and windows.
 func (h *Handler) sessionOptions(key int64, o CreateOptions) (loop.Options, *pageTools, error) {
-	model, err := newModel(o.Backend)
+	model, err := h.newModel(o.Backend)
 	if err != nil {
 		return loop.Options{}, nil, err
 	}
@@ -40,6 +40,10 @@ func (h *Handler) sessionOptions(key int64, o CreateOptions) (loop.Options, *pag
 	if err != nil {
 		return loop.Options{}, nil, err
 	}
+	choice, err := toolChoice(o.ToolChoice, tools)
+	if err != nil {
+		return loop.Options{}, nil, err
+	}
 	pt := &pageTools{h: h, key: key, fns: executeIDs(toolsJSON), approveFn: approveFn}
 	opts := loop.Options{
 		Model:          model,
@@ -48,6 +52,9 @@ func (h *Handler) sessionOptions(key int64, o CreateOptions) (loop.Options, *pag
 		Expected:       exp,
 		InitialPrompts: initial,
 		SamplingMode:   o.SamplingMode,
+	}
+	if choice != nil {
+		opts.ToolChoice = *choice
 	}
 	h.bind(&opts, pt)
 	return opts, pt, nil
@@ -141,6 +148,46 @@ func toolUse(c *ToolUseConfig) (loop.ToolUse, int64, error) {
 		return u, 0, session.Errorf(session.KindType, errBadOption, `toolUseConfig.onLimit must be "error" or "answer", not %q`, c.OnLimit)
 	}
 	return u, c.Approve, nil
+}
+
+// toolChoice reads create()'s or prompt()'s toolChoice: "auto", "none", "required", or
+// {type: "tool", name} ({name} alone too) naming one of tools. nil when absent.
+func toolChoice(raw json.RawMessage, tools []session.Tool) (*loop.ToolChoice, error) {
+	v, err := decodeOptional(raw)
+	if err != nil || v == nil {
+		return nil, err
+	}
+	bad := func(format string, args ...any) (*loop.ToolChoice, error) {
+		return nil, session.Errorf(session.KindType, errBadOption, "toolChoice "+format, args...)
+	}
+	switch c := v.(type) {
+	case string:
+		switch c {
+		case "auto", "none":
+			return &loop.ToolChoice{Mode: c}, nil
+		case "required":
+			if len(tools) == 0 {
+				return bad(`"required" needs at least one tool`)
+			}
+			return &loop.ToolChoice{Mode: c}, nil
+		}
+		return bad(`must be "auto", "none", "required" or {type: "tool", name}, not %q`, c)
+	case map[string]any:
+		if t, ok := c["type"]; ok && t != "tool" {
+			return bad(`{type, name}: type must be "tool"`)
+		}
+		name, _ := c["name"].(string)
+		if name == "" {
+			return bad(`{type: "tool", name}: name must be a non-empty string`)
+		}
+		for i := range tools {
+			if tools[i].Name == name {
+				return &loop.ToolChoice{Mode: "tool", Name: name}, nil
+			}
+		}
+		return bad("names the tool %q, which the session does not declare", name)
+	}
+	return bad(`must be "auto", "none", "required" or {type: "tool", name}`)
 }
 
 // executeIDs reads the stash id of each tool's execute from the tools option that

@@ -2,6 +2,7 @@ package wasm
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -21,11 +22,15 @@ type fakePage struct {
 	out    chan []byte
 	nextID int64
 
-	mu      sync.Mutex
-	log     []msg              // every message other than replies, in order
-	tools   map[int64]toolFunc // execute stash id → function
-	approve func(call msg) any // the answer to tool-approve
-	replies map[int64]msg      // replies read while waiting for another
+	mu       sync.Mutex
+	log      []msg                                         // every message other than replies, in order
+	tools    map[int64]toolFunc                            // execute stash id → function
+	approve  func(call msg) any                            // the answer to tool-approve
+	replies  map[int64]msg                                 // replies read while waiting for another
+	fetch    func(p *fakePage, m msg, ctx context.Context) // answers a fetch (on its own goroutine)
+	generate func(p *fakePage, m msg, ctx context.Context) // answers a generate (on its own goroutine)
+	cancels  map[int64]context.CancelFunc                  // engine call id → cancel, for the *-abort messages
+	raw      []string                                      // every message the engine wrote, as written
 }
 
 // toolFunc answers a tool-execute: the value, or an error message when err != "".
@@ -34,8 +39,13 @@ type toolFunc func(p *fakePage, m msg) (value any, err string)
 type msg map[string]any
 
 func newPage(t *testing.T) *fakePage {
-	p := &fakePage{t: t, out: make(chan []byte, 1<<16), tools: map[int64]toolFunc{}, replies: map[int64]msg{}}
-	p.h = NewHandler(func(b []byte) { p.out <- bytes.Clone(b) })
+	p := &fakePage{t: t, out: make(chan []byte, 1<<16), tools: map[int64]toolFunc{}, replies: map[int64]msg{}, cancels: map[int64]context.CancelFunc{}}
+	p.h = NewHandler(func(b []byte) {
+		p.mu.Lock()
+		p.raw = append(p.raw, string(b))
+		p.mu.Unlock()
+		p.out <- bytes.Clone(b)
+	})
 	t.Cleanup(p.h.Close)
 	return p
 }
@@ -139,7 +149,41 @@ func (p *fakePage) act(m msg) {
 		if p.approve != nil {
 			p.toolReturn(num(m["id"]), p.approve(m), "")
 		}
+	case TypeFetch, TypeGenerate:
+		f := p.fetch
+		if m["type"] == TypeGenerate {
+			f = p.generate
+		}
+		if f == nil {
+			return // the page never answers
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		p.mu.Lock()
+		p.cancels[num(m["id"])] = cancel
+		p.mu.Unlock()
+		go f(p, m, ctx)
+	case TypeToolAbort, TypeFetchAbort, TypeGenerateAbort:
+		p.mu.Lock()
+		cancel := p.cancels[num(m["id"])]
+		p.mu.Unlock()
+		if cancel != nil {
+			cancel()
+		}
 	}
+}
+
+// sendMsg sends v, JSON-encoded.
+func (p *fakePage) sendMsg(v map[string]any) {
+	b, err := json.Marshal(v)
+	require.NoError(p.t, err)
+	p.send(string(b))
+}
+
+// written returns every message the engine wrote so far, as written.
+func (p *fakePage) written() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.raw...)
 }
 
 func (p *fakePage) toolReturn(id int64, v any, errMsg string) {

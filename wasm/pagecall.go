@@ -8,35 +8,122 @@ import (
 	"langmodel/session"
 )
 
-// pageCall is one engine → page call (tool-execute or tool-approve) awaiting its
-// tool-return.
+// pageCall is one engine → page call (tool-execute, tool-approve, fetch or generate)
+// awaiting the page's answers.
 type pageCall struct {
-	done     chan ToolReturn       // buffered: the handler never blocks delivering
-	progress func(json.RawMessage) // the loop's progress hook; nil for approve
+	kind     string                // the engine's message type: what answers it may take
+	done     chan PageReturn       // buffered: a tool's tool-return, a fetch's response or early end
+	progress func(json.RawMessage) // the loop's progress hook; nil for all but tool-execute
+	stream   *stream               // fetch body chunks or generate pieces; nil for tools
+	answered bool                  // a fetch's done has been sent (guarded by callsMu)
+}
+
+// openCall registers a call of the given kind under a fresh id.
+func (h *Handler) openCall(kind string, progress func(json.RawMessage), s *stream) (int64, *pageCall) {
+	id := h.nextCall.Add(1)
+	pc := &pageCall{kind: kind, done: make(chan PageReturn, 1), progress: progress, stream: s}
+	h.callsMu.Lock()
+	h.calls[id] = pc
+	h.callsMu.Unlock()
+	return id, pc
+}
+
+// abortCall stops waiting for call id: if it is still open, it is forgotten and the
+// page is told with an abortType message, so that the call's signal aborts. What the
+// page sends for it later finds no call and is dropped.
+func (h *Handler) abortCall(id int64, abortType string) {
+	h.callsMu.Lock()
+	_, open := h.calls[id]
+	delete(h.calls, id)
+	h.callsMu.Unlock()
+	if open {
+		h.write(&PageCall{Type: abortType, ID: id})
+	}
 }
 
 // callPage sends the message msg builds for a fresh call id and waits for the page's
 // tool-return. When ctx ends first it tells the page (tool-abort, so the tool's signal
 // aborts) and returns at once: the loop does not wait for tools it has given up on, and
 // a tool-return that comes later finds no call and is dropped.
-func (h *Handler) callPage(ctx context.Context, msg func(id int64) marshaler, progress func(json.RawMessage)) (ToolReturn, error) {
-	id := h.nextCall.Add(1)
-	pc := &pageCall{done: make(chan ToolReturn, 1), progress: progress}
-	h.callsMu.Lock()
-	h.calls[id] = pc
-	h.callsMu.Unlock()
+func (h *Handler) callPage(ctx context.Context, kind string, msg func(id int64) marshaler, progress func(json.RawMessage)) (PageReturn, error) {
+	id, pc := h.openCall(kind, progress, nil)
 	h.write(msg(id))
 	select {
 	case r := <-pc.done:
 		return r, nil
 	case <-ctx.Done():
-		h.callsMu.Lock()
-		delete(h.calls, id)
-		h.callsMu.Unlock()
-		h.write(&PageCall{Type: TypeToolAbort, ID: id})
-		return ToolReturn{}, ctx.Err()
+		h.abortCall(id, TypeToolAbort)
+		return PageReturn{}, ctx.Err()
 	}
 }
+
+// pageReturn delivers one of the page's answers to the call it names. An answer for a
+// call no longer awaited (aborted, destroyed, ended, answered twice), or of the wrong
+// kind, is dropped on purpose.
+func (h *Handler) pageReturn(raw []byte, typ string) {
+	var m PageReturn
+	if !h.decodeRequest(raw, 0, typ, &m) {
+		return
+	}
+	h.callsMu.Lock()
+	pc := h.calls[m.ID]
+	if pc == nil || pc.kind != callKind(typ) {
+		h.callsMu.Unlock()
+		return
+	}
+	first := !pc.answered
+	switch typ {
+	case TypeToolReturn, TypeFetchEnd, TypeGenerateEnd:
+		delete(h.calls, m.ID)
+	}
+	if typ == TypeToolReturn || typ == TypeFetchResponse || typ == TypeFetchEnd {
+		pc.answered = true
+	}
+	h.callsMu.Unlock()
+
+	switch typ {
+	case TypeToolReturn, TypeFetchResponse:
+		if first {
+			pc.done <- m
+		}
+	case TypeFetchChunk:
+		pc.stream.push([]byte(m.Data))
+	case TypeGeneratePiece:
+		v := m.Value
+		if len(v) == 0 {
+			v = []byte("null") // undefined
+		}
+		pc.stream.push(v)
+	case TypeFetchEnd, TypeGenerateEnd:
+		var err error
+		if m.Error != nil {
+			err = &pageError{name: m.Error.Name, message: m.Error.Message}
+		}
+		if typ == TypeFetchEnd && first {
+			if err == nil {
+				m.Error = &WireError{Message: "the page ended the fetch without a response"}
+			}
+			pc.done <- m
+		}
+		pc.stream.end(err)
+	}
+}
+
+// callKind is the kind of call an answer of type typ belongs to.
+func callKind(typ string) string {
+	switch typ {
+	case TypeFetchResponse, TypeFetchChunk, TypeFetchEnd:
+		return TypeFetch
+	case TypeGeneratePiece, TypeGenerateEnd:
+		return TypeGenerate
+	}
+	return "tool"
+}
+
+// pageError is an error the page reported: a fetch that failed, a generate that threw.
+type pageError struct{ name, message string }
+
+func (e *pageError) Error() string { return e.message }
 
 // pageTools runs a session's tools in the page: it is the session's loop.ToolRunner and,
 // when the page gave approve, its loop.Approver. Clones get their own, with the same
@@ -50,7 +137,7 @@ type pageTools struct {
 
 // Run implements loop.ToolRunner: it asks the page to call the tool's execute.
 func (p *pageTools) Run(ctx context.Context, call session.ToolCall, progress func(json.RawMessage)) ([]session.ResultPart, error) {
-	ret, err := p.h.callPage(ctx, func(id int64) marshaler {
+	ret, err := p.h.callPage(ctx, "tool", func(id int64) marshaler {
 		return &PageCall{Type: TypeToolExecute, ID: id, Session: p.key, Fn: p.fns[call.Name], Call: mustCall(call)}
 	}, progress)
 	if err != nil {
@@ -64,7 +151,7 @@ func (p *pageTools) Run(ctx context.Context, call session.ToolCall, progress fun
 
 // approve implements loop.Approver through the page's toolUseConfig.approve.
 func (p *pageTools) approve(ctx context.Context, call session.ToolCall, tool *session.Tool) (bool, string, error) {
-	ret, err := p.h.callPage(ctx, func(id int64) marshaler {
+	ret, err := p.h.callPage(ctx, "tool", func(id int64) marshaler {
 		return &PageCall{Type: TypeToolApprove, ID: id, Session: p.key, Fn: p.approveFn, Call: mustCall(call), Tool: tool.Name}
 	}, nil)
 	if err != nil {

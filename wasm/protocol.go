@@ -4,11 +4,15 @@
 // Every message is one JSON object with a literal kebab-case "type". The page numbers its
 // requests ("id" ≥ 1) and the engine answers each with exactly one "reply" carrying the
 // same id: {id, ok: true, value} or {id, error: {name, message, fields}}. The engine
-// numbers its own calls to the page (tool-execute, tool-approve) in a separate id space,
-// and the page answers each with one "tool-return". Notifications (abort, tool-progress,
-// tool-abort, events, chunks) have no reply. The first request is "hello", whose reply
-// carries the protocol version; a mismatch rejects install(). Functions never cross:
-// execute and approve stay in a JS stash and travel as integer ids (-1 for none).
+// numbers its own calls to the page (tool-execute, tool-approve, fetch, generate) in a
+// separate id space. The page answers a tool call with one "tool-return"; a fetch with
+// "fetch-response" (status, headers), then the body as "fetch-chunk"s of text, then one
+// "fetch-end"; a generate with "generate-piece"s, then one "generate-end". When the
+// engine stops waiting it says so (tool-abort, fetch-abort, generate-abort) and the page
+// aborts the call's signal. Notifications (abort, tool-progress, the aborts, events,
+// chunks) have no reply. The first request is "hello", whose reply carries the protocol
+// version; a mismatch rejects install(). Functions never cross: execute, approve and
+// generate stay in a JS stash and travel as integer ids (-1 for none).
 //
 // Requests carry the page's session key. A late message for a destroyed key (a
 // tool-return, a tool-progress, an abort racing a reply) is dropped on purpose: the page
@@ -20,35 +24,44 @@ package wasm
 import "encoding/json"
 
 //go:generate sh -c "go run github.com/mailru/easyjson/easyjson@v0.9.2 -output_filename protocol_easyjson.go protocol.go && sed -i -e '/easyjson \"github.com\\/mailru\\/easyjson\"$/d' -e '/_ easyjson.Marshaler$/d' -e 's,jwriter \"github.com/mailru/easyjson/jwriter\",jwriter \"langmodel/wasm/internal/jsonw\",' protocol_easyjson.go"
-//go:generate go run ./internal/trimjson -in envelope,HelloRequest,CreateRequest,CreateOptions,ToolUseConfig,PromptRequest,InputRequest,CloneRequest,AbortMessage,ToolReturn,ToolProgress -out Reply,PageCall,Event,SessionInfo,PromptResult protocol_easyjson.go
+//go:generate go run ./internal/trimjson -in envelope,HelloRequest,CreateRequest,CreateOptions,ToolUseConfig,PromptRequest,InputRequest,CloneRequest,AbortMessage,PageReturn,ToolProgress -out Reply,PageCall,Event,SessionInfo,PromptResult protocol_easyjson.go
 
 // ProtocolVersion is exchanged by hello. Bump it whenever a message changes shape.
-const ProtocolVersion = 1
+const ProtocolVersion = 2
 
 // Message types, page → engine.
 const (
-	TypeHello        = "hello"
-	TypeCreate       = "create"
-	TypeAvailability = "availability"
-	TypePrompt       = "prompt"
-	TypeAppend       = "append"
-	TypeMeasure      = "measure"
-	TypeClone        = "clone"
-	TypeDestroy      = "destroy"
-	TypeHistory      = "history"
-	TypeUsage        = "usage"
-	TypeAbort        = "abort"
-	TypeToolReturn   = "tool-return"
-	TypeToolProgress = "tool-progress"
+	TypeHello         = "hello"
+	TypeCreate        = "create"
+	TypeAvailability  = "availability"
+	TypePrompt        = "prompt"
+	TypeAppend        = "append"
+	TypeMeasure       = "measure"
+	TypeClone         = "clone"
+	TypeDestroy       = "destroy"
+	TypeHistory       = "history"
+	TypeUsage         = "usage"
+	TypeAbort         = "abort"
+	TypeToolReturn    = "tool-return"
+	TypeToolProgress  = "tool-progress"
+	TypeFetchResponse = "fetch-response"
+	TypeFetchChunk    = "fetch-chunk"
+	TypeFetchEnd      = "fetch-end"
+	TypeGeneratePiece = "generate-piece"
+	TypeGenerateEnd   = "generate-end"
 )
 
 // Message types, engine → page.
 const (
-	TypeReply       = "reply"
-	TypeToolExecute = "tool-execute"
-	TypeToolApprove = "tool-approve"
-	TypeToolAbort   = "tool-abort"
-	TypeChunk       = "chunk"
+	TypeReply         = "reply"
+	TypeToolExecute   = "tool-execute"
+	TypeToolApprove   = "tool-approve"
+	TypeToolAbort     = "tool-abort"
+	TypeFetch         = "fetch"
+	TypeFetchAbort    = "fetch-abort"
+	TypeGenerate      = "generate"
+	TypeGenerateAbort = "generate-abort"
+	TypeChunk         = "chunk"
 	// Session events use the event's own name as type: toolcall, toolprogress,
 	// toolresult, contextoverflow (loop.EventType).
 )
@@ -90,7 +103,8 @@ type AvailabilityRequest = CreateRequest
 //
 //easyjson:json
 type CreateOptions struct {
-	// Backend is {kind, ...}; absent means the default scripted demo model.
+	// Backend is {kind, ...} with generate replaced by its stash id; absent means the
+	// default scripted demo model. See backend.go for the kinds and their fields.
 	Backend        json.RawMessage `json:"backend,omitempty"`
 	InitialPrompts json.RawMessage `json:"initialPrompts,omitempty"`
 	// ExpectedInputs and ExpectedOutputs are [{type, languages}].
@@ -101,6 +115,8 @@ type CreateOptions struct {
 	Tools         json.RawMessage `json:"tools,omitempty"`
 	ToolUseConfig *ToolUseConfig  `json:"toolUseConfig,omitempty"`
 	SamplingMode  string          `json:"samplingMode,omitempty"`
+	// ToolChoice is "auto", "none", "required", or {type: "tool", name} ({name} too).
+	ToolChoice json.RawMessage `json:"toolChoice,omitempty"`
 }
 
 // ToolUseConfig is toolUseConfig with approve replaced by its stash id.
@@ -126,6 +142,8 @@ type PromptRequest struct {
 	Stream                      bool            `json:"stream,omitempty"`
 	ResponseConstraint          json.RawMessage `json:"responseConstraint,omitempty"`
 	OmitResponseConstraintInput bool            `json:"omitResponseConstraintInput,omitempty"`
+	// ToolChoice overrides the session's for this prompt (as in CreateOptions).
+	ToolChoice json.RawMessage `json:"toolChoice,omitempty"`
 }
 
 // InputRequest is append and measure: a session and an input. Reply value: SessionInfo
@@ -165,16 +183,34 @@ type AbortMessage struct {
 	Target int64  `json:"target"`
 }
 
-// ToolReturn answers a tool-execute or tool-approve with the same id: a value (what
-// execute returned; for approve true, false or a reason string) or an error (execute
-// threw).
+// PageReturn is the page's answer to an engine → page call with the same id. Six
+// messages share it:
+//
+//	tool-return    {id, value | error}      answers tool-execute (what execute returned,
+//	                                        or error: it threw) or tool-approve (true,
+//	                                        false or a reason string)
+//	fetch-response {id, status, headers}    the fetch's response arrived; headers have
+//	                                        lower-case names; the body follows
+//	fetch-chunk    {id, data}               the next piece of the body, as text (decoded
+//	                                        as UTF-8 across chunk boundaries)
+//	fetch-end      {id, error?}             the body is complete, or the fetch failed
+//	                                        (before or after its response)
+//	generate-piece {id, value}              one piece generate produced: a string, or
+//	                                        {type: "text"|"tool-call"|"usage", value}
+//	generate-end   {id, error?}             generate is done, or threw (name, message)
+//
+// (One Go type for all keeps the generated decoders small: DESIGN.md §5's size budget.
+// js/protocol.js declares them one by one.)
 //
 //easyjson:json
-type ToolReturn struct {
-	Type  string          `json:"type"`
-	ID    int64           `json:"id"`
-	Value json.RawMessage `json:"value,omitempty"`
-	Error *WireError      `json:"error,omitempty"`
+type PageReturn struct {
+	Type    string            `json:"type"`
+	ID      int64             `json:"id"`
+	Value   json.RawMessage   `json:"value,omitempty"`
+	Error   *WireError        `json:"error,omitempty"`
+	Status  int               `json:"status,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+	Data    string            `json:"data,omitempty"`
 }
 
 // ToolProgress is a running tool's progress(value), for the tool-execute with this id.
@@ -217,7 +253,7 @@ type ErrorExtra struct {
 	Transcript json.RawMessage `json:"transcript,omitempty"`
 }
 
-// PageCall is an engine → page call, or the end of one. Three messages share it:
+// PageCall is an engine → page call, or the end of one. Seven messages share it:
 //
 //	tool-execute {id, session, fn, call}        run the execute with stash id fn for call
 //	                                            ({callID, callId, name, arguments}); the
@@ -225,13 +261,24 @@ type ErrorExtra struct {
 //	tool-approve {id, session, fn, call, tool}  ask the approve with stash id fn about call
 //	                                            to the tool named tool; the page answers
 //	                                            tool-return with true, false or a reason
-//	tool-abort   {id}                           the call id is no longer awaited (the
-//	                                            prompt was aborted or the session
-//	                                            destroyed): abort its signal; a tool-return
-//	                                            that follows is dropped
+//	fetch        {id, request}                  run fetch(request.url, {method, headers,
+//	                                            body, signal}) with request = {method,
+//	                                            url, headers, body (text)}; the page
+//	                                            answers fetch-response, fetch-chunks,
+//	                                            fetch-end. The headers may hold the API
+//	                                            key: the page passes them to fetch only
+//	generate     {id, fn, request}              run the generate with stash id fn on
+//	                                            request (custom.RenderRequest's object);
+//	                                            the page answers generate-pieces, then
+//	                                            generate-end
+//	tool-abort, fetch-abort, generate-abort {id}
+//	                                            the call id is no longer awaited (the
+//	                                            prompt was aborted, the session destroyed,
+//	                                            the body closed): abort its signal; what
+//	                                            the page sends for it later is dropped
 //
-// (One Go type for the three keeps the generated encoders small: DESIGN.md §5's size
-// budget. js/protocol.js declares them one by one.)
+// (One Go type for all keeps the generated encoders small: DESIGN.md §5's size budget.
+// js/protocol.js declares them one by one.)
 //
 //easyjson:json
 type PageCall struct {
@@ -241,6 +288,7 @@ type PageCall struct {
 	Fn      int64           `json:"fn,omitempty"`
 	Call    json.RawMessage `json:"call,omitempty"`
 	Tool    string          `json:"tool,omitempty"`
+	Request json.RawMessage `json:"request,omitempty"`
 }
 
 // Event is a session event or a chunk. For an event, Type is its name (toolcall,

@@ -247,77 +247,7 @@ func (v *ToolUseConfig) UnmarshalJSON(data []byte) error {
 func (v *ToolUseConfig) UnmarshalEasyJSON(l *jlexer.Lexer) {
 	easyjsonE4425964DecodeLangmodelWasm2(l, v)
 }
-func easyjsonE4425964DecodeLangmodelWasm3(in *jlexer.Lexer, out *ToolReturn) {
-	isTopLevel := in.IsStart()
-	if in.IsNull() {
-		if isTopLevel {
-			in.Consumed()
-		}
-		in.Skip()
-		return
-	}
-	in.Delim('{')
-	for !in.IsDelim('}') {
-		key := in.UnsafeFieldName(false)
-		in.WantColon()
-		switch key {
-		case "type":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.Type = string(in.String())
-			}
-		case "id":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				out.ID = int64(in.Int64())
-			}
-		case "value":
-			if in.IsNull() {
-				in.Skip()
-			} else {
-				if data := in.Raw(); in.Ok() {
-					in.AddError((out.Value).UnmarshalJSON(data))
-				}
-			}
-		case "error":
-			if in.IsNull() {
-				in.Skip()
-				out.Error = nil
-			} else {
-				if out.Error == nil {
-					out.Error = new(WireError)
-				}
-				if in.IsNull() {
-					in.Skip()
-				} else {
-					(*out.Error).UnmarshalEasyJSON(in)
-				}
-			}
-		default:
-			in.SkipRecursive()
-		}
-		in.WantComma()
-	}
-	in.Delim('}')
-	if isTopLevel {
-		in.Consumed()
-	}
-}
-
-// UnmarshalJSON supports json.Unmarshaler interface
-func (v *ToolReturn) UnmarshalJSON(data []byte) error {
-	r := jlexer.Lexer{Data: data}
-	easyjsonE4425964DecodeLangmodelWasm3(&r, v)
-	return r.Error()
-}
-
-// UnmarshalEasyJSON supports easyjson.Unmarshaler interface
-func (v *ToolReturn) UnmarshalEasyJSON(l *jlexer.Lexer) {
-	easyjsonE4425964DecodeLangmodelWasm3(l, v)
-}
-func easyjsonE4425964DecodeLangmodelWasm4(in *jlexer.Lexer, out *ToolProgress) {
+func easyjsonE4425964DecodeLangmodelWasm3(in *jlexer.Lexer, out *ToolProgress) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -365,16 +295,16 @@ func easyjsonE4425964DecodeLangmodelWasm4(in *jlexer.Lexer, out *ToolProgress) {
 // UnmarshalJSON supports json.Unmarshaler interface
 func (v *ToolProgress) UnmarshalJSON(data []byte) error {
 	r := jlexer.Lexer{Data: data}
-	easyjsonE4425964DecodeLangmodelWasm4(&r, v)
+	easyjsonE4425964DecodeLangmodelWasm3(&r, v)
 	return r.Error()
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *ToolProgress) UnmarshalEasyJSON(l *jlexer.Lexer) {
-	easyjsonE4425964DecodeLangmodelWasm4(l, v)
+	easyjsonE4425964DecodeLangmodelWasm3(l, v)
 }
 
-func easyjsonE4425964EncodeLangmodelWasm5(out *jwriter.Writer, in SessionInfo) {
+func easyjsonE4425964EncodeLangmodelWasm4(out *jwriter.Writer, in SessionInfo) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -405,16 +335,16 @@ func easyjsonE4425964EncodeLangmodelWasm5(out *jwriter.Writer, in SessionInfo) {
 // MarshalJSON supports json.Marshaler interface
 func (v SessionInfo) MarshalJSON() ([]byte, error) {
 	w := jwriter.Writer{}
-	easyjsonE4425964EncodeLangmodelWasm5(&w, v)
+	easyjsonE4425964EncodeLangmodelWasm4(&w, v)
 	return w.Buffer.BuildBytes(), w.Error
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v SessionInfo) MarshalEasyJSON(w *jwriter.Writer) {
-	easyjsonE4425964EncodeLangmodelWasm5(w, v)
+	easyjsonE4425964EncodeLangmodelWasm4(w, v)
 }
 
-func easyjsonE4425964EncodeLangmodelWasm6(out *jwriter.Writer, in Reply) {
+func easyjsonE4425964EncodeLangmodelWasm5(out *jwriter.Writer, in Reply) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -449,16 +379,16 @@ func easyjsonE4425964EncodeLangmodelWasm6(out *jwriter.Writer, in Reply) {
 // MarshalJSON supports json.Marshaler interface
 func (v Reply) MarshalJSON() ([]byte, error) {
 	w := jwriter.Writer{}
-	easyjsonE4425964EncodeLangmodelWasm6(&w, v)
+	easyjsonE4425964EncodeLangmodelWasm5(&w, v)
 	return w.Buffer.BuildBytes(), w.Error
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v Reply) MarshalEasyJSON(w *jwriter.Writer) {
-	easyjsonE4425964EncodeLangmodelWasm6(w, v)
+	easyjsonE4425964EncodeLangmodelWasm5(w, v)
 }
 
-func easyjsonE4425964EncodeLangmodelWasm7(out *jwriter.Writer, in PromptResult) {
+func easyjsonE4425964EncodeLangmodelWasm6(out *jwriter.Writer, in PromptResult) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -492,16 +422,16 @@ func easyjsonE4425964EncodeLangmodelWasm7(out *jwriter.Writer, in PromptResult) 
 // MarshalJSON supports json.Marshaler interface
 func (v PromptResult) MarshalJSON() ([]byte, error) {
 	w := jwriter.Writer{}
-	easyjsonE4425964EncodeLangmodelWasm7(&w, v)
+	easyjsonE4425964EncodeLangmodelWasm6(&w, v)
 	return w.Buffer.BuildBytes(), w.Error
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v PromptResult) MarshalEasyJSON(w *jwriter.Writer) {
-	easyjsonE4425964EncodeLangmodelWasm7(w, v)
+	easyjsonE4425964EncodeLangmodelWasm6(w, v)
 }
 
-func easyjsonE4425964DecodeLangmodelWasm8(in *jlexer.Lexer, out *PromptRequest) {
+func easyjsonE4425964DecodeLangmodelWasm7(in *jlexer.Lexer, out *PromptRequest) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -561,6 +491,14 @@ func easyjsonE4425964DecodeLangmodelWasm8(in *jlexer.Lexer, out *PromptRequest) 
 			} else {
 				out.OmitResponseConstraintInput = bool(in.Bool())
 			}
+		case "toolChoice":
+			if in.IsNull() {
+				in.Skip()
+			} else {
+				if data := in.Raw(); in.Ok() {
+					in.AddError((out.ToolChoice).UnmarshalJSON(data))
+				}
+			}
 		default:
 			in.SkipRecursive()
 		}
@@ -575,12 +513,118 @@ func easyjsonE4425964DecodeLangmodelWasm8(in *jlexer.Lexer, out *PromptRequest) 
 // UnmarshalJSON supports json.Unmarshaler interface
 func (v *PromptRequest) UnmarshalJSON(data []byte) error {
 	r := jlexer.Lexer{Data: data}
-	easyjsonE4425964DecodeLangmodelWasm8(&r, v)
+	easyjsonE4425964DecodeLangmodelWasm7(&r, v)
 	return r.Error()
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *PromptRequest) UnmarshalEasyJSON(l *jlexer.Lexer) {
+	easyjsonE4425964DecodeLangmodelWasm7(l, v)
+}
+func easyjsonE4425964DecodeLangmodelWasm8(in *jlexer.Lexer, out *PageReturn) {
+	isTopLevel := in.IsStart()
+	if in.IsNull() {
+		if isTopLevel {
+			in.Consumed()
+		}
+		in.Skip()
+		return
+	}
+	in.Delim('{')
+	for !in.IsDelim('}') {
+		key := in.UnsafeFieldName(false)
+		in.WantColon()
+		switch key {
+		case "type":
+			if in.IsNull() {
+				in.Skip()
+			} else {
+				out.Type = string(in.String())
+			}
+		case "id":
+			if in.IsNull() {
+				in.Skip()
+			} else {
+				out.ID = int64(in.Int64())
+			}
+		case "value":
+			if in.IsNull() {
+				in.Skip()
+			} else {
+				if data := in.Raw(); in.Ok() {
+					in.AddError((out.Value).UnmarshalJSON(data))
+				}
+			}
+		case "error":
+			if in.IsNull() {
+				in.Skip()
+				out.Error = nil
+			} else {
+				if out.Error == nil {
+					out.Error = new(WireError)
+				}
+				if in.IsNull() {
+					in.Skip()
+				} else {
+					(*out.Error).UnmarshalEasyJSON(in)
+				}
+			}
+		case "status":
+			if in.IsNull() {
+				in.Skip()
+			} else {
+				out.Status = int(in.Int())
+			}
+		case "headers":
+			if in.IsNull() {
+				in.Skip()
+			} else {
+				in.Delim('{')
+				if !in.IsDelim('}') {
+					out.Headers = make(map[string]string)
+				} else {
+					out.Headers = nil
+				}
+				for !in.IsDelim('}') {
+					key := string(in.String())
+					in.WantColon()
+					var v4 string
+					if in.IsNull() {
+						in.Skip()
+					} else {
+						v4 = string(in.String())
+					}
+					(out.Headers)[key] = v4
+					in.WantComma()
+				}
+				in.Delim('}')
+			}
+		case "data":
+			if in.IsNull() {
+				in.Skip()
+			} else {
+				out.Data = string(in.String())
+			}
+		default:
+			in.SkipRecursive()
+		}
+		in.WantComma()
+	}
+	in.Delim('}')
+	if isTopLevel {
+		in.Consumed()
+	}
+}
+
+// UnmarshalJSON supports json.Unmarshaler interface
+func (v *PageReturn) UnmarshalJSON(data []byte) error {
+	r := jlexer.Lexer{Data: data}
+	easyjsonE4425964DecodeLangmodelWasm8(&r, v)
+	return r.Error()
+}
+
+// UnmarshalEasyJSON supports easyjson.Unmarshaler interface
+func (v *PageReturn) UnmarshalEasyJSON(l *jlexer.Lexer) {
 	easyjsonE4425964DecodeLangmodelWasm8(l, v)
 }
 
@@ -617,6 +661,11 @@ func easyjsonE4425964EncodeLangmodelWasm9(out *jwriter.Writer, in PageCall) {
 		const prefix string = ",\"tool\":"
 		out.RawString(prefix)
 		out.String(string(in.Tool))
+	}
+	if len(in.Request) != 0 {
+		const prefix string = ",\"request\":"
+		out.RawString(prefix)
+		out.Raw((in.Request).MarshalJSON())
 	}
 	out.RawByte('}')
 }
@@ -1022,6 +1071,14 @@ func easyjsonE4425964DecodeLangmodelWasm15(in *jlexer.Lexer, out *CreateOptions)
 				in.Skip()
 			} else {
 				out.SamplingMode = string(in.String())
+			}
+		case "toolChoice":
+			if in.IsNull() {
+				in.Skip()
+			} else {
+				if data := in.Raw(); in.Ok() {
+					in.AddError((out.ToolChoice).UnmarshalJSON(data))
+				}
 			}
 		default:
 			in.SkipRecursive()

@@ -517,14 +517,16 @@ func TestDemo_XSSInert(t *testing.T) {
 	shot(t, p, "xss-inert")
 }
 
-// TestDemo_Failures: a backend the module cannot use and a tool call limit are shown
-// clearly, and the conversation goes on.
+// TestDemo_Failures: a backend that is down, a backend the browser lacks, and a tool call
+// limit are shown clearly, and the conversation goes on.
 func TestDemo_Failures(t *testing.T) {
 	t.Parallel()
 	p := open(t, serve(t, nil))
 	type result struct {
-		Backend  string
-		Notice   string
+		Down     string
+		Switched string
+		Kept     int
+		Browser  string
 		Label    string
 		Limit    string
 		Calls    int
@@ -534,10 +536,24 @@ func TestDemo_Failures(t *testing.T) {
 	got := eval[result](t, p, `
 		say("Calculate 1 + 1"); await idle();
 		const messages = demo.session.history.length;
+		// An OpenAI-compatible server that is not there: port 9 on loopback (discard) refuses.
 		setField("#backend-kind", "openai");
+		setField("#openai-url", "http://127.0.0.1:9/v1");
+		setField("#openai-model", "none");
 		$("#backend-apply").click();
-		await until(() => $("#backend-result").classList.contains("error"), "the backend error");
-		const r = { backend: $("#backend-result").textContent, notice: $$("#conversation .notice").at(-1).textContent, label: $("#backend-label").textContent };
+		await until(() => $("#backend-result").classList.contains("ok"), "the switch");
+		const r = { switched: $("#backend-result").textContent };
+		say("Hello?"); await idle();
+		r.down = $$("#conversation .notice").at(-1).textContent;
+		r.kept = demo.session.history.length - messages;
+		// Back to the offline model, with the conversation.
+		setField("#backend-kind", "scripted");
+		$("#backend-apply").click();
+		await until(() => $("#backend-result").textContent.includes("Offline"), "the way back");
+		// The browser's own model: Chromium 156 has none behind its LanguageModel.
+		const native = await LanguageModel.availability({ backend: { kind: "browser" } });
+		r.browser = native;
+		r.label = $("#backend-label").textContent;
 		setField("#max-calls", "2");
 		await until(() => demo.state.config.maxToolCalls === 2, "the new limit");
 		say("Show me the world clock"); await idle();
@@ -547,15 +563,16 @@ func TestDemo_Failures(t *testing.T) {
 		r.answer = lastAssistant();
 		r.messages = demo.session.history.length - messages;
 		return r;`)
-	require.Contains(t, got.Backend, "Not supported. NotSupportedError:")
-	require.Contains(t, got.Backend, "Still using: Offline demo model.")
-	require.Contains(t, got.Notice, "Could not switch to the OpenAI-compatible")
+	require.Contains(t, got.Switched, "Now using: OpenAI-compatible")
+	require.Contains(t, got.Down, "NetworkError", "the backend being down is shown as such: %s", got.Down)
+	require.Zero(t, got.Kept, "the failed prompt left no trace in the history")
+	require.Equal(t, "unavailable", got.Browser)
 	require.Equal(t, "Offline demo model", got.Label)
 	require.Contains(t, got.Limit, "Tool call limit reached")
 	require.Contains(t, got.Limit, "maxToolCalls is 2 and the model asked for call 3 (get_current_time)")
 	require.Equal(t, 1, got.Calls, "the over-limit prompt ran no call")
 	require.Equal(t, "calculate: 2 + 2 = 4", got.Answer)
-	require.Equal(t, 4, got.Messages, "the failed prompt left no trace in the history")
+	require.Equal(t, 4, got.Messages, "the failed prompts left no trace in the history")
 	shot(t, p, "failures")
 }
 

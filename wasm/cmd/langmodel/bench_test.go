@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"langmodel/wasm/browsertest"
+	"langmodel/wasm/internal/replay"
 )
 
 // stepsPerPrompt is how many closed-loop steps one timed prompt makes: the scripted model
@@ -55,7 +56,7 @@ func BenchmarkBrowser_ClosedLoopStep(b *testing.B) {
 // BenchmarkModule_ClosedLoopStep: the same under wazero and goja, timed in Go (the host's
 // clock is virtual). A regression detector, not a budget: goja interprets the JS.
 func BenchmarkModule_ClosedLoopStep(b *testing.B) {
-	h := newHostB(b)
+	h := newHostB(b, "", 7)
 	var per []float64
 	for b.Loop() {
 		_, err := h.Eval(b.Context(), closedLoopJS+`globalThis.s = s;`)
@@ -103,5 +104,66 @@ func BenchmarkBrowser_Instantiate(b *testing.B) {
 	for _, c := range []string{"cold", "warm"} {
 		b.ReportMetric(browsertest.Median(times["module-"+c])/browsertest.Median(times["bare-"+c]), c+"-ratio")
 	}
+	b.ReportMetric(0, "ns/op")
+}
+
+// streamKiB is the size of the generated stream the throughput benchmarks read
+// (replay.Big: text deltas, then one call whose arguments come in 7-byte deltas).
+const streamKiB = 2048
+
+// streamJS creates an open-loop session over the replay server at LLM and reads one
+// generated stream per prompt: SSE parsing and delta assembly in the module, the bytes
+// arriving through the page's fetch and the channel.
+var streamJS = fmt.Sprintf(`
+const s = await lm.LanguageModel.create({
+	backend: { kind: "openai", baseURL: LLM + "/r/bench/big:%d", model: "m", contextWindow: 100000000 },
+	expectedOutputs: [{ type: "text" }, { type: "tool-call" }],
+	tools: [{ name: "get_weather", description: "Weather", inputSchema: { type: "object" } }],
+});`, streamKiB)
+
+// BenchmarkBrowser_StreamThroughput: MB/s of a recorded-shape OpenAI stream through the
+// real module in headless Chromium, from the first byte of fetch to the assembled call
+// (issue 4: SSE parsing with delta assembly, inside the module). Timed in the page.
+func BenchmarkBrowser_StreamThroughput(b *testing.B) {
+	base := browsertest.Serve(b, "", map[string]http.Handler{
+		"/langmodel.wasm": browsertest.File(moduleWasm),
+		"/wasm_exec.js":   browsertest.File(browsertest.WasmExecJS(b)),
+		"/js/":            http.StripPrefix("/js/", http.FileServer(http.Dir("../../../js"))),
+		"/r/":             &replay.Server{},
+	})
+	p := browsertest.Shared(b).Open(b, base+"/")
+	require.NoError(b, p.Eval(b.Context(), browserPrelude, nil))
+	size := float64(len(replay.Big(streamKiB << 10)))
+	var rates []float64
+	for b.Loop() {
+		var ms float64
+		require.NoError(b, p.Eval(b.Context(), streamJS+`
+			const t0 = performance.now();
+			const r = await s.prompt("go");
+			const ms = performance.now() - t0;
+			if (typeof r.at(-1).value.arguments.notes !== "string") throw new Error("no call");
+			s.destroy();
+			return ms;`, &ms))
+		rates = append(rates, size/1e6/(ms/1000))
+	}
+	b.ReportMetric(browsertest.Median(rates), "MB/s")
+	b.ReportMetric(0, "ns/op")
+}
+
+// BenchmarkModule_StreamThroughput: the same under wazero and goja, the stream read in
+// 16 KiB pieces by the host's Go fetch. A regression detector: goja interprets the face.
+func BenchmarkModule_StreamThroughput(b *testing.B) {
+	h := newHostB(b, "", 16<<10)
+	size := float64(len(replay.Big(streamKiB << 10)))
+	var rates []float64
+	for b.Loop() {
+		_, err := h.Eval(b.Context(), streamJS+`globalThis.s = s;`)
+		require.NoError(b, err)
+		t0 := time.Now()
+		_, err = h.Eval(b.Context(), `const r = await s.prompt("go"); if (typeof r.at(-1).value.arguments.notes !== "string") throw new Error("no call"); s.destroy();`)
+		require.NoError(b, err)
+		rates = append(rates, size/1e6/time.Since(t0).Seconds())
+	}
+	b.ReportMetric(browsertest.Median(rates), "MB/s")
 	b.ReportMetric(0, "ns/op")
 }

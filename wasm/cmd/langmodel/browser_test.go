@@ -6,24 +6,31 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"langmodel/wasm/browsertest"
+	"langmodel/wasm/internal/replay"
 )
 
-// serve serves the module, Go's wasm_exec.js and js/ under /js/, beside root.
+// serve serves the module, Go's wasm_exec.js and js/ under /js/, beside root, and a
+// replay server of recorded model streams under /r/ (wasm/internal/replay), which the
+// page reaches with its real fetch. Bodies go out in flushed pieces of 64 bytes, 1 ms
+// apart, so that fetch sees many chunks, cut anywhere.
 func serve(t testing.TB, root string) string {
 	return browsertest.Serve(t, root, map[string]http.Handler{
 		"/langmodel.wasm": browsertest.File(moduleWasm),
 		"/wasm_exec.js":   browsertest.File(browsertest.WasmExecJS(t)),
 		"/js/":            http.StripPrefix("/js/", http.FileServer(http.Dir("../../../js"))),
+		"/r/":             &replay.Server{Split: 64, Pause: time.Millisecond},
 	})
 }
 
 // browserPrelude loads and installs the face in the page, as module_test.go does in
-// the wazero host.
+// the wazero host; LLM is the replay server (same origin).
 const browserPrelude = `
+globalThis.LLM = location.origin;
 globalThis.lm = await import("/js/language-model.js");
 globalThis.installResult = await lm.install({ wasm: "/langmodel.wasm" });
 `
@@ -33,11 +40,11 @@ globalThis.installResult = await lm.install({ wasm: "/langmodel.wasm" });
 func TestBrowser_Scenarios(t *testing.T) {
 	base := serve(t, "")
 	b := browsertest.Shared(t)
-	for _, sc := range scenarios {
+	for _, sc := range allScenarios() {
 		t.Run(sc.name, func(t *testing.T) {
 			t.Parallel()
 			p := b.Open(t, base+"/")
-			require.NoError(t, p.Eval(t.Context(), browserPrelude, nil))
+			require.NoError(t, p.Eval(t.Context(), sc.setup+browserPrelude, nil))
 			var got any
 			require.NoError(t, p.Eval(t.Context(), common+sc.js, &got))
 			requireJSON(t, sc.want, got)
@@ -85,7 +92,7 @@ func TestBrowser_InstallErrors(t *testing.T) {
 		const r = await lm.install({ wasm: "/langmodel.wasm" });
 		const s = await lm.LanguageModel.create({ backend: { kind: "scripted", turns: [{ text: "ok" }] } });
 		return { first, before, version: r.version, answer: await s.prompt("x") };`, &got))
-	requireJSON(t, `{"first":"NetworkError","before":"InvalidStateError","version":1,"answer":"ok"}`, got)
+	requireJSON(t, `{"first":"NetworkError","before":"InvalidStateError","version":2,"answer":"ok"}`, got)
 }
 
 // TestBrowser_Progress: install() reads the module as it streams and reports the

@@ -15,12 +15,35 @@ const caught = async (p) => { try { await p; return "resolved"; } catch (e) { re
 const read = async (stream) => { const r = stream.getReader(); const out = []; for (;;) { const { done, value } = await r.read(); if (done) return out; out.push(value); } };
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const weather = (execute) => ({ name: "weather", description: "Weather in a city", inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] }, execute });
+const KEY = "sk-test-0123456789abcdef";
+const openai = (nonce, plan, extra) => ({ kind: "openai", baseURL: LLM + "/r/" + nonce + "/" + plan, model: "m", apiKey: KEY, ...extra });
+const stats = async (nonce) => (await fetch(LLM + "/r/" + nonce + "/stats")).json();
+const getWeather = (execute) => ({ name: "get_weather", description: "Weather in a city", inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] }, execute });
 `
 
 type scenario struct {
 	name string
 	js   string
 	want string // JSON
+}
+
+// hostScenario is a scenario with what some need of their host: setup runs before
+// install() (a stand-in for the browser's native LanguageModel), and browserOnly ones
+// use what goja lacks (async generators) and run in Chromium only.
+type hostScenario struct {
+	scenario
+	setup       string
+	browserOnly bool
+}
+
+// allScenarios is every scenario: the engine's (below) and the backends'
+// (backend_scenarios_test.go).
+func allScenarios() []hostScenario {
+	out := make([]hostScenario, 0, len(scenarios)+len(backendScenarios))
+	for _, sc := range scenarios {
+		out = append(out, hostScenario{scenario: sc})
+	}
+	return append(out, backendScenarios...)
 }
 
 var scenarios = []scenario{
@@ -195,6 +218,7 @@ var scenarios = []scenario{
 		out.dup = await caught(LanguageModel.create({ tools: [weather(() => 1), weather(() => 2)] }));
 		out.notObjectSchema = await caught(LanguageModel.create({ tools: [{ name: "t", description: "d", inputSchema: { type: "string" }, execute() {} }] }));
 		out.backend = await caught(LanguageModel.create({ backend: { kind: "openai" } }));
+		out.backendKind = await caught(LanguageModel.create({ backend: { kind: "llama" } }));
 		out.toolsNotArray = await caught(LanguageModel.create({ tools: 5 }));
 		out.classes = [() => new LanguageModelToolCall({ name: "x" }), () => new LanguageModelToolCall(), () => new LanguageModelToolSuccess({ callID: "a", name: "x" }),
 			() => new LanguageModelToolError({ callID: "a", name: "x" }), () => new LanguageModelToolError({ callId: "a", errorMessage: "m" })]
@@ -207,7 +231,7 @@ var scenarios = []scenario{
 		return out;`,
 		`{"cycle":"DataError","bigint":"DataError","fn":"DataError","role":"TypeError","number":"TypeError","missing":"TypeError",
 		  "schemaCycle":"TypeError","getter":"RangeError","toJSON":"SyntaxError","noExecute":"TypeError","executeNotFunction":"TypeError","dup":"TypeError",
-		  "notObjectSchema":"TypeError","backend":"NotSupportedError","toolsNotArray":"TypeError",
+		  "notObjectSchema":"TypeError","backend":"TypeError","backendKind":"NotSupportedError","toolsNotArray":"TypeError",
 		  "classes":["TypeError","TypeError","TypeError","TypeError","TypeError"],"ctor":"TypeError",
 		  "destroyed":["InvalidStateError","InvalidStateError","InvalidStateError","InvalidStateError","InvalidStateError"],"alive":"still fine"}`},
 

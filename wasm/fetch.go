@@ -1,0 +1,156 @@
+package wasm
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+
+	"langmodel/loop/openai"
+	"langmodel/wasm/internal/jsonw"
+)
+
+// pageFetch is openai.Transport over the channel: each request becomes a fetch message,
+// the page runs fetch() with an AbortSignal and streams the answer back (fetch-response,
+// fetch-chunk…, fetch-end), and the body the backend reads is that stream. The module
+// so never links net/http (DESIGN.md §2).
+//
+// The request's headers, which may carry the API key, go to the page inside the fetch
+// message and nowhere else: errors built here never show them, and the page's own error
+// messages are cleaned of every credential header value before they go on.
+type pageFetch struct{ h *Handler }
+
+// Do implements openai.Transport. It returns when the response's status and headers
+// have arrived, or the fetch failed, or ctx ended (the page is then told, with
+// fetch-abort, and aborts the request). The body stops, and tells the page, when ctx
+// ends or it is closed.
+func (f *pageFetch) Do(ctx context.Context, req *openai.Request) (*openai.Response, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s := newStream()
+	id, pc := f.h.openCall(TypeFetch, nil, s)
+	stop := context.AfterFunc(ctx, func() {
+		f.h.abortCall(id, TypeFetchAbort)
+		s.end(ctx.Err())
+	})
+	f.h.write(&PageCall{Type: TypeFetch, ID: id, Request: fetchRequest(req)})
+	var a PageReturn
+	select {
+	case a = <-pc.done:
+	case <-ctx.Done():
+		stop()
+		f.h.abortCall(id, TypeFetchAbort)
+		return nil, ctx.Err()
+	}
+	if a.Type == TypeFetchEnd { // the fetch failed before any response
+		stop()
+		return nil, errors.New(clean(a.Error.Message, req.Header))
+	}
+	header := make(map[string]string, len(a.Headers))
+	for k, v := range a.Headers {
+		header[strings.ToLower(k)] = v
+	}
+	return &openai.Response{Status: a.Status, Header: header,
+		Body: &fetchBody{h: f.h, id: id, s: s, stop: stop, header: req.Header}}, nil
+}
+
+// fetchRequest encodes the request for the page: {method, url, headers, body}, header
+// names sorted so that the message is the same byte for byte every time.
+func fetchRequest(req *openai.Request) []byte {
+	var w jsonw.Writer
+	w.RawString(`{"method":`)
+	w.String(req.Method)
+	w.RawString(`,"url":`)
+	w.String(req.URL)
+	w.RawString(`,"headers":{`)
+	names := make([]string, 0, len(req.Header))
+	for k := range req.Header {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	for i, k := range names {
+		if i > 0 {
+			w.RawByte(',')
+		}
+		w.String(k)
+		w.RawByte(':')
+		w.String(req.Header[k])
+	}
+	w.RawString(`},"body":`)
+	w.String(string(req.Body))
+	w.RawByte('}')
+	b, _ := w.BuildBytes()
+	return b
+}
+
+// fetchBody is a response body: the text the page sends in fetch-chunks.
+type fetchBody struct {
+	h      *Handler
+	id     int64
+	s      *stream
+	stop   func() bool // stops the ctx watcher
+	header map[string]string
+	queue  [][]byte
+	buf    []byte
+	err    error
+}
+
+var errBodyClosed = errors.New("the response body is closed")
+
+func (b *fetchBody) Read(p []byte) (int, error) {
+	for len(b.buf) == 0 {
+		if len(b.queue) > 0 {
+			b.buf, b.queue = b.queue[0], b.queue[1:]
+			continue
+		}
+		if b.err != nil {
+			return 0, b.err
+		}
+		items, err := b.s.next()
+		if err != nil {
+			var pe *pageError
+			if errors.As(err, &pe) { // the connection failed mid-body
+				err = errors.New(clean(pe.message, b.header))
+			}
+			b.err = err
+			return 0, err
+		}
+		b.queue = items
+	}
+	n := copy(p, b.buf)
+	b.buf = b.buf[n:]
+	return n, nil
+}
+
+// Close stops reading; a body not read to its end is aborted in the page.
+func (b *fetchBody) Close() error {
+	b.stop()
+	b.h.abortCall(b.id, TypeFetchAbort)
+	b.s.end(errBodyClosed)
+	b.queue, b.buf = nil, nil
+	if b.err == nil {
+		b.err = errBodyClosed
+	}
+	return nil
+}
+
+// clean removes the value of every header that may carry a credential (all but
+// content-type and accept), and its token after "Bearer ", from a message the page
+// produced. openai redacts the key again; this also covers keys in custom headers.
+func clean(msg string, header map[string]string) string {
+	if msg == "" {
+		msg = "the fetch failed"
+	}
+	for k, v := range header {
+		if k == "content-type" || k == "accept" {
+			continue
+		}
+		for _, s := range []string{v, strings.TrimPrefix(v, "Bearer ")} {
+			if len(s) >= 4 {
+				msg = strings.ReplaceAll(msg, s, "[redacted]")
+			}
+		}
+	}
+	return msg
+}

@@ -1,0 +1,104 @@
+package wasm
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// testKey is the API key of these tests: it must never appear in a message the engine
+// writes, except inside the request headers of a fetch.
+const testKey = "sk-test-0123456789abcdef"
+
+// openaiBackend is the backend option for the replay server at base playing plan.
+func openaiBackend(base, plan string, extra ...string) string {
+	return fmt.Sprintf(`"backend":{"kind":"openai","baseURL":%q,"model":"m","apiKey":%q%s}`, base+"/r/n/"+plan, testKey, strings.Join(append([]string{""}, extra...), ","))
+}
+
+const (
+	getWeather     = `{"name":"get_weather","description":"Weather in a city","inputSchema":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}}`
+	getWeatherExec = `{"name":"get_weather","description":"Weather in a city","inputSchema":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]},"hasExecute":true,"execute":7}`
+	searchTool     = `{"name":"search","description":"Search the web","inputSchema":{"type":"object","properties":{"q":{"type":"string"}}}}`
+	openOutputs    = `"expectedOutputs":[{"type":"text"},{"type":"tool-call"}]`
+)
+
+// requireNoKey checks that the key appears in no message the engine wrote but the
+// fetches' own headers.
+func requireNoKey(t *testing.T, p *fakePage) {
+	t.Helper()
+	for _, m := range p.written() {
+		if strings.HasPrefix(m, `{"type":"fetch",`) {
+			continue
+		}
+		require.NotContains(t, m, testKey[8:], "the key leaked into %s", m)
+	}
+}
+
+// TestFetch_PageErrors: what the page's fetch reports (a rejected fetch, a body that
+// fails mid-stream) becomes a NetworkError, with every credential header cleaned out
+// even where the page's message echoes it.
+func TestFetch_PageErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		answer  func(p *fakePage, id int64, auth string)
+		message string
+	}{
+		{"fetch rejected", func(p *fakePage, id int64, auth string) {
+			p.sendMsg(msg{"type": "fetch-end", "id": id, "error": msg{"message": "Failed to fetch (" + auth + ")"}})
+		}, "the model failed: Failed to fetch ([redacted])"},
+		{"body failed", func(p *fakePage, id int64, auth string) {
+			p.sendMsg(msg{"type": "fetch-response", "id": id, "status": 200, "headers": msg{"Content-Type": "text/event-stream"}})
+			p.sendMsg(msg{"type": "fetch-chunk", "id": id, "data": "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\"}}]}\n\n"})
+			p.sendMsg(msg{"type": "fetch-end", "id": id, "error": msg{"message": "network error, key " + testKey}})
+		}, "the model failed: reading the stream: network error, key [redacted]"},
+		{"ended without a response", func(p *fakePage, id int64, auth string) {
+			p.sendMsg(msg{"type": "fetch-end", "id": id})
+		}, "the model failed: the page ended the fetch without a response"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newPage(t)
+			p.fetch = func(p *fakePage, m msg, _ context.Context) {
+				req := m["request"].(map[string]any)
+				require.Equal(t, "POST", req["method"])
+				require.Equal(t, "http://127.0.0.1:1/v1/chat/completions", req["url"])
+				auth := req["headers"].(map[string]any)["authorization"].(string)
+				require.Equal(t, "Bearer "+testKey, auth)
+				tc.answer(p, num(m["id"]), auth)
+			}
+			p.ok("create", `"session":1,"options":{"backend":{"kind":"openai","baseURL":"http://127.0.0.1:1/v1/","model":"m","apiKey":"`+testKey+`","headers":{"X-Trace":"t1"}}}`)
+			e := p.fails("prompt", `"session":1,"input":"hi","stream":true`, "NetworkError")
+			require.Equal(t, tc.message, e["message"])
+			requireNoKey(t, p)
+			fetch := p.logged(TypeFetch)[0]["request"].(map[string]any)
+			require.Equal(t, "t1", fetch["headers"].(map[string]any)["x-trace"])
+		})
+	}
+}
+
+// TestFetch_Deterministic: the fetch message is the same byte for byte every time
+// (headers sorted).
+func TestFetch_Deterministic(t *testing.T) {
+	var first string
+	for i := 0; i < 5; i++ {
+		p := newPage(t)
+		p.ok("create", `"session":1,"options":{"backend":{"kind":"openai","baseURL":"/v1","model":"m","headers":{"b":"2","a":"1","c":"3"}}}`)
+		p.request("prompt", `"session":1,"input":"hi"`)
+		require.Eventually(t, func() bool { p.drain(); return len(p.logged(TypeFetch)) == 1 }, 5*time.Second, 5*time.Millisecond)
+		var got string
+		for _, m := range p.written() {
+			if strings.HasPrefix(m, `{"type":"fetch",`) {
+				got = m
+			}
+		}
+		if i == 0 {
+			first = got
+			require.Contains(t, got, `"headers":{"a":"1","accept":"text/event-stream","b":"2","c":"3","content-type":"application/json"},"body":"{`)
+			require.Contains(t, got, `"url":"/v1/chat/completions"`)
+		}
+		require.Equal(t, first, got)
+	}
+}
