@@ -22,7 +22,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"langmodel/wasm/browsertest"
+	"langmodel/internal/browsertest"
 )
 
 // moduleWasm is the module, built by TestMain with the Go at hand and held in memory.

@@ -11,8 +11,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"langmodel/wasm/browsertest"
-	"langmodel/wasm/internal/replay"
+	"langmodel/internal/browsertest"
+	"langmodel/internal/replay"
 )
 
 // stepsPerPrompt is how many closed-loop steps one timed prompt makes: the scripted model

@@ -10,12 +10,12 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"langmodel/wasm/browsertest"
-	"langmodel/wasm/internal/replay"
+	"langmodel/internal/browsertest"
+	"langmodel/internal/replay"
 )
 
 // serve serves the module, Go's wasm_exec.js and js/ under /js/, beside root, and a
-// replay server of recorded model streams under /r/ (wasm/internal/replay), which the
+// replay server of recorded model streams under /r/ (internal/replay), which the
 // page reaches with its real fetch. Bodies go out in flushed pieces of 64 bytes, 1 ms
 // apart, so that fetch sees many chunks, cut anywhere.
 func serve(t testing.TB, root string) string {

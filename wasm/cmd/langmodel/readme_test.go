@@ -12,8 +12,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"langmodel/wasm/browsertest"
-	"langmodel/wasm/internal/replay"
+	"langmodel/internal/browsertest"
+	"langmodel/internal/replay"
 )
 
 // readmeBlocks returns the ```js blocks of README.md that follow a

@@ -12,7 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"langmodel/wasm/browsertest"
+	"langmodel/internal/browsertest"
 )
 
 func TestMain(m *testing.M) { browsertest.Main(m) }

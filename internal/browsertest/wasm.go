@@ -2,12 +2,12 @@ package browsertest
 
 import (
 	"context"
-	_ "embed"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -17,9 +17,6 @@ import (
 // BareReadyGlobal is the global function that the bare module (BuildBare) calls
 // once its main runs, with the string "ready".
 const BareReadyGlobal = "browsertestReady"
-
-//go:embed testdata/bare/main.go
-var bareSource []byte
 
 // BuildWasm builds the main package in dir with GOOS=js GOARCH=wasm, -trimpath
 // and -ldflags='-s -w' (the flags FIELD-NOTES measures sizes with), using the go
@@ -37,11 +34,17 @@ func BuildWasm(tb testing.TB, dir string) string {
 	return out
 }
 
-// BuildBare builds the bare GOOS=js program (syscall/js only, about 1.9 MB): it
+// BuildBare builds the bare GOOS=js program, wasm/testdata/bare (syscall/js only,
+// about 1.9 MB; it lives under wasm/ because only wasm/ may import syscall/js): it
 // prints "hello from Go" to the console, calls BareReadyGlobal, and returns. It is
 // the proof that the stack works and the baseline for startup benchmarks.
 func BuildBare(tb testing.TB) string {
 	tb.Helper()
+	_, here, _, _ := runtime.Caller(0)
+	bareSource, err := os.ReadFile(filepath.Join(filepath.Dir(here), "..", "..", "wasm", "testdata", "bare", "main.go"))
+	if err != nil {
+		tb.Fatalf("browsertest: the bare program: %v", err)
+	}
 	dir := filepath.Join(tb.TempDir(), "bare")
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		tb.Fatal(err)
