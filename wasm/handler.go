@@ -253,6 +253,21 @@ func (h *Handler) lookup(id, key int64) *entry {
 	return e
 }
 
+// sessionInput finds the session a prompt, append or measure names and decodes its
+// input; on failure it has answered the request.
+func (h *Handler) sessionInput(id, key int64, raw []byte) (*entry, any, bool) {
+	e := h.lookup(id, key)
+	if e == nil {
+		return nil, nil, false
+	}
+	input, err := requiredInput(raw)
+	if err != nil {
+		h.replyErr(id, err)
+		return nil, nil, false
+	}
+	return e, input, true
+}
+
 // track makes request id abortable.
 func (h *Handler) track(id int64) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(context.Background())
@@ -340,13 +355,8 @@ func (h *Handler) prompt(raw []byte, id int64) {
 	if !h.decodeRequest(raw, id, TypePrompt, &req) {
 		return
 	}
-	e := h.lookup(req.ID, req.Session)
-	if e == nil {
-		return
-	}
-	input, err := requiredInput(req.Input)
-	if err != nil {
-		h.replyErr(req.ID, err)
+	e, input, ok := h.sessionInput(req.ID, req.Session, req.Input)
+	if !ok {
 		return
 	}
 	choice, err := toolChoice(req.ToolChoice, e.s.Tools())
@@ -381,13 +391,8 @@ func (h *Handler) appendInput(raw []byte, id int64) {
 	if !h.decodeRequest(raw, id, TypeAppend, &req) {
 		return
 	}
-	e := h.lookup(req.ID, req.Session)
-	if e == nil {
-		return
-	}
-	input, err := requiredInput(req.Input)
-	if err != nil {
-		h.replyErr(req.ID, err)
+	e, input, ok := h.sessionInput(req.ID, req.Session, req.Input)
+	if !ok {
 		return
 	}
 	ctx, done := h.track(req.ID)
@@ -407,13 +412,8 @@ func (h *Handler) measure(raw []byte, id int64) {
 	if !h.decodeRequest(raw, id, TypeMeasure, &req) {
 		return
 	}
-	e := h.lookup(req.ID, req.Session)
-	if e == nil {
-		return
-	}
-	input, err := requiredInput(req.Input)
-	if err != nil {
-		h.replyErr(req.ID, err)
+	e, input, ok := h.sessionInput(req.ID, req.Session, req.Input)
+	if !ok {
 		return
 	}
 	n, err := e.s.MeasureContextUsage(input)
