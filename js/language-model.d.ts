@@ -147,7 +147,7 @@ export type Backend =
       nativeTools?: boolean;
       contextWindow?: number;
     }
-  | { kind: "browser"; contextWindow?: number }
+  | { kind: "browser"; nativeTools?: boolean; contextWindow?: number }
   | {
       kind: "custom";
       generate(request: GenerateRequest, context: { signal: AbortSignal }): GenerateResult | Promise<GenerateResult>;

@@ -12,8 +12,15 @@
 import { EVENT_TYPES, PROTOCOL_VERSION } from "./protocol.js";
 
 // The browser's own LanguageModel, captured before install() may replace it, for the
-// "browser" backend. Chromium 156 ships one that reports "unavailable" (no model).
+// "browser" backend. Chromium 156 ships one that reports "unavailable" (no model). Its tool
+// classes too: a browser that has LanguageModelToolCall has native tool use, and the
+// browser backend then hands tools to it instead of going through the text protocol.
 const nativeAtLoad = globalThis.LanguageModel;
+const nativeToolsAtLoad = {
+  call: globalThis.LanguageModelToolCall,
+  success: globalThis.LanguageModelToolSuccess,
+  error: globalThis.LanguageModelToolError,
+};
 
 // ---------------------------------------------------------------- errors
 
@@ -479,14 +486,36 @@ class Channel {
 
 // browserGenerate drives the browser's native LanguageModel as a generate function (the
 // "browser" backend). Each step is one native session: system messages become its
-// initialPrompts, the rest its prompt (the engine has already rendered tool calls and
-// results as text, through its text protocol); promptStreaming's chunks come back as
-// text pieces, and the session is destroyed when the stream ends or is abandoned.
-function browserGenerate(native) {
+// initialPrompts, the rest its prompt input, and the session is destroyed when the step
+// ends or is abandoned. Without native tool use (no tool classes), the engine has already
+// rendered tools, calls and results as text through its text protocol, and
+// promptStreaming's chunks come back as text pieces. With it (classes given), the step's
+// tools are declared to the native session, calls and results cross in Chrome's form
+// (tool-call parts of assistant messages, tool-response parts of user messages, as the
+// browser's own classes), and prompt()'s answer comes back as text and tool-call pieces.
+function browserGenerate(native, classes) {
   return async (request, { signal }) => {
     const system = [];
     const input = [];
+    const add = (role, part) => {
+      const last = input.at(-1);
+      if (last && last.role === role && Array.isArray(last.content) && part.type !== "text") last.content.push(part);
+      else input.push({ role, content: [part] });
+    };
     for (const m of request.messages) {
+      if (classes && m.role === "tool-call") {
+        const c = m.content[0].value;
+        add("assistant", { type: "tool-call", value: new classes.call({ callId: c.callID, name: c.name, arguments: c.arguments }) });
+        continue;
+      }
+      if (classes && m.role === "tool-result") {
+        const r = m.content[0].value;
+        const value = "errorMessage" in r
+          ? new classes.error({ callId: r.callID, name: r.name, errorMessage: r.errorMessage })
+          : new classes.success({ callId: r.callID, name: r.name, result: r.result });
+        add("user", { type: "tool-response", value });
+        continue;
+      }
       const content = m.content
         .map((p) => {
           if (p.type !== "text") throw new DOMException(`The browser backend sends text only, not ${p.type}.`, "NotSupportedError");
@@ -498,6 +527,12 @@ function browserGenerate(native) {
     }
     const options = { signal };
     if (system.length > 0) options.initialPrompts = [{ role: "system", content: system.join("\n\n") }];
+    const tools = classes ? request.tools ?? [] : [];
+    if (classes) {
+      options.expectedInputs = [{ type: "text" }, { type: "tool-response" }];
+      options.expectedOutputs = [{ type: "text" }, { type: "tool-call" }];
+      if (tools.length > 0) options.tools = tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema }));
+    }
     const session = await native.create(options);
     const done = () => {
       try {
@@ -506,10 +541,22 @@ function browserGenerate(native) {
         // already gone
       }
     };
+    const promptOptions = { signal };
+    if (request.responseConstraint !== undefined) promptOptions.responseConstraint = request.responseConstraint;
+    if (classes) {
+      try {
+        const out = await session.prompt(input, promptOptions);
+        return (Array.isArray(out) ? out : [out]).map((p) => {
+          if (typeof p === "string") return p;
+          if (p.type === "tool-call") return { type: "tool-call", value: { callID: p.value.callID ?? p.value.callId, name: p.value.name, arguments: p.value.arguments ?? {} } };
+          return { type: "text", value: String(p.value) };
+        });
+      } finally {
+        done();
+      }
+    }
     let reader;
     try {
-      const promptOptions = { signal };
-      if (request.responseConstraint !== undefined) promptOptions.responseConstraint = request.responseConstraint;
       reader = session.promptStreaming(input, promptOptions).getReader();
     } catch (e) {
       done();
@@ -560,7 +607,10 @@ function wireBackend(backend, ids, st) {
   }
   if (wire.kind === "browser") {
     delete wire.generate;
-    if (st.browserFn > 0) wire.generate = st.browserFn;
+    // Native tool use where the browser has it, unless the page asks for the text protocol.
+    wire.nativeTools = st.nativeTools && wire.nativeTools !== false;
+    const fn = wire.nativeTools ? st.browserToolsFn : st.browserFn;
+    if (fn > 0) wire.generate = fn;
   }
   return wire;
 }
@@ -629,7 +679,26 @@ async function doInstall(config, progress) {
   const channel = new Channel(port, () => config.fetch ?? globalThis.fetch);
   exited?.then(() => channel.fail(new DOMException("The language model module stopped.", "OperationError")));
   const hello = await channel.request({ type: "hello", version: PROTOCOL_VERSION });
-  const st = { channel, backend: undefined, native, browserFn: native ? stash.store(browserGenerate(native)) : -1 };
+  // Its tool classes, the same way: native tool use needs all three.
+  const theirs = (key, ours) => {
+    const now = globalThis[ours.name];
+    if (now !== undefined && now !== ours) return now;
+    return nativeToolsAtLoad[key] !== ours ? nativeToolsAtLoad[key] : undefined;
+  };
+  const classes = {
+    call: theirs("call", LanguageModelToolCall),
+    success: theirs("success", LanguageModelToolSuccess),
+    error: theirs("error", LanguageModelToolError),
+  };
+  const nativeTools = Boolean(native) && Object.values(classes).every((c) => typeof c === "function");
+  const st = {
+    channel,
+    backend: undefined,
+    native,
+    nativeTools,
+    browserFn: native ? stash.store(browserGenerate(native, null)) : -1,
+    browserToolsFn: nativeTools ? stash.store(browserGenerate(native, classes)) : -1,
+  };
   if (config.backend !== undefined) st.backend = wireBackend(config.backend, [], st);
   installed = st;
   const globals = await defineGlobals(config.globals ?? "auto", native);

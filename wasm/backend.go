@@ -22,12 +22,13 @@ import (
 //	                                                  loop/openai over the page's fetch
 //	{kind: "custom", generate, nativeTools = false, contextWindow?}
 //	                                                  loop/custom over the page's generate
-//	{kind: "browser", contextWindow?}                 loop/custom over js/'s driver of the
+//	{kind: "browser", nativeTools?, contextWindow?}   loop/custom over js/'s driver of the
 //	                                                  native LanguageModel (generate is set
-//	                                                  by js/ when the browser has one)
+//	                                                  by js/ when the browser has one, and
+//	                                                  nativeTools when it has tool use)
 //
 // generate crosses as its stash id. Models without native tool calling (nativeTools
-// false; the browser's model always) get tool use through loop/textproto.
+// false) get tool use through loop/textproto.
 //
 // A malformed config is a TypeError naming the field; a kind this module does not know,
 // or a browser without a native model, is NotSupportedError. Messages never echo values:
@@ -86,7 +87,9 @@ func (h *Handler) newModel(raw json.RawMessage) (loop.Model, error) {
 		return m, nil
 	case "custom", "browser":
 		fn := c.integer("generate")
-		native := kind == "custom" && c.boolean("nativeTools", false)
+		// A page's generator, or the browser's model (js/ says whether it has native
+		// tool use), handles tools itself only when it says so.
+		native := c.boolean("nativeTools", false)
 		window := c.window()
 		if c.err != nil {
 			return nil, c.err

@@ -32,6 +32,37 @@ globalThis.LanguageModel = class FakeLanguageModel {
 };
 `
 
+// nativeToolStandIn is a stand-in for a Chrome whose built-in model has native tool use:
+// it also defines the three tool classes before install(). Its prompt answers with a
+// tool call (Chrome's newest form: an array of content parts) until it sees a tool
+// response, then with text; it logs the tools and expectations it was created with and
+// the shape of each input.
+const nativeToolStandIn = `
+globalThis.nativeLog = [];
+const keep = (kind) => class { constructor(v) { Object.assign(this, v); this.kind = kind; } };
+globalThis.LanguageModelToolCall = keep("call");
+globalThis.LanguageModelToolSuccess = keep("success");
+globalThis.LanguageModelToolError = keep("error");
+globalThis.LanguageModel = class FakeLanguageModel {
+	static async availability() { return "available"; }
+	static async create(options = {}) {
+		nativeLog.push(["create", (options.tools ?? []).map((t) => t.name), (options.expectedOutputs ?? []).map((e) => e.type)]);
+		return new FakeLanguageModel();
+	}
+	async prompt(input) {
+		nativeLog.push(["prompt", input.map((m) => m.role + ":" + (typeof m.content === "string" ? "text" : m.content.map((p) => p.type + (p.value?.kind ? "/" + p.value.kind : "")).join("+")))]);
+		const last = input.at(-1);
+		if (Array.isArray(last.content) && last.content.some((p) => p.type === "tool-response")) return "Sunny in " + last.content[0].value.result[0].value + ".";
+		return [{ type: "text", value: "Checking." }, { type: "tool-call", value: new LanguageModelToolCall({ callId: "n1", name: "weather", arguments: { city: "Oslo" } }) }];
+	}
+	promptStreaming(input) {
+		nativeLog.push(["stream", input.map((m) => m.role)]);
+		return new ReadableStream({ start(c) { c.enqueue("Hello."); c.close(); } });
+	}
+	destroy() { nativeLog.push(["destroy"]); }
+};
+`
+
 var backendScenarios = []hostScenario{
 	{scenario: scenario{"openai: closed loop over a recorded stream", `
 		const s = await LanguageModel.create({ backend: openai("closed", "ollama.sse,vllm.sse"), tools: [getWeather(async (args) => "21°C, sunny in " + args.city)] });
@@ -243,6 +274,19 @@ var backendScenarios = []hostScenario{
 		  "log":[["create",1,"system",true,true],["prompt",["user"]],["destroy"],["create",1,"system",true,true],["prompt",["user","assistant","user"]],["destroy"]],
 		  "history":["user","assistant","tool-call","tool-result","assistant"]}`},
 		setup: nativeStandIn},
+
+	{scenario: scenario{"browser: native tool use where the browser has it", `
+		const s = await LanguageModel.create({ backend: { kind: "browser" }, tools: [weather((a) => a.city)] });
+		const answer = await s.prompt("Weather in Oslo?");
+		const text = await LanguageModel.create({ backend: { kind: "browser", nativeTools: false }, tools: [weather((a) => a.city)] })
+			.then((t) => t.prompt("hi")).then(() => "text protocol", (e) => e.name);
+		return { answer, log: nativeLog, history: s.history.map((m) => m.role), text };`,
+		`{"answer":"Sunny in Oslo.",
+		  "log":[["create",["weather"],["text","tool-call"]],["prompt",["user:text"]],["destroy"],
+		         ["create",["weather"],["text","tool-call"]],["prompt",["user:text","assistant:text","assistant:tool-call/call","user:tool-response/success"]],["destroy"],
+		         ["create",[],[]],["stream",["user"]],["destroy"]],
+		  "history":["user","assistant","tool-call","tool-result","assistant"],"text":"text protocol"}`},
+		setup: nativeToolStandIn},
 
 	{scenario: scenario{"browser: no native model", `
 		return { availability: await LanguageModel.availability({ backend: { kind: "browser" } }),
