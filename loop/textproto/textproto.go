@@ -11,8 +11,9 @@
 // text holding its canonical block, a tool result a user message holding a tool_result
 // block (see Injection below); such messages merge into a neighbour of the same role.
 // Request.Messages itself is never modified. When a step offers no tools (there are
-// none, or toolChoice is "none") the history is converted the same way, the system prompt is left
-// alone and the output passes through verbatim, unparsed.
+// none, or toolChoice is "none") the history is converted the same way and the system
+// prompt is left alone; the output passes through verbatim, except that in a conversation
+// that has used tools a call block the model still writes is dropped, never shown.
 //
 // # Formats recognised
 //
@@ -126,7 +127,17 @@ func (m *model) Step(ctx context.Context, req *loop.Request, emit func(loop.Delt
 	r := *req
 	r.Messages, r.Tools = msgs, nil
 	if len(tools) == 0 {
-		return m.inner.Step(ctx, &r, emit)
+		if !usedTools(req.Messages) {
+			return m.inner.Step(ctx, &r, emit)
+		}
+		// Tools are off for this step (toolChoice "none", or the last step after the
+		// call limit), but the model has seen call blocks in the conversation and may
+		// write one: it is dropped, so that no delimiter reaches the page.
+		f := &callFilter{emit: emit, p: Parser{NoBareJSON: true}}
+		if err := m.inner.Step(ctx, &r, f.relay); err != nil {
+			return err
+		}
+		return f.send(f.p.Close())
 	}
 	render := m.opts.Prompt
 	if render == nil {
@@ -357,4 +368,45 @@ func visible(body string) string {
 		}
 		s = t
 	}
+}
+
+// usedTools reports whether the conversation holds tool calls.
+func usedTools(msgs []session.Message) bool {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == session.RoleToolCall {
+			return true
+		}
+	}
+	return false
+}
+
+// callFilter relays a step's text through a parser that drops call blocks (bare JSON is
+// left as text: without tools it is an answer, not a call).
+type callFilter struct {
+	emit func(loop.Delta) error
+	p    Parser
+}
+
+func (f *callFilter) relay(d loop.Delta) error {
+	if d.Text != "" {
+		if err := f.send(f.p.Feed(d.Text)); err != nil {
+			return err
+		}
+		d.Text = ""
+	}
+	if d.Usage == nil && d.Call == nil {
+		return nil
+	}
+	return f.emit(d)
+}
+
+func (f *callFilter) send(pieces []Piece) error {
+	for _, pc := range pieces {
+		if pc.Block == nil && pc.Text != "" {
+			if err := f.emit(loop.Delta{Text: pc.Text}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

@@ -498,3 +498,26 @@ func TestWrap_ClosedLoop(t *testing.T) {
 	require.Equal(t, session.RoleUser, seen[1].Last.Role)
 	require.Equal(t, "```tool_result\n{\"id\":\"call_1\",\"name\":\"get_weather\",\"result\":\"sunny, 21°C\"}\n```", seen[1].Last.Text())
 }
+
+// TestWrap_ToolsOffAfterCalls: a step without tools in a conversation that has used them
+// (toolChoice "none", or the last step after the call limit) drops any call block the
+// model still writes, so no delimiter reaches the page; other text streams as it comes.
+func TestWrap_ToolsOffAfterCalls(t *testing.T) {
+	c := session.ToolCall{CallID: "c1", Name: "get_weather", Arguments: []byte(`{"city":"Paris"}`)}
+	history := []session.Message{user("weather?"), session.CallMessage(c),
+		session.ResultMessage(session.ToolResult{CallID: "c1", Name: "get_weather", Parts: []session.ResultPart{{Type: "text", Text: "sun"}}})}
+	f := &fake{replies: [][]string{{"Sunny. ", block(weatherCall)[:9], block(weatherCall)[9:], " Bye."}}}
+	m := textproto.Wrap(f, textproto.Options{})
+	var text string
+	var calls int
+	require.NoError(t, m.Step(context.Background(), &loop.Request{Messages: history}, func(d loop.Delta) error {
+		text += d.Text
+		if d.Call != nil {
+			calls++
+		}
+		return nil
+	}))
+	require.Equal(t, "Sunny.  Bye.", text)
+	require.Zero(t, calls)
+	require.Nil(t, f.reqs[0].Tools)
+}
