@@ -8,10 +8,10 @@ PKGS      := ./...
 # The engine's own packages: they must build and test under GOOS=js too.
 ENGINE    := ./session/... ./loop/...
 
-.PHONY: size test test-native test-race test-js bench fuzz check check-imports deps demo wasm test-wasm-js
+.PHONY: test-types size test test-native test-race test-js bench fuzz check check-imports deps demo wasm test-wasm-js
 
 ## test: every test layer (native, the .wasm under wazero, Chromium), from a fresh clone
-test: deps test-native test-race test-js test-wasm-js size
+test: deps test-native test-race test-js test-wasm-js test-types size
 
 deps:
 	$(GO) mod download
@@ -76,6 +76,13 @@ wasm:
 	  printf 'langmodel.wasm  raw %d  gzip %d  brotli %d bytes (budget 1000000)\n' $$raw $$gz $$br; \
 	  sha256sum $(BUILD)/langmodel.wasm; \
 	  test $$br -le 1000000 || echo "make wasm: OVER the 1.0 MB brotli budget of DESIGN.md §5" >&2
+
+## test-types: compile-test js/language-model.d.ts with code a page would write
+## (js/types-check.ts). TypeScript is fetched by npx, pinned, and never shipped.
+TYPESCRIPT ?= typescript@5.9.3
+test-types:
+	npx --yes --package $(TYPESCRIPT) tsc --noEmit --strict --target es2022 --module es2022 \
+	  --moduleResolution bundler --lib es2022,dom,dom.iterable,dom.asynciterable js/types-check.ts
 
 ## size: the module must stay within DESIGN.md §5's 1.0 MB brotli, with every backend
 size: wasm

@@ -1,0 +1,108 @@
+// Compile-time test of language-model.d.ts (`make test-types`, run by `make test`): code a
+// page would write, which must type-check under --strict. Not shipped; nothing runs it.
+// Each @ts-expect-error line is a misuse the types must reject.
+
+import {
+  install,
+  LanguageModel,
+  LanguageModelToolCall,
+  LanguageModelToolError,
+  LanguageModelToolSuccess,
+  type Backend,
+  type Message,
+  type Tool,
+} from "./language-model.js";
+
+async function page(): Promise<void> {
+  const { globals } = await install({ wasm: new URL("langmodel.wasm", "https://example.test/"), globals: "auto" });
+  const ready: boolean = globals;
+
+  const weather: Tool = {
+    name: "get_weather",
+    description: "Weather in a city",
+    inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+    annotations: { title: "Get weather", readOnlyHint: true },
+    async execute(args, { callID, signal, progress }) {
+      progress({ pct: 50 });
+      signal.throwIfAborted();
+      return `sunny in ${String(args.city)} (${callID})`;
+    },
+  };
+
+  // Closed loop: prompt() is a string.
+  const closed = await LanguageModel.create({
+    tools: [weather],
+    toolUseConfig: { maxToolCalls: 4, onLimit: "answer", approve: (call, tool, { signal }) => !signal.aborted && call.name === tool.name },
+    toolChoice: "auto",
+    monitor(m) {
+      m.addEventListener("downloadprogress", (e) => console.log((e as ProgressEvent).loaded));
+    },
+  });
+  closed.addEventListener("toolcall", (e) => console.log(e.detail.call.name, e.detail.annotations?.title));
+  closed.ontoolresult = (e) => console.log(e.detail.result instanceof LanguageModelToolError, e.detail.duration);
+  const answer = await closed.prompt("Weather in Oslo?", { toolChoice: { type: "tool", name: "get_weather" } });
+  if (typeof answer === "string") console.log(answer.toUpperCase());
+
+  // Open loop: prompt() may be an array of parts; results go back in either form.
+  const open = await LanguageModel.create({
+    expectedInputs: [{ type: "text" }],
+    expectedOutputs: [{ type: "text" }, { type: "tool-call" }],
+    tools: [{ name: weather.name, description: weather.description, inputSchema: weather.inputSchema }],
+  });
+  const r = await open.prompt("Weather in Rome?");
+  if (Array.isArray(r)) {
+    for (const part of r) {
+      if (part.type !== "tool-call") continue;
+      const call: LanguageModelToolCall = part.value;
+      await open.append([
+        { role: "user", content: [{ type: "tool-response", value: new LanguageModelToolSuccess({ callId: call.callId, name: call.name, result: [{ type: "text", value: "sun" }] }) }] },
+      ]);
+      await open.append([{ role: "tool-result", content: [{ type: "tool-result", value: new LanguageModelToolError(call.callID, call.name, "offline") }] }]);
+    }
+  }
+
+  // Streaming, abort, usage, errors.
+  const ac = new AbortController();
+  for await (const chunk of open.promptStreaming("More?", { signal: ac.signal })) {
+    console.log(typeof chunk === "string" ? chunk : chunk.value.arguments);
+  }
+  const before: number = open.contextUsage;
+  const needed: number = await open.measureContextUsage([{ role: "user", content: "x" }]);
+  try {
+    await open.prompt("x".repeat(1e6));
+  } catch (e) {
+    if (e instanceof DOMException && e.name === "QuotaExceededError") console.log(before, needed, open.contextWindow);
+  }
+
+  // History, edited, fed back.
+  const edited: Message[] = open.history.filter((m) => m.role !== "tool-result");
+  const again = await LanguageModel.create({ initialPrompts: edited, tools: [weather] });
+  const copy = await again.clone({ signal: ac.signal });
+  copy.destroy();
+
+  // Backends.
+  const backends: Backend[] = [
+    { kind: "openai", baseURL: "http://127.0.0.1:11434/v1", model: "qwen2.5:7b" },
+    { kind: "openai", baseURL: "http://127.0.0.1:8000/v1", model: "m", apiKey: "k", nativeTools: false },
+    { kind: "browser" },
+    {
+      kind: "custom",
+      async *generate(request, { signal }) {
+        if (signal.aborted) return;
+        yield `You said ${request.messages.length} messages`;
+        yield { type: "tool-call", value: { name: "get_weather", arguments: { city: "Oslo" } } };
+      },
+    },
+  ];
+  for (const backend of backends) console.log(await LanguageModel.availability({ backend }), ready);
+
+  // @ts-expect-error an inputSchema must be an object schema
+  const bad: Tool = { name: "x", description: "x", inputSchema: { type: "string" } };
+  // @ts-expect-error toolChoice takes no other words
+  await closed.prompt("x", { toolChoice: "always" });
+  // @ts-expect-error a tool result needs a result or an errorMessage
+  new LanguageModelToolSuccess({ callId: "c", name: "n" });
+  console.log(bad);
+}
+
+void page;
