@@ -53,6 +53,23 @@ func newHost(t *testing.T) *jshost.Host { return newHostB(t, "", 7) }
 // bytes at a time (7 in tests: chunks cut lines and characters anywhere).
 func newHostB(t testing.TB, setup string, split int) *jshost.Host {
 	t.Helper()
+	h := faceHost(t)
+	llm := httptest.NewServer(&replay.Server{})
+	t.Cleanup(llm.Close)
+	require.NoError(t, installFetch(h, llm.Client(), split))
+	h.Set("LLM", llm.URL)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	_, err := h.Eval(ctx, setup+`
+		const r = await lm.install({}); if (r.version !== 2) throw new Error("version " + r.version);`)
+	require.NoError(t, err)
+	return h
+}
+
+// faceHost runs the real module under wazero with the face loaded as the global lm, not
+// yet installed.
+func faceHost(t testing.TB) *jshost.Host {
+	t.Helper()
 	wasmBytes, err := os.ReadFile(moduleWasm)
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
@@ -60,16 +77,9 @@ func newHostB(t testing.TB, setup string, split int) *jshost.Host {
 	h, err := jshost.New(ctx, wasmBytes, jshost.Config{Stdout: jshost.LogWriter(t.Logf), Stderr: jshost.LogWriter(t.Logf)})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = h.Close() })
-	llm := httptest.NewServer(&replay.Server{})
-	t.Cleanup(llm.Close)
-	require.NoError(t, installFetch(h, llm.Client(), split))
-	h.Set("LLM", llm.URL)
 	ns, err := h.LoadModule(faceJS)
 	require.NoError(t, err)
 	h.Set("lm", ns)
-	_, err = h.Eval(ctx, setup+`
-		const r = await lm.install({}); if (r.version !== 2) throw new Error("version " + r.version);`)
-	require.NoError(t, err)
 	return h
 }
 
@@ -127,14 +137,7 @@ func TestModule_BadMessages(t *testing.T) {
 // TestModule_VersionMismatch: a face and a module that speak different protocol versions
 // fail install() with NotSupportedError; install() may then be retried.
 func TestModule_VersionMismatch(t *testing.T) {
-	wasmBytes, err := os.ReadFile(moduleWasm)
-	require.NoError(t, err)
-	h, err := jshost.New(t.Context(), wasmBytes, jshost.Config{Stderr: jshost.LogWriter(t.Logf)})
-	require.NoError(t, err)
-	defer h.Close()
-	ns, err := h.LoadModule(faceJS)
-	require.NoError(t, err)
-	h.Set("lm", ns)
+	h := faceHost(t)
 	v, err := h.Eval(t.Context(), `
 		const real = globalThis.__langmodel_channel;
 		globalThis.__langmodel_channel = { ...real, send: (m) => real.send(m.replace('"version":2', '"version":99')) };
@@ -149,14 +152,7 @@ func TestModule_VersionMismatch(t *testing.T) {
 // TestModule_InstallBackend: install({backend}) sets the default of create(), which
 // create({backend}) overrides; a malformed default fails install(), which may be retried.
 func TestModule_InstallBackend(t *testing.T) {
-	wasmBytes, err := os.ReadFile(moduleWasm)
-	require.NoError(t, err)
-	h, err := jshost.New(t.Context(), wasmBytes, jshost.Config{Stderr: jshost.LogWriter(t.Logf)})
-	require.NoError(t, err)
-	defer h.Close()
-	ns, err := h.LoadModule(faceJS)
-	require.NoError(t, err)
-	h.Set("lm", ns)
+	h := faceHost(t)
 	v, err := h.Eval(t.Context(), `
 		const bad = await lm.install({ backend: { kind: "custom", generate: 5 } }).then(() => "installed", (e) => e.name + ": " + e.message);
 		await lm.install({ backend: { kind: "custom", generate: (req) => "default saw " + req.messages.length } });
