@@ -272,6 +272,13 @@ func TestEval_contextAndHold(t *testing.T) {
 	_, err := h.Eval(ctx, `await new Promise(() => {})`)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 
+	// While a Hold is outstanding, timers still fire: the virtual clock follows real time
+	// (a script polls while a real request never answers).
+	require.Equal(t, int64(3), eval(t, h, `
+		let n = 0;
+		while (n < 3) { await new Promise((r) => setTimeout(r, 5)); n++; }
+		return n;`))
+
 	// Close fails a pending Eval.
 	errc := make(chan error, 1)
 	go func() {

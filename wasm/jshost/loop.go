@@ -118,8 +118,28 @@ func (h *Host) run() {
 			h.advance()
 			continue
 		}
+		if holds > 0 && len(h.timers) > 0 {
+			h.waitReal()
+			continue
+		}
 		<-h.wake
 	}
+}
+
+// waitReal waits while outside work is announced (Hold) and a timer is pending: the
+// virtual clock then moves with real time, up to the next timer, since what the loop
+// waits for happens in real time. A script that polls with setTimeout while a real
+// request is out (or never answers) keeps running instead of freezing.
+func (h *Host) waitReal() {
+	wait := time.Duration(h.timers[0].due - h.now)
+	start := time.Now()
+	t := time.NewTimer(wait)
+	select {
+	case <-h.wake:
+	case <-t.C:
+	}
+	t.Stop()
+	h.now += int64(min(time.Since(start), wait))
 }
 
 // advance is called when nothing can run now, someone waits for a promise and
