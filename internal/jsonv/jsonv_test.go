@@ -1,0 +1,214 @@
+package jsonv_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"langmodel/internal/jsonv"
+)
+
+// stdDecode is what jsonv.Decode must agree with: json.Decoder with UseNumber, one
+// value, nothing but white space after it.
+func stdDecode(data []byte) (any, error) {
+	var v any
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	err := d.Decode(&v)
+	if err == nil && len(bytes.TrimLeft(data[d.InputOffset():], " \t\r\n")) == 0 {
+		return v, nil
+	}
+	return nil, json.Unmarshal(data, new(json.RawMessage)) // Unmarshal's error, for the message
+}
+
+func TestDecode(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		want     any
+	}{
+		{"null", `null`, nil},
+		{"booleans in an array", ` [true, false] `, []any{true, false}},
+		{"numbers keep their text", `[0, -1.50, 1e400, 12345678901234567890]`, []any{json.Number("0"), json.Number("-1.50"), json.Number("1e400"), json.Number("12345678901234567890")}},
+		{"nested object", `{"a":{"b":[{}]},"c":""}`, map[string]any{"a": map[string]any{"b": []any{map[string]any{}}}, "c": ""}},
+		{"the last duplicate key wins", `{"a":1,"a":2}`, map[string]any{"a": json.Number("2")}},
+		{"escapes", `"\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00"`, "\"\\/\b\f\n\r\té😀"},
+		{"a lone surrogate becomes U+FFFD", `"\ud83dx\udc00"`, "\uFFFDx\uFFFD"},
+		{"a high surrogate before a non-surrogate escape", `"\ud83d\u0041"`, "\uFFFDA"},
+		{"invalid UTF-8 becomes U+FFFD", "\"a\xffb\"", "a\uFFFDb"},
+		{"invalid UTF-8 next to an escape", "\"\xff\\n\"", "\uFFFD\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := jsonv.Decode([]byte(tc.in))
+			require.NoError(t, err)
+			require.Equal(t, tc.want, got)
+			std, err := stdDecode([]byte(tc.in))
+			require.NoError(t, err)
+			require.Equal(t, std, got, "encoding/json decodes it so")
+		})
+	}
+}
+
+func TestDecodeErrorsReadAsEncodingJSONs(t *testing.T) {
+	for _, tc := range []struct{ name, in, msg string }{
+		{"empty", ``, "unexpected end of JSON input"},
+		{"cut short", `{"a":[1,`, "unexpected end of JSON input"},
+		{"trailing value", `{} {}`, "invalid character '{' after top-level value"},
+		{"leading zero", `01`, "invalid character '1' after top-level value"},
+		{"bad escape", `"\x"`, `invalid character 'x' in string escape code`},
+		{`bad \u escape`, `"\u12G4"`, `invalid character 'G' in \u hexadecimal character escape`},
+		{"control character in a string", "\"a\nb\"", `invalid character '\n' in string literal`},
+		{"missing colon", `{"a" 1}`, "invalid character '1' after object key"},
+		{"trailing comma", `[1,]`, "invalid character ']' looking for beginning of value"},
+		{"bare word", `nul`, "invalid character ' ' in literal null (expecting 'l')"},
+		{"too deep", strings.Repeat("[", 10001), "invalid character '[' exceeded max depth"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := jsonv.Decode([]byte(tc.in))
+			require.Error(t, err)
+			var se *json.SyntaxError
+			require.ErrorAs(t, err, &se)
+			require.Equal(t, tc.msg, err.Error())
+			_, std := stdDecode([]byte(tc.in))
+			require.EqualError(t, std, err.Error())
+		})
+	}
+}
+
+func TestDecodePrefixStopsAfterTheFirstValue(t *testing.T) {
+	v, n, err := jsonv.DecodePrefix([]byte(` {"a":1} tail`))
+	require.NoError(t, err)
+	require.Equal(t, map[string]any{"a": json.Number("1")}, v)
+	require.Equal(t, 8, n)
+}
+
+func TestMarshal(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		in   any
+		want string
+	}{
+		{"keys sorted", map[string]any{"b": 1, "a": []any{nil, true}}, `{"a":[null,true],"b":1}`},
+		{"HTML-safe strings", "<a href='x'>&</a>\u2028", `"\u003ca href='x'\u003e\u0026\u003c/a\u003e\u2028"`},
+		{"control characters", "\x00\x1f\b\f\n\r\t\x7f", `"\u0000\u001f\b\f\n\r\t` + "\x7f" + `"`},
+		{"invalid UTF-8", "a\xffb", `"a\ufffdb"`},
+		{"numbers as given", []any{json.Number("1.50"), json.Number(""), int64(-3)}, `[1.50,0,-3]`},
+		{"floats as JavaScript prints them", []any{1.0, 1e21, 1e-7, 123456.789, -0.000001}, `[1,1e+21,1e-7,123456.789,-0.000001]`},
+		{"nil slices and maps are null", []any{[]any(nil), map[string]any(nil), []string(nil)}, `[null,null,null]`},
+		{"string maps and lists", map[string]any{"m": map[string]string{"z": "<", "a": ""}, "l": []string{"x"}}, `{"l":["x"],"m":{"a":"","z":"\u003c"}}`},
+		{"raw messages compacted", []any{json.RawMessage(" { \"a\" : \"<\" } ")}, `[{"a":"\u003c"}]`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := jsonv.Marshal(tc.in)
+			require.NoError(t, err)
+			require.Equal(t, tc.want, string(got))
+			std, err := json.Marshal(tc.in)
+			require.NoError(t, err)
+			require.Equal(t, string(std), string(got), "encoding/json encodes it so")
+		})
+	}
+}
+
+func TestMarshalErrorsLeaveTheBufferAlone(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		in   any
+		msg  string
+	}{
+		{"NaN", math.NaN(), "json: unsupported value: NaN"},
+		{"infinity in a map", map[string]any{"a": math.Inf(1)}, "json: unsupported value: +Inf"},
+		{"a bad number", json.Number("1x"), `json: invalid number literal "1x"`},
+		{"a Go type the package does not know", struct{}{}, "json: unsupported type: struct {}"},
+		{"a bad raw message", json.RawMessage("{"), "json: error calling MarshalJSON for type json.RawMessage: unexpected end of JSON input"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := jsonv.Append([]byte("prefix"), tc.in)
+			require.EqualError(t, err, tc.msg)
+			require.Equal(t, "prefix", string(out))
+		})
+	}
+}
+
+// FuzzAgreesWithEncodingJSON: on any input, Decode succeeds exactly when encoding/json
+// does, with the same value or the same error, and Marshal of the value is
+// json.Marshal's bytes.
+func FuzzAgreesWithEncodingJSON(f *testing.F) {
+	for _, s := range []string{`{"a":[1,2.5e3,"x\u00e9"],"b":null}`, `"\ud800"`, "\"\xff\"", `[01]`, `{"a":}`, ` true `, `"<&>"`, `[1e-7,-0]`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, err := jsonv.Decode(data)
+		want, stdErr := stdDecode(data)
+		if stdErr != nil {
+			require.EqualError(t, err, stdErr.Error(), "input %q", data)
+			return
+		}
+		require.NoError(t, err, "input %q", data)
+		require.Equal(t, want, got, "input %q", data)
+		enc, err := jsonv.Marshal(got)
+		require.NoError(t, err)
+		stdEnc, err := json.Marshal(want)
+		require.NoError(t, err)
+		require.Equal(t, string(stdEnc), string(enc), "input %q", data)
+	})
+}
+
+// benchDoc is the shape the engine reads most: a prompt with messages, parts and tool
+// calls, as the page sends it.
+var benchDoc = []byte(`{"messages":[` + strings.Repeat(`{"role":"user","content":[{"type":"text","value":"What is the weather in Paris, and should I take an umbrella? \u00e9"}]},{"role":"tool-call","content":{"type":"tool-call","value":{"callID":"c1","name":"get_weather","arguments":{"city":"Paris","days":3,"units":"metric"}}}},`, 20) + `{"role":"user","content":"ok"}]}`)
+
+// BenchmarkDecode: jsonv against encoding/json (Decoder with UseNumber), side by side.
+func BenchmarkDecode(b *testing.B) {
+	b.Run("jsonv", func(b *testing.B) {
+		b.SetBytes(int64(len(benchDoc)))
+		for b.Loop() {
+			if _, err := jsonv.Decode(benchDoc); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("encoding_json", func(b *testing.B) {
+		b.SetBytes(int64(len(benchDoc)))
+		for b.Loop() {
+			if _, err := stdDecode(benchDoc); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkMarshal: re-encoding a decoded document, jsonv against encoding/json.
+func BenchmarkMarshal(b *testing.B) {
+	v, err := jsonv.Decode(benchDoc)
+	require.NoError(b, err)
+	b.Run("jsonv", func(b *testing.B) {
+		b.SetBytes(int64(len(benchDoc)))
+		for b.Loop() {
+			if _, err := jsonv.Marshal(v); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("encoding_json", func(b *testing.B) {
+		b.SetBytes(int64(len(benchDoc)))
+		for b.Loop() {
+			if _, err := json.Marshal(v); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// AppendStringKeepHTML writes what json.Encoder writes with SetEscapeHTML(false).
+func TestAppendStringKeepHTML(t *testing.T) {
+	for _, s := range []string{"<a href='x'>&amp;</a>", "\x00\b\f\n\r\t\"\\", "a\xffb\u2028\u2029é"} {
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		require.NoError(t, enc.Encode(s))
+		require.Equal(t, strings.TrimSuffix(want.String(), "\n"), string(jsonv.AppendStringKeepHTML(nil, s)), "%q", s)
+	}
+}

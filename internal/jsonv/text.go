@@ -1,0 +1,173 @@
+package jsonv
+
+import (
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// The pieces of JSON text that Decode and the in-place readers built on this package
+// (the OpenAI backend reads each streamed chunk without building a map) share, so that
+// there is one definition of a JSON number and a JSON string.
+
+// NumberEnd returns the offset just past the JSON number that starts at data[i], or
+// false where its syntax breaks.
+func NumberEnd(data []byte, i int) (int, bool) {
+	if i < len(data) && data[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(data) && data[i] == '0':
+		i++
+	case i < len(data) && data[i] >= '1' && data[i] <= '9':
+		i = digits(data, i)
+	default:
+		return i, false
+	}
+	if i < len(data) && data[i] == '.' {
+		if i++; i >= len(data) || !isDigit(data[i]) {
+			return i, false
+		}
+		i = digits(data, i)
+	}
+	if i < len(data) && (data[i] == 'e' || data[i] == 'E') {
+		if i++; i < len(data) && (data[i] == '+' || data[i] == '-') {
+			i++
+		}
+		if i >= len(data) || !isDigit(data[i]) {
+			return i, false
+		}
+		i = digits(data, i)
+	}
+	return i, true
+}
+
+func digits(data []byte, i int) int {
+	for i < len(data) && isDigit(data[i]) {
+		i++
+	}
+	return i
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// StringEnd checks the JSON string whose opening quote is at data[i] and returns the
+// offset just past its closing quote. plain reports that the text between the quotes
+// is the value as it stands (no escapes, valid UTF-8), so that no Unescape is needed;
+// ascii, that the text is all ASCII. ok is false for a string that is cut short, holds
+// a raw control character or a malformed escape.
+func StringEnd(data []byte, i int) (end int, plain, ascii, ok bool) {
+	start := i + 1
+	escaped, high := false, false
+	for i = start; i < len(data); i++ {
+		c := data[i]
+		if plainByte[c] {
+			continue
+		}
+		switch {
+		case c == '"':
+			return i + 1, !escaped && (!high || utf8.Valid(data[start:i])), !high, true
+		case c == '\\':
+			escaped = true
+			if i+1 >= len(data) {
+				return i + 1, false, false, false
+			}
+			switch data[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i++
+			case 'u':
+				if _, ok := hex4(data, i+2); !ok {
+					return i + 2, false, false, false
+				}
+				i += 5
+			default:
+				return i + 1, false, false, false
+			}
+		case c < 0x20:
+			return i, false, false, false
+		default:
+			high = true
+		}
+	}
+	return i, false, false, false
+}
+
+// plainByte marks the bytes a string's text holds as they are: not the closing quote, a
+// backslash, a control character (an error) or part of a multi-byte character.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// Unescape appends the value of a string's text (what lies between its quotes, checked
+// by StringEnd) to dst, decoded as encoding/json decodes it: escapes resolved, a
+// surrogate pair joined into one character, a lone surrogate and each byte of invalid
+// UTF-8 made U+FFFD.
+func Unescape(dst, text []byte) []byte {
+	for i := 0; i < len(text); {
+		start := i
+		for i < len(text) && text[i] != '\\' && text[i] < utf8.RuneSelf {
+			i++
+		}
+		dst = append(dst, text[start:i]...)
+		switch {
+		case i == len(text):
+			return dst
+		case text[i] != '\\':
+			r, size := utf8.DecodeRune(text[i:])
+			if r == utf8.RuneError && size == 1 {
+				dst = utf8.AppendRune(dst, utf8.RuneError)
+			} else {
+				dst = append(dst, text[i:i+size]...)
+			}
+			i += size
+		case text[i+1] == 'u':
+			r, _ := hex4(text, i+2)
+			i += 6
+			if utf16.IsSurrogate(r) {
+				// Joined with an escaped low surrogate right after it, else U+FFFD, and
+				// whatever follows is read anew.
+				if i+6 <= len(text) && text[i] == '\\' && text[i+1] == 'u' {
+					r2, _ := hex4(text, i+2)
+					if pair := utf16.DecodeRune(r, r2); pair != utf8.RuneError {
+						dst = utf8.AppendRune(dst, pair)
+						i += 6
+						continue
+					}
+				}
+				r = utf8.RuneError
+			}
+			dst = utf8.AppendRune(dst, r)
+		default:
+			dst = append(dst, unescaped[text[i+1]])
+			i += 2
+		}
+	}
+	return dst
+}
+
+// unescaped maps the letter of a one-letter escape to the byte it stands for.
+var unescaped = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
+// hex4 reads the four hex digits of a \u escape at data[i:].
+func hex4(data []byte, i int) (rune, bool) {
+	if i+4 > len(data) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range data[i : i+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		case c >= 'A' && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
+}
