@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"langmodel/internal/jsonv"
 	"langmodel/session"
 )
 
@@ -105,6 +106,5 @@ func (s *Session) toolNames() []string {
 }
 
 func quote(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
+	return string(jsonv.AppendString(nil, s))
 }

@@ -2,7 +2,9 @@ package session
 
 import (
 	"bytes"
-	"encoding/json"
+	"strconv"
+
+	"langmodel/internal/jsonv"
 )
 
 // MarshalJSON writes m in the draft-PR form that session.history exports: roles
@@ -130,21 +132,43 @@ func writeIDs(b *bytes.Buffer, id, name string) {
 }
 
 func writeString(b *bytes.Buffer, s string) {
-	enc, _ := json.Marshal(s) // a string always encodes
-	b.Write(enc)
+	b.Write(jsonv.AppendString(b.AvailableBuffer(), s))
 }
 
 // DecodeJSON decodes JSON the way the engine reads every value from the page: numbers
 // stay json.Number, so integers and decimals survive unchanged.
 func DecodeJSON(data []byte) (any, error) {
-	d := json.NewDecoder(bytes.NewReader(data))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
+	v, n, err := jsonv.DecodePrefix(data)
+	if err != nil {
 		return nil, Wrap(KindData, ErrBadMessage, err)
 	}
-	if d.More() {
+	if len(bytes.TrimLeft(data[n:], " \t\r\n")) > 0 {
 		return nil, Errorf(KindData, ErrBadMessage, "trailing data after the JSON value")
 	}
 	return v, nil
+}
+
+// MarshalJSON writes a's fields that are set, as the tool declared them (MCP's names).
+func (a Annotations) MarshalJSON() ([]byte, error) {
+	b := []byte{'{'}
+	field := func(name string) {
+		if len(b) > 1 {
+			b = append(b, ',')
+		}
+		b = append(jsonv.AppendString(b, name), ':')
+	}
+	if a.Title != "" {
+		field("title")
+		b = jsonv.AppendString(b, a.Title)
+	}
+	for _, h := range []struct {
+		name string
+		v    *bool
+	}{{"readOnlyHint", a.ReadOnlyHint}, {"destructiveHint", a.DestructiveHint}, {"idempotentHint", a.IdempotentHint}, {"openWorldHint", a.OpenWorldHint}} {
+		if h.v != nil {
+			field(h.name)
+			b = strconv.AppendBool(b, *h.v)
+		}
+	}
+	return append(b, '}'), nil
 }

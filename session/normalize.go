@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+
+	"langmodel/internal/jsonv"
 )
 
 // Expected lists the input content types a session declared in expectedInputs beyond
@@ -297,10 +299,10 @@ func ParseResultParts(v any) ([]ResultPart, error) {
 }
 
 // mustJSON encodes a decoded JSON value back to compact JSON. Values come from
-// json.Unmarshal, so encoding cannot fail; maps encode with sorted keys, which makes
+// DecodeJSON, so encoding cannot fail; maps encode with sorted keys, which makes
 // the canonical form deterministic.
 func mustJSON(v any) json.RawMessage {
-	b, err := json.Marshal(v)
+	b, err := jsonv.Marshal(v)
 	if err != nil {
 		panic("session: re-encoding decoded JSON: " + err.Error())
 	}

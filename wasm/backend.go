@@ -34,13 +34,6 @@ import (
 // or a browser without a native model, is NotSupportedError. Messages never echo values:
 // apiKey and headers may hold secrets.
 
-// scriptedConfig is the scripted backend's config.
-type scriptedConfig struct {
-	Turns  []scripted.Turn  `json:"turns"`
-	Rules  *[]scripted.Rule `json:"rules"`
-	Window int              `json:"window"`
-}
-
 // newModel builds the model a backend option names. No backend means the offline demo
 // model (scripted rules), which DESIGN.md §4 makes the default when nothing else is
 // configured. Every create() gets its own model, so a script plays from its first turn
@@ -64,7 +57,11 @@ func (h *Handler) newModel(raw json.RawMessage) (loop.Model, error) {
 	}
 	switch kind {
 	case "", "scripted":
-		return scriptedModel(raw)
+		m, err := scripted.FromJSON(obj)
+		if err != nil {
+			return nil, session.Wrap(session.KindType, errBadBackend, err)
+		}
+		return m, nil
 	case "openai":
 		cfg := openai.Config{
 			BaseURL:       c.str("baseURL", true),
@@ -108,23 +105,6 @@ func (h *Handler) newModel(raw json.RawMessage) (loop.Model, error) {
 	default:
 		return nil, session.Errorf(session.KindNotSupported, errBadBackend, "unknown backend kind %q", kind)
 	}
-}
-
-func scriptedModel(raw json.RawMessage) (loop.Model, error) {
-	var cfg scriptedConfig
-	if err := json.Unmarshal(raw, &cfg); err != nil {
-		return nil, session.Wrap(session.KindType, errBadBackend, err)
-	}
-	if cfg.Rules != nil || cfg.Turns == nil {
-		var rules []scripted.Rule
-		if cfg.Rules != nil {
-			rules = *cfg.Rules
-		}
-		return &scripted.Rules{Rules: rules, Window: cfg.Window}, nil
-	}
-	m := scripted.New(cfg.Turns...)
-	m.Window = cfg.Window
-	return m, nil
 }
 
 func badBackend(msg string) error {

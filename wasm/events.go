@@ -39,7 +39,7 @@ func eventDetail(e loop.Event) json.RawMessage {
 	case loop.EventToolCall:
 		var a []byte
 		if e.Tool != nil {
-			a, _ = json.Marshal(e.Tool.Annotations)
+			a, _ = e.Tool.Annotations.MarshalJSON()
 		}
 		field("annotations", a)
 	case loop.EventToolProgress:

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 
+	"langmodel/internal/jsonv"
 	"langmodel/session"
 )
 
@@ -191,7 +192,7 @@ func resultParts(raw json.RawMessage) ([]session.ResultPart, error) {
 			return parts, nil
 		}
 	}
-	b, err := json.Marshal(v) // canonical: sorted keys, numbers as given
+	b, err := jsonv.Marshal(v) // canonical: sorted keys, numbers as given
 	if err != nil {
 		return nil, err
 	}

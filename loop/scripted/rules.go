@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"langmodel/internal/jsonv"
 	"langmodel/loop"
 	"langmodel/session"
 )
@@ -101,8 +102,7 @@ func fill(args json.RawMessage, text string) json.RawMessage {
 	if len(args) == 0 {
 		return json.RawMessage("{}")
 	}
-	quoted, _ := json.Marshal(text)
-	return json.RawMessage(strings.ReplaceAll(string(args), `"{{text}}"`, string(quoted)))
+	return json.RawMessage(strings.ReplaceAll(string(args), `"{{text}}"`, string(jsonv.AppendString(nil, text))))
 }
 
 func describe(r *session.ToolResult) string {

@@ -6,8 +6,8 @@
 // Why not a library: the module ships as WebAssembly with a 1.0 MB (brotli)
 // budget for everything. santhosh-tekuri/jsonschema v6 alone makes a bare
 // GOOS=js module 1.14 MB brotli and google/jsonschema-go 1.03 MB; this package
-// adds about 41 KB (brotli) on top of encoding/json, which the module links
-// anyway. It imports only the standard library, and avoids even
+// adds about 41 KB (brotli). It imports only the standard library and the
+// module's own reflection-free JSON reader (internal/jsonv), and avoids even
 // math/big, reflect-based helpers (errors.As) and the generic sorts, which
 // would each add tens of kilobytes to the module.
 //
@@ -40,11 +40,11 @@
 package schema
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"strconv"
 	"strings"
+
+	"langmodel/internal/jsonv"
 )
 
 // Schema is a compiled schema, safe for concurrent use.
@@ -84,13 +84,11 @@ func CompileJSON(raw []byte) (*Schema, error) {
 
 // decodeJSON decodes exactly one JSON value, keeping numbers as json.Number.
 func decodeJSON(raw []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
+	v, n, err := jsonv.DecodePrefix(raw)
+	if err != nil {
 		return nil, err
 	}
-	for _, c := range raw[dec.InputOffset():] {
+	for _, c := range raw[n:] {
 		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
 			return nil, errTrailing
 		}

@@ -134,7 +134,7 @@ func TestCompileErrors(t *testing.T) {
 		{"$ref cycle", `{"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"}`, ErrInvalid, `schema: "$ref" cycle /$defs/a → /$defs/b → /$defs/a never reaches a keyword that descends into the instance, so validation would loop forever`},
 		{"self $ref through allOf", `{"allOf": [{"$ref": "#"}]}`, ErrInvalid, `schema: "$ref" cycle the root → /allOf/0 → the root never reaches a keyword that descends into the instance, so validation would loop forever`},
 		{"malformed pattern", `{"pattern": "a("}`, ErrInvalid, "schema: \"pattern\" at the root: pattern \"a(\" is not a valid regular expression (error parsing regexp: missing closing ): `a(`)"},
-		{"malformed JSON", `{"type": `, ErrInvalid, "schema: not valid JSON: unexpected EOF"},
+		{"malformed JSON", `{"type": `, ErrInvalid, "schema: not valid JSON: unexpected end of JSON input"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, err := CompileJSON([]byte(tc.schema))
@@ -184,7 +184,7 @@ func TestValidateJSONMalformed(t *testing.T) {
 	s, err := CompileJSON([]byte(`{}`))
 	require.NoError(t, err)
 	err = s.ValidateJSON([]byte(`{"a": `))
-	require.EqualError(t, err, "at /: the arguments are not valid JSON: unexpected EOF")
+	require.EqualError(t, err, "at /: the arguments are not valid JSON: unexpected end of JSON input")
 	err = s.ValidateJSON([]byte(`{} {}`))
 	require.EqualError(t, err, "at /: the arguments are not valid JSON: unexpected data after the JSON value")
 }

@@ -11,7 +11,8 @@ package jsonw
 
 import (
 	"strconv"
-	"unicode/utf8"
+
+	"langmodel/internal/jsonv"
 )
 
 // Writer accumulates one JSON document. Error is the first error a Raw call reported.
@@ -66,54 +67,7 @@ func (w *Writer) BuildBytes() ([]byte, error) {
 	return w.Buffer.Buf, nil
 }
 
-const hex = "0123456789abcdef"
-
 // String appends s as a JSON string. Invalid UTF-8 becomes U+FFFD, as encoding/json does;
-// U+2028 and U+2029 are escaped so the text is also a valid JS literal.
-func (w *Writer) String(s string) {
-	b := append(w.Buffer.Buf, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	w.Buffer.Buf = append(b, '"')
-}
+// U+2028 and U+2029 are escaped so the text is also a valid JS literal; <, > and & stay
+// as they are (the channel's JSON is never embedded in HTML).
+func (w *Writer) String(s string) { w.Buffer.Buf = jsonv.AppendStringKeepHTML(w.Buffer.Buf, s) }
