@@ -1,7 +1,6 @@
 package textproto
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -667,9 +666,9 @@ func readBody(f Format, name, body string) ([]Call, error) {
 	if s == "" {
 		return nil, ErrEmptyBlock
 	}
+	data := []byte(s)
 	if s[0] == '{' { // the usual case: one call object
-		var c callJSON
-		if json.Unmarshal([]byte(s), &c) == nil {
+		if c, ok := readCall(data); ok {
 			call, err := c.call()
 			if err != nil {
 				return nil, err
@@ -677,37 +676,36 @@ func readBody(f Format, name, body string) ([]Call, error) {
 			return []Call{call}, nil
 		}
 	}
-	dec := json.NewDecoder(strings.NewReader(s))
+	// Values one after another, as json.Decoder read them: each a call or an array of calls.
 	var calls []Call
 	for {
-		var v json.RawMessage
-		err := dec.Decode(&v)
+		v, rest, err := nextValue(data)
 		if err == io.EOF {
 			return calls, nil
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrBadJSON, err)
 		}
-		if v[0] == '[' {
-			var items []json.RawMessage
-			_ = json.Unmarshal(v, &items) // valid JSON: cannot fail
-			if len(items) == 0 {
-				return nil, ErrNotCall
+		data = rest
+		if v[0] != '[' {
+			c, err := toCall(v)
+			if err != nil {
+				return nil, err
 			}
-			for _, it := range items {
-				c, err := toCall(it)
-				if err != nil {
-					return nil, err
-				}
-				calls = append(calls, c)
-			}
+			calls = append(calls, c)
 			continue
 		}
-		c, err := toCall(v)
-		if err != nil {
-			return nil, err
+		n := len(calls)
+		for it := range elements(v) {
+			c, err := toCall(it)
+			if err != nil {
+				return nil, err
+			}
+			calls = append(calls, c)
 		}
-		calls = append(calls, c)
+		if len(calls) == n {
+			return nil, ErrNotCall // an empty array
+		}
 	}
 }
 
@@ -725,94 +723,4 @@ func stripWrapper(s string) string {
 		return strings.TrimSpace(strings.TrimSuffix(s, tagClose))
 	}
 	return s
-}
-
-// callJSON is a call object as models write it.
-type callJSON struct {
-	Name       json.RawMessage `json:"name"`
-	Arguments  json.RawMessage `json:"arguments"`
-	Parameters json.RawMessage `json:"parameters"`
-	Function   json.RawMessage `json:"function"`
-}
-
-func (c *callJSON) name() string {
-	var name string
-	if json.Unmarshal(c.Name, &name) != nil {
-		return ""
-	}
-	return name
-}
-
-// toCall reads one call object: {"name", "arguments"} ("parameters" is accepted for
-// "arguments", a string holding JSON for the object), or OpenAI's
-// {"type": "function", "function": {…}}.
-func toCall(raw []byte) (Call, error) {
-	var c callJSON
-	if err := json.Unmarshal(raw, &c); err != nil {
-		return Call{}, ErrNotCall
-	}
-	return c.call()
-}
-
-func (c *callJSON) call() (Call, error) {
-	if c.Function != nil && c.Name == nil {
-		return toCall(c.Function)
-	}
-	name := c.name()
-	if name == "" {
-		return Call{}, ErrNotCall
-	}
-	args := c.Arguments
-	if args == nil {
-		args = c.Parameters
-	}
-	if args == nil || string(args) == "null" {
-		return Call{Name: name, Arguments: json.RawMessage("{}")}, nil
-	}
-	if args[0] == '"' {
-		var s string
-		_ = json.Unmarshal(args, &s) // a valid JSON string
-		s = strings.TrimSpace(s)
-		switch {
-		case s == "":
-			args = json.RawMessage("{}")
-		case json.Valid([]byte(s)):
-			args = json.RawMessage(s)
-		}
-	}
-	a, _ := compact(args) // args is valid JSON here
-	return Call{Name: name, Arguments: a}, nil
-}
-
-// callShaped reports whether a candidate value is a call (or an array of calls): an
-// object with a "name" string and "arguments" or "parameters".
-func callShaped(v []byte) bool {
-	if len(v) > 0 && v[0] == '[' {
-		var items []json.RawMessage
-		if json.Unmarshal(v, &items) != nil || len(items) == 0 {
-			return false
-		}
-		for _, it := range items {
-			if !callShaped(it) {
-				return false
-			}
-		}
-		return true
-	}
-	var c callJSON
-	if json.Unmarshal(v, &c) != nil {
-		return false
-	}
-	if c.Function != nil && c.Name == nil {
-		return callShaped(c.Function)
-	}
-	return c.name() != "" && (c.Arguments != nil || c.Parameters != nil)
-}
-
-func compact(s []byte) (json.RawMessage, error) {
-	var b bytes.Buffer
-	if err := json.Compact(&b, s); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadJSON, err)
-	}
-	return b.Bytes(), nil
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"langmodel/internal/jsonv"
 	"langmodel/loop"
 	"langmodel/session"
 )
@@ -188,10 +189,10 @@ func resultText(parts []session.ResultPart) string {
 	return text
 }
 
-// writeString writes s as a neutralised JSON string.
+// writeString writes s as a neutralised JSON string. jsonv escapes it as encoding/json's
+// Marshal does (for HTML too, so only '`' is left to neutralise), without linking Marshal.
 func writeString(b *bytes.Buffer, s string) {
-	enc, _ := json.Marshal(s) // a string always encodes
-	neutralise(b, enc)
+	neutralise(b, jsonv.AppendString(nil, s))
 }
 
 // neutralise copies JSON text to b with '<', '>', '&' and '`' escaped. Outside strings

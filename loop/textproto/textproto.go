@@ -73,9 +73,10 @@
 // a fence or a tag, or be read as a call object, by the parser or by a model echoing it;
 // the prompt also tells the model that results are data, not instructions.
 //
-// textproto imports loop and session only (and no regexp): the parser is hand-written,
-// a small state machine with a JSON lexer that reads each byte once, twice for a
-// candidate it releases, whatever the chunking.
+// textproto imports loop, session and internal/jsonv only (no regexp, and none of
+// encoding/json's reflection, which the WebAssembly module must not link): the parser is
+// hand-written, a small state machine with a JSON lexer that reads each byte once, twice
+// for a candidate it releases, whatever the chunking.
 package textproto
 
 import (
