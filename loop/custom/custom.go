@@ -12,10 +12,10 @@
 package custom
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 
+	"langmodel/internal/jsonv"
 	"langmodel/loop"
 	"langmodel/session"
 )
@@ -59,51 +59,37 @@ func (m *Model) Step(ctx context.Context, req *loop.Request, emit func(loop.Delt
 // tools, responseConstraint and samplingMode are omitted when absent; toolChoice is a
 // string, or {"type": "tool", "name": …}.
 func RenderRequest(req *loop.Request) []byte {
-	var b bytes.Buffer
-	b.WriteString(`{"messages":`)
-	b.Write(session.MarshalMessages(req.Messages))
+	b := append([]byte(`{"messages":`), session.MarshalMessages(req.Messages)...)
 	if len(req.Tools) > 0 {
-		b.WriteString(`,"tools":[`)
+		b = append(b, `,"tools":[`...)
 		for i, t := range req.Tools {
 			if i > 0 {
-				b.WriteByte(',')
+				b = append(b, ',')
 			}
-			name, _ := json.Marshal(t.Name)
-			desc, _ := json.Marshal(t.Description)
-			b.WriteString(`{"name":`)
-			b.Write(name)
-			b.WriteString(`,"description":`)
-			b.Write(desc)
-			b.WriteString(`,"inputSchema":`)
-			b.Write(t.InputSchema)
-			b.WriteByte('}')
+			b = jsonv.AppendString(append(b, `{"name":`...), t.Name)
+			b = jsonv.AppendString(append(b, `,"description":`...), t.Description)
+			b = append(append(b, `,"inputSchema":`...), t.InputSchema...)
+			b = append(b, '}')
 		}
-		b.WriteByte(']')
+		b = append(b, ']')
 	}
-	b.WriteString(`,"toolChoice":`)
+	b = append(b, `,"toolChoice":`...)
 	switch req.ToolChoice.Mode {
 	case "", "auto":
-		b.WriteString(`"auto"`)
+		b = append(b, `"auto"`...)
 	case "tool":
-		name, _ := json.Marshal(req.ToolChoice.Name)
-		b.WriteString(`{"type":"tool","name":`)
-		b.Write(name)
-		b.WriteByte('}')
+		b = jsonv.AppendString(append(b, `{"type":"tool","name":`...), req.ToolChoice.Name)
+		b = append(b, '}')
 	default:
-		mode, _ := json.Marshal(req.ToolChoice.Mode)
-		b.Write(mode)
+		b = jsonv.AppendString(b, req.ToolChoice.Mode)
 	}
 	if len(req.ResponseConstraint) > 0 {
-		b.WriteString(`,"responseConstraint":`)
-		b.Write(req.ResponseConstraint)
+		b = append(append(b, `,"responseConstraint":`...), req.ResponseConstraint...)
 	}
 	if req.SamplingMode != "" {
-		mode, _ := json.Marshal(req.SamplingMode)
-		b.WriteString(`,"samplingMode":`)
-		b.Write(mode)
+		b = jsonv.AppendString(append(b, `,"samplingMode":`...), req.SamplingMode)
 	}
-	b.WriteByte('}')
-	return b.Bytes()
+	return append(b, '}')
 }
 
 // ParsePiece reads one piece the page's generator yielded.
@@ -143,7 +129,8 @@ func ParsePiece(piece []byte) (loop.Delta, error) {
 			case string: // some generators hand over the model's JSON text
 				args = json.RawMessage(a)
 			default:
-				args, _ = json.Marshal(a)
+				// Decoded values always encode, as encoding/json's Marshal wrote them.
+				args, _ = jsonv.Marshal(a)
 			}
 			return loop.Delta{Call: &session.ToolCall{CallID: id, Name: name, Arguments: args}}, nil
 		case "usage":

@@ -1,7 +1,6 @@
 package openai
 
 import (
-	"encoding/json"
 	"io"
 	"strconv"
 	"strings"
@@ -28,33 +27,70 @@ func (m *Model) statusError(resp *Response) error {
 	return session.Errorf(kind, session.ErrModel, "the server answered %s: %s", strconv.Itoa(resp.Status), m.redact(msg))
 }
 
+// serverMessage is the message in an error body, or the body's text (trimmed, cut at
+// 300 bytes) when it carries none.
 func serverMessage(body []byte) string {
-	var v struct {
-		Error   json.RawMessage `json:"error"`
-		Message string          `json:"message"`
-		Detail  string          `json:"detail"`
-	}
-	if json.Unmarshal(body, &v) == nil {
-		var inner struct {
-			Message string `json:"message"`
-		}
-		var s string
-		switch {
-		case json.Unmarshal(v.Error, &inner) == nil && inner.Message != "":
-			return inner.Message
-		case json.Unmarshal(v.Error, &s) == nil && s != "":
-			return s
-		case v.Message != "":
-			return v.Message
-		case v.Detail != "":
-			return v.Detail
-		}
+	if msg := bodyMessage(body); msg != "" {
+		return msg
 	}
 	text := strings.TrimSpace(string(body))
 	if len(text) > 300 {
 		text = text[:300] + "…"
 	}
 	return text
+}
+
+// bodyMessage reads the message of a JSON error body: error.message (OpenAI, vLLM,
+// llama.cpp), error as a string (Ollama), message, or detail (FastAPI servers), in that
+// order; "" when there is none. It reads the body as encoding/json's Unmarshal read it
+// into struct{Error json.RawMessage; Message, Detail string} before, so a body whose
+// message or detail is not a string (FastAPI's validation errors: "detail": [...]) gives
+// "" and its text is shown instead, as it was.
+func bodyMessage(body []byte) string {
+	var errValue []byte
+	var message, detail string
+	ok := readObject(body, func(r *reader, key memberKey, depth int) {
+		switch {
+		case key.is("error"):
+			errValue = r.raw(depth)
+		case key.is("message"):
+			r.stringField(&message, false, "", "message", depth)
+		case key.is("detail"):
+			r.stringField(&detail, false, "", "detail", depth)
+		default:
+			r.skip(depth)
+		}
+	})
+	if !ok {
+		return ""
+	}
+	if msg := errorMessage(errValue); msg != "" {
+		return msg
+	}
+	if s, ok := readString(errValue); ok && s != "" {
+		return s
+	}
+	if message != "" {
+		return message
+	}
+	return detail
+}
+
+// errorMessage is the message of an "error" object ({"message": …}), or "" when the value
+// is no such object (as encoding/json's Unmarshal into struct{Message string} failed).
+func errorMessage(value []byte) string {
+	var message string
+	ok := readObject(value, func(r *reader, key memberKey, depth int) {
+		if key.is("message") {
+			r.stringField(&message, false, "error", "message", depth)
+		} else {
+			r.skip(depth)
+		}
+	})
+	if !ok {
+		return ""
+	}
+	return message
 }
 
 // redact removes the API key from text a server or transport produced. Servers echo keys

@@ -3,73 +3,30 @@ package openai
 import (
 	"encoding/json"
 
+	"langmodel/internal/jsonv"
 	"langmodel/loop"
 	"langmodel/session"
 )
 
-// The wire types of a Chat Completions request: only the fields we send.
-type chatRequest struct {
-	Model          string          `json:"model"`
-	Stream         bool            `json:"stream"`
-	StreamOptions  *streamOptions  `json:"stream_options,omitempty"`
-	Messages       []wireMessage   `json:"messages"`
-	Tools          []wireTool      `json:"tools,omitempty"`
-	ToolChoice     any             `json:"tool_choice,omitempty"`
-	ResponseFormat *responseFormat `json:"response_format,omitempty"`
-	Temperature    *float64        `json:"temperature,omitempty"`
-}
-
-type streamOptions struct {
-	IncludeUsage bool `json:"include_usage"`
-}
-
+// The parts of a Chat Completions request that buildRequest assembles before writing
+// them: the messages, whose tool calls join the assistant message before them.
 type wireMessage struct {
-	Role       string         `json:"role"`
-	Content    any            `json:"content"` // string, []contentPart, or null with tool calls
-	ToolCalls  []wireToolCall `json:"tool_calls,omitempty"`
-	ToolCallID string         `json:"tool_call_id,omitempty"`
+	Role       string
+	Content    any // string, []contentPart, or nil (null) with tool calls
+	ToolCalls  []wireToolCall
+	ToolCallID string
 }
 
 type contentPart struct {
-	Type     string    `json:"type"`
-	Text     string    `json:"text,omitempty"`
-	ImageURL *imageURL `json:"image_url,omitempty"`
-}
-
-type imageURL struct {
-	URL string `json:"url"`
+	Type     string
+	Text     string
+	ImageURL string // for image_url parts
 }
 
 type wireToolCall struct {
-	ID       string       `json:"id"`
-	Type     string       `json:"type"`
-	Function wireFunction `json:"function"`
-}
-
-type wireFunction struct {
-	Name      string `json:"name"`
-	Arguments string `json:"arguments"` // a JSON document in a string, as the API wants
-}
-
-type wireTool struct {
-	Type     string      `json:"type"`
-	Function wireToolDef `json:"function"`
-}
-
-type wireToolDef struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	Parameters  json.RawMessage `json:"parameters"`
-}
-
-type responseFormat struct {
-	Type       string      `json:"type"`
-	JSONSchema *jsonSchema `json:"json_schema,omitempty"`
-}
-
-type jsonSchema struct {
-	Name   string          `json:"name"`
-	Schema json.RawMessage `json:"schema"`
+	ID        string
+	Name      string
+	Arguments string // a JSON document in a string, as the API wants
 }
 
 // temperatures maps the explainer's samplingMode to a temperature; "balanced" (and no
@@ -81,31 +38,130 @@ var temperatures = map[string]float64{
 
 // buildRequest renders a step as a Chat Completions request. Consecutive tool calls join
 // the assistant message before them (as tool_calls); each result is a "tool" message.
+//
+// The body is written member by member, in the order and with the omissions that
+// encoding/json's Marshal gave the struct it replaces (recorded exchanges compare the
+// bytes): model, stream, stream_options, messages, then tools, tool_choice,
+// response_format and temperature when set. Schemas are compacted and HTML-escaped by
+// jsonv.Append as Marshal did json.RawMessage, with its error when one is not JSON.
 func buildRequest(cfg Config, req *loop.Request) ([]byte, error) {
-	out := chatRequest{Model: cfg.Model, Stream: true, StreamOptions: &streamOptions{IncludeUsage: true}}
 	msgs, err := wireMessages(req.Messages)
 	if err != nil {
 		return nil, err
 	}
-	out.Messages = msgs
-	for _, t := range req.Tools {
-		out.Tools = append(out.Tools, wireTool{Type: "function", Function: wireToolDef{Name: t.Name, Description: t.Description, Parameters: t.InputSchema}})
-	}
-	if len(out.Tools) > 0 {
-		switch req.ToolChoice.Mode {
-		case "none", "required":
-			out.ToolChoice = req.ToolChoice.Mode
-		case "tool":
-			out.ToolChoice = map[string]any{"type": "function", "function": map[string]string{"name": req.ToolChoice.Name}}
+	b := make([]byte, 0, 512)
+	b = jsonv.AppendString(append(b, `{"model":`...), cfg.Model)
+	b = append(b, `,"stream":true,"stream_options":{"include_usage":true},"messages":[`...)
+	for i, m := range msgs {
+		if i > 0 {
+			b = append(b, ',')
 		}
+		b = appendMessage(b, m)
+	}
+	b = append(b, ']')
+	if len(req.Tools) > 0 {
+		if b, err = appendTools(b, req.Tools); err != nil {
+			return nil, err
+		}
+		b = appendToolChoice(b, req.ToolChoice)
 	}
 	if len(req.ResponseConstraint) > 0 {
-		out.ResponseFormat = &responseFormat{Type: "json_schema", JSONSchema: &jsonSchema{Name: "response", Schema: req.ResponseConstraint}}
+		b = append(b, `,"response_format":{"type":"json_schema","json_schema":{"name":"response","schema":`...)
+		if b, err = jsonv.Append(b, req.ResponseConstraint); err != nil {
+			return nil, err
+		}
+		b = append(b, "}}"...)
 	}
 	if t, ok := temperatures[req.SamplingMode]; ok {
-		out.Temperature = &t
+		// Never fails: the temperatures are finite.
+		b, _ = jsonv.Append(append(b, `,"temperature":`...), t)
 	}
-	return json.Marshal(out)
+	return append(b, '}'), nil
+}
+
+// appendTools writes the tools member: each tool as a function, its input schema as the
+// parameters.
+func appendTools(b []byte, tools []session.Tool) ([]byte, error) {
+	b = append(b, `,"tools":[`...)
+	for i, t := range tools {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = jsonv.AppendString(append(b, `{"type":"function","function":{"name":`...), t.Name)
+		b = jsonv.AppendString(append(b, `,"description":`...), t.Description)
+		var err error
+		if b, err = jsonv.Append(append(b, `,"parameters":`...), t.InputSchema); err != nil {
+			return nil, err
+		}
+		b = append(b, "}}"...)
+	}
+	return append(b, ']'), nil
+}
+
+// appendToolChoice writes tool_choice, which "auto" (the servers' default) omits. A named
+// tool is the object encoding/json's Marshal made of a map, so with its keys sorted.
+func appendToolChoice(b []byte, choice loop.ToolChoice) []byte {
+	switch choice.Mode {
+	case "none", "required":
+		return jsonv.AppendString(append(b, `,"tool_choice":`...), choice.Mode)
+	case "tool":
+		b = jsonv.AppendString(append(b, `,"tool_choice":{"function":{"name":`...), choice.Name)
+		return append(b, `},"type":"function"}`...)
+	}
+	return b
+}
+
+// appendMessage writes one message: role and content always (content null for an
+// assistant message that only calls tools), tool_calls and tool_call_id when set.
+func appendMessage(b []byte, m wireMessage) []byte {
+	b = jsonv.AppendString(append(b, `{"role":`...), m.Role)
+	b = append(b, `,"content":`...)
+	switch c := m.Content.(type) {
+	case string:
+		b = jsonv.AppendString(b, c)
+	case []contentPart:
+		b = appendParts(b, c)
+	default:
+		b = append(b, "null"...)
+	}
+	if len(m.ToolCalls) > 0 {
+		b = append(b, `,"tool_calls":[`...)
+		for i, c := range m.ToolCalls {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = jsonv.AppendString(append(b, `{"id":`...), c.ID)
+			b = jsonv.AppendString(append(b, `,"type":"function","function":{"name":`...), c.Name)
+			b = jsonv.AppendString(append(b, `,"arguments":`...), c.Arguments)
+			b = append(b, "}}"...)
+		}
+		b = append(b, ']')
+	}
+	if m.ToolCallID != "" {
+		b = jsonv.AppendString(append(b, `,"tool_call_id":`...), m.ToolCallID)
+	}
+	return append(b, '}')
+}
+
+// appendParts writes content as an array of parts: {type: "text", text} (text omitted
+// when empty) or {type: "image_url", image_url: {url}}.
+func appendParts(b []byte, parts []contentPart) []byte {
+	b = append(b, '[')
+	for i, p := range parts {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = jsonv.AppendString(append(b, `{"type":`...), p.Type)
+		if p.Text != "" {
+			b = jsonv.AppendString(append(b, `,"text":`...), p.Text)
+		}
+		if p.Type == "image_url" {
+			b = jsonv.AppendString(append(b, `,"image_url":{"url":`...), p.ImageURL)
+			b = append(b, '}')
+		}
+		b = append(b, '}')
+	}
+	return append(b, ']')
 }
 
 func wireMessages(msgs []session.Message) ([]wireMessage, error) {
@@ -114,7 +170,7 @@ func wireMessages(msgs []session.Message) ([]wireMessage, error) {
 		switch m.Role {
 		case session.RoleToolCall:
 			c := m.Call()
-			wc := wireToolCall{ID: c.CallID, Type: "function", Function: wireFunction{Name: c.Name, Arguments: string(c.Arguments)}}
+			wc := wireToolCall{ID: c.CallID, Name: c.Name, Arguments: string(c.Arguments)}
 			if n := len(out); n > 0 && out[n-1].Role == "assistant" {
 				out[n-1].ToolCalls = append(out[n-1].ToolCalls, wc)
 				continue
@@ -154,7 +210,7 @@ func wireContent(m session.Message) (any, error) {
 			if err != nil {
 				return nil, err
 			}
-			parts = append(parts, contentPart{Type: "image_url", ImageURL: &imageURL{URL: url}})
+			parts = append(parts, contentPart{Type: "image_url", ImageURL: url})
 		default:
 			return nil, session.Errorf(session.KindNotSupported, session.ErrUnexpectedInput, "the OpenAI-compatible backend does not send %s input", p.Type)
 		}
@@ -163,24 +219,31 @@ func wireContent(m session.Message) (any, error) {
 }
 
 // mediaURL reads the page's encoding of an image: a URL string (usually a data: URL), or
-// {url} / {mimeType, data} with base64 data.
+// {url} / {mimeType, data} with base64 data. It reads them as encoding/json's Unmarshal
+// did, into a string, then into struct{URL, MimeType, Data string}: keys in any case,
+// members that are not strings make the object unreadable.
 func mediaURL(raw json.RawMessage) (string, error) {
-	var s string
-	if json.Unmarshal(raw, &s) == nil && s != "" {
+	if s, ok := readString(raw); ok && s != "" {
 		return s, nil
 	}
-	var v struct {
-		URL      string `json:"url"`
-		MimeType string `json:"mimeType"`
-		Data     string `json:"data"`
-	}
-	if json.Unmarshal(raw, &v) == nil {
-		if v.URL != "" {
-			return v.URL, nil
+	var url, mimeType, data string
+	ok := readObject(raw, func(r *reader, key memberKey, depth int) {
+		switch {
+		case key.is("url"):
+			r.stringField(&url, false, "image", "url", depth)
+		case key.is("mimeType"):
+			r.stringField(&mimeType, false, "image", "mimeType", depth)
+		case key.is("data"):
+			r.stringField(&data, false, "image", "data", depth)
+		default:
+			r.skip(depth)
 		}
-		if v.Data != "" {
-			return "data:" + v.MimeType + ";base64," + v.Data, nil
-		}
+	})
+	switch {
+	case ok && url != "":
+		return url, nil
+	case ok && data != "":
+		return "data:" + mimeType + ";base64," + data, nil
 	}
 	return "", session.Errorf(session.KindType, session.ErrBadMessage, "an image must be a URL or {mimeType, data}")
 }

@@ -9,7 +9,9 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
+	"langmodel/internal/jsonv"
 	"langmodel/loop"
 	"langmodel/session"
 )
@@ -17,43 +19,13 @@ import (
 // maxEventSize bounds one server-sent event; a larger one is a protocol error.
 const maxEventSize = 4 << 20
 
-// chunk is one streamed Chat Completions chunk: only the fields we read.
-type chunk struct {
-	Choices []struct {
-		Index int `json:"index"`
-		Delta struct {
-			Content   *string         `json:"content"`
-			ToolCalls []toolCallDelta `json:"tool_calls"`
-		} `json:"delta"`
-		// Message is what servers that ignore stream:true send instead of deltas.
-		Message *struct {
-			Content   *string         `json:"content"`
-			ToolCalls []toolCallDelta `json:"tool_calls"`
-		} `json:"message"`
-		FinishReason *string `json:"finish_reason"`
-	} `json:"choices"`
-	Usage *struct {
-		PromptTokens     int `json:"prompt_tokens"`
-		CompletionTokens int `json:"completion_tokens"`
-	} `json:"usage"`
-	Error json.RawMessage `json:"error"`
-}
-
-type toolCallDelta struct {
-	Index    *int   `json:"index"`
-	ID       string `json:"id"`
-	Function struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"` // a string of JSON text; some servers send an object
-	} `json:"function"`
-}
-
 // Assembler builds complete tool calls from streamed deltas. Servers split a call's
 // arguments anywhere (mid-token, mid-escape); they identify the call by index, send the id
 // and name once, and may interleave several calls.
 type Assembler struct {
-	calls map[int]*partialCall
-	order []int
+	calls   map[int]*partialCall
+	order   []int
+	scratch []byte // where arguments are unescaped
 }
 
 type partialCall struct {
@@ -69,8 +41,8 @@ func (a *Assembler) Add(deltas []toolCallDelta) {
 	}
 	for i, d := range deltas {
 		idx := len(a.order) + i
-		if d.Index != nil {
-			idx = *d.Index
+		if d.hasIndex {
+			idx = d.index
 		}
 		pc := a.calls[idx]
 		if pc == nil {
@@ -78,21 +50,32 @@ func (a *Assembler) Add(deltas []toolCallDelta) {
 			a.calls[idx] = pc
 			a.order = append(a.order, idx)
 		}
-		if d.ID != "" {
-			pc.id = d.ID
+		if d.id != "" {
+			pc.id = d.id
 		}
-		if d.Function.Name != "" {
-			pc.name += d.Function.Name
+		if d.name != "" {
+			pc.name += d.name
 		}
-		args := d.Function.Arguments
-		var s string
-		switch {
-		case len(args) == 0 || string(args) == "null":
-		case json.Unmarshal(args, &s) == nil:
-			pc.args.WriteString(s)
-		default: // an object instead of a string (Ollama's native shape)
-			pc.args.Write(args)
+		a.appendArguments(&pc.args, d.args)
+	}
+}
+
+// appendArguments adds one delta's arguments to a call's: the text of a JSON string (the
+// API's shape), or the value as sent (an object: Ollama's native shape). args is a value
+// the chunk's reader checked.
+func (a *Assembler) appendArguments(b *strings.Builder, args []byte) {
+	switch {
+	case len(args) == 0 || string(args) == "null":
+	case args[0] == '"':
+		text := args[1 : len(args)-1]
+		if bytes.IndexByte(text, '\\') < 0 && utf8.Valid(text) {
+			b.Write(text)
+			return
 		}
+		a.scratch = jsonv.Unescape(a.scratch[:0], text)
+		b.Write(a.scratch)
+	default:
+		b.Write(args)
 	}
 }
 
@@ -118,34 +101,36 @@ func (a *Assembler) Calls() []session.ToolCall {
 func readStream(ctx context.Context, resp *Response, emit func(loop.Delta) error) error {
 	var asm Assembler
 	finished := false // a choice reported its finish_reason
+	// c is reused: its slices keep their room from chunk to chunk.
+	var c chunk
 	handle := func(data []byte) error {
-		var c chunk
-		if err := json.Unmarshal(data, &c); err != nil {
+		if err := c.decode(data); err != nil {
 			return session.Errorf(session.KindOperation, session.ErrModel, "malformed data from the server: %v", err)
 		}
-		if len(c.Error) > 0 && string(c.Error) != "null" {
-			return session.Errorf(session.KindOperation, session.ErrModel, "the server reported an error mid-stream: %s", serverMessage(append(append([]byte(`{"error":`), c.Error...), '}')))
+		if len(c.err) > 0 && string(c.err) != "null" {
+			return session.Errorf(session.KindOperation, session.ErrModel, "the server reported an error mid-stream: %s", serverMessage(append(append([]byte(`{"error":`), c.err...), '}')))
 		}
-		for _, ch := range c.Choices {
-			if ch.Index != 0 {
+		for i := range c.choices {
+			ch := &c.choices[i]
+			if ch.index != 0 {
 				continue // we ask for one choice
 			}
-			if ch.FinishReason != nil && *ch.FinishReason != "" {
+			if ch.finishReason != "" {
 				finished = true
 			}
-			content, calls := ch.Delta.Content, ch.Delta.ToolCalls
-			if ch.Message != nil {
-				content, calls = ch.Message.Content, ch.Message.ToolCalls
+			content, calls := ch.delta.content, ch.delta.toolCalls
+			if ch.hasMessage {
+				content, calls = ch.message.content, ch.message.toolCalls
 			}
-			if content != nil && *content != "" {
-				if err := emit(loop.Delta{Text: *content}); err != nil {
+			if content != "" {
+				if err := emit(loop.Delta{Text: content}); err != nil {
 					return err
 				}
 			}
 			asm.Add(calls)
 		}
-		if c.Usage != nil {
-			return emit(loop.Delta{Usage: &loop.Usage{InputTokens: c.Usage.PromptTokens, OutputTokens: c.Usage.CompletionTokens}})
+		if c.hasUsage {
+			return emit(loop.Delta{Usage: &loop.Usage{InputTokens: c.usage.prompt, OutputTokens: c.usage.completion}})
 		}
 		return nil
 	}
