@@ -27,7 +27,7 @@ test-race:
 
 ## test-js: the engine's tests compiled to GOOS=js and run by Go's wasm runner
 test-js:
-	PATH="$(GOROOT)/lib/wasm:$$PATH" GOOS=js GOARCH=wasm $(GO) test -tags re2 -count=1 $(ENGINE)
+	PATH="$(GOROOT)/lib/wasm:$$PATH" GOOS=js GOARCH=wasm $(GO) test -tags re2 -count=1 $(ENGINE) ./internal/jsonv/
 
 ## bench: the engine benchmarks of DESIGN.md §5 (medians: run with COUNT=6 and compare)
 COUNT ?= 3
@@ -40,6 +40,7 @@ fuzz:
 	$(GO) test ./session/ -run='^$$' -fuzz=FuzzNormalize -fuzztime=$(FUZZTIME)
 	$(GO) test ./session/ -run='^$$' -fuzz=FuzzHistory -fuzztime=$(FUZZTIME)
 	$(GO) test ./session/schema/ -run='^$$' -fuzz=FuzzValidate -fuzztime=$(FUZZTIME)
+	$(GO) test ./internal/jsonv/ -run='^$$' -fuzz=FuzzAgreesWithEncodingJSON -fuzztime=$(FUZZTIME)
 
 ## check: formatting, vet, import rules, tidy go.mod
 check: check-imports
@@ -84,10 +85,14 @@ test-types:
 	npx --yes --package $(TYPESCRIPT) tsc --noEmit --strict --target es2022 --module es2022 \
 	  --moduleResolution bundler --lib es2022,dom,dom.iterable,dom.asynciterable js/types-check.ts
 
-## size: the module must stay within DESIGN.md §5's 1.0 MB brotli, with every backend
+## size: the module must stay within DESIGN.md §5's 1.0 MB brotli, with every backend, and
+## must not link encoding/json's reflection coder (startup: V8 validates all code first)
 size: wasm
 	@br=$$(brotli -q 11 -c $(BUILD)/langmodel.wasm | wc -c); \
 	  test $$br -le 1000000 || { echo "size: langmodel.wasm is $$br bytes brotli, over the 1,000,000 budget" >&2; exit 1; }
+	@refl=$$(GOOS=js GOARCH=wasm $(GO) build -trimpath -o /dev/null -ldflags=-dumpdep ./wasm/cmd/langmodel 2>&1 | \
+	  grep -o -m1 -e 'encoding/json\.typeFields' -e 'encoding/json\.(\*decodeState)' || true); \
+	  test -z "$$refl" || { echo "size: the module links encoding/json's reflection coder ($$refl): about 450 KB of code that delays startup; use internal/jsonv" >&2; exit 1; }
 
 ## test-wasm-js: the binding's Handler tests compiled to GOOS=js and run by Go's wasm runner
 test-wasm-js:

@@ -71,11 +71,14 @@ func BenchmarkModule_ClosedLoopStep(b *testing.B) {
 }
 
 // BenchmarkBrowser_Instantiate: instantiation to ready of the module against the bare
-// syscall/js module, in the same page and run (budget: 1.5×, DESIGN.md §5).
+// syscall/js module, in the same page and run (budget: 1.5×, DESIGN.md §5). A third
+// module, bare plus easyjson's jlexer (wasm/testdata/jlexer), shows in the same run how
+// much of the budget the channel's JSON decoder alone takes.
 func BenchmarkBrowser_Instantiate(b *testing.B) {
 	base := browsertest.Serve(b, "", map[string]http.Handler{
 		"/langmodel.wasm": browsertest.File(moduleWasm),
 		"/bare.wasm":      browsertest.File(browsertest.BuildBare(b)),
+		"/jlexer.wasm":    browsertest.File(browsertest.BuildWasm(b, "../../testdata/jlexer")),
 		"/wasm_exec.js":   browsertest.File(browsertest.WasmExecJS(b)),
 	})
 	p := browsertest.Shared(b).Open(b, base+"/")
@@ -84,6 +87,7 @@ func BenchmarkBrowser_Instantiate(b *testing.B) {
 		for _, c := range []browsertest.Compile{browsertest.Cold, browsertest.Warm} {
 			for _, m := range []struct{ name, url, ready string }{
 				{"bare", "/bare.wasm", browsertest.BareReadyGlobal},
+				{"jlexer", "/jlexer.wasm", browsertest.BareReadyGlobal},
 				{"module", "/langmodel.wasm", "__langmodel_ready"},
 			} {
 				ms, err := p.InstantiateMs(b.Context(), base+m.url, base+"/wasm_exec.js", m.ready, 10, c)
@@ -103,6 +107,7 @@ func BenchmarkBrowser_Instantiate(b *testing.B) {
 	}
 	for _, c := range []string{"cold", "warm"} {
 		b.ReportMetric(browsertest.Median(times["module-"+c])/browsertest.Median(times["bare-"+c]), c+"-ratio")
+		b.ReportMetric(browsertest.Median(times["jlexer-"+c])/browsertest.Median(times["bare-"+c]), "jlexer-"+c+"-ratio")
 	}
 	b.ReportMetric(0, "ns/op")
 }
