@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"regexp"
 	"strings"
@@ -24,25 +23,9 @@ import (
 // terms ("cannot unmarshal string into Go struct field …") and which now name the
 // member ("choices[].index is a string, not an integer").
 
-// relayWith runs read over body and renders what it emitted, or the error.
+// relayWith is relay with read in place of readStream (the old decoder, oracleReadStream).
 func relayWith(read func(context.Context, *Response, func(loop.Delta) error) error, body []byte, contentType string) []string {
-	var out []string
-	err := read(context.Background(), &Response{Status: 200, Header: map[string]string{"content-type": contentType}, Body: io.NopCloser(bytes.NewReader(body))},
-		func(d loop.Delta) error {
-			switch {
-			case d.Call != nil:
-				out = append(out, "call "+d.Call.CallID+" "+d.Call.Name+" "+string(d.Call.Arguments))
-			case d.Usage != nil:
-				out = append(out, fmt.Sprint("usage ", *d.Usage))
-			default:
-				out = append(out, "text "+d.Text)
-			}
-			return nil
-		})
-	if err != nil {
-		out = append(out, "error "+err.Error())
-	}
-	return out
+	return relayReader(read, bytes.NewReader(body), contentType)
 }
 
 const malformed = "error the model failed: malformed data from the server: "
@@ -57,7 +40,7 @@ var (
 func sameRelay(t *testing.T, body []byte, contentType string) {
 	t.Helper()
 	want := relayWith(oracleReadStream, body, contentType)
-	got := relayWith(readStream, body, contentType)
+	got := relay(bytes.NewReader(body), contentType)
 	if n := len(want); n > 0 && len(got) == n && strings.HasPrefix(want[n-1], malformed) && strings.HasPrefix(got[n-1], malformed) {
 		w, g := strings.TrimPrefix(want[n-1], malformed), strings.TrimPrefix(got[n-1], malformed)
 		if oldTypeError.MatchString(w) && newTypeError.MatchString(g) {
@@ -196,7 +179,7 @@ func TestReadStream_NestingLimitMatchesEncodingJSON(t *testing.T) {
 func TestReadStream_ThriceRepeatedArray(t *testing.T) {
 	body := []byte(`{"choices":[{"delta":{"content":"a"}},{"delta":{"content":"b"}}],"choices":[{}],"choices":[{},{}]}`)
 	require.Equal(t, []string{"text a", "text b"}, relayWith(oracleReadStream, body, "application/json"))
-	require.Equal(t, []string{"text a"}, relayWith(readStream, body, "application/json"))
+	require.Equal(t, []string{"text a"}, relay(bytes.NewReader(body), "application/json"))
 }
 
 func TestReadStream_RecordedStreamsMatchEncodingJSON(t *testing.T) {

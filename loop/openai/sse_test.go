@@ -15,8 +15,13 @@ import (
 
 // relay runs readStream over body and renders what it emitted, or the error.
 func relay(body io.Reader, contentType string) []string {
+	return relayReader(readStream, body, contentType)
+}
+
+// relayReader runs read over body and renders what it emitted, or the error.
+func relayReader(read func(context.Context, *Response, func(loop.Delta) error) error, body io.Reader, contentType string) []string {
 	var out []string
-	err := readStream(context.Background(), &Response{Status: 200, Header: map[string]string{"content-type": contentType}, Body: io.NopCloser(body)},
+	err := read(context.Background(), &Response{Status: 200, Header: map[string]string{"content-type": contentType}, Body: io.NopCloser(body)},
 		func(d loop.Delta) error {
 			switch {
 			case d.Call != nil:
