@@ -239,6 +239,8 @@ class Channel {
   #next = 1;
   #pending = new Map(); // request id → {resolve, reject, onChunk}
   #running = new Map(); // engine call id → AbortController of a running execute/approve/fetch/generate
+  #answered = new Set(); // request ids whose reply has arrived and waits for its microtask
+  #outbox = []; // requests to send once the page's synchronous code has run (see request)
   #sessions = new Map(); // session key → event dispatcher
   #dead = null;
 
@@ -249,11 +251,32 @@ class Channel {
     // returns to JS. Handling messages in a microtask keeps every answer asynchronous,
     // as a page expects (an abort right after prompt() rejects it), and keeps page code
     // (execute, event handlers) from running nested inside a Go call.
-    port.connect((json) => queueMicrotask(() => this.#receive(json)));
+    port.connect((json) => {
+      let m;
+      try {
+        m = JSON.parse(json);
+      } catch (e) {
+        console.error("language-model: a message from the engine is not JSON:", e);
+        return;
+      }
+      // The reply is the engine's word on the request: an abort that comes after it
+      // (in this task, before the microtask) must not contradict it.
+      if (m.type === "reply") this.#answered.add(m.id);
+      queueMicrotask(() => this.#receive(m));
+    });
   }
 
-  // request sends msg with a fresh id and resolves with the reply's value. signal aborts
-  // it: the engine is told, and the promise rejects at once with the signal's reason.
+  // request sends msg with a fresh id and resolves with the reply's value.
+  //
+  // The engine can answer within the call that delivers a request (Go runs until it
+  // blocks), so the promise must agree with the history however an abort falls:
+  //  - requests leave in a microtask, in order: an abort in the page's same synchronous
+  //    code (prompt() then abort(), as pages written for Chrome do) finds the request
+  //    unsent, rejects, and the engine never sees it;
+  //  - an abort after sending tells the engine, which rolls its work back, and rejects
+  //    at once with the signal's reason;
+  //  - unless the engine has replied already (the reply waits for its microtask, or
+  //    arrives while the abort is being sent): then the reply settles the promise.
   request(msg, { signal, onChunk } = {}) {
     if (this.#dead) return Promise.reject(this.#dead);
     if (signal?.aborted) return Promise.reject(abortReason(signal));
@@ -266,15 +289,32 @@ class Channel {
         fn(v);
       };
       this.#pending.set(id, { resolve: settle(resolve), reject: settle(reject), onChunk });
+      let sent = false;
       if (signal) {
         onAbort = () => {
-          if (!this.#pending.has(id)) return;
-          this.notify({ type: "abort", target: id });
+          if (!this.#pending.has(id) || this.#answered.has(id)) return;
+          if (sent) this.notify({ type: "abort", target: id });
+          if (this.#answered.has(id)) return;
           this.#pending.get(id).reject(abortReason(signal));
         };
         signal.addEventListener("abort", onAbort);
       }
-      this.notify({ ...msg, id });
+      this.#post(() => {
+        if (!this.#pending.has(id)) return; // aborted, failed or destroyed before it left
+        sent = true;
+        this.notify({ ...msg, id });
+      });
+    });
+  }
+
+  // #post runs send in a microtask, after the sends posted before it.
+  #post(send) {
+    this.#outbox.push(send);
+    if (this.#outbox.length > 1) return;
+    queueMicrotask(() => {
+      const out = this.#outbox;
+      this.#outbox = [];
+      for (const f of out) f();
     });
   }
 
@@ -306,11 +346,11 @@ class Channel {
     this.#running.clear();
   }
 
-  #receive(json) {
+  #receive(m) {
     try {
-      const m = JSON.parse(json);
       switch (m.type) {
         case "reply": {
+          this.#answered.delete(m.id);
           const p = this.#pending.get(m.id);
           if (!p) return; // aborted or failed already: dropped on purpose
           if (m.error) p.reject(makeError(m.error));

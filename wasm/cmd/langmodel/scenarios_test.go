@@ -297,6 +297,30 @@ var scenarios = []scenario{
 		return { first: events[0], last: events.at(-1), r };`,
 		`{"first":0,"last":1,"r":"AbortError"}`},
 
+	{"an abort at any point around the reply: the promise and the history agree", `
+		// The module may answer within the call that delivers a request, and the face
+		// hands answers over in microtasks: an abort can fall before the request leaves,
+		// after the engine has answered but before the page has heard, or later. Whatever
+		// the promise says must be what the history holds.
+		const s = await LanguageModel.create({ backend: script(...Array.from({ length: 8 }, (_, i) => ({ text: "t" + i }))) });
+		const out = [];
+		for (let ticks = 0; ticks < 8; ticks++) {
+			const ac = new AbortController();
+			const before = s.history.length;
+			const p = s.prompt("q" + ticks, { signal: ac.signal });
+			for (let i = 0; i < ticks; i++) await null;
+			ac.abort();
+			const r = await caught(p);
+			const grown = s.history.length - before;
+			out.push(r === "resolved" ? grown === 2 : r === "AbortError" && grown === 0);
+		}
+		// Aborted in the same synchronous code, as Chrome's pages do, a prompt rejects.
+		const ac = new AbortController();
+		const p = s.prompt("now", { signal: ac.signal });
+		ac.abort();
+		out.push(await caught(p));
+		return out;`,
+		`[true,true,true,true,true,true,true,true,"AbortError"]`},
 	{"hybrid streaming, append and clone aborted", `
 		const s = await LanguageModel.create({
 			backend: script({ chunks: ["Let me ", "check."], calls: [{ name: "weather", arguments: { city: "A" } }, { callID: "p1", name: "ask", arguments: {} }] }, { text: "ok" }),
