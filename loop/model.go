@@ -27,6 +27,10 @@ type Request struct {
 	ResponseConstraint  json.RawMessage
 	OmitConstraintInput bool
 	SamplingMode        string
+	// ContextWindow is the session's window. A reply longer than it could never be kept:
+	// the loop stops a step whose deltas outgrow it, and a wrapper that holds the model's
+	// text back (textproto, until a call block closes) must stop it too (ReplyTooLong).
+	ContextWindow int
 }
 
 // ToolChoice tells the model whether it may, must or must not call tools.

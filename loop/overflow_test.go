@@ -48,6 +48,29 @@ func TestOverflow(t *testing.T) {
 		require.Equal(t, before, history(f.s))
 		require.Equal(t, usage, f.s.ContextUsage())
 	})
+	t.Run("a reply longer than the window stops the model and rejects with QuotaExceededError", func(t *testing.T) {
+		// The model would stream forever (Hang after its chunks): the loop stops it as soon
+		// as its reply alone outgrows the window.
+		chunks := make([]string, 100)
+		for i := range chunks {
+			chunks[i] = long // 50 units each
+		}
+		f := newFixture(t, setup{turns: []scripted.Turn{{Text: "a"}, {Chunks: chunks, Hang: true}}, window: 300})
+		_, err := f.s.Prompt(context.Background(), "hello", loop.PromptOptions{})
+		require.NoError(t, err)
+		before, usage := history(f.s), f.s.ContextUsage()
+		var streamed int
+		_, err = f.s.Prompt(context.Background(), "go on", loop.PromptOptions{OnChunk: func(loop.Chunk) { streamed++ }})
+		require.Equal(t, session.KindQuotaExceeded, kindOf(err))
+		require.EqualError(t, err, "the model's reply is longer than the context window")
+		var e *session.Error
+		require.ErrorAs(t, err, &e)
+		require.Equal(t, 300, e.Quota)
+		require.Equal(t, 350, e.Requested, "stopped at the seventh chunk")
+		require.Equal(t, 6, streamed, "the chunk over the window is not shown")
+		require.Equal(t, before, history(f.s))
+		require.Equal(t, usage, f.s.ContextUsage())
+	})
 	t.Run("measureContextUsage counts without adding", func(t *testing.T) {
 		f := newFixture(t, setup{})
 		before := f.s.ContextUsage()

@@ -276,6 +276,7 @@ func (r *run) step(ctx context.Context, toolsOn bool, choice ToolChoice, po Prom
 		ResponseConstraint:  po.ResponseConstraint,
 		OmitConstraintInput: po.OmitConstraintInput,
 		SamplingMode:        s.opts.SamplingMode,
+		ContextWindow:       s.hist.Window(),
 	}
 	if toolsOn {
 		req.Tools = s.opts.Tools
@@ -283,9 +284,16 @@ func (r *run) step(ctx context.Context, toolsOn bool, choice ToolChoice, po Prom
 	var text strings.Builder
 	var calls []session.ToolCall
 	var usage *Usage
+	out := 0 // bytes of text and calls so far: the reply's size, bounded by the window
 	err := s.opts.Model.Step(ctx, req, func(d Delta) error {
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if d.Call != nil {
+			out += len(d.Call.Name) + len(d.Call.Arguments)
+		}
+		if out += len(d.Text); session.TextCost(out) > req.ContextWindow {
+			return ReplyTooLong(session.TextCost(out), req.ContextWindow)
 		}
 		if d.Text != "" {
 			text.WriteString(d.Text)
@@ -327,6 +335,16 @@ func (r *run) step(ctx context.Context, toolsOn bool, choice ToolChoice, po Prom
 		}
 	}
 	return text.String(), calls, usage, nil
+}
+
+// ReplyTooLong is the error that stops a step whose reply (requested, in estimated
+// tokens) has outgrown the whole context window: it could never be kept, and a model (or
+// a page's generator) that does not stop would otherwise grow the module's memory
+// without end. A QuotaExceededError.
+func ReplyTooLong(requested, window int) error {
+	return &session.Error{Kind: session.KindQuotaExceeded, Rule: session.ErrQuotaExceeded,
+		Requested: requested, Quota: window,
+		Msg: "the model's reply is longer than the context window"}
 }
 
 func (s *Session) isPending(id string) bool {

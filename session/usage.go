@@ -25,6 +25,10 @@ const (
 
 func ceil4(n int) int { return (n + 3) / 4 }
 
+// TextCost is the estimated usage of n bytes of text (or of a call's name and arguments),
+// without the per-message and per-call overheads.
+func TextCost(n int) int { return ceil4(n) }
+
 // Cost is the estimated context usage of one message.
 func Cost(m Message) int {
 	c := perMessage

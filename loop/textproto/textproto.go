@@ -135,7 +135,7 @@ func (m *model) Step(ctx context.Context, req *loop.Request, emit func(loop.Delt
 		// call limit), but the model has seen call blocks in the conversation and may
 		// write one: it is dropped, so that no delimiter reaches the page.
 		f := &callFilter{emit: emit, p: Parser{NoBareJSON: true}}
-		if err := m.inner.Step(ctx, &r, f.relay); err != nil {
+		if err := m.inner.Step(ctx, &r, bounded(req.ContextWindow, f.relay)); err != nil {
 			return err
 		}
 		return f.send(f.p.Close())
@@ -150,7 +150,7 @@ func (m *model) Step(ctx context.Context, req *loop.Request, emit func(loop.Delt
 	noBare := req.ResponseConstraint != nil // a JSON object is then the answer, not a call
 	first := &attempt{tools: tools, choice: choice, emit: emit, mayRepair: true}
 	first.parser.NoBareJSON = noBare
-	if err := m.inner.Step(ctx, &r, first.delta); err != nil {
+	if err := m.inner.Step(ctx, &r, bounded(req.ContextWindow, first.delta)); err != nil {
 		return err
 	}
 	if err := first.end(); err != nil {
@@ -166,7 +166,7 @@ func (m *model) Step(ctx context.Context, req *loop.Request, emit func(loop.Delt
 	r.Messages = repairMessages(r.Messages, first.raw.String(), why)
 	second := &attempt{tools: tools, choice: choice, emit: emit, before: first.usage}
 	second.parser.NoBareJSON = noBare
-	if err := m.inner.Step(ctx, &r, second.delta); err != nil {
+	if err := m.inner.Step(ctx, &r, bounded(req.ContextWindow, second.delta)); err != nil {
 		return err
 	}
 	return second.end()
@@ -229,6 +229,24 @@ type attempt struct {
 	blocks int
 	usage  *loop.Usage // the first attempt's, held
 	before *loop.Usage // in a repair: the first attempt's
+}
+
+// bounded passes the inner model's deltas to next and stops the step once they alone are
+// longer than the context window (loop.ReplyTooLong), as the loop stops any step: the
+// parser holds an open call block until it closes, and the repair keeps the raw reply,
+// so a model that never closes a block would otherwise grow them without end.
+func bounded(window int, next func(loop.Delta) error) func(loop.Delta) error {
+	n := 0
+	return func(d loop.Delta) error {
+		n += len(d.Text)
+		if d.Call != nil {
+			n += len(d.Call.Name) + len(d.Call.Arguments)
+		}
+		if window > 0 && session.TextCost(n) > window {
+			return loop.ReplyTooLong(session.TextCost(n), window)
+		}
+		return next(d)
+	}
 }
 
 func (a *attempt) delta(d loop.Delta) error {

@@ -452,6 +452,48 @@ func TestWrap_EmitErrorStopsTheStep(t *testing.T) {
 	require.Equal(t, 1, n)
 }
 
+// endless opens a call block and never closes it (it gives up after 10,000 pieces, so a
+// test without the bound fails instead of hanging): the parser holds a block until it
+// closes, so only the window stops it.
+type endless struct{ pieces int }
+
+func (e *endless) Step(ctx context.Context, _ *loop.Request, emit func(loop.Delta) error) error {
+	if err := emit(loop.Delta{Text: "Sure.\n```tool_call\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \""}); err != nil {
+		return err
+	}
+	for ctx.Err() == nil && e.pieces < 10000 {
+		e.pieces++
+		if err := emit(loop.Delta{Text: strings.Repeat("a", 100)}); err != nil {
+			return err
+		}
+	}
+	return ctx.Err()
+}
+
+func TestWrap_AnOpenBlockIsStoppedAtTheContextWindow(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		req  loop.Request
+	}{
+		{"tools offered", loop.Request{Tools: testTools(t)}},
+		{"tools off after calls: blocks are dropped", loop.Request{Messages: []session.Message{
+			{Role: session.RoleToolCall, Parts: []session.Part{{Type: session.PartToolCall, Call: &session.ToolCall{CallID: "c1", Name: "get_weather", Arguments: json.RawMessage(`{}`)}}}}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &endless{}
+			req := tc.req
+			req.Messages = append([]session.Message{user("hi")}, req.Messages...)
+			req.ContextWindow = 1000
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			err := textproto.Wrap(m, textproto.Options{}).Step(ctx, &req, func(loop.Delta) error { return nil })
+			require.Equal(t, session.KindQuotaExceeded, session.KindOf(err), "%v", err)
+			require.EqualError(t, err, "the model's reply is longer than the context window")
+			require.Less(t, m.pieces, 50, "stopped once the reply outgrew 1000 tokens (about 40 pieces)")
+		})
+	}
+}
+
 func TestWrap_ContextWindow(t *testing.T) {
 	w, ok := textproto.Wrap(&scripted.Script{Window: 1234}, textproto.Options{}).(loop.Windowed)
 	require.True(t, ok)

@@ -225,6 +225,18 @@ var backendScenarios = []hostScenario{
 		  "cycle":"DataError: the model failed: a circular structure cannot be sent to the language model",
 		  "first":"par","aborted":"AbortError","signal":[true,"AbortError"],"returned":true,"history":0}`}},
 
+	{scenario: scenario{"custom: a generator that never stops is stopped at the context window", `
+		let signal, pieces = 0;
+		const s = await LanguageModel.create({ backend: { kind: "custom", contextWindow: 500, generate: (req, ctx) => {
+			signal = ctx.signal;
+			return { [Symbol.asyncIterator]() { return { next: async () => { pieces++; return { value: "la ".repeat(100), done: false }; } }; } };
+		} } });
+		const r = await s.prompt("sing").then(() => "resolved", (e) => e.name + ": " + e.message);
+		for (let i = 0; i < 50 && !signal.aborted; i++) await sleep(1);
+		return { r, aborted: signal.aborted, bounded: pieces < 20, history: s.history.length, usage: s.contextUsage };`,
+		`{"r":"QuotaExceededError: the model's reply is longer than the context window",
+		  "aborted":true,"bounded":true,"history":0,"usage":0}`}},
+
 	{scenario: scenario{"toolChoice", `
 		const requests = [];
 		const s = await LanguageModel.create({ backend: { kind: "custom", nativeTools: true, generate: (req) => { requests.push(req.toolChoice); return "ok"; } },
