@@ -75,8 +75,9 @@ class Unserialisable extends Error {}
 // plain returns a JSON-safe deep copy of value, as JSON.stringify would see it, but
 // refusing what JSON.stringify silently drops or throws on: functions, symbols, BigInt and
 // cycles become `kind` errors (DataError for messages, TypeError for declarations).
-// Getters and toJSON run; what they throw propagates unchanged.
-function plain(value, kind = "DataError") {
+// Getters and toJSON run; what they throw propagates unchanged. With blobs (a Map), each
+// Blob is recorded there and replaced by what the map holds for it (see wireInput).
+function plain(value, kind = "DataError", blobs = null) {
   const stack = [];
   const fail = (what) => {
     const msg = `${what} cannot be sent to the language model`;
@@ -101,6 +102,10 @@ function plain(value, kind = "DataError") {
     }
     if (v === null) return null;
     if (v instanceof ArrayBuffer || ArrayBuffer.isView(v)) return { type: "bytes", base64: base64(v) };
+    if (blobs && typeof Blob === "function" && v instanceof Blob) {
+      if (!blobs.has(v)) blobs.set(v, null);
+      return blobs.get(v);
+    }
     if (stack.includes(v)) return fail("a circular structure");
     stack.push(v);
     let out;
@@ -121,6 +126,21 @@ function plain(value, kind = "DataError") {
     return out;
   };
   return walk(value, "");
+}
+
+// wireInput is plain(value) for messages, with Blobs (and Files) read: {type: "bytes",
+// mimeType, base64}, as ArrayBuffers cross with the Blob's type added. It returns the copy,
+// or a Promise of it when value holds Blobs, since reading them is asynchronous; the
+// channel sends such a request once it is ready, still in order (Channel.request).
+function wireInput(value) {
+  const blobs = new Map();
+  const copy = plain(value, "DataError", blobs);
+  if (blobs.size === 0) return copy;
+  const read = async (b) => {
+    const bytes = { type: "bytes", base64: base64(await b.arrayBuffer()) };
+    blobs.set(b, b.type ? { type: "bytes", mimeType: b.type, base64: bytes.base64 } : bytes);
+  };
+  return Promise.all([...blobs.keys()].map(read)).then(() => plain(value, "DataError", blobs));
 }
 
 const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -241,6 +261,7 @@ class Channel {
   #running = new Map(); // engine call id → AbortController of a running execute/approve/fetch/generate
   #answered = new Set(); // request ids whose reply has arrived and waits for its microtask
   #outbox = []; // requests to send once the page's synchronous code has run (see request)
+  #flushing = false; // a microtask is sending the outbox
   #sessions = new Map(); // session key → event dispatcher
   #dead = null;
 
@@ -277,6 +298,9 @@ class Channel {
   //    at once with the signal's reason;
   //  - unless the engine has replied already (the reply waits for its microtask, or
   //    arrives while the abort is being sent): then the reply settles the promise.
+  //
+  // msg may be a Promise of the message (inputs with Blobs being read): requests posted
+  // after it wait, so the engine still gets them in order; if it rejects, so does this.
   request(msg, { signal, onChunk } = {}) {
     if (this.#dead) return Promise.reject(this.#dead);
     if (signal?.aborted) return Promise.reject(abortReason(signal));
@@ -299,23 +323,50 @@ class Channel {
         };
         signal.addEventListener("abort", onAbort);
       }
-      this.#post(() => {
+      this.#post(msg, (m, failed, why) => {
         if (!this.#pending.has(id)) return; // aborted, failed or destroyed before it left
+        if (failed) {
+          this.#pending.get(id).reject(why);
+          return;
+        }
         sent = true;
-        this.notify({ ...msg, id });
+        this.notify({ ...m, id });
       });
     });
   }
 
-  // #post runs send in a microtask, after the sends posted before it.
-  #post(send) {
-    this.#outbox.push(send);
-    if (this.#outbox.length > 1) return;
-    queueMicrotask(() => {
-      const out = this.#outbox;
-      this.#outbox = [];
-      for (const f of out) f();
-    });
+  // #post calls send(msg) in a microtask, after the sends posted before it. A msg that is
+  // a Promise holds the queue until it settles; send then gets its value, or
+  // (undefined, true, the reason) if it rejected.
+  #post(msg, send) {
+    this.#outbox.push({ msg, send });
+    if (this.#flushing) return;
+    this.#flushing = true;
+    queueMicrotask(() => this.#flush());
+  }
+
+  async #flush() {
+    try {
+      while (this.#outbox.length > 0) {
+        const { msg, send } = this.#outbox.shift();
+        let m = msg;
+        let failed = false;
+        let why;
+        if (msg instanceof Promise) {
+          try {
+            m = await msg;
+          } catch (e) {
+            failed = true;
+            why = e;
+          }
+        }
+        send(m, failed, why);
+      }
+    } finally {
+      // A send that threw must not strand the requests behind it.
+      if (this.#outbox.length > 0) queueMicrotask(() => this.#flush());
+      else this.#flushing = false;
+    }
   }
 
   // query asks history or usage synchronously.
@@ -883,7 +934,7 @@ function wireOptions(options, st) {
   const backend = options.backend === undefined ? st.backend : wireBackend(options.backend, ids, st);
   const wire = {
     backend,
-    initialPrompts: plain(options.initialPrompts),
+    initialPrompts: wireInput(options.initialPrompts),
     expectedInputs: plain(options.expectedInputs, "TypeError"),
     expectedOutputs: plain(options.expectedOutputs, "TypeError"),
     tools: wireTools,
@@ -962,6 +1013,7 @@ export class LanguageModel extends EventTarget {
       if (wire.backend?.kind === "browser" && st.native && (await nativeAvailability(st.native)) === "unavailable") {
         throw new DOMException("The browser's built-in LanguageModel is unavailable.", "NotSupportedError");
       }
+      if (wire.initialPrompts instanceof Promise) wire.initialPrompts = await wire.initialPrompts;
       info = await st.channel.request({ type: "create", session: key, options: wire }, { signal });
     } catch (e) {
       ids.forEach((id) => stash.delete(id));
@@ -994,7 +1046,9 @@ export class LanguageModel extends EventTarget {
         reject(e);
       };
       this.#inflight.add(fail);
-      this.#channel.request({ ...msg, session: this.#key }, { signal, onChunk }).then((v) => {
+      const m = { ...msg, session: this.#key };
+      const ready = m.input instanceof Promise ? m.input.then((input) => ({ ...m, input })) : m;
+      this.#channel.request(ready, { signal, onChunk }).then((v) => {
         this.#inflight.delete(fail);
         resolve(v);
       }, fail);
@@ -1014,7 +1068,7 @@ export class LanguageModel extends EventTarget {
   #promptMessage(input, options) {
     return {
       type: "prompt",
-      input: plain(input),
+      input: wireInput(input),
       responseConstraint: options.responseConstraint instanceof RegExp ? { pattern: options.responseConstraint.source } : plain(options.responseConstraint, "TypeError"),
       omitResponseConstraintInput: Boolean(options.omitResponseConstraintInput),
       toolChoice: plain(options.toolChoice, "TypeError"),
@@ -1077,14 +1131,14 @@ export class LanguageModel extends EventTarget {
   async append(input, options = {}) {
     if (this.#destroyed) throw destroyedError();
     if (options.signal?.aborted) throw abortReason(options.signal);
-    const r = await this.#request({ type: "append", input: plain(input) }, options.signal);
+    const r = await this.#request({ type: "append", input: wireInput(input) }, options.signal);
     this.#usage = r.contextUsage;
   }
 
   async measureContextUsage(input, options = {}) {
     if (this.#destroyed) throw destroyedError();
     if (options.signal?.aborted) throw abortReason(options.signal);
-    return this.#request({ type: "measure", input: plain(input) }, options.signal);
+    return this.#request({ type: "measure", input: wireInput(input) }, options.signal);
   }
 
   measureInputUsage(input, options) {

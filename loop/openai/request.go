@@ -1,7 +1,9 @@
 package openai
 
 import (
+	"encoding/base64"
 	"encoding/json"
+	"strings"
 
 	"langmodel/internal/jsonv"
 	"langmodel/loop"
@@ -218,15 +220,17 @@ func wireContent(m session.Message) (any, error) {
 	return parts, nil
 }
 
-// mediaURL reads the page's encoding of an image: a URL string (usually a data: URL), or
-// {url} / {mimeType, data} with base64 data. It reads them as encoding/json's Unmarshal
-// did, into a string, then into struct{URL, MimeType, Data string}: keys in any case,
-// members that are not strings make the object unreadable.
+// mediaURL reads the page's encoding of an image: a URL string (usually a data: URL),
+// {url} / {mimeType, data} with base64 data, or the face's encoding of an ArrayBuffer or
+// typed array, {type: "bytes", base64}, whose format is read from its first bytes. It
+// reads them as encoding/json's Unmarshal did, into a string, then into struct{URL,
+// MimeType, Data, Base64 string}: keys in any case, members that are not strings make the
+// object unreadable.
 func mediaURL(raw json.RawMessage) (string, error) {
 	if s, ok := readString(raw); ok && s != "" {
 		return s, nil
 	}
-	var url, mimeType, data string
+	var url, mimeType, data, b64 string
 	ok := readObject(raw, func(r *reader, key memberKey, depth int) {
 		switch {
 		case key.is("url"):
@@ -235,6 +239,8 @@ func mediaURL(raw json.RawMessage) (string, error) {
 			r.stringField(&mimeType, false, "image", "mimeType", depth)
 		case key.is("data"):
 			r.stringField(&data, false, "image", "data", depth)
+		case key.is("base64"):
+			r.stringField(&b64, false, "image", "base64", depth)
 		default:
 			r.skip(depth)
 		}
@@ -244,8 +250,32 @@ func mediaURL(raw json.RawMessage) (string, error) {
 		return url, nil
 	case ok && data != "":
 		return "data:" + mimeType + ";base64," + data, nil
+	case ok && b64 != "":
+		if mimeType == "" {
+			mimeType = imageType(b64)
+		}
+		if mimeType == "" {
+			return "", session.Errorf(session.KindNotSupported, session.ErrUnexpectedInput, "the image's bytes are not PNG, JPEG, GIF or WebP, the formats the OpenAI-compatible backend recognises (give {mimeType, data} for another)")
+		}
+		return "data:" + mimeType + ";base64," + b64, nil
 	}
 	return "", session.Errorf(session.KindType, session.ErrBadMessage, "an image must be a URL or {mimeType, data}")
+}
+
+// imageType names the format of base64-encoded image bytes from their signature, or "".
+func imageType(b64 string) string {
+	head, _ := base64.StdEncoding.DecodeString(b64[:min(len(b64), 16)]) // 12 bytes
+	switch h := string(head); {
+	case strings.HasPrefix(h, "\x89PNG\r\n\x1a\n"):
+		return "image/png"
+	case strings.HasPrefix(h, "\xff\xd8\xff"):
+		return "image/jpeg"
+	case strings.HasPrefix(h, "GIF87a"), strings.HasPrefix(h, "GIF89a"):
+		return "image/gif"
+	case len(h) >= 12 && h[:4] == "RIFF" && h[8:12] == "WEBP":
+		return "image/webp"
+	}
+	return ""
 }
 
 // resultText renders a tool result for a "tool" message, which takes text only: text parts

@@ -304,4 +304,27 @@ var backendScenarios = []hostScenario{
 		return { availability: await LanguageModel.availability({ backend: { kind: "browser" } }),
 			create: await LanguageModel.create({ backend: { kind: "browser" } }).then(() => "created", (e) => e.name) };`,
 		`{"availability":"unavailable","create":"NotSupportedError"}`}},
+
+	{browserOnly: true, scenario: scenario{"image input from a Blob: read, typed, in order", `
+		// goja has no Blob: Chromium only.
+		const png = new Blob([new Uint8Array([0x89, 0x50, 0x4e, 0x47])], { type: "image/png" });
+		const image = (value) => [{ role: "user", content: [{ type: "text", value: "what is it?" }, { type: "image", value }] }];
+		const s = await LanguageModel.create({
+			backend: script({ text: "one" }, { text: "two" }, { text: "three" }),
+			expectedInputs: [{ type: "image" }],
+			initialPrompts: [{ role: "system", content: "S" }, { role: "user", content: [{ type: "image", value: new Blob(["x"]) }] }, { role: "assistant", content: "seen" }],
+		});
+		const first = s.prompt(image(png));
+		const second = s.prompt("and then?"); // sent after the Blob is read
+		const out = { answers: [await first, await second] };
+		const ac = new AbortController();
+		const aborted = s.prompt(image(png), { signal: ac.signal });
+		ac.abort();
+		out.aborted = await caught(aborted);
+		out.history = s.history.map((m) => m.role + ": " + m.content.map((p) => p.type === "text" ? p.value : JSON.stringify(p.value)).join(" | "));
+		return out;`,
+		`{"answers":["one","two"],"aborted":"AbortError","history":[
+		  "system: S", "user: {\"base64\":\"eA==\",\"type\":\"bytes\"}", "assistant: seen",
+		  "user: what is it? | {\"base64\":\"iVBORw==\",\"mimeType\":\"image/png\",\"type\":\"bytes\"}",
+		  "assistant: one", "user: and then?", "assistant: two"]}`}},
 }
