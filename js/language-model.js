@@ -102,7 +102,7 @@ function plain(value, kind = "DataError", blobs = null) {
     }
     if (v === null) return null;
     if (v instanceof ArrayBuffer || ArrayBuffer.isView(v)) return { type: "bytes", base64: base64(v) };
-    if (blobs && typeof Blob === "function" && v instanceof Blob) {
+    if (blobs && (isBlob(v) || isImageSource(v))) {
       if (!blobs.has(v)) blobs.set(v, null);
       return blobs.get(v);
     }
@@ -129,18 +129,44 @@ function plain(value, kind = "DataError", blobs = null) {
 }
 
 // wireInput is plain(value) for messages, with Blobs (and Files) read: {type: "bytes",
-// mimeType, base64}, as ArrayBuffers cross with the Blob's type added. It returns the copy,
-// or a Promise of it when value holds Blobs, since reading them is asynchronous; the
-// channel sends such a request once it is ready, still in order (Channel.request).
+// mimeType, base64}, as ArrayBuffers cross with the Blob's type added. The other image
+// sources Chrome's API takes (ImageBitmap, <img>, <canvas>, <video>, ImageData…) are
+// drawn and cross as PNG. It returns the copy, or a Promise of it when value holds any of
+// these, since reading them is asynchronous; the channel sends such a request once it is
+// ready, still in order (Channel.request).
 function wireInput(value) {
   const blobs = new Map();
   const copy = plain(value, "DataError", blobs);
   if (blobs.size === 0) return copy;
-  const read = async (b) => {
-    const bytes = { type: "bytes", base64: base64(await b.arrayBuffer()) };
-    blobs.set(b, b.type ? { type: "bytes", mimeType: b.type, base64: bytes.base64 } : bytes);
+  const read = async (v) => {
+    const b = isBlob(v) ? v : await png(v);
+    const data = base64(await b.arrayBuffer());
+    blobs.set(v, b.type ? { type: "bytes", mimeType: b.type, base64: data } : { type: "bytes", base64: data });
   };
   return Promise.all([...blobs.keys()].map(read)).then(() => plain(value, "DataError", blobs));
+}
+
+function isBlob(v) {
+  return typeof Blob === "function" && v instanceof Blob;
+}
+
+const IMAGE_SOURCES = ["ImageBitmap", "HTMLImageElement", "SVGImageElement", "HTMLCanvasElement", "OffscreenCanvas", "HTMLVideoElement", "VideoFrame", "ImageData"];
+
+function isImageSource(v) {
+  return IMAGE_SOURCES.some((name) => typeof globalThis[name] === "function" && v instanceof globalThis[name]);
+}
+
+// png draws an image source and encodes it as a PNG Blob. What the browser refuses (an
+// <img> not yet loaded, a canvas tainted by another origin) rejects with its own error.
+async function png(source) {
+  const bitmap = await createImageBitmap(source);
+  try {
+    const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
+    canvas.getContext("2d").drawImage(bitmap, 0, 0);
+    return await canvas.convertToBlob({ type: "image/png" });
+  } finally {
+    bitmap.close();
+  }
 }
 
 const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

@@ -327,4 +327,28 @@ var backendScenarios = []hostScenario{
 		  "system: S", "user: {\"base64\":\"eA==\",\"type\":\"bytes\"}", "assistant: seen",
 		  "user: what is it? | {\"base64\":\"iVBORw==\",\"mimeType\":\"image/png\",\"type\":\"bytes\"}",
 		  "assistant: one", "user: and then?", "assistant: two"]}`}},
+
+	{browserOnly: true, scenario: scenario{"image sources Chrome takes cross as PNG", `
+		const canvas = document.createElement("canvas");
+		canvas.width = 3; canvas.height = 2;
+		const g = canvas.getContext("2d");
+		g.fillStyle = "red"; g.fillRect(0, 0, 3, 2);
+		const offscreen = new OffscreenCanvas(3, 2);
+		offscreen.getContext("2d").fillRect(0, 0, 3, 2);
+		const sources = { canvas, imageData: g.getImageData(0, 0, 3, 2), bitmap: await createImageBitmap(canvas), offscreen };
+		const s = await LanguageModel.create({ backend: script(...Object.keys(sources).map((k) => ({ text: k }))), expectedInputs: [{ type: "image" }] });
+		const out = {};
+		for (const [name, value] of Object.entries(sources)) {
+			await s.prompt([{ role: "user", content: [{ type: "image", value }] }]);
+			const v = s.history.at(-2).content[0].value;
+			const bytes = Uint8Array.from(atob(v.base64), (c) => c.charCodeAt(0));
+			const size = new DataView(bytes.buffer).getUint32(16) + "x" + new DataView(bytes.buffer).getUint32(20); // IHDR
+			out[name] = [v.mimeType, v.base64.startsWith("iVBORw0KGgo"), size];
+		}
+		const before = s.history.length;
+		out.unloaded = await caught(s.prompt([{ role: "user", content: [{ type: "image", value: new Image() }] }]));
+		out.unchanged = s.history.length === before;
+		return out;`,
+		`{"canvas":["image/png",true,"3x2"],"imageData":["image/png",true,"3x2"],"bitmap":["image/png",true,"3x2"],"offscreen":["image/png",true,"3x2"],
+		  "unloaded":"InvalidStateError","unchanged":true}`}},
 }
