@@ -102,7 +102,7 @@ function plain(value, kind = "DataError", blobs = null) {
     }
     if (v === null) return null;
     if (v instanceof ArrayBuffer || ArrayBuffer.isView(v)) return { type: "bytes", base64: base64(v) };
-    if (blobs && (isBlob(v) || isImageSource(v))) {
+    if (blobs && (isBlob(v) || isImageSource(v) || isAudioBuffer(v))) {
       if (!blobs.has(v)) blobs.set(v, null);
       return blobs.get(v);
     }
@@ -131,7 +131,7 @@ function plain(value, kind = "DataError", blobs = null) {
 // wireInput is plain(value) for messages, with Blobs (and Files) read: {type: "bytes",
 // mimeType, base64}, as ArrayBuffers cross with the Blob's type added. The other image
 // sources Chrome's API takes (ImageBitmap, <img>, <canvas>, <video>, ImageData…) are
-// drawn and cross as PNG. It returns the copy, or a Promise of it when value holds any of
+// drawn and cross as PNG; an AudioBuffer crosses as 16-bit WAV. It returns the copy, or a Promise of it when value holds any of
 // these, since reading them is asynchronous; the channel sends such a request once it is
 // ready, still in order (Channel.request).
 function wireInput(value) {
@@ -139,7 +139,7 @@ function wireInput(value) {
   const copy = plain(value, "DataError", blobs);
   if (blobs.size === 0) return copy;
   const read = async (v) => {
-    const b = isBlob(v) ? v : await png(v);
+    const b = isBlob(v) ? v : isAudioBuffer(v) ? wav(v) : await png(v);
     const data = base64(await b.arrayBuffer());
     blobs.set(v, b.type ? { type: "bytes", mimeType: b.type, base64: data } : { type: "bytes", base64: data });
   };
@@ -154,6 +154,38 @@ const IMAGE_SOURCES = ["ImageBitmap", "HTMLImageElement", "SVGImageElement", "HT
 
 function isImageSource(v) {
   return IMAGE_SOURCES.some((name) => typeof globalThis[name] === "function" && v instanceof globalThis[name]);
+}
+
+function isAudioBuffer(v) {
+  return typeof AudioBuffer === "function" && v instanceof AudioBuffer;
+}
+
+// wav encodes an AudioBuffer as a WAV Blob: 16-bit PCM, channels interleaved.
+function wav(buffer) {
+  const channels = buffer.numberOfChannels;
+  const frames = buffer.length;
+  const out = new DataView(new ArrayBuffer(44 + frames * channels * 2));
+  const ascii = (at, s) => [...s].forEach((c, i) => out.setUint8(at + i, c.charCodeAt(0)));
+  ascii(0, "RIFF");
+  out.setUint32(4, 36 + frames * channels * 2, true);
+  ascii(8, "WAVEfmt ");
+  out.setUint32(16, 16, true); // the fmt chunk's size
+  out.setUint16(20, 1, true); // PCM
+  out.setUint16(22, channels, true);
+  out.setUint32(24, buffer.sampleRate, true);
+  out.setUint32(28, buffer.sampleRate * channels * 2, true); // bytes a second
+  out.setUint16(32, channels * 2, true); // bytes a frame
+  out.setUint16(34, 16, true); // bits a sample
+  ascii(36, "data");
+  out.setUint32(40, frames * channels * 2, true);
+  const data = Array.from({ length: channels }, (_, c) => buffer.getChannelData(c));
+  for (let f = 0, at = 44; f < frames; f++) {
+    for (let c = 0; c < channels; c++, at += 2) {
+      const x = Math.max(-1, Math.min(1, data[c][f]));
+      out.setInt16(at, x < 0 ? x * 0x8000 : x * 0x7fff, true);
+    }
+  }
+  return new Blob([out.buffer], { type: "audio/wav" });
 }
 
 // png draws an image source and encodes it as a PNG Blob. What the browser refuses (an

@@ -354,7 +354,6 @@ func requestCases(t testing.TB) map[string]*loop.Request {
 		"an invalid constraint":       {ResponseConstraint: json.RawMessage(`{"type"}`)},
 		"both invalid: tools first":   {Tools: badSchema, ResponseConstraint: json.RawMessage(`[`)},
 		"a call first":                {Messages: []session.Message{session.CallMessage(call)}},
-		"an audio part":               {Messages: []session.Message{{Role: session.RoleUser, Parts: []session.Part{text("hear"), {Type: session.PartAudio, Media: json.RawMessage(`"data:audio/wav;base64,AA"`)}}}}},
 		"a bad image":                 {Messages: []session.Message{{Role: session.RoleUser, Parts: []session.Part{image(`{"url":5}`)}}}, Tools: badSchema},
 		"an image result":             {Messages: []session.Message{session.CallMessage(call), session.ResultMessage(session.ToolResult{CallID: "c1", Name: "snap", Parts: []session.ResultPart{{Type: "image", Value: json.RawMessage(`"data:,"`)}}})}},
 	}

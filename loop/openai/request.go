@@ -1,10 +1,6 @@
 package openai
 
 import (
-	"encoding/base64"
-	"encoding/json"
-	"strings"
-
 	"langmodel/internal/jsonv"
 	"langmodel/loop"
 	"langmodel/session"
@@ -23,6 +19,8 @@ type contentPart struct {
 	Type     string
 	Text     string
 	ImageURL string // for image_url parts
+	Audio    string // base64 data, for input_audio parts
+	Format   string // "wav" or "mp3", for input_audio parts
 }
 
 type wireToolCall struct {
@@ -157,8 +155,13 @@ func appendParts(b []byte, parts []contentPart) []byte {
 		if p.Text != "" {
 			b = jsonv.AppendString(append(b, `,"text":`...), p.Text)
 		}
-		if p.Type == "image_url" {
+		switch p.Type {
+		case "image_url":
 			b = jsonv.AppendString(append(b, `,"image_url":{"url":`...), p.ImageURL)
+			b = append(b, '}')
+		case "input_audio":
+			b = jsonv.AppendString(append(b, `,"input_audio":{"data":`...), p.Audio)
+			b = jsonv.AppendString(append(b, `,"format":`...), p.Format)
 			b = append(b, '}')
 		}
 		b = append(b, '}')
@@ -213,69 +216,17 @@ func wireContent(m session.Message) (any, error) {
 				return nil, err
 			}
 			parts = append(parts, contentPart{Type: "image_url", ImageURL: url})
+		case session.PartAudio:
+			data, format, err := audioInput(p.Media)
+			if err != nil {
+				return nil, err
+			}
+			parts = append(parts, contentPart{Type: "input_audio", Audio: data, Format: format})
 		default:
 			return nil, session.Errorf(session.KindNotSupported, session.ErrUnexpectedInput, "the OpenAI-compatible backend does not send %s input", p.Type)
 		}
 	}
 	return parts, nil
-}
-
-// mediaURL reads the page's encoding of an image: a URL string (usually a data: URL),
-// {url} / {mimeType, data} with base64 data, or the face's encoding of an ArrayBuffer or
-// typed array, {type: "bytes", base64}, whose format is read from its first bytes. It
-// reads them as encoding/json's Unmarshal did, into a string, then into struct{URL,
-// MimeType, Data, Base64 string}: keys in any case, members that are not strings make the
-// object unreadable.
-func mediaURL(raw json.RawMessage) (string, error) {
-	if s, ok := readString(raw); ok && s != "" {
-		return s, nil
-	}
-	var url, mimeType, data, b64 string
-	ok := readObject(raw, func(r *reader, key memberKey, depth int) {
-		switch {
-		case key.is("url"):
-			r.stringField(&url, false, "image", "url", depth)
-		case key.is("mimeType"):
-			r.stringField(&mimeType, false, "image", "mimeType", depth)
-		case key.is("data"):
-			r.stringField(&data, false, "image", "data", depth)
-		case key.is("base64"):
-			r.stringField(&b64, false, "image", "base64", depth)
-		default:
-			r.skip(depth)
-		}
-	})
-	switch {
-	case ok && url != "":
-		return url, nil
-	case ok && data != "":
-		return "data:" + mimeType + ";base64," + data, nil
-	case ok && b64 != "":
-		if mimeType == "" {
-			mimeType = imageType(b64)
-		}
-		if mimeType == "" {
-			return "", session.Errorf(session.KindNotSupported, session.ErrUnexpectedInput, "the image's bytes are not PNG, JPEG, GIF or WebP, the formats the OpenAI-compatible backend recognises (give {mimeType, data} for another)")
-		}
-		return "data:" + mimeType + ";base64," + b64, nil
-	}
-	return "", session.Errorf(session.KindType, session.ErrBadMessage, "an image must be a URL or {mimeType, data}")
-}
-
-// imageType names the format of base64-encoded image bytes from their signature, or "".
-func imageType(b64 string) string {
-	head, _ := base64.StdEncoding.DecodeString(b64[:min(len(b64), 16)]) // 12 bytes
-	switch h := string(head); {
-	case strings.HasPrefix(h, "\x89PNG\r\n\x1a\n"):
-		return "image/png"
-	case strings.HasPrefix(h, "\xff\xd8\xff"):
-		return "image/jpeg"
-	case strings.HasPrefix(h, "GIF87a"), strings.HasPrefix(h, "GIF89a"):
-		return "image/gif"
-	case len(h) >= 12 && h[:4] == "RIFF" && h[8:12] == "WEBP":
-		return "image/webp"
-	}
-	return ""
 }
 
 // resultText renders a tool result for a "tool" message, which takes text only: text parts

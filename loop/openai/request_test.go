@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"langmodel/loop"
 	"langmodel/session"
 )
 
@@ -33,4 +34,40 @@ func TestMediaURL_Bytes(t *testing.T) {
 			require.Equal(t, tc.want, got)
 		})
 	}
+}
+
+// Audio goes as an input_audio part, WAV or MP3, named by its mimeType or its signature.
+func TestAudioInput(t *testing.T) {
+	b64 := func(b string) string { return base64.StdEncoding.EncodeToString([]byte(b)) }
+	wav := b64("RIFF\x24\x00\x00\x00WAVEfmt ")
+	for _, tc := range []struct{ name, media, data, format, err string }{
+		{"WAV bytes", `{"type":"bytes","base64":"` + wav + `"}`, wav, "wav", ""},
+		{"MP3 bytes with an ID3 tag", `{"type":"bytes","base64":"` + b64("ID3\x04\x00") + `"}`, b64("ID3\x04\x00"), "mp3", ""},
+		{"MP3 bytes from a frame", `{"type":"bytes","base64":"` + b64("\xff\xfb\x90\x00") + `"}`, b64("\xff\xfb\x90\x00"), "mp3", ""},
+		{"a Blob's type wins", `{"type":"bytes","mimeType":"audio/mpeg","base64":"AQID"}`, "AQID", "mp3", ""},
+		{"mimeType and data", `{"mimeType":"audio/x-wav","data":"AQID"}`, "AQID", "wav", ""},
+		{"a data: URL", `"data:audio/wav;base64,AA"`, "AA", "wav", ""},
+		{"a web URL", `"https://example.com/a.wav"`, "", "", "NotSupportedError"},
+		{"another format", `{"type":"bytes","mimeType":"audio/ogg","base64":"AQID"}`, "", "", "NotSupportedError"},
+		{"unknown bytes", `{"type":"bytes","base64":"AQID"}`, "", "", "NotSupportedError"},
+		{"nothing to send", `{"mimeType":"audio/wav"}`, "", "", "TypeError"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data, format, err := audioInput(json.RawMessage(tc.media))
+			if tc.err != "" {
+				require.Equal(t, session.Kind(tc.err), session.KindOf(err), "%v", err)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, []string{tc.data, tc.format}, []string{data, format})
+		})
+	}
+}
+
+func TestBuildRequest_AudioPart(t *testing.T) {
+	req := &loop.Request{Messages: []session.Message{{Role: session.RoleUser, Parts: []session.Part{
+		{Type: session.PartText, Text: "hear"}, {Type: session.PartAudio, Media: json.RawMessage(`"data:audio/wav;base64,AA"`)}}}}}
+	body, err := buildRequest(Config{Model: "m"}, req)
+	require.NoError(t, err)
+	require.Contains(t, string(body), `"messages":[{"role":"user","content":[{"type":"text","text":"hear"},{"type":"input_audio","input_audio":{"data":"AA","format":"wav"}}]}]`)
 }

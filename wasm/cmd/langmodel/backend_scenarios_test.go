@@ -351,4 +351,18 @@ var backendScenarios = []hostScenario{
 		return out;`,
 		`{"canvas":["image/png",true,"3x2"],"imageData":["image/png",true,"3x2"],"bitmap":["image/png",true,"3x2"],"offscreen":["image/png",true,"3x2"],
 		  "unloaded":"InvalidStateError","unchanged":true}`}},
+
+	{browserOnly: true, scenario: scenario{"an AudioBuffer crosses as 16-bit WAV", `
+		const buffer = new AudioBuffer({ length: 3, numberOfChannels: 2, sampleRate: 8000 });
+		buffer.copyToChannel(new Float32Array([0, 1, -1]), 0);
+		buffer.copyToChannel(new Float32Array([0.5, -0.5, 0]), 1);
+		const s = await LanguageModel.create({ backend: script({ text: "heard" }), expectedInputs: [{ type: "audio" }] });
+		await s.prompt([{ role: "user", content: [{ type: "audio", value: buffer }] }]);
+		const v = s.history[0].content[0].value;
+		const bytes = Uint8Array.from(atob(v.base64), (c) => c.charCodeAt(0));
+		const d = new DataView(bytes.buffer);
+		const text = (at, n) => String.fromCharCode(...bytes.slice(at, at + n));
+		return { mimeType: v.mimeType, riff: text(0, 4), wave: text(8, 4), length: bytes.length, channels: d.getUint16(22, true), rate: d.getUint32(24, true),
+			samples: [0, 1, 2, 3, 4, 5].map((i) => d.getInt16(44 + 2 * i, true)) };`,
+		`{"mimeType":"audio/wav","riff":"RIFF","wave":"WAVE","length":56,"channels":2,"rate":8000,"samples":[0,16383,32767,-16384,-32768,0]}`}},
 }
