@@ -74,8 +74,9 @@ type decoder struct {
 	err  error
 }
 
-// fail records a syntax error. Where is not kept: syntaxError asks the scanner.
-func (d *decoder) fail(int) any {
+// fail records a syntax error. Where it is does not matter: syntaxError asks the scanner,
+// which stops at the same first error.
+func (d *decoder) fail() any {
 	d.err = errSyntax
 	return nil
 }
@@ -83,30 +84,30 @@ func (d *decoder) fail(int) any {
 func (d *decoder) value(i, depth int) any {
 	if i >= len(d.data) {
 		// An empty or cut-short document: the scanner says "unexpected end of JSON input".
-		return d.fail(len(d.data))
+		return d.fail()
 	}
 	switch c := d.data[i]; {
 	case c == '{':
 		if depth >= maxDepth {
-			return d.fail(i)
+			return d.fail()
 		}
 		return d.object(i+1, depth+1)
 	case c == '[':
 		if depth >= maxDepth {
-			return d.fail(i)
+			return d.fail()
 		}
 		return d.array(i+1, depth+1)
 	case c == '"':
 		s, j, ok := d.string(i + 1)
 		if !ok {
-			return d.fail(j)
+			return d.fail()
 		}
 		d.pos = j
 		return s
 	case c == '-' || c >= '0' && c <= '9':
 		j, ok := NumberEnd(d.data, i)
 		if !ok {
-			return d.fail(j)
+			return d.fail()
 		}
 		d.pos = j
 		return json.Number(d.data[i:j])
@@ -117,13 +118,13 @@ func (d *decoder) value(i, depth int) any {
 	case c == 'n':
 		return d.literal(i, "null", nil)
 	}
-	return d.fail(i)
+	return d.fail()
 }
 
 func (d *decoder) literal(i int, word string, v any) any {
 	for k := 1; k < len(word); k++ {
 		if i+k >= len(d.data) || d.data[i+k] != word[k] {
-			return d.fail(i + k)
+			return d.fail()
 		}
 	}
 	d.pos = i + len(word)
@@ -139,15 +140,15 @@ func (d *decoder) object(i, depth int) any {
 	}
 	for {
 		if i >= len(d.data) || d.data[i] != '"' {
-			return d.fail(i)
+			return d.fail()
 		}
 		key, j, ok := d.string(i + 1)
 		if !ok {
-			return d.fail(j)
+			return d.fail()
 		}
 		i = skipSpace(d.data, j)
 		if i >= len(d.data) || d.data[i] != ':' {
-			return d.fail(i)
+			return d.fail()
 		}
 		v := d.value(skipSpace(d.data, i+1), depth)
 		if d.err != nil {
@@ -156,7 +157,7 @@ func (d *decoder) object(i, depth int) any {
 		m[key] = v
 		i = skipSpace(d.data, d.pos)
 		if i >= len(d.data) {
-			return d.fail(i)
+			return d.fail()
 		}
 		switch d.data[i] {
 		case ',':
@@ -165,7 +166,7 @@ func (d *decoder) object(i, depth int) any {
 			d.pos = i + 1
 			return m
 		default:
-			return d.fail(i)
+			return d.fail()
 		}
 	}
 }
@@ -185,7 +186,7 @@ func (d *decoder) array(i, depth int) any {
 		a = append(a, v)
 		i = skipSpace(d.data, d.pos)
 		if i >= len(d.data) {
-			return d.fail(i)
+			return d.fail()
 		}
 		switch d.data[i] {
 		case ',':
@@ -194,7 +195,7 @@ func (d *decoder) array(i, depth int) any {
 			d.pos = i + 1
 			return a
 		default:
-			return d.fail(i)
+			return d.fail()
 		}
 	}
 }
