@@ -229,7 +229,7 @@ var scenarios = []scenario{
 		s.destroy();
 		out.alive = await (await LanguageModel.create({ backend: script({ text: "still fine" }) })).prompt("x");
 		return out;`,
-		`{"cycle":"DataError","bigint":"DataError","fn":"DataError","role":"TypeError","number":"TypeError","missing":"TypeError",
+		`{"cycle":"DataError","bigint":"DataError","fn":"DataError","role":"TypeError","number":"resolved","missing":"TypeError",
 		  "schemaCycle":"TypeError","getter":"RangeError","toJSON":"SyntaxError","noExecute":"TypeError","executeNotFunction":"TypeError","dup":"TypeError",
 		  "notObjectSchema":"TypeError","backend":"TypeError","backendKind":"NotSupportedError","toolsNotArray":"TypeError",
 		  "classes":["TypeError","TypeError","TypeError","TypeError","TypeError"],"ctor":"TypeError",
@@ -245,10 +245,12 @@ var scenarios = []scenario{
 	{"context overflow", `
 		let overflow = 0;
 		const s = await LanguageModel.create({ backend: { kind: "scripted", turns: [{ text: "ok" }, { text: "ok" }, { text: "ok" }], window: 40 } });
-		s.onquotaoverflow = () => overflow++;
+		let legacy = 0;
+		s.oncontextoverflow = () => overflow++;
+		s.onquotaoverflow = () => legacy++;
 		for (let i = 0; i < 3; i++) await s.prompt("x".repeat(40));
-		return { overflow, n: s.history.length, legacy: s.onquotaoverflow === s.oncontextoverflow };`,
-		`{"overflow":2,"n":4,"legacy":true}`},
+		return { overflow, n: s.history.length, legacy };`,
+		`{"overflow":2,"n":4,"legacy":2}`},
 
 	{"approve", `
 		const asked = [];
@@ -272,7 +274,7 @@ var scenarios = []scenario{
 			window: s.contextWindow, samplingMode: s.samplingMode, topK: s.topK, temperature: s.temperature,
 			eventTarget: s instanceof EventTarget,
 		};`,
-		`{"avail":"available","unavail":"unavailable","params":{"defaultTopK":3,"maxTopK":128,"defaultTemperature":1,"maxTemperature":2},"before":0,"after":11,"inputUsage":11,"measured":6,"legacy":5,"window":32768,"samplingMode":"default","topK":3,"temperature":1,"eventTarget":true}`},
+		`{"avail":"available","unavail":"unavailable","params":{"defaultTopK":3,"maxTopK":128,"defaultTemperature":1,"maxTemperature":2},"before":0,"after":11,"inputUsage":11,"measured":6,"legacy":5,"window":32768,"samplingMode":"balanced","topK":3,"temperature":1,"eventTarget":true}`},
 
 	{"destroy mid-loop", `
 		let aborted = null;
