@@ -94,6 +94,10 @@ type run struct {
 	// malformed holds the calls whose arguments were not a JSON object, by id, with what
 	// the model sent; they are recorded with {} and answered with a tool error.
 	malformed map[string]string
+	// overflowed is set once this operation has evicted: contextoverflow fires once per
+	// overflow, however many times the input, the answer and each tool round push the
+	// history over the window again.
+	overflowed bool
 }
 
 func (s *Session) begin() *run {
@@ -117,7 +121,10 @@ func (r *run) fit() error {
 	}
 	if n > 0 {
 		r.start -= n
-		r.s.emit(Event{Type: EventContextOverflow, Evicted: n})
+		if !r.overflowed {
+			r.overflowed = true
+			r.s.emit(Event{Type: EventContextOverflow, Evicted: n})
+		}
 	}
 	r.s.publish()
 	return nil
@@ -150,6 +157,9 @@ func (r *run) input(input any, prompting bool) error {
 func (s *Session) append(ctx context.Context, input any) error {
 	if ctx.Err() != nil {
 		return &FailedPrompt{Err: abortError(ctx)}
+	}
+	if in, ok := input.([]any); ok && len(in) == 0 {
+		return nil // an empty sequence appends nothing (DESIGN.md §3)
 	}
 	r := s.begin()
 	if err := r.input(input, false); err != nil {

@@ -82,6 +82,10 @@ func expectations(o CreateOptions) (exp session.Expected, toolOutput bool, err e
 			exp.Image = true
 		case "audio":
 			exp.Audio = true
+		case "tool-call":
+			exp.ToolCall = true
+		case "tool-response", "tool-result":
+			exp.ToolResponse = true
 		default:
 			return exp, false, session.Errorf(session.KindType, errBadOption, "expectedInputs: unknown type %q", t)
 		}
@@ -95,7 +99,7 @@ func expectations(o CreateOptions) (exp session.Expected, toolOutput bool, err e
 		case "text":
 		case "tool-call":
 			toolOutput = true
-		case "image", "audio":
+		case "image", "audio", "tool-response", "tool-result":
 			return exp, false, session.Errorf(session.KindNotSupported, errBadOption, "expectedOutputs: %s output is not supported", t)
 		default:
 			return exp, false, session.Errorf(session.KindType, errBadOption, "expectedOutputs: unknown type %q", t)
