@@ -2,6 +2,7 @@ package loop_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -91,5 +92,81 @@ func TestContextOverflow_OncePerOverflow(t *testing.T) {
 		}
 		require.Equal(t, []string{"contextoverflow"}, got, "prompt %d", i+1)
 		require.LessOrEqual(t, f.s.ContextUsage(), 60)
+	}
+}
+
+func TestResponseConstraint(t *testing.T) {
+	// DESIGN.md §3 / issue 9 item 7: every constrained answer is checked; a failed one gets
+	// one repair round; then SyntaxError (the explainer: "unable to produce a response that
+	// is compliant … will error with a SyntaxError"), history unchanged.
+	schemaC := json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`)
+	regexpC := json.RawMessage(`{"pattern":"^[a-z]+@[a-z]+\\.com$"}`)
+	notJSON := `the model's answer does not match the responseConstraint: it is not JSON (invalid character 'h' looking for beginning of value)`
+	tests := []struct {
+		name       string
+		constraint json.RawMessage
+		turns      []scripted.Turn
+		stream     bool
+		answer     string
+		kind       session.Kind
+		message    string
+		steps      int    // model steps taken
+		repair     string // the repair prompt the second step saw
+	}{
+		{name: "a JSON answer that matches resolves at once", constraint: schemaC, turns: []scripted.Turn{{Text: `{"n": 3}`}}, answer: `{"n": 3}`, steps: 1},
+		{name: "a failed answer gets one repair round that says what was wrong", constraint: schemaC,
+			turns: []scripted.Turn{{Text: `{"n": "three"}`}, {Text: `{"n": 3}`}}, answer: `{"n": 3}`, steps: 2,
+			repair: `Your previous answer does not have the required format: it does not match the JSON Schema at /n: expected integer, got string. Answer again with only the answer, as JSON matching this JSON Schema: {"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}.`},
+		{name: "an answer that fails twice rejects with SyntaxError", constraint: schemaC,
+			turns: []scripted.Turn{{Text: "hello"}, {Text: `{"m": 1}`}}, steps: 2, kind: session.KindSyntax,
+			message: `the model's answer does not match the responseConstraint: it does not match the JSON Schema at /: missing required property "n"`},
+		{name: "text that is not JSON", constraint: schemaC, turns: []scripted.Turn{{Text: "hello"}, {Text: "hello"}}, steps: 2, kind: session.KindSyntax, message: notJSON},
+		{name: "a streamed answer gets no repair round: the stream errors", constraint: schemaC, stream: true,
+			turns: []scripted.Turn{{Text: "hello"}, {Text: `{"n": 3}`}}, steps: 1, kind: session.KindSyntax, message: notJSON},
+		{name: "a streamed answer that matches", constraint: schemaC, stream: true, turns: []scripted.Turn{{Chunks: []string{`{"n"`, `: 3}`}}}, answer: `{"n": 3}`, steps: 1},
+		{name: "a RegExp constraint that matches", constraint: regexpC, turns: []scripted.Turn{{Text: "ann@example.com"}}, answer: "ann@example.com", steps: 1},
+		{name: "a RegExp constraint repaired", constraint: regexpC, turns: []scripted.Turn{{Text: "It is ann@example.com"}, {Text: "ann@example.com"}}, answer: "ann@example.com", steps: 2,
+			repair: `Your previous answer does not have the required format: it does not match the regular expression /^[a-z]+@[a-z]+\.com$/. Answer again with only the answer, matching the regular expression /^[a-z]+@[a-z]+\.com$/.`},
+		{name: "a RegExp constraint missed twice", constraint: regexpC, turns: []scripted.Turn{{Text: "no"}, {Text: "still no"}}, steps: 2, kind: session.KindSyntax,
+			message: `the model's answer does not match the responseConstraint: it does not match the regular expression /^[a-z]+@[a-z]+\.com$/`},
+		{name: "an unsupported schema feature is NotSupportedError before any step", constraint: json.RawMessage(`{"type":"object","unevaluatedProperties":false}`), steps: 0, kind: session.KindNotSupported,
+			message: `invalid responseConstraint: schema: unsupported keyword "unevaluatedProperties" at the root`},
+		{name: "a malformed schema is TypeError", constraint: json.RawMessage(`{"type":7}`), steps: 0, kind: session.KindType,
+			message: `invalid responseConstraint: schema: "type" at the root must be a type name or an array of type names ("null", "boolean", "object", "array", "number", "string", "integer")`},
+		{name: "a malformed RegExp is SyntaxError", constraint: json.RawMessage(`{"pattern":"("}`), steps: 0, kind: session.KindSyntax,
+			message: "invalid responseConstraint: /(/ is not a valid regular expression (error parsing regexp: missing closing ): `(`)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, setup{turns: append([]scripted.Turn{{Text: "hi"}}, tc.turns...)})
+			_, err := f.s.Prompt(context.Background(), "hello", loop.PromptOptions{})
+			require.NoError(t, err)
+			before, usage := history(f.s), f.s.ContextUsage()
+			po := loop.PromptOptions{ResponseConstraint: tc.constraint}
+			var streamed strings.Builder
+			if tc.stream {
+				po.OnChunk = func(c loop.Chunk) { streamed.WriteString(c.Text) }
+			}
+			r, err := f.s.Prompt(context.Background(), "q", po)
+			require.Len(t, f.model.Requests(), 1+tc.steps)
+			if tc.repair != "" {
+				second := f.model.Requests()[2]
+				require.Equal(t, tc.repair, second.Last.Text())
+				require.Equal(t, len(before)+3, second.Messages, "the history, the prompt, the failed answer, the repair prompt")
+			}
+			if tc.kind != "" {
+				require.Equal(t, tc.kind, kindOf(err))
+				require.EqualError(t, err, tc.message)
+				require.Equal(t, before, history(f.s))
+				require.Equal(t, usage, f.s.ContextUsage())
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tc.answer, r.Text)
+			require.Equal(t, append(before, "user: q", "assistant: "+tc.answer), history(f.s), "the repair exchange is not kept")
+			if tc.stream {
+				require.Equal(t, tc.answer, streamed.String())
+			}
+		})
 	}
 }

@@ -251,7 +251,7 @@ var scenarios = []scenario{
 		s.onquotaoverflow = () => overflow++;
 		for (let i = 0; i < 3; i++) await s.prompt("x".repeat(40));
 		return { overflow, n: s.history.length, legacy: s.onquotaoverflow === s.oncontextoverflow };`,
-		`{"overflow":2,"n":4,"legacy":true}`},
+		`{"overflow":1,"n":4,"legacy":true}`},
 
 	{"approve", `
 		const asked = [];
