@@ -101,6 +101,9 @@ func New(opts Options) (*Session, error) {
 	return s, nil
 }
 
+// SamplingMode is the samplingMode the session was created with ("" when none).
+func (s *Session) SamplingMode() string { return s.opts.SamplingMode }
+
 // Mode is the session's tool mode.
 func (s *Session) Mode() Mode { return s.mode }
 
