@@ -104,6 +104,7 @@ type setup struct {
 	initial string // JSON
 	window  int
 	expects bool // expectedOutputs includes tool-call
+	inputs  session.Expected
 }
 
 type fixture struct {
@@ -126,7 +127,7 @@ func newFixture(t testing.TB, su setup) *fixture {
 	tools, err := session.ParseTools(toAny(su.tools), expects)
 	require.NoError(t, err)
 	model := scripted.New(su.turns...)
-	opts := loop.Options{Model: model, Runner: p, Tools: tools, ToolUse: su.use, OnEvent: p.onEvent, ContextWindow: su.window}
+	opts := loop.Options{Model: model, Runner: p, Tools: tools, ToolUse: su.use, OnEvent: p.onEvent, ContextWindow: su.window, Expected: su.inputs}
 	if su.initial != "" {
 		opts.InitialPrompts = js(t, su.initial)
 	}

@@ -286,7 +286,8 @@ func TestOpenLoop_DanglingCalls(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newFixture(t, setup{turns: []scripted.Turn{twoCalls, {Text: "fine"}}, tools: []any{decl("w", false, "")}})
+			f := newFixture(t, setup{turns: []scripted.Turn{twoCalls, {Text: "fine"}}, tools: []any{decl("w", false, "")},
+				inputs: session.Expected{ToolResponse: true}})
 			r, err := f.s.Prompt(context.Background(), "q", loop.PromptOptions{})
 			require.NoError(t, err)
 			require.Len(t, r.Calls, 2)
@@ -355,7 +356,11 @@ func TestHistory_ExportEditAndFeedBack(t *testing.T) {
 	result := exported[3]["content"].([]any)[0].(map[string]any)["value"].(map[string]any)
 	result["result"] = []any{map[string]any{"type": "text", "value": "2 items"}}
 	edited, _ := json.Marshal(exported)
-	g := newFixture(t, setup{initial: string(edited), tools: []any{decl("cart", true, "")}, funcs: f.page.funcs})
+	undeclared := newFixture(t, setup{initial: string(edited), tools: []any{decl("cart", true, "")}, funcs: f.page.funcs})
+	require.EqualError(t, undeclared.create, `content type not declared in expectedInputs: message 2 part 0: tool-call (declare {type: "tool-call"} in expectedInputs)`,
+		"the calls and results fed back are the page's input: they need their types declared")
+	g := newFixture(t, setup{initial: string(edited), tools: []any{decl("cart", true, "")}, funcs: f.page.funcs,
+		inputs: session.Expected{ToolCall: true, ToolResponse: true}})
 	require.NoError(t, g.create)
 	require.Less(t, g.s.ContextUsage(), f.s.ContextUsage())
 	require.Equal(t, `result call_1 cart [{"type":"text","value":"2 items"}]`, history(g.s)[3])

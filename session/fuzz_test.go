@@ -28,7 +28,7 @@ func FuzzNormalize(f *testing.F) {
 		if err != nil {
 			return
 		}
-		opts := session.NormalizeOptions{HasPrior: prior, Expected: session.Expected{Image: true, Audio: true}}
+		opts := session.NormalizeOptions{HasPrior: prior, Expected: session.AllInputs}
 		msgs, err := session.Normalize(v, opts)
 		if err != nil {
 			require.NotEqual(t, session.KindOperation, session.KindOf(err), "every input error is classified: %v", err)

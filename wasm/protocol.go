@@ -115,6 +115,10 @@ type CreateOptions struct {
 	Tools         json.RawMessage `json:"tools,omitempty"`
 	ToolUseConfig *ToolUseConfig  `json:"toolUseConfig,omitempty"`
 	SamplingMode  string          `json:"samplingMode,omitempty"`
+	// Temperature and TopK are the legacy sampling options as the page gave them (a
+	// number; absent when not given): the engine checks them against samplingMode.
+	Temperature json.RawMessage `json:"temperature,omitempty"`
+	TopK        json.RawMessage `json:"topK,omitempty"`
 	// ToolChoice is "auto", "none", "required", or {type: "tool", name} ({name} too).
 	ToolChoice json.RawMessage `json:"toolChoice,omitempty"`
 }
@@ -314,7 +318,10 @@ type Event struct {
 //
 //easyjson:json
 type SessionInfo struct {
-	Mode          string `json:"mode,omitempty"`
+	Mode string `json:"mode,omitempty"`
+	// SamplingMode is the session's samplingMode: the one given, else "balanced"
+	// (create and clone only).
+	SamplingMode  string `json:"samplingMode,omitempty"`
 	ContextUsage  int    `json:"contextUsage"`
 	ContextWindow int    `json:"contextWindow"`
 }

@@ -65,7 +65,8 @@ func buildRequest(cfg Config, req *loop.Request) ([]byte, error) {
 		}
 		b = appendToolChoice(b, req.ToolChoice)
 	}
-	if len(req.ResponseConstraint) > 0 {
+	if _, re := session.ConstraintPattern(req.ResponseConstraint); len(req.ResponseConstraint) > 0 && !re {
+		// A RegExp has no response_format: the loop checks the answer (and repairs it once).
 		b = append(b, `,"response_format":{"type":"json_schema","json_schema":{"name":"response","schema":`...)
 		if b, err = jsonv.Append(b, req.ResponseConstraint); err != nil {
 			return nil, err

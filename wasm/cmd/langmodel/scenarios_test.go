@@ -166,6 +166,7 @@ var scenarios = []scenario{
 	{"open loop", `
 		const s = await LanguageModel.create({
 			backend: script({ text: "Checking.", calls: [{ callID: "c1", name: "weather", arguments: { city: "Oslo" } }] }, { text: "Sunny." }),
+			expectedInputs: [{ type: "tool-response" }],
 			expectedOutputs: [{ type: "text" }, { type: "tool-call" }],
 			tools: [{ name: "weather", description: "Weather", inputSchema: { type: "object" } }],
 		});
@@ -178,6 +179,7 @@ var scenarios = []scenario{
 	{"hybrid loop", `
 		const s = await LanguageModel.create({
 			backend: script({ calls: [{ name: "weather", arguments: { city: "A" } }, { callID: "p1", name: "ask", arguments: {} }] }, { text: "done" }),
+			expectedInputs: [{ type: "tool-result" }],
 			expectedOutputs: [{ type: "tool-call" }],
 			tools: [weather(() => "sun"), { name: "ask", description: "Ask the user", inputSchema: { type: "object" } }],
 		});
@@ -195,7 +197,8 @@ var scenarios = []scenario{
 		await s.prompt("weather?");
 		const h = s.history;
 		h[2].content[0].value.result = [{ type: "text", value: "sunny" }];
-		const t = await LanguageModel.create({ backend: script({ text: "ok" }), tools: [weather(() => "")], initialPrompts: h });
+		const t = await LanguageModel.create({ backend: script({ text: "ok" }), tools: [weather(() => "")], initialPrompts: h,
+			expectedInputs: [{ type: "tool-call" }, { type: "tool-response" }] });
 		return { smaller: s.contextUsage > t.contextUsage, same: t.history.length === h.length, edited: t.history[2].content[0].value.result, untouched: s.history[2].content[0].value.result[0].value.length, answer: await t.prompt("and now?") };`,
 		`{"smaller":true,"same":true,"edited":[{"type":"text","value":"sunny"}],"untouched":380,"answer":"ok"}`},
 
@@ -250,7 +253,7 @@ var scenarios = []scenario{
 		s.onquotaoverflow = () => legacy++;
 		for (let i = 0; i < 3; i++) await s.prompt("x".repeat(40));
 		return { overflow, n: s.history.length, legacy };`,
-		`{"overflow":2,"n":4,"legacy":2}`},
+		`{"overflow":1,"n":4,"legacy":1}`},
 
 	{"approve", `
 		const asked = [];
