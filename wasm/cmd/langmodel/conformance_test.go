@@ -204,6 +204,69 @@ var conformance = []conformRow{
 		want: `[true,true]`},
 }
 
+// engineRows are the rules the engine holds (merged from conf-engine), played through
+// the real module and face: what a page sees of them.
+var engineRows = []conformRow{
+	{name: "a caller-supplied tool call needs tool-call in expectedInputs", section: "§ validate and canonicalize a prompt (expected types: NotSupportedError); issue 9 item 1", js: `
+		const call = { role: "assistant", content: [{ type: "tool-call", value: { callID: "c1", name: "w", arguments: {} } }] };
+		const bare = await LanguageModel.create({ backend: echo });
+		const e = await thrown(bare.append([call]));
+		const declared = await LanguageModel.create({ backend: echo, expectedInputs: [{ type: "tool-call" }, { type: "tool-response" }] });
+		await declared.append([call]);
+		return [e.name, bare.history.length, declared.history.length];`,
+		want: `["NotSupportedError",0,1]`},
+	{name: "a caller-supplied tool response needs tool-response in expectedInputs", section: "§ validate and canonicalize a prompt (expected types: NotSupportedError); issue 9 item 1", js: `
+		const s = await LanguageModel.create({ backend: echo, expectedInputs: [{ type: "tool-call" }] });
+		await s.append([{ role: "assistant", content: [{ type: "tool-call", value: { callID: "c1", name: "w", arguments: {} } }] }]);
+		const e = await thrown(s.append([{ role: "user", content: [{ type: "tool-response", value: { callID: "c1", name: "w", result: [{ type: "text", value: "ok" }] } }] }]));
+		return [e.name, /tool-response/.test(e.message), s.history.length];`,
+		want: `["NotSupportedError",true,1]`},
+	{name: "append([]) adds nothing", section: "DESIGN.md §3 (an empty sequence appends nothing); issue 9 item 2", js: `
+		const s = await LanguageModel.create({ backend: echo });
+		await s.append("x");
+		const before = s.contextUsage;
+		await s.append([]);
+		return [s.contextUsage === before, s.history.length];`,
+		want: `[true,1]`},
+	{name: "prompt([]) prompts one empty user message", section: "§ validate and canonicalize a prompt, step 4 (an empty list)", js: `
+		const s = await LanguageModel.create({ backend: script({ text: "yes?" }) });
+		return [await s.prompt([]), s.history.map((m) => [m.role, m.content[0].value])];`,
+		want: `["yes?",[["user",""],["assistant","yes?"]]]`},
+	{name: "measureContextUsage measures a system message on a session with history", section: "§ measureContextUsage(input, options), step 3 (hasAppendedInput false)", js: `
+		const s = await LanguageModel.create({ backend: echo });
+		await s.prompt("hello");
+		const n = await s.measureContextUsage([{ role: "system", content: "be brief" }, { role: "user", content: "hi" }]);
+		return [typeof n, n > 0, s.history.length];`,
+		want: `["number",true,2]`},
+	{name: "contextoverflow fires once per overflow", section: "§ The LanguageModel class, contextoverflow; issue 9 item 6", js: `
+		const s = await LanguageModel.create({ backend: { kind: "scripted", turns: [{ text: "ok" }, { text: "ok" }, { text: "ok" }, { text: "ok" }], window: 60 } });
+		const per = [];
+		let n = 0;
+		s.oncontextoverflow = () => n++;
+		for (let i = 0; i < 4; i++) { n = 0; await s.prompt("x".repeat(40)); per.push(n); }
+		return per.every((k) => k <= 1) && per.some((k) => k === 1);`,
+		want: `true`},
+	{name: "responseConstraint holds on a backend that ignores it: one repair, then SyntaxError, history unchanged", section: "§ prompt(input, options) (responseConstraint); issue 9 item 7", js: `
+		const answers = ["not json at all", "still not", "not json", "{\"ok\":true}"];
+		const s = await LanguageModel.create({ backend: { kind: "custom", generate: () => answers.shift() } });
+		const e = await thrown(s.prompt("x", { responseConstraint: { type: "object", required: ["ok"] } }));
+		const ok = await s.prompt("y", { responseConstraint: { type: "object", required: ["ok"] } });
+		return [e.name, ok, s.history.length];`,
+		want: `["SyntaxError","{\"ok\":true}",2]`},
+	{name: "an invalid language tag is a RangeError in create() and availability()", section: "§ validate and canonicalize language model options (Validate and canonicalize language tags)", js: `
+		const o = { backend: echo, expectedInputs: [{ type: "text", languages: ["en-abc-invalid"] }] };
+		return [(await thrown(LanguageModel.create(o))).name, (await thrown(LanguageModel.availability(o))).name];`,
+		want: `["RangeError","RangeError"]`},
+	{name: "availability follows the languages: unknown is unavailable", section: "§ Availability (compute language model options availability); issue 9 item 11", js: `
+		return [await LanguageModel.availability({ expectedInputs: [{ type: "text", languages: ["unk"] }] }), await LanguageModel.availability({ expectedInputs: [{ type: "text", languages: ["EN"] }] })];`,
+		want: `["unavailable","available"]`},
+	{name: "samplingMode with temperature or topK is a TypeError in create() and availability()", section: "§ The API, LanguageModelCreateCoreOptions (samplingMode); issue 9 item 10", js: `
+		const a = { backend: echo, samplingMode: "creative", temperature: 0.5 }, b = { backend: echo, samplingMode: "balanced", topK: 3 };
+		return [(await thrown(LanguageModel.create(a))).name, (await thrown(LanguageModel.availability(a))).name, (await thrown(LanguageModel.create(b))).name,
+			(await LanguageModel.create({ backend: echo, samplingMode: "creative" })).samplingMode];`,
+		want: `["TypeError","TypeError","TypeError","creative"]`},
+}
+
 // streamRows are the Streams standard's async iteration of the stream promptStreaming()
 // returns (issue 10, item 1). Each runs twice: with the engine's own iterator, and with
 // it taken away as WebKit has it, so the face's fallback is tested in every browser.
@@ -269,7 +332,7 @@ var streamRows = []conformRow{
 
 // allConformance is every row, the stream rows twice.
 func allConformance() []conformRow {
-	out := append([]conformRow{}, conformance...)
+	out := append(append([]conformRow{}, conformance...), engineRows...)
 	for _, r := range streamRows {
 		native := r
 		native.name += " (the engine's own iterator)"
