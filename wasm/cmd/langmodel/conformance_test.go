@@ -3,11 +3,7 @@
 package main
 
 import (
-	"context"
 	"testing"
-	"time"
-
-	"github.com/stretchr/testify/require"
 
 	"langmodel/internal/browsertest"
 )
@@ -349,15 +345,11 @@ func TestModule_Conformance(t *testing.T) {
 	for _, r := range allConformance() {
 		t.Run(r.name, func(t *testing.T) {
 			t.Parallel()
+			t.Logf("checks %s", r.section)
 			if r.browserOnly {
 				t.Skip("needs a real download with progress; Chromium plays it")
 			}
-			h := newHostB(t, r.setup, 7)
-			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-			defer cancel()
-			v, err := h.Eval(ctx, common+conformHelpers+r.js)
-			require.NoError(t, err, r.section)
-			requireJSON(t, r.want, v)
+			requireJSON(t, r.want, playModule(t, r.setup, common+conformHelpers+r.js))
 		})
 	}
 }
@@ -369,15 +361,12 @@ func TestBrowser_Conformance(t *testing.T) {
 	for _, r := range allConformance() {
 		t.Run(r.name, func(t *testing.T) {
 			t.Parallel()
-			p := b.Open(t, base+"/")
+			t.Logf("checks %s", r.section)
 			prelude := r.setup + browserPrelude
-			if r.browserOnly {
+			if r.browserOnly { // the row installs the module itself
 				prelude = r.setup + `globalThis.LLM = location.origin; globalThis.lm = await import("/js/language-model.js");`
 			}
-			require.NoError(t, p.Eval(t.Context(), prelude, nil))
-			var got any
-			require.NoError(t, p.Eval(t.Context(), common+conformHelpers+r.js, &got), r.section)
-			requireJSON(t, r.want, got)
+			requireJSON(t, r.want, playBrowser(t, b, base, prelude, common+conformHelpers+r.js))
 		})
 	}
 }
