@@ -7,7 +7,7 @@
 // session created without "tool-call" in expectedOutputs is typed as Chrome's is
 // (prompt() a Promise<string>, promptStreaming() a ReadableStream<string>). The globals
 // that install() defines are declared at the end, in a form that coexists with
-// @types/dom-chromium-ai (see RATIONALE.md, "Why are the globals declared that way?").
+// @types/dom-chromium-ai (see RATIONALE.md, "Why are the globals declared that way in language-model.d.ts?").
 
 export type Availability = "unavailable" | "downloadable" | "downloading" | "available";
 export type Role = "system" | "user" | "assistant" | "tool-call" | "tool-result" | "tool-response";
@@ -373,7 +373,7 @@ export function install(config?: InstallConfig): Promise<Installed>;
 // them without importing, in a form that coexists with @types/dom-chromium-ai installed
 // beside this file, whose `declare abstract class LanguageModel` cannot be declared twice
 // and whose statics no namespace may redeclare (RATIONALE.md, "Why are the globals
-// declared that way?"):
+// declared that way in language-model.d.ts?"):
 // - the instance type is an interface, which merges with Chrome's class: Chrome's members
 //   with Chrome's exact types (a session with a text output, as Chrome's types know it),
 //   plus this module's own (history, the tool events, samplingMode);
