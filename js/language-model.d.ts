@@ -7,7 +7,8 @@
 // session created without "tool-call" in expectedOutputs is typed as Chrome's is
 // (prompt() a Promise<string>, promptStreaming() a ReadableStream<string>). The globals
 // that install() defines are declared at the end, in a form that coexists with
-// @types/dom-chromium-ai (see RATIONALE.md, "Why are the globals declared that way in language-model.d.ts?").
+// @types/dom-chromium-ai (RATIONALE.md, "Why are the globals declared that way in
+// language-model.d.ts?").
 
 export type Availability = "unavailable" | "downloadable" | "downloading" | "available";
 export type Role = "system" | "user" | "assistant" | "tool-call" | "tool-result" | "tool-response";
@@ -198,8 +199,8 @@ export interface CreateMonitor extends EventTarget {
   removeEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | EventListenerOptions): void;
 }
 
-/** The spec's sampling modes; the openai backend also maps "slightly-predictable" and "slightly-creative". */
-export type SamplingMode = "most-predictable" | "predictable" | "balanced" | "creative" | "most-creative" | (string & {});
+/** The spec's sampling modes, and the two an earlier draft had; any other value is a TypeError. */
+export type SamplingMode = "most-predictable" | "predictable" | "slightly-predictable" | "balanced" | "slightly-creative" | "creative" | "most-creative";
 
 /** What availability() reads (the spec's LanguageModelCreateCoreOptions, plus backend and tool use). */
 export interface CreateCoreOptions {

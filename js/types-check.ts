@@ -111,6 +111,8 @@ async function page(): Promise<void> {
   const bad: Tool = { name: "x", description: "x", inputSchema: "object" };
   // @ts-expect-error "video" is no expected type
   await LanguageModel.availability({ expectedInputs: [{ type: "video" }] });
+  // @ts-expect-error no such sampling mode
+  await LanguageModel.create({ samplingMode: "random" });
   // @ts-expect-error a misspelt option is caught
   await LanguageModel.create({ expectedOutput: [{ type: "tool-call" }] });
   // @ts-expect-error toolChoice takes no other words
