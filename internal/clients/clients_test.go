@@ -141,6 +141,27 @@ func TestBrowser_Clients(t *testing.T) {
 				"builtInAI": `{"prefix":true,"stopped":true,"error":null,"modelAborted":true}`,
 			},
 		},
+		{
+			// Each provider listens for the overflow under its own name: @browser-ai/core for
+			// contextoverflow (the session has oncontextoverflow), @built-in-ai/core for the
+			// legacy quotaoverflow, which fires with it. The providers resend the whole
+			// conversation, so the second call's input evicts the first call's turn.
+			name:   "context overflow",
+			window: 1000,
+			js: `const fired = [];
+				const m = provider("text", { onContextOverflow: (e) => fired.push(e.type), onQuotaOverflow: (e) => fired.push(e.type) });
+				const messages = [];
+				for (const n of ["1", "2"]) {
+					messages.push({ role: "user", content: "PLAIN " + n.repeat(800) });
+					const { text } = await clients.generateText({ model: m, messages });
+					messages.push({ role: "assistant", content: text });
+				}
+				return { fired, answers: messages.filter((m) => m.role === "assistant").map((m) => m.content.length) };`,
+			want: map[string]string{
+				"browserAI": `{"fired":["contextoverflow"],"answers":[816,816]}`,
+				"builtInAI": `{"fired":["quotaoverflow"],"answers":[816,816]}`,
+			},
+		},
 	}
 	for _, provider := range []string{"browserAI", "builtInAI"} {
 		for _, bh := range behaviours {
