@@ -94,6 +94,18 @@ var scenarios = []scenario{
 		return { ran, error: s.history[3].content[0].value.errorMessage, lookahead, bad: await caught(LanguageModel.create({ tools: tool("(") })) };`,
 		`{"ran":["aaaa"],"error":"invalid arguments for tool code: at /pin: \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab\" does not match the pattern \"^(a+)+$\"","lookahead":"NotSupportedError: unsupported JSON Schema feature: tool \"x\": schema: unsupported pattern \"^(?=.*\\\\d)\\\\w{4}$\" in \"pattern\" at /properties/a: lookahead (?= is not supported (it cannot be matched in linear time) at offset 1","bad":"TypeError"}`},
 
+	{"an oversized (1 MB) tool result becomes a tool error and the loop goes on", `
+		// The result cannot fit in the context window even after eviction: the model gets
+		// a tool error saying so and answers; prompt() resolves. (1 MB, not 10 as in loop/'s
+		// test, to keep the goja host quick: the path is the same.)
+		const s = await LanguageModel.create({
+			backend: script({ calls: [{ name: "weather", arguments: { city: "Oslo" } }] }, { text: "Too much data." }),
+			tools: [weather(() => "x".repeat(1 << 20))],
+		});
+		const answer = await s.prompt("weather?");
+		return { answer, result: s.history[2].content[0].value, fits: s.contextUsage <= s.contextWindow };`,
+		`{"answer":"Too much data.","result":{"callID":"call_1","callId":"call_1","name":"weather","errorMessage":"the result of weather was 262154 tokens, more than the context window (32768 tokens) allows; it was dropped: ask for less, or answer without it"},"fits":true}`},
+
 	{"execute throws", `
 		const s = await LanguageModel.create({
 			backend: script({ calls: [{ name: "weather", arguments: { city: "Oslo" } }] }, { text: "Sorry." }),
