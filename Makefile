@@ -31,7 +31,7 @@ test-race:
 
 ## test-js: the engine's tests compiled to GOOS=js and run by Go's wasm runner
 test-js:
-	PATH="$(GOROOT)/lib/wasm:$$PATH" GOOS=js GOARCH=wasm $(GO) test -tags re2 -count=1 $(ENGINE) ./internal/jsonv/
+	PATH="$(GOROOT)/lib/wasm:$$PATH" GOOS=js GOARCH=wasm $(GO) test -count=1 $(ENGINE) ./internal/jsonv/ ./internal/relin/
 
 ## bench: the engine benchmarks of DESIGN.md §5 (medians: run with COUNT=6 and compare)
 COUNT ?= 3
@@ -45,6 +45,7 @@ fuzz:
 	$(GO) test ./session/ -run='^$$' -fuzz=FuzzHistory -fuzztime=$(FUZZTIME)
 	$(GO) test ./session/schema/ -run='^$$' -fuzz=FuzzValidate -fuzztime=$(FUZZTIME)
 	$(GO) test ./internal/jsonv/ -run='^$$' -fuzz=FuzzAgreesWithEncodingJSON -fuzztime=$(FUZZTIME)
+	$(GO) test ./internal/relin/ -run='^$$' -fuzz=FuzzAgreesWithGoRegexp -fuzztime=$(FUZZTIME)
 
 ## check: formatting, vet, import rules, tidy go.mod
 check: check-imports
@@ -109,4 +110,4 @@ size: wasm
 
 ## test-wasm-js: the binding's Handler tests compiled to GOOS=js and run by Go's wasm runner
 test-wasm-js:
-	PATH="$(GOROOT)/lib/wasm:$$PATH" GOOS=js GOARCH=wasm $(GO) test -tags re2 -count=1 ./wasm/ ./wasm/internal/jsonw/
+	PATH="$(GOROOT)/lib/wasm:$$PATH" GOOS=js GOARCH=wasm $(GO) test -count=1 ./wasm/ ./wasm/internal/jsonw/

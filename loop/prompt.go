@@ -278,12 +278,7 @@ func (s *Session) prompt(ctx context.Context, input any, po PromptOptions) (Resu
 			s.emit(Event{Type: EventToolResult, Call: &c, Result: &res})
 			results = append(results, res)
 		}
-		for _, res := range results {
-			if err := s.hist.Append(session.ResultMessage(res)); err != nil {
-				return Result{}, r.fail(err)
-			}
-		}
-		if err := r.fit(); err != nil {
+		if err := r.keepResults(results); err != nil {
 			return Result{}, r.fail(err)
 		}
 		if len(page) > 0 {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"time"
 
 	"langmodel/loop/openai"
 	"langmodel/wasm/internal/jsonw"
@@ -123,10 +124,26 @@ func (b *fetchBody) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// Close stops reading; a body not read to its end is aborted in the page.
+// defaultBodyGrace is how long a body closed before its end may take to end by itself
+// before the page is told to abort its fetch.
+const defaultBodyGrace = time.Second
+
+// Close stops reading. A body read to its end closes without a word to the page. One the
+// reader leaves before its end, as the SSE reader does at "data: [DONE]", usually ends a
+// moment later (a server closes the response right after [DONE]), so the page is left to
+// finish it: an abort then would fail the page's fetch (net::ERR_ABORTED) and drop a
+// keep-alive connection every turn. The page is told to abort (fetch-abort) only if the
+// end has not come within the grace; what it sends meanwhile is dropped. An abort of the
+// request's context still aborts at once (Do's watcher).
 func (b *fetchBody) Close() error {
 	b.stop()
-	b.h.abortCall(b.id, TypeFetchAbort)
+	if b.err == nil { // not read to its end
+		grace := b.h.bodyGrace
+		if grace == 0 {
+			grace = defaultBodyGrace
+		}
+		time.AfterFunc(grace, func() { b.h.abortCall(b.id, TypeFetchAbort) })
+	}
 	b.s.end(errBodyClosed)
 	b.queue, b.buf = nil, nil
 	if b.err == nil {

@@ -102,3 +102,50 @@ func TestFetch_Deterministic(t *testing.T) {
 		require.Equal(t, first, got)
 	}
 }
+
+// TestFetch_BodyEnd counts the fetch-aborts the engine sends for a stream that ends with
+// [DONE]: none when the body reaches its end, even after the SSE reader has left it at
+// [DONE] and the answer has gone out (a server closes the response right after [DONE]);
+// one, after the grace, when the page never ends the body.
+func TestFetch_BodyEnd(t *testing.T) {
+	const stream = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"}}]}\n\n" +
+		"data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n" +
+		"data: [DONE]\n\n"
+	for _, tc := range []struct {
+		name   string
+		end    string // when the page sends fetch-end: "with the body", "after the answer", "never"
+		grace  time.Duration
+		aborts int
+	}{
+		{"the end comes with the body", "with the body", time.Hour, 0},
+		{"the end comes after [DONE] was read and the answer sent", "after the answer", time.Hour, 0},
+		{"the end never comes: aborted after the grace", "never", 10 * time.Millisecond, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newPage(t)
+			p.h.bodyGrace = tc.grace
+			p.fetch = func(p *fakePage, m msg, _ context.Context) {
+				id := num(m["id"])
+				p.sendMsg(msg{"type": "fetch-response", "id": id, "status": 200, "headers": msg{"content-type": "text/event-stream"}})
+				p.sendMsg(msg{"type": "fetch-chunk", "id": id, "data": stream})
+				if tc.end == "with the body" {
+					p.sendMsg(msg{"type": "fetch-end", "id": id})
+				}
+			}
+			p.ok("create", `"session":1,"options":{"backend":{"kind":"openai","baseURL":"http://127.0.0.1:1/v1","model":"m"}}`)
+			require.Equal(t, "Hi", p.ok("prompt", `"session":1,"input":"hi"`).(map[string]any)["text"])
+			fid := num(p.logged(TypeFetch)[0]["id"])
+			if tc.end == "after the answer" {
+				p.sendMsg(msg{"type": "fetch-end", "id": fid})
+			}
+			if tc.aborts > 0 {
+				require.Eventually(t, func() bool { p.drain(); return len(p.logged(TypeFetchAbort)) == tc.aborts }, 5*time.Second, 5*time.Millisecond)
+				require.Equal(t, fid, num(p.logged(TypeFetchAbort)[0]["id"]))
+				return
+			}
+			p.ok("hello", `"version":2`) // the handler has taken fetch-end: no abort can follow
+			p.drain()
+			require.Empty(t, p.logged(TypeFetchAbort))
+		})
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/mailru/easyjson/jlexer"
 
@@ -46,6 +47,8 @@ type Handler struct {
 	callsMu  sync.Mutex
 	calls    map[int64]*pageCall // engine → page calls awaiting the page's answers
 	nextCall atomic.Int64
+
+	bodyGrace time.Duration // how long a closed fetch body may take to end; 0: defaultBodyGrace (fetch.go)
 }
 
 // inItem is a message from the page, or work a goroutine hands back to be done in order

@@ -1,39 +1,34 @@
 package schema
 
+import (
+	"errors"
+
+	"langmodel/internal/relin"
+)
+
 // Matcher is a compiled pattern: it reports whether a string contains a match, as
 // ECMA-262's RegExp.prototype.test does (JSON Schema patterns are not anchored).
 type Matcher interface {
 	MatchString(s string) bool
 }
 
-// PatternCompiler compiles a JSON Schema pattern (an ECMA-262 regular expression). A
-// pattern that is malformed returns a *PatternError with Invalid set; one the engine
-// cannot run, a *PatternError without it.
-type PatternCompiler func(src string) (Matcher, error)
-
-// PatternError says why a pattern did not compile.
-type PatternError struct {
-	Invalid bool // malformed in any dialect (else: a feature the engine lacks)
-	Reason  string
-}
-
-func (e *PatternError) Error() string { return e.Reason }
-
-// Patterns compiles the pattern and patternProperties keywords. Native builds use Go's
-// RE2 engine (pattern_re2.go); the browser module sets the page's RegExp. When it is nil,
-// a schema with a pattern is unsupported.
-var Patterns PatternCompiler
+// CompilePattern compiles an ECMA-262 pattern (Unicode mode, no flags) for a pattern or
+// patternProperties keyword, or a RegExp responseConstraint, on the linear-time engine
+// every build uses (internal/relin): the strings it tests are the model's output, which
+// must not be able to block the page, so what cannot run in linear time (lookaround,
+// backreferences) is refused rather than run on a backtracking engine. Errors are
+// *relin.Error values (Unsupported set for refused syntax). See RATIONALE.md, "Why a
+// regular-expression engine of our own?".
+func CompilePattern(src string) (Matcher, error) { return relin.Compile(src) }
 
 func compilePattern(keyword, src, loc string) (Matcher, error) {
-	if Patterns == nil {
-		return nil, unsupported("pattern", "pattern %q in %q at %s: no regular-expression engine is installed", src, keyword, where(loc))
-	}
-	m, err := Patterns(src)
+	m, err := relin.Compile(src)
 	if err == nil {
 		return m, nil
 	}
-	if pe, ok := err.(*PatternError); ok && pe.Invalid {
-		return nil, invalid("%q at %s: pattern %q is not a valid regular expression (%s)", keyword, where(loc), src, pe.Reason)
+	var re *relin.Error
+	if errors.As(err, &re) && re.Unsupported {
+		return nil, unsupported("pattern", "pattern %q in %q at %s: %v", src, keyword, where(loc), err)
 	}
-	return nil, unsupported("ECMA regex feature", "pattern %q in %q at %s: %v", src, keyword, where(loc), err)
+	return nil, invalid("%q at %s: pattern %q is not a valid regular expression (%v)", keyword, where(loc), src, err)
 }

@@ -75,19 +75,36 @@ var scenarios = []scenario{
 		return { answer: await s.prompt("weather?"), log };`,
 		`{"answer":"Sunny.","log":["call weather {\"city\":\"Oslo\"}","progress {\"pct\":50}","result true [{\"type\":\"text\",\"value\":\"sunny in Oslo false call_1 call_1\"}] number"]}`},
 
-	{"patterns run on the page's RegExp", `
-		// A lookahead: ECMA-262 has it, Go's RE2 does not. The module validates with the
-		// page's own RegExp, so this schema compiles and the bad call never runs.
+	{"patterns run in linear time; lookaround is refused at create()", `
+		// ^(a+)+$ on "aaaa…ab" blocks a backtracking RegExp for hours (47 s already at 33
+		// characters in Chromium); the module's engine answers at once, so the model's bad
+		// argument becomes a tool error and execute never runs. ECMA-only syntax that has
+		// no linear-time match (lookahead) makes create() reject, as unsupported keywords do.
 		const ran = [];
+		const evil = "a".repeat(40) + "b";
 		const s = await LanguageModel.create({
-			backend: script({ calls: [{ name: "code", arguments: { pin: "abcd" } }, { name: "code", arguments: { pin: "ab12" } }] }, { text: "done" }),
-			tools: [{ name: "code", description: "Set a PIN", inputSchema: { type: "object", properties: { pin: { type: "string", pattern: "^(?=.*\\d)\\w{4}$" } } },
+			backend: script({ calls: [{ name: "code", arguments: { pin: evil } }, { name: "code", arguments: { pin: "aaaa" } }] }, { text: "done" }),
+			tools: [{ name: "code", description: "Set a PIN", inputSchema: { type: "object", properties: { pin: { type: "string", pattern: "^(a+)+$" } } },
 				execute: (args) => { ran.push(args.pin); return "ok"; } }],
 		});
 		await s.prompt("set it");
-		const bad = await caught(LanguageModel.create({ tools: [{ name: "x", description: "x", inputSchema: { type: "object", properties: { a: { type: "string", pattern: "(" } } }, execute() {} }] }));
-		return { ran, error: s.history[3].content[0].value.errorMessage, bad };`,
-		`{"ran":["ab12"],"error":"invalid arguments for tool code: at /pin: \"abcd\" does not match the pattern \"^(?=.*\\\\d)\\\\w{4}$\"","bad":"TypeError"}`},
+		const tool = (pattern) => [{ name: "x", description: "x", inputSchema: { type: "object", properties: { a: { type: "string", pattern } } }, execute() {} }];
+		let lookahead;
+		try { await LanguageModel.create({ tools: tool("^(?=.*\\d)\\w{4}$") }); } catch (e) { lookahead = e.name + ": " + e.message; }
+		return { ran, error: s.history[3].content[0].value.errorMessage, lookahead, bad: await caught(LanguageModel.create({ tools: tool("(") })) };`,
+		`{"ran":["aaaa"],"error":"invalid arguments for tool code: at /pin: \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab\" does not match the pattern \"^(a+)+$\"","lookahead":"NotSupportedError: unsupported JSON Schema feature: tool \"x\": schema: unsupported pattern \"^(?=.*\\\\d)\\\\w{4}$\" in \"pattern\" at /properties/a: lookahead (?= is not supported (it cannot be matched in linear time) at offset 1","bad":"TypeError"}`},
+
+	{"an oversized (1 MB) tool result becomes a tool error and the loop goes on", `
+		// The result cannot fit in the context window even after eviction: the model gets
+		// a tool error saying so and answers; prompt() resolves. (1 MB, not 10 as in loop/'s
+		// test, to keep the goja host quick: the path is the same.)
+		const s = await LanguageModel.create({
+			backend: script({ calls: [{ name: "weather", arguments: { city: "Oslo" } }] }, { text: "Too much data." }),
+			tools: [weather(() => "x".repeat(1 << 20))],
+		});
+		const answer = await s.prompt("weather?");
+		return { answer, result: s.history[2].content[0].value, fits: s.contextUsage <= s.contextWindow };`,
+		`{"answer":"Too much data.","result":{"callID":"call_1","callId":"call_1","name":"weather","errorMessage":"the result of weather was 262154 tokens, more than the context window (32768 tokens) allows; it was dropped: ask for less, or answer without it"},"fits":true}`},
 
 	{"execute throws", `
 		const s = await LanguageModel.create({
