@@ -318,6 +318,7 @@ class Channel {
   #pending = new Map(); // request id → {resolve, reject, onChunk}
   #running = new Map(); // engine call id → AbortController of a running execute/approve/fetch/generate
   #answered = new Set(); // request ids whose reply has arrived and waits for its microtask
+  #aborting; // the request id whose abort is being sent
   #outbox = []; // requests to send once the page's synchronous code has run (see request)
   #flushing = false; // a microtask is sending the outbox
   #sessions = new Map(); // session key → event dispatcher
@@ -340,7 +341,9 @@ class Channel {
       }
       // The reply is the engine's word on the request: an abort that comes after it
       // (in this task, before the microtask) must not contradict it.
-      if (m.type === "reply") this.#answered.add(m.id);
+      // A reply to the very abort being sent (the engine's AbortError) is not such a
+      // word: the promise rejects with the signal's own reason (#aborting).
+      if (m.type === "reply" && !(m.id === this.#aborting && m.error?.name === "AbortError")) this.#answered.add(m.id);
       queueMicrotask(() => this.#receive(m));
     });
   }
@@ -375,7 +378,14 @@ class Channel {
       if (signal) {
         onAbort = () => {
           if (!this.#pending.has(id) || this.#answered.has(id)) return;
-          if (sent) this.notify({ type: "abort", target: id });
+          if (sent) {
+            this.#aborting = id;
+            try {
+              this.notify({ type: "abort", target: id });
+            } finally {
+              this.#aborting = undefined;
+            }
+          }
           if (this.#answered.has(id)) return;
           this.#pending.get(id).reject(abortReason(signal));
         };
