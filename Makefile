@@ -8,7 +8,7 @@ PKGS      := ./...
 # The engine's own packages: they must build and test under GOOS=js too.
 ENGINE    := ./session/... ./loop/...
 
-.PHONY: test-types size test test-native test-race test-js bench fuzz check check-imports deps demo wasm test-wasm-js
+.PHONY: chaos soak test-types size test test-native test-race test-js bench fuzz check check-imports deps demo wasm test-wasm-js
 
 ## test: every test layer (native, the .wasm under wazero, Chromium), from a fresh clone
 test: deps test-native test-race test-js test-wasm-js test-types size
@@ -37,6 +37,16 @@ test-js:
 COUNT ?= 3
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem -count=$(COUNT) $(ENGINE)
+
+## chaos: the chaos suite (internal/chaos) longer than make test plays it: random seeds,
+## more steps, in the wazero host and in Chromium. A failure names its seed; replay it with
+## CHAOS_SEED=<seed> make chaos.
+CHAOS_SEED  ?= random
+CHAOS_RUNS  ?= 8
+CHAOS_STEPS ?= 150
+chaos:
+	CHAOS_SEED=$(CHAOS_SEED) CHAOS_RUNS=$(CHAOS_RUNS) CHAOS_STEPS=$(CHAOS_STEPS) \
+	  $(GO) test -count=1 -timeout=60m -run='Chaos' ./wasm/cmd/langmodel/
 
 ## fuzz: a short run of every fuzz target
 FUZZTIME ?= 30s

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"langmodel/internal/jsonv"
 	"langmodel/session"
 )
 
@@ -371,6 +372,8 @@ func (r *run) step(ctx context.Context, toolsOn bool, choice ToolChoice, po Prom
 			}
 			r.malformed[c.CallID] = string(c.Arguments)
 			c.Arguments = json.RawMessage("{}")
+		} else {
+			c.Arguments = canonicalJSON(c.Arguments)
 		}
 	}
 	return text.String(), calls, usage, nil
@@ -393,6 +396,23 @@ func (s *Session) isPending(id string) bool {
 		}
 	}
 	return false
+}
+
+// canonicalJSON re-encodes a model's arguments as the page's own calls are encoded
+// (session.Normalize): compact, keys sorted, strings escaped as jsonv writes them. A call
+// then costs the same (session.Cost counts bytes) whether the model made it or the page
+// passes the exported history back, so contextUsage is the sum of what
+// measureContextUsage says of each message.
+func canonicalJSON(b json.RawMessage) json.RawMessage {
+	v, err := jsonv.Decode(b)
+	if err != nil {
+		return b
+	}
+	out, err := jsonv.Marshal(v)
+	if err != nil {
+		return b
+	}
+	return out
 }
 
 func isJSONObject(b json.RawMessage) bool {
