@@ -16,6 +16,7 @@ test: deps test-native test-race test-js test-wasm-js test-types size
 deps:
 	$(GO) mod download
 	bash .ci/install-chromium.sh
+	bash .ci/install-browsers.sh
 	@command -v brotli >/dev/null || bash .ci/install-debian.sh brotli
 
 test-native:

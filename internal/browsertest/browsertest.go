@@ -17,8 +17,10 @@
 //   - WebKit (WebKitGTK's MiniBrowser through /usr/bin/WebKitWebDriver or
 //     $WEBKITWEBDRIVER, on an Xvfb display): W3C WebDriver over HTTP. The driver
 //     serves one session at a time, and commands go to a session's current
-//     window, so each Open gets a session of its own: a fresh MiniBrowser process
-//     with its own ephemeral data. Drivers are pooled across Opens.
+//     window, so each open page has a session, and a MiniBrowser process, of its
+//     own. Sessions are pooled: a closed page's session is cleared (cookies,
+//     storage, caches and service workers of its origin) and reused, so pages
+//     one after the other share a process and its memory cache.
 //
 // $BROWSERS (e.g. "firefox" or "chromium,webkit") selects the engines that Each
 // runs; unset, it is all three. Tests that are Chromium's by nature (DevTools
@@ -32,7 +34,7 @@
 // local runs; it skips loudly, on stderr too, and must never be set in CI.
 //
 // Every engine starts once per test binary, on first use (Chromium ~0.4 s,
-// Firefox ~3 s, WebKit's Xvfb at once and a MiniBrowser per Open ~0.5 s). Use it
+// Firefox ~3 s, WebKit ~0.5 s and as much per page open at once). Use it
 // like this:
 //
 //	func TestMain(m *testing.M) { browsertest.Main(m) }
@@ -475,4 +477,22 @@ func (p *Page) timeout(ctx context.Context) time.Duration {
 		}
 	}
 	return d
+}
+
+// Pending skips tb while probe, an Eval body that returns a boolean, is false in
+// p: for a test that needs, in this engine, work that is on its way in another
+// branch (why says which). It skips loudly, on stderr too, with "PENDING", so
+// that a summary shows it; once the probe holds, the test runs, and the call
+// should go.
+func (p *Page) Pending(tb testing.TB, probe, why string) {
+	tb.Helper()
+	var ok bool
+	if err := p.Eval(tb.Context(), probe, &ok); err != nil {
+		tb.Fatalf("browsertest: pending probe: %v", err)
+	}
+	if !ok {
+		msg := fmt.Sprintf("browsertest: PENDING in %s: %s (%s)", p.Engine, tb.Name(), why)
+		fmt.Fprintln(os.Stderr, msg)
+		tb.Skip(msg)
+	}
 }

@@ -306,7 +306,16 @@ func (f *firefox) open(ctx context.Context, url string, record func(string)) (ta
 	var bc struct {
 		Context string `json:"context"`
 	}
-	if err := f.call(ctx, "browsingContext.create", map[string]any{"type": "tab", "userContext": uc.UserContext}, &bc); err != nil {
+	var err error
+	// Under load, Firefox now and then reports the tab it is creating as
+	// discarded ("no such frame"); another try gets one.
+	for try := 0; try < 3; try++ {
+		err = f.call(ctx, "browsingContext.create", map[string]any{"type": "tab", "userContext": uc.UserContext}, &bc)
+		if err == nil || !strings.Contains(err.Error(), "no such frame") {
+			break
+		}
+	}
+	if err != nil {
 		f.removeUserContext(uc.UserContext)
 		return nil, 0, err
 	}

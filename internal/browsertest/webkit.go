@@ -24,15 +24,17 @@ import (
 // classic over HTTP (https://w3c.github.io/webdriver/). MiniBrowser needs an X
 // display: one Xvfb serves every driver of the browser. A driver holds one
 // session at a time and a session's commands go to its current window, so each
-// page has a session, and a MiniBrowser process, of its own; idle drivers are
-// kept for the next page.
+// open page has a session, and a MiniBrowser process, of its own. Starting one
+// takes 0.5–1.5 s, so a closed page's session is cleared (cookies, storage,
+// caches, service workers of its origin), sent to about:blank and kept for the
+// next page.
 type webkit struct {
 	xvfb    *exec.Cmd
 	display string
 	binary  string
 
 	mu     sync.Mutex
-	idle   []*wkDriver
+	idle   []*webkitTab // sessions on about:blank
 	all    []*wkDriver
 	closed bool
 }
@@ -97,35 +99,46 @@ func startWebKit(ctx context.Context) (driver, string, error) {
 		w.close()
 		return nil, "", fmt.Errorf("browsertest: starting Xvfb: %w", ctx.Err())
 	}
-	// One session, opened and closed, checks that everything works and tells the
-	// version; its driver stays for the first page.
+	// The first session checks that everything works and tells the version; it
+	// stays for the first page.
 	d, err := w.driver(ctx)
 	if err != nil {
 		w.close()
 		return nil, "", err
 	}
 	id, caps, err := d.newSession(ctx, w.binary)
-	if err == nil {
-		err = d.deleteSession(ctx, id)
-	}
 	if err != nil {
 		w.close()
 		return nil, "", err
 	}
-	w.release(d)
+	w.release(&webkitTab{w: w, d: d, id: id})
 	return w, "WebKitGTK/" + caps.BrowserVersion, nil
 }
 
-// driver returns an idle driver, or starts one.
-func (w *webkit) driver(ctx context.Context) (*wkDriver, error) {
+// session returns an idle session, or starts a driver and a session.
+func (w *webkit) session(ctx context.Context) (*webkitTab, error) {
 	w.mu.Lock()
 	if n := len(w.idle); n > 0 {
-		d := w.idle[n-1]
+		t := w.idle[n-1]
 		w.idle = w.idle[:n-1]
 		w.mu.Unlock()
-		return d, nil
+		return t, nil
 	}
 	w.mu.Unlock()
+	d, err := w.driver(ctx)
+	if err != nil {
+		return nil, err
+	}
+	id, _, err := d.newSession(ctx, w.binary)
+	if err != nil {
+		w.discard(d)
+		return nil, err
+	}
+	return &webkitTab{w: w, d: d, id: id}, nil
+}
+
+// driver starts a driver.
+func (w *webkit) driver(ctx context.Context) (*wkDriver, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
@@ -156,15 +169,15 @@ func (w *webkit) driver(ctx context.Context) (*wkDriver, error) {
 	}
 }
 
-// release gives a driver without a session back to the pool.
-func (w *webkit) release(d *wkDriver) {
+// release gives a session on about:blank back to the pool.
+func (w *webkit) release(t *webkitTab) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {
-		d.kill()
+		t.d.kill()
 		return
 	}
-	w.idle = append(w.idle, d)
+	w.idle = append(w.idle, t)
 }
 
 // discard stops a driver in an unknown state.
@@ -270,10 +283,6 @@ func (d *wkDriver) newSession(ctx context.Context, binary string) (string, wkCap
 	return s.SessionID, s.Capabilities, nil
 }
 
-func (d *wkDriver) deleteSession(ctx context.Context, id string) error {
-	return d.do(ctx, "DELETE", "/session/"+id, nil, nil)
-}
-
 // wkConsoleHook records console calls, uncaught exceptions and unhandled
 // rejections in the page, in the lines Chromium's driver makes, for
 // wkConsoleDrain to collect. WebDriver classic has no console events and no
@@ -303,7 +312,7 @@ const wkConsoleHook = `if (!Object.prototype.hasOwnProperty.call(globalThis, "__
 // wkConsoleDrain is an expression: the lines recorded since the last drain.
 const wkConsoleDrain = `(globalThis.__browsertest ? globalThis.__browsertest.drain() : [])`
 
-// webkitTab is one session.
+// webkitTab is one session, serving one page at a time.
 type webkitTab struct {
 	w      *webkit
 	d      *wkDriver
@@ -312,22 +321,17 @@ type webkitTab struct {
 }
 
 func (w *webkit) open(ctx context.Context, url string, record func(string)) (tab, int, error) {
-	d, err := w.driver(ctx)
+	t, err := w.session(ctx)
 	if err != nil {
 		return nil, 0, err
 	}
-	id, _, err := d.newSession(ctx, w.binary)
-	if err != nil {
-		w.discard(d)
+	t.record = record
+	if err := t.d.do(ctx, "POST", "/session/"+t.id+"/url", map[string]any{"url": url}, nil); err != nil {
+		t.w.discard(t.d)
 		return nil, 0, err
 	}
-	t := &webkitTab{w: w, d: d, id: id, record: record}
-	if err := d.do(ctx, "POST", "/session/"+id+"/url", map[string]any{"url": url}, nil); err != nil {
-		t.close()
-		return nil, 0, err
-	}
-	if err := d.do(ctx, "POST", "/session/"+id+"/execute/sync", map[string]any{"script": wkConsoleHook, "args": []any{}}, nil); err != nil {
-		t.close()
+	if err := t.d.do(ctx, "POST", "/session/"+t.id+"/execute/sync", map[string]any{"script": wkConsoleHook, "args": []any{}}, nil); err != nil {
+		t.w.discard(t.d)
 		return nil, 0, fmt.Errorf("installing the console hook: %w", err)
 	}
 	return t, 0, nil
@@ -379,12 +383,32 @@ func (t *webkitTab) screenshot(ctx context.Context) ([]byte, error) {
 	return base64.StdEncoding.DecodeString(s)
 }
 
+// wkReset clears what the page's origin stored, so that the session can serve
+// another page: cookies go by WebDriver, the rest here.
+const wkReset = `const done = arguments[arguments.length - 1];
+(async () => {
+	try { localStorage.clear(); sessionStorage.clear(); } catch {}
+	try { for (const d of await indexedDB.databases()) indexedDB.deleteDatabase(d.name); } catch {}
+	try { for (const k of await caches.keys()) await caches.delete(k); } catch {}
+	try { for (const r of await navigator.serviceWorker.getRegistrations()) await r.unregister(); } catch {}
+})().then(() => done(null), () => done(null));`
+
+// close clears the session and gives it back to the pool, on about:blank; a
+// session that does not answer is ended with its driver.
 func (t *webkitTab) close() {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if t.d.deleteSession(ctx, t.id) != nil {
+	base := "/session/" + t.id
+	err := t.d.do(ctx, "POST", base+"/execute/async", map[string]any{"script": wkReset, "args": []any{}}, nil)
+	if err == nil {
+		err = t.d.do(ctx, "DELETE", base+"/cookie", nil, nil)
+	}
+	if err == nil {
+		err = t.d.do(ctx, "POST", base+"/url", map[string]any{"url": "about:blank"}, nil)
+	}
+	if err != nil {
 		t.w.discard(t.d)
 		return
 	}
-	t.w.release(t.d)
+	t.w.release(&webkitTab{w: t.w, d: t.d, id: t.id})
 }
