@@ -149,7 +149,9 @@ func progress(t *testing.T, p *browsertest.Page) {
 // TestBrowser_ChromePage: a page written for Chrome's built-in API runs unchanged once
 // the module is installed.
 func TestBrowser_ChromePage(t *testing.T) {
-	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) { chromePage(t, b.Open(t, serve(t, "testdata/chrome-page")+"/")) })
+	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
+		chromePage(t, b.Open(t, serve(t, "testdata/chrome-page")+"/"))
+	})
 }
 
 func chromePage(t *testing.T, p *browsertest.Page) {
