@@ -20,6 +20,7 @@ deps:
 	$(GO) mod download
 	cd $(NPM_DEV) && npm ci --no-audit --no-fund
 	bash .ci/install-chromium.sh
+	bash .ci/install-browsers.sh
 	@command -v brotli >/dev/null || bash .ci/install-debian.sh brotli
 
 test-native:

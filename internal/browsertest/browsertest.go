@@ -1,27 +1,53 @@
-// Package browsertest drives Debian's headless Chromium from go test. It is the
-// browser layer of the three test layers in DESIGN.md §2: the same scenarios run
-// natively in go test, inside the real .wasm under the wazero+goja host, and here,
-// in a real browser, against the real js/ module and the real .wasm.
+// Package browsertest drives headless browsers from go test: Debian's Chromium,
+// Firefox ESR and WebKitGTK. It is the browser layer of the three test layers in
+// DESIGN.md §2: the same scenarios run natively in go test, inside the real .wasm
+// under the wazero+goja host, and here, in real browsers, against the real js/
+// module and the real .wasm.
 //
-// The package never skips. Without a browser, Start returns an error that names
-// .ci/install-chromium.sh and Shared fails the test: a skipped browser layer looks
-// the same as a passing one in a CI summary, so CI could go green with the layer
-// silently off. The one way out is LANGMODEL_SKIP_BROWSER=1, for quick local runs;
-// it skips loudly, on stderr too, and must never be set in CI.
+// Each engine has its own driver behind one API (Browser, Page, Eval, Console,
+// Screenshot), all in Go:
 //
-// The browser is /usr/bin/chromium (or $CHROMIUM), started once per test binary by
-// Shared; each Open gets a fresh tab in a fresh browser context (no shared storage,
-// cookies or cache). Use it like this:
+//   - Chromium (/usr/bin/chromium or $CHROMIUM): chromedp, the DevTools protocol
+//     over a pipe. Each Open gets a fresh tab in a fresh browser context (no
+//     shared storage, cookies or cache).
+//   - Firefox (/usr/bin/firefox-esr or $FIREFOX): WebDriver BiDi over a
+//     WebSocket (Firefox has no DevTools protocol). Each Open gets a tab in a
+//     fresh user context (Firefox's containers: separate cookies and storage;
+//     the HTTP cache is shared).
+//   - WebKit (WebKitGTK's MiniBrowser through /usr/bin/WebKitWebDriver or
+//     $WEBKITWEBDRIVER, on an Xvfb display): W3C WebDriver over HTTP. The driver
+//     serves one session at a time, and commands go to a session's current
+//     window, so each open page has a session, and a MiniBrowser process, of its
+//     own. Sessions are pooled: a closed page's session is cleared (cookies,
+//     storage, caches and service workers of its origin) and reused, so pages
+//     one after the other share a process and its memory cache.
+//
+// $BROWSERS (e.g. "firefox" or "chromium,webkit") selects the engines that Each
+// runs; unset, it is all three. Tests that are Chromium's by nature (DevTools
+// measurements, Chromium's own LanguageModel, benchmarks) call Shared, which is
+// Chromium, and skip loudly when $BROWSERS leaves Chromium out.
+//
+// The package never skips otherwise. Without a browser, Start returns an error
+// that names the install script and the test fails: a skipped browser layer
+// looks the same as a passing one in a CI summary, so CI could go green with the
+// layer silently off. The one way out is LANGMODEL_SKIP_BROWSER=1, for quick
+// local runs; it skips loudly, on stderr too, and must never be set in CI.
+//
+// Every engine starts once per test binary, on first use (Chromium ~0.4 s,
+// Firefox ~3 s, WebKit ~0.5 s and as much per page open at once). Use it
+// like this:
 //
 //	func TestMain(m *testing.M) { browsertest.Main(m) }
 //
 //	func TestPage(t *testing.T) {
 //		base := browsertest.Serve(t, "testdata/site", nil)
-//		p := browsertest.Shared(t).Open(t, base+"/")
-//		var n int
-//		if err := p.Eval(t.Context(), `return 1 + 2`, &n); err != nil {
-//			t.Fatal(err)
-//		}
+//		browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
+//			p := b.Open(t, base+"/")
+//			var n int
+//			if err := p.Eval(t.Context(), `return 1 + 2`, &n); err != nil {
+//				t.Fatal(err)
+//			}
+//		})
 //	}
 //
 // A test that fails logs what its pages printed, and with $ARTIFACTS set it also
@@ -34,22 +60,15 @@ package browsertest
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/chromedp/cdproto/browser"
-	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/log"
-	"github.com/chromedp/cdproto/runtime"
-	"github.com/chromedp/chromedp"
 )
 
 // DefaultTimeout bounds a browser start, a page load, an Eval or a screenshot
@@ -61,156 +80,239 @@ const DefaultTimeout = 30 * time.Second
 // of starting a browser. For quick local runs only; CI must never set it.
 const SkipEnv = "LANGMODEL_SKIP_BROWSER"
 
-// Browser is one headless Chromium process.
+// BrowsersEnv is the environment variable that selects engines: a comma-separated
+// list of Engine names. Unset or empty means every engine.
+const BrowsersEnv = "BROWSERS"
+
+// Engine names a browser engine.
+type Engine string
+
+const (
+	Chromium Engine = "chromium"
+	Firefox  Engine = "firefox"
+	WebKit   Engine = "webkit"
+)
+
+// AllEngines is every engine, in the order Each runs them.
+var AllEngines = []Engine{Chromium, Firefox, WebKit}
+
+// Engines returns the engines $BROWSERS selects, in AllEngines' order, or an
+// error naming an unknown one.
+func Engines() ([]Engine, error) {
+	v := strings.TrimSpace(os.Getenv(BrowsersEnv))
+	if v == "" {
+		return AllEngines, nil
+	}
+	var out []Engine
+	for name := range strings.SplitSeq(v, ",") {
+		e := Engine(strings.ToLower(strings.TrimSpace(name)))
+		if !slices.Contains(AllEngines, e) {
+			return nil, fmt.Errorf("browsertest: %s=%q: unknown engine %q (known: chromium, firefox, webkit)", BrowsersEnv, v, name)
+		}
+		if !slices.Contains(out, e) {
+			out = append(out, e)
+		}
+	}
+	slices.SortFunc(out, func(a, b Engine) int { return slices.Index(AllEngines, a) - slices.Index(AllEngines, b) })
+	return out, nil
+}
+
+// Browser is one running browser of one engine.
 type Browser struct {
-	// Version is the browser's product string, e.g. "Chrome/156.0.8078.79".
+	Engine Engine
+	// Version is the browser's product string, e.g. "Chrome/156.0.8078.79",
+	// "Firefox/153.7.0", "WebKitGTK/2.50.6".
 	Version string
 
-	ctx         context.Context // the chromedp context that owns the process
-	cancel      context.CancelFunc
-	allocCancel context.CancelFunc
-	closeOnce   sync.Once
+	drv       driver
+	closeOnce sync.Once
 }
 
-// chromiumPath is $CHROMIUM, or Debian's /usr/bin/chromium. Test tools that
-// download their own browser fail here (no network), so there is no fallback.
-func chromiumPath() string {
-	if p := os.Getenv("CHROMIUM"); p != "" {
-		return p
-	}
-	return "/usr/bin/chromium"
+// driver is what each engine implements: open a page, and stop.
+type driver interface {
+	// open loads url in a fresh page and waits for its load event. record
+	// receives each console line as the page prints it. status is the
+	// document's HTTP status, or 0 when the engine does not report it.
+	open(ctx context.Context, url string, record func(string)) (t tab, status int, err error)
+	close()
 }
 
-// Start starts a headless Chromium. ctx bounds the start only; the browser runs
-// until Close. The profile (--user-data-dir) is a fresh temporary directory that
-// is removed when the browser exits.
-func Start(ctx context.Context) (*Browser, error) {
-	path := chromiumPath()
-	if _, err := exec.LookPath(path); err != nil {
-		return nil, fmt.Errorf("browsertest: no Chromium: %w; run .ci/install-chromium.sh (or set CHROMIUM to the browser's path)", err)
-	}
-	allocCtx, allocCancel := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(path),
-		chromedp.Flag("headless", true),
-		chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		// Timings must not depend on which window the browser thinks is in front.
-		chromedp.Flag("disable-background-timer-throttling", true),
-		chromedp.Flag("disable-backgrounding-occluded-windows", true),
-		chromedp.Flag("disable-renderer-backgrounding", true),
+// tab is one page of a driver.
+type tab interface {
+	// evaluate runs expr, a JS expression whose value is a Promise of a string,
+	// and returns that string. A script that does not compile is a *JSError.
+	evaluate(ctx context.Context, expr string) (string, error)
+	// flush makes sure every console line printed so far has been recorded.
+	flush(ctx context.Context)
+	screenshot(ctx context.Context) ([]byte, error)
+	close()
+}
+
+// StartEngine starts a browser of engine e. ctx bounds the start only; the
+// browser runs until Close. Its profile is a fresh temporary directory that is
+// removed when it closes.
+func StartEngine(ctx context.Context, e Engine) (*Browser, error) {
+	var (
+		drv     driver
+		version string
+		err     error
 	)
-	bctx, cancel := chromedp.NewContext(allocCtx)
-	// The first command binds the browser's life to the context it runs on, so it
-	// must run on bctx itself; ctx can only cancel it.
-	stop := context.AfterFunc(ctx, cancel)
-	v, err := chromedp.CallBrowser(bctx, browser.GetVersion, cdp.Empty{})
-	if !stop() && err == nil {
-		err = ctx.Err()
+	switch e {
+	case Chromium:
+		drv, version, err = startChromium(ctx)
+	case Firefox:
+		drv, version, err = startFirefox(ctx)
+	case WebKit:
+		drv, version, err = startWebKit(ctx)
+	default:
+		err = fmt.Errorf("browsertest: unknown engine %q", e)
 	}
 	if err != nil {
-		cancel()
-		allocCancel()
-		return nil, fmt.Errorf("browsertest: starting %s: %w", path, err)
+		return nil, err
 	}
-	return &Browser{Version: v.Product, ctx: bctx, cancel: cancel, allocCancel: allocCancel}, nil
+	return &Browser{Engine: e, Version: version, drv: drv}, nil
 }
+
+// Start starts a headless Chromium (StartEngine(ctx, Chromium)).
+func Start(ctx context.Context) (*Browser, error) { return StartEngine(ctx, Chromium) }
 
 // Close stops the browser and removes its profile. It is safe to call twice.
 func (b *Browser) Close() {
-	b.closeOnce.Do(func() {
-		ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
-		_ = chromedp.Cancel(ctx) // graceful close; cancel below kills what is left
-		cancel()
-		b.cancel()
-		b.allocCancel()
-	})
+	b.closeOnce.Do(b.drv.close)
 }
 
-var shared struct {
-	once     sync.Once
-	b        *Browser
-	err      error
+// sharedBrowser is one engine's browser for the whole test binary.
+type sharedBrowser struct {
+	once sync.Once
+	b    *Browser
+	err  error
+}
+
+var shared = struct {
+	mu       sync.Mutex
+	engines  map[Engine]*sharedBrowser
 	skipOnce sync.Once
-}
+}{engines: map[Engine]*sharedBrowser{}}
 
-// Shared returns the test binary's one browser, starting it on first use
-// (about 0.4 s). If the browser cannot start, every test that calls Shared fails;
-// it skips only when LANGMODEL_SKIP_BROWSER=1. Call Main from TestMain so the
-// browser is closed and its profile removed when the tests end.
-func Shared(tb testing.TB) *Browser {
+// skipIfAsked skips tb when LANGMODEL_SKIP_BROWSER=1, loudly.
+func skipIfAsked(tb testing.TB) {
 	tb.Helper()
 	if os.Getenv(SkipEnv) == "1" {
 		msg := "browsertest: " + SkipEnv + "=1: THE BROWSER TESTS DID NOT RUN. For quick local runs only; never set it in CI."
 		shared.skipOnce.Do(func() { fmt.Fprintln(os.Stderr, msg) })
 		tb.Skip(msg)
 	}
-	shared.once.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)
-		defer cancel()
-		shared.b, shared.err = Start(ctx)
-	})
-	if shared.err != nil {
-		tb.Fatal(shared.err)
-	}
-	return shared.b
 }
 
-// Main runs the tests and closes the shared browser. Call it from TestMain:
+// SharedEngine returns the test binary's one browser of engine e, starting it on
+// first use. If it cannot start, every test that asks for it fails; it skips
+// only when LANGMODEL_SKIP_BROWSER=1. It does not look at $BROWSERS: Each does.
+// Call Main from TestMain so that browsers are closed and profiles removed.
+func SharedEngine(tb testing.TB, e Engine) *Browser {
+	tb.Helper()
+	skipIfAsked(tb)
+	shared.mu.Lock()
+	s := shared.engines[e]
+	if s == nil {
+		s = &sharedBrowser{}
+		shared.engines[e] = s
+	}
+	shared.mu.Unlock()
+	s.once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)
+		defer cancel()
+		s.b, s.err = StartEngine(ctx, e)
+	})
+	if s.err != nil {
+		tb.Fatal(s.err)
+	}
+	return s.b
+}
+
+// Shared returns the test binary's Chromium (about 0.4 s to start), for tests
+// that are Chromium's by nature. When $BROWSERS is set and leaves Chromium out,
+// it skips, saying so on stderr too.
+func Shared(tb testing.TB) *Browser {
+	tb.Helper()
+	engines, err := Engines()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if !slices.Contains(engines, Chromium) {
+		msg := "browsertest: " + BrowsersEnv + "=" + os.Getenv(BrowsersEnv) + " leaves out Chromium, which this test needs"
+		fmt.Fprintln(os.Stderr, msg+": "+tb.Name())
+		tb.Skip(msg)
+	}
+	return SharedEngine(tb, Chromium)
+}
+
+// Each runs f once per engine that $BROWSERS selects, as a subtest named by the
+// engine (TestX/firefox), with that engine's shared browser. The subtests run
+// one after the other; f may start parallel subtests of its own.
+func Each(t *testing.T, f func(t *testing.T, b *Browser)) {
+	t.Helper()
+	skipIfAsked(t)
+	engines, err := Engines()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range engines {
+		t.Run(string(e), func(t *testing.T) {
+			f(t, SharedEngine(t, e))
+		})
+	}
+}
+
+// Main runs the tests and closes the shared browsers. Call it from TestMain:
 //
 //	func TestMain(m *testing.M) { browsertest.Main(m) }
 func Main(m *testing.M) {
 	code := m.Run()
-	if shared.b != nil {
-		shared.b.Close()
+	shared.mu.Lock()
+	for _, s := range shared.engines {
+		if s.b != nil {
+			s.b.Close()
+		}
 	}
+	shared.mu.Unlock()
 	os.Exit(code)
 }
 
-// Page is one tab showing one URL. Use it from one goroutine at a time; open
+// Page is one page showing one URL. Use it from one goroutine at a time; open
 // another Page for parallel work.
 type Page struct {
+	Engine Engine
+
 	tb  testing.TB
 	url string
-	ctx context.Context // the tab's chromedp context
+	tab tab
 
 	mu      sync.Mutex
 	console []string
 }
 
-// Open opens url in a new tab of a fresh browser context, waits for the load
-// event and returns the page. It fails the test if the page does not load or
-// answers with an HTTP error status. The tab closes when the test ends; if the
-// test failed, its console is logged first (and a screenshot written to
-// $ARTIFACTS when that is set).
+// Open opens url in a fresh page (see the package comment for what each engine
+// isolates), waits for the load event and returns the page. It fails the test if
+// the page does not load or answers with an HTTP error status (WebKit does not
+// report the status). The page closes when the test ends; if the test failed,
+// its console is logged first (and a screenshot written to $ARTIFACTS when that
+// is set).
 func (b *Browser) Open(tb testing.TB, url string) *Page {
 	tb.Helper()
-	p := &Page{tb: tb, url: url}
-	ctx, cancel := chromedp.NewContext(b.ctx,
-		chromedp.WithNewBrowserContext(),
-		// A listener, unlike chromedp.Console, runs in the tab's read loop, so every
-		// message printed before an Eval's reply is recorded when Eval returns.
-		chromedp.WithListener(p.record),
-	)
-	p.ctx = ctx
+	p := &Page{Engine: b.Engine, tb: tb, url: url}
+	ctx, cancel := context.WithTimeout(context.Background(), p.timeout(context.Background()))
+	defer cancel()
+	t, status, err := b.drv.open(ctx, url, p.record)
+	if err != nil {
+		tb.Fatalf("browsertest: %s: opening %s: %v", b.Engine, url, err)
+	}
+	p.tab = t
 	tb.Cleanup(func() {
 		p.reportFailure()
-		cancel()
+		t.close()
 	})
-	// The first command on a tab binds the tab to the context it runs on, so it
-	// runs on ctx itself, and a timer bounds it.
-	timer := time.AfterFunc(p.timeout(context.Background()), cancel)
-	resp, err := chromedp.Run(ctx, chromedp.NavigateResponse(url))
-	timer.Stop()
-	if err != nil {
-		tb.Fatalf("browsertest: opening %s: %v", url, err)
-	}
-	if resp.Status >= 400 {
-		tb.Fatalf("browsertest: opening %s: HTTP %d %s", url, resp.Status, resp.StatusText)
+	if status >= 400 {
+		tb.Fatalf("browsertest: %s: opening %s: HTTP %d", b.Engine, url, status)
 	}
 	return p
 }
@@ -230,16 +332,29 @@ func (e *JSError) Error() string {
 	return "js: " + e.Name + ": " + e.Message
 }
 
-// evalScript wraps an Eval body. The result crosses as a JSON string made in the
-// page, so Eval sees exactly what JSON.stringify gives (undefined → absent), and a
-// throw crosses as plain data that keeps a DOMException's name.
+var errorName = regexp.MustCompile(`^[A-Z][A-Za-z]*(Error|Exception)$`)
+
+// errorFromText makes a JSError of an engine's "Name: message" text for an
+// exception it reports only as text; text without a name gets fallbackName.
+func errorFromText(text, fallbackName string) *JSError {
+	first, _, _ := strings.Cut(text, "\n")
+	if name, msg, ok := strings.Cut(first, ": "); ok && errorName.MatchString(name) {
+		return &JSError{Name: name, Message: msg, Stack: text}
+	}
+	return &JSError{Name: fallbackName, Message: first, Stack: text}
+}
+
+// evalScript wraps an Eval body into an expression whose value is a Promise of a
+// string: the JSON of an evalResult made in the page. So every engine's driver
+// carries one string, the result is exactly what JSON.stringify gives (undefined
+// → absent), and a throw crosses as plain data that keeps a DOMException's name.
 const evalScript = `(async () => {
 %s
 })().then((v) => ({ json: JSON.stringify(v) })).catch((e) => ({
 	error: e !== null && typeof e === "object"
 		? { name: String(e.name ?? ""), message: String(e.message ?? e), stack: String(e.stack ?? "") }
 		: { name: "", message: String(e), stack: "" },
-}))`
+})).then((r) => JSON.stringify(r))`
 
 // evalResult is what evalScript resolves to: one of the two is set.
 type evalResult struct {
@@ -251,20 +366,28 @@ type evalResult struct {
 // ((async () => { body })()), awaits it, and decodes its JSON-serialisable result
 // into out (nil to ignore it; undefined decodes as null). A throw or a rejection
 // comes back as a *JSError carrying the JS error's name and message. ctx, or
-// DefaultTimeout when ctx has no deadline, bounds the call.
+// DefaultTimeout when ctx has no deadline, bounds the call. Console lines printed
+// while it ran are recorded when it returns.
 func (p *Page) Eval(ctx context.Context, body string, out any) error {
-	tabCtx, cancel := p.bound(ctx)
+	c, cancel := context.WithTimeout(ctx, p.timeout(ctx))
 	defer cancel()
-	res, err := chromedp.Run(tabCtx, chromedp.Evaluate[evalResult](fmt.Sprintf(evalScript, body), chromedp.EvalAwaitPromise))
-	var exc *chromedp.ExceptionError
-	switch {
-	case errors.As(err, &exc): // the body did not compile
-		return exceptionError(exc.ExceptionDetails)
-	case err != nil:
+	s, err := p.tab.evaluate(c, fmt.Sprintf(evalScript, body))
+	if err != nil {
+		if _, ok := err.(*JSError); ok { // the body did not compile
+			return err
+		}
 		if ctx.Err() != nil { // the caller's context ended: say so, not "canceled"
 			err = context.Cause(ctx)
+		} else if c.Err() != nil {
+			err = c.Err()
 		}
 		return fmt.Errorf("browsertest: eval: %w", err)
+	}
+	var res evalResult
+	if err := json.Unmarshal([]byte(s), &res); err != nil {
+		return fmt.Errorf("browsertest: eval: decoding %.200s: %w", s, err)
+	}
+	switch {
 	case res.Error != nil:
 		return res.Error
 	case out == nil:
@@ -280,103 +403,35 @@ func (p *Page) Eval(ctx context.Context, body string, out any) error {
 	return nil
 }
 
-// exceptionError turns the protocol's report of an exception into a JSError.
-func exceptionError(d *runtime.ExceptionDetails) *JSError {
-	e := &JSError{Name: "Error", Message: d.Text}
-	if o := d.Exception; o != nil && o.ClassName != "" {
-		first, _, _ := strings.Cut(o.Description, "\n")
-		e.Name = o.ClassName
-		e.Message = strings.TrimPrefix(first, o.ClassName+": ")
-		e.Stack = o.Description
-	}
-	return e
-}
-
 // Console returns what the page printed so far, one line per message: console.*
 // calls ("log: hello 42"), uncaught exceptions and unhandled rejections
-// ("exception: Uncaught Error: boom ..."), and the browser's own log ("error:
-// Failed to load resource ..."). Messages printed while an Eval ran are there
-// when Eval returns.
+// ("exception: Uncaught Error: boom ..."), and, in Chromium and Firefox, the
+// browser's own log ("error: Failed to load resource ..."). Messages printed
+// while an Eval ran are there when Eval returns. WebKit has no console events
+// over WebDriver: there, calls are recorded from the load event on (by a hook
+// Open installs), and the browser's own messages not at all.
 func (p *Page) Console() []string {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	p.tab.flush(ctx)
+	cancel()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return append([]string(nil), p.console...)
 }
 
-// record is the tab's listener. It runs in the tab's read loop: it must be quick
-// and send no command.
-func (p *Page) record(ev any) {
-	var line string
-	switch ev := ev.(type) {
-	case *runtime.EventConsoleAPICalled:
-		args := make([]string, len(ev.Args))
-		for i, a := range ev.Args {
-			args[i] = formatValue(a)
-		}
-		line = string(ev.Type) + ": " + strings.Join(args, " ")
-	case *runtime.EventExceptionThrown:
-		d := ev.ExceptionDetails
-		line = "exception: " + d.Text
-		if d.Exception != nil {
-			line += " " + formatValue(d.Exception)
-		}
-	case *log.EventEntryAdded:
-		line = string(ev.Entry.Level) + ": " + ev.Entry.Text
-		if ev.Entry.URL != "" {
-			line += " (" + ev.Entry.URL + ")"
-		}
-	default:
-		return
-	}
+// record adds a console line. Drivers call it from their read loops: it must be
+// quick.
+func (p *Page) record(line string) {
 	p.mu.Lock()
 	p.console = append(p.console, line)
 	p.mu.Unlock()
 }
 
-// formatValue renders a console argument roughly as DevTools does: strings as
-// they are, other primitives as literals, objects by their preview.
-func formatValue(o *runtime.RemoteObject) string {
-	switch {
-	case o.Type == runtime.RemoteObjectTypeString:
-		var s string
-		if json.Unmarshal(o.Value, &s) == nil {
-			return s
-		}
-	case o.Type == runtime.RemoteObjectTypeUndefined:
-		return "undefined"
-	case o.UnserializableValue != "":
-		return string(o.UnserializableValue)
-	case len(o.Value) > 0:
-		return string(o.Value)
-	case o.Preview != nil && o.Subtype != runtime.RemoteObjectSubtypeError:
-		parts := make([]string, 0, len(o.Preview.Properties))
-		for _, prop := range o.Preview.Properties {
-			v := prop.Value
-			if prop.Type == "string" {
-				v = fmt.Sprintf("%q", v)
-			}
-			if o.Subtype == runtime.RemoteObjectSubtypeArray {
-				parts = append(parts, v)
-			} else {
-				parts = append(parts, prop.Name+": "+v)
-			}
-		}
-		if o.Preview.Overflow {
-			parts = append(parts, "…")
-		}
-		if o.Subtype == runtime.RemoteObjectSubtypeArray {
-			return "[" + strings.Join(parts, ", ") + "]"
-		}
-		return "{" + strings.Join(parts, ", ") + "}"
-	}
-	return o.Description
-}
-
 // Screenshot writes a PNG of the page's viewport to path, creating its directory.
 func (p *Page) Screenshot(path string) error {
-	ctx, cancel := p.bound(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), p.timeout(context.Background()))
 	defer cancel()
-	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	png, err := p.tab.screenshot(ctx)
 	if err != nil {
 		return fmt.Errorf("browsertest: screenshot: %w", err)
 	}
@@ -398,7 +453,7 @@ func (p *Page) reportFailure() {
 	if len(console) == 0 {
 		console = []string{"(nothing)"}
 	}
-	p.tb.Logf("browsertest: console of %s:\n\t%s", p.url, strings.Join(console, "\n\t"))
+	p.tb.Logf("browsertest: %s console of %s:\n\t%s", p.Engine, p.url, strings.Join(console, "\n\t"))
 	if dir := os.Getenv("ARTIFACTS"); dir != "" {
 		path := filepath.Join(dir, "browsertest", unsafeName.ReplaceAllString(p.tb.Name(), "_")+".png")
 		if err := p.Screenshot(path); err != nil {
@@ -424,12 +479,20 @@ func (p *Page) timeout(ctx context.Context) time.Duration {
 	return d
 }
 
-// bound returns a context on the tab that ends with ctx or after p.timeout(ctx).
-func (p *Page) bound(ctx context.Context) (context.Context, context.CancelFunc) {
-	c, cancel := context.WithTimeout(p.ctx, p.timeout(ctx))
-	stop := context.AfterFunc(ctx, cancel)
-	return c, func() {
-		stop()
-		cancel()
+// Pending skips tb while probe, an Eval body that returns a boolean, is false in
+// p: for a test that needs, in this engine, work that is on its way in another
+// branch (why says which). It skips loudly, on stderr too, with "PENDING", so
+// that a summary shows it; once the probe holds, the test runs, and the call
+// should go.
+func (p *Page) Pending(tb testing.TB, probe, why string) {
+	tb.Helper()
+	var ok bool
+	if err := p.Eval(tb.Context(), probe, &ok); err != nil {
+		tb.Fatalf("browsertest: pending probe: %v", err)
+	}
+	if !ok {
+		msg := fmt.Sprintf("browsertest: PENDING in %s: %s (%s)", p.Engine, tb.Name(), why)
+		fmt.Fprintln(os.Stderr, msg)
+		tb.Skip(msg)
 	}
 }

@@ -34,7 +34,11 @@ globalThis.fromModule = add(40, 2);`,
 
 func TestEval_Values(t *testing.T) {
 	t.Parallel()
-	p := browsertest.Shared(t).Open(t, site(t)+"/")
+	base := site(t)
+	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) { evalValues(t, b.Open(t, base+"/")) })
+}
+
+func evalValues(t *testing.T, p *browsertest.Page) {
 	ctx := t.Context()
 
 	var n float64
@@ -70,19 +74,38 @@ func TestEval_Values(t *testing.T) {
 
 func TestEval_Errors(t *testing.T) {
 	t.Parallel()
-	p := browsertest.Shared(t).Open(t, site(t)+"/")
+	base := site(t)
+	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) { evalErrors(t, b.Open(t, base+"/")) })
+}
+
+// evalErrors: the engines word syntax errors and JSON.stringify's refusal in their
+// own ways; the names are the same.
+func evalErrors(t *testing.T, p *browsertest.Page) {
 	for _, tc := range []struct {
-		name, body, want string
+		name, body string
+		want       map[browsertest.Engine]string // by engine, or "" for all
 	}{
-		{"DOMException", `throw new DOMException("x", "AbortError")`, "js: AbortError: x"},
-		{"rejection", `await Promise.reject(new TypeError("bad arg"))`, "js: TypeError: bad arg"},
-		{"thrown string", `throw "oops"`, "js: thrown: oops"},
-		{"syntax error", `return )`, "js: SyntaxError: Unexpected token ')'"},
-		{"not serialisable", `return 1n`, "js: TypeError: Do not know how to serialize a BigInt"},
+		{"DOMException", `throw new DOMException("x", "AbortError")`, all("js: AbortError: x")},
+		{"rejection", `await Promise.reject(new TypeError("bad arg"))`, all("js: TypeError: bad arg")},
+		{"thrown string", `throw "oops"`, all("js: thrown: oops")},
+		{"syntax error", `return )`, map[browsertest.Engine]string{
+			browsertest.Chromium: "js: SyntaxError: Unexpected token ')'",
+			browsertest.Firefox:  "js: SyntaxError: expected expression, got ')'",
+			browsertest.WebKit:   "js: SyntaxError: Unexpected token ')'",
+		}},
+		{"not serialisable", `return 1n`, map[browsertest.Engine]string{
+			browsertest.Chromium: "js: TypeError: Do not know how to serialize a BigInt",
+			browsertest.Firefox:  "js: TypeError: BigInt value can't be serialized in JSON",
+			browsertest.WebKit:   "js: TypeError: JSON.stringify cannot serialize BigInt.",
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			want, ok := tc.want[p.Engine]
+			if !ok {
+				want = tc.want[""]
+			}
 			err := p.Eval(t.Context(), tc.body, nil)
-			require.EqualError(t, err, tc.want)
+			require.EqualError(t, err, want)
 			var jsErr *browsertest.JSError
 			require.ErrorAs(t, err, &jsErr)
 		})
@@ -99,9 +122,15 @@ func TestEval_Errors(t *testing.T) {
 	require.NoError(t, p.Eval(t.Context(), `return 1`, nil), "the page still works after a timeout")
 }
 
+func all(s string) map[browsertest.Engine]string { return map[browsertest.Engine]string{"": s} }
+
 func TestConsole(t *testing.T) {
 	t.Parallel()
-	p := browsertest.Shared(t).Open(t, site(t)+"/")
+	base := site(t)
+	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) { console(t, b.Open(t, base+"/")) })
+}
+
+func console(t *testing.T, p *browsertest.Page) {
 	require.NoError(t, p.Eval(t.Context(), `
 		console.log("hello", 42, { a: 1, b: "x" }, [1, 2]);
 		console.error("bad");
@@ -109,10 +138,13 @@ func TestConsole(t *testing.T) {
 		Promise.reject(new RangeError("nope"));`, nil))
 	require.Contains(t, p.Console(), `log: hello 42 {a: 1, b: "x"} [1, 2]`, "recorded by the time Eval returns")
 	require.Contains(t, p.Console(), "error: bad")
+	rejection := "exception: Uncaught (in promise) RangeError: nope"
+	if p.Engine == browsertest.Firefox { // its log does not tell a rejection from a throw
+		rejection = "exception: Uncaught RangeError: nope"
+	}
 	require.Eventually(t, func() bool {
 		c := strings.Join(p.Console(), "\n")
-		return strings.Contains(c, "exception: Uncaught Error: boom") &&
-			strings.Contains(c, "exception: Uncaught (in promise) RangeError: nope")
+		return strings.Contains(c, "exception: Uncaught Error: boom") && strings.Contains(c, rejection)
 	}, 5*time.Second, 10*time.Millisecond, "console: %q", p.Console())
 }
 
@@ -159,7 +191,10 @@ func TestWasm(t *testing.T) {
 		"/bare.wasm":    browsertest.File(browsertest.BuildBare(t)),
 		"/wasm_exec.js": browsertest.File(browsertest.WasmExecJS(t)),
 	})
-	p := browsertest.Shared(t).Open(t, base+"/")
+	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) { wasm(t, b.Open(t, base+"/"), base) })
+}
+
+func wasm(t *testing.T, p *browsertest.Page, base string) {
 
 	var ct string
 	require.NoError(t, p.Eval(t.Context(), `return (await fetch("/bare.wasm")).headers.get("content-type")`, &ct))
@@ -193,30 +228,42 @@ func TestWasm(t *testing.T) {
 	require.ErrorContains(t, err, "js: Error: the Go program exited without calling neverCalled")
 }
 
-// TestLanguageModel records what this Chromium offers natively (DESIGN.md §3:
-// Debian's Chromium 156 has a LanguageModel with no model behind it).
+// TestLanguageModel records what each engine offers natively (DESIGN.md §3:
+// Debian's Chromium 156 has a LanguageModel with no model behind it; Firefox and
+// WebKit have none).
 func TestLanguageModel(t *testing.T) {
 	t.Parallel()
-	p := browsertest.Shared(t).Open(t, browsertest.Serve(t, "", nil)+"/")
-	var got struct {
-		Type         string `json:"type"`
-		Availability string `json:"availability"`
-		Secure       bool   `json:"secure"`
+	base := browsertest.Serve(t, "", nil)
+	want := map[browsertest.Engine][2]string{
+		browsertest.Chromium: {"function", "unavailable"},
+		browsertest.Firefox:  {"undefined", ""},
+		browsertest.WebKit:   {"undefined", ""},
 	}
-	require.NoError(t, p.Eval(t.Context(), `return {
-		type: typeof LanguageModel,
-		availability: typeof LanguageModel === "function" ? await LanguageModel.availability() : "",
-		secure: isSecureContext,
-	}`, &got))
-	t.Logf("%s: LanguageModel is %s, availability() = %q", browsertest.Shared(t).Version, got.Type, got.Availability)
-	require.True(t, got.Secure, "127.0.0.1 is a secure context")
-	require.Equal(t, "function", got.Type)
-	require.Equal(t, "unavailable", got.Availability)
+	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
+		p := b.Open(t, base+"/")
+		var got struct {
+			Type         string `json:"type"`
+			Availability string `json:"availability"`
+			Secure       bool   `json:"secure"`
+		}
+		require.NoError(t, p.Eval(t.Context(), `return {
+			type: typeof LanguageModel,
+			availability: typeof LanguageModel === "function" ? await LanguageModel.availability() : "",
+			secure: isSecureContext,
+		}`, &got))
+		t.Logf("%s: LanguageModel is %s, availability() = %q", b.Version, got.Type, got.Availability)
+		require.True(t, got.Secure, "127.0.0.1 is a secure context")
+		require.Equal(t, want[b.Engine], [2]string{got.Type, got.Availability})
+	})
 }
 
 func TestScreenshot(t *testing.T) {
 	t.Parallel()
-	p := browsertest.Shared(t).Open(t, site(t)+"/")
+	base := site(t)
+	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) { screenshot(t, b.Open(t, base+"/")) })
+}
+
+func screenshot(t *testing.T, p *browsertest.Page) {
 	path := filepath.Join(t.TempDir(), "shots", "page.png")
 	require.NoError(t, p.Screenshot(path))
 	png, err := os.ReadFile(path)
@@ -224,24 +271,75 @@ func TestScreenshot(t *testing.T) {
 	require.True(t, strings.HasPrefix(string(png), "\x89PNG\r\n\x1a\n"))
 }
 
+// TestStart starts and closes a browser of each engine (beside the shared ones).
 func TestStart(t *testing.T) {
-	if os.Getenv(browsertest.SkipEnv) == "1" {
-		t.Skip("browsertest: " + browsertest.SkipEnv + "=1")
+	for _, tc := range []struct {
+		engine  browsertest.Engine
+		product string
+	}{
+		{browsertest.Chromium, "Chrome/"},
+		{browsertest.Firefox, "Firefox/"},
+		{browsertest.WebKit, "WebKitGTK/"},
+	} {
+		t.Run(string(tc.engine), func(t *testing.T) {
+			if os.Getenv(browsertest.SkipEnv) == "1" {
+				t.Skip("browsertest: " + browsertest.SkipEnv + "=1")
+			}
+			start := time.Now()
+			b, err := browsertest.StartEngine(t.Context(), tc.engine)
+			require.NoError(t, err)
+			started := time.Since(start)
+			b.Close()
+			b.Close()
+			t.Logf("%s: start %v, close %v", b.Version, started.Round(time.Millisecond), (time.Since(start) - started).Round(time.Millisecond))
+			require.True(t, strings.HasPrefix(b.Version, tc.product), b.Version)
+			require.Equal(t, tc.engine, b.Engine)
+		})
 	}
-	start := time.Now()
-	b, err := browsertest.Start(t.Context())
-	require.NoError(t, err)
-	started := time.Since(start)
-	b.Close()
-	b.Close()
-	t.Logf("%s: start %v, close %v", b.Version, started.Round(time.Millisecond), (time.Since(start) - started).Round(time.Millisecond))
-	require.True(t, strings.HasPrefix(b.Version, "Chrome/"), b.Version)
 }
 
-func TestStart_NoChromium(t *testing.T) {
-	t.Setenv("CHROMIUM", "/nonexistent/chromium")
-	_, err := browsertest.Start(t.Context())
-	require.ErrorContains(t, err, "run .ci/install-chromium.sh")
+// TestStart_Missing: a missing browser is an error that says how to install it,
+// never a skip.
+func TestStart_Missing(t *testing.T) {
+	for _, tc := range []struct {
+		engine      browsertest.Engine
+		env, script string
+	}{
+		{browsertest.Chromium, "CHROMIUM", "run .ci/install-chromium.sh"},
+		{browsertest.Firefox, "FIREFOX", "run .ci/install-browsers.sh"},
+		{browsertest.WebKit, "WEBKITWEBDRIVER", "run .ci/install-browsers.sh"},
+	} {
+		t.Run(string(tc.engine), func(t *testing.T) {
+			t.Setenv(tc.env, "/nonexistent/browser")
+			_, err := browsertest.StartEngine(t.Context(), tc.engine)
+			require.ErrorContains(t, err, tc.script)
+		})
+	}
+}
+
+// TestEngines: $BROWSERS selects engines, in a fixed order; a typo is an error.
+func TestEngines(t *testing.T) {
+	for _, tc := range []struct {
+		env  string
+		want []browsertest.Engine
+		err  string
+	}{
+		{"", browsertest.AllEngines, ""},
+		{"firefox", []browsertest.Engine{browsertest.Firefox}, ""},
+		{"webkit, Chromium,webkit", []browsertest.Engine{browsertest.Chromium, browsertest.WebKit}, ""},
+		{"chrome", nil, `browsertest: BROWSERS="chrome": unknown engine "chrome" (known: chromium, firefox, webkit)`},
+	} {
+		t.Run(tc.env, func(t *testing.T) {
+			t.Setenv(browsertest.BrowsersEnv, tc.env)
+			got, err := browsertest.Engines()
+			if tc.err != "" {
+				require.EqualError(t, err, tc.err)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tc.want, got)
+		})
+	}
 }
 
 // BenchmarkInstantiateBare is the startup baseline: the bare GOOS=js module,

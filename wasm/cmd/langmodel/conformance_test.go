@@ -354,19 +354,20 @@ func TestModule_Conformance(t *testing.T) {
 	}
 }
 
-// TestBrowser_Conformance plays every row in headless Chromium.
+// TestBrowser_Conformance plays every row in every engine $BROWSERS selects.
 func TestBrowser_Conformance(t *testing.T) {
-	base := serve(t, "")
-	b := browsertest.Shared(t)
-	for _, r := range allConformance() {
-		t.Run(r.name, func(t *testing.T) {
-			t.Parallel()
-			t.Logf("checks %s", r.section)
-			prelude := r.setup + browserPrelude
-			if r.browserOnly { // the row installs the module itself
-				prelude = r.setup + `globalThis.LLM = location.origin; globalThis.lm = await import("/js/language-model.js");`
-			}
-			requireJSON(t, r.want, playBrowser(t, b, base, prelude, common+conformHelpers+r.js))
-		})
-	}
+	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
+		base := serve(t, "")
+		for _, r := range allConformance() {
+			t.Run(r.name, func(t *testing.T) {
+				t.Parallel()
+				t.Logf("checks %s", r.section)
+				prelude := r.setup + browserPrelude
+				if r.browserOnly { // the row installs the module itself
+					prelude = r.setup + `globalThis.LLM = location.origin; globalThis.lm = await import("/js/language-model.js");`
+				}
+				requireJSON(t, r.want, playBrowser(t, b, base, prelude, common+conformHelpers+r.js))
+			})
+		}
+	})
 }

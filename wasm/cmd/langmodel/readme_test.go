@@ -46,9 +46,14 @@ func replace(t *testing.T, s, old, new string) string {
 	return strings.Replace(s, old, new, 1)
 }
 
-// TestBrowser_READMEExamples runs the backend examples of README.md in Chromium, with
-// the replay server standing in for Ollama, llama.cpp and vLLM (their recorded streams).
+// TestBrowser_READMEExamples runs the backend examples of README.md in every engine,
+// with the replay server standing in for Ollama, llama.cpp and vLLM (their recorded
+// streams).
 func TestBrowser_READMEExamples(t *testing.T) {
+	browsertest.Each(t, readmeExamples)
+}
+
+func readmeExamples(t *testing.T, b *browsertest.Browser) {
 	base := serve(t, "")
 	blocks := readmeBlocks(t, "TestBrowser_READMEExamples")
 	require.Len(t, blocks, 3)
@@ -56,7 +61,9 @@ func TestBrowser_READMEExamples(t *testing.T) {
 	closed = replace(t, closed, "http://127.0.0.1:11434/v1", base+"/r/ollama/ollama.sse,vllm.sse")
 	open := replace(t, blocks[1], "http://127.0.0.1:8080/v1", base+"/r/llamacpp/openai_parallel.sse,vllm.sse")
 	vllm := replace(t, blocks[2], "http://127.0.0.1:8000/v1", base+"/r/vllm/textproto_call.sse,vllm.sse")
-	p := browsertest.Shared(t).Open(t, base+"/")
+	// The probe gets a page of its own: the examples install the module themselves.
+	b.Open(t, base+"/").Pending(t, `const lm = await import("/js/language-model.js"); await lm.install({ wasm: "/langmodel.wasm" });`+streamIterable, forAwaitPending)
+	p := b.Open(t, base+"/")
 	var got any
 	require.NoError(t, p.Eval(t.Context(), `
 		const logged = [];
@@ -111,8 +118,12 @@ const engine = {
 // TestBrowser_READMEWebLLM runs README.md's WebLLM adapter against a fake engine: a
 // closed loop with a native call, the history as OpenAI messages, and abort.
 func TestBrowser_READMEWebLLM(t *testing.T) {
+	browsertest.Each(t, readmeWebLLM)
+}
+
+func readmeWebLLM(t *testing.T, b *browsertest.Browser) {
 	adapter := readmeBlocks(t, "TestBrowser_READMEWebLLM")[0]
-	p := browsertest.Shared(t).Open(t, serve(t, "")+"/")
+	p := b.Open(t, serve(t, "")+"/")
 	require.NoError(t, p.Eval(t.Context(), browserPrelude, nil))
 	var got any
 	require.NoError(t, p.Eval(t.Context(), common+adapter+fakeWebLLM+`
@@ -188,6 +199,10 @@ func ollamaCORS(allowed string) func(w http.ResponseWriter, r *http.Request) boo
 // each server's CORS behaviour, with and without an API key (an Authorization header),
 // through the page's real fetch. What README.md "CORS" says.
 func TestBrowser_CORS(t *testing.T) {
+	browsertest.Each(t, cors)
+}
+
+func cors(t *testing.T, b *browsertest.Browser) {
 	base := serve(t, "")
 	urls := map[string]string{}
 	for name, style := range corsStyles {
@@ -199,7 +214,7 @@ func TestBrowser_CORS(t *testing.T) {
 		t.Cleanup(srv.Close)
 		urls[name] = srv.URL
 	}
-	p := browsertest.Shared(t).Open(t, base+"/")
+	p := b.Open(t, base+"/")
 	require.NoError(t, p.Eval(t.Context(), browserPrelude, nil))
 	var got any
 	script := `
@@ -211,10 +226,16 @@ func TestBrowser_CORS(t *testing.T) {
 		for (const [name, base] of Object.entries(URLS)) out[name] = [await ask(base), await ask(base, "sk-local")];
 		return out;`
 	require.NoError(t, p.Eval(t.Context(), "const URLS = "+jsonOf(t, urls)+";"+script, &got))
-	ok, refused := "Sunny in Paris, 21°C.", "NetworkError: the model failed: Failed to fetch"
+	// A refused request fails fetch with a TypeError each engine words its own way; the
+	// face keeps the browser's words after "the model failed: " (README "Browsers").
+	ok, refused := "Sunny in Paris, 21°C.", "NetworkError: the model failed: "+map[browsertest.Engine]string{
+		browsertest.Chromium: "Failed to fetch",
+		browsertest.Firefox:  "NetworkError when attempting to fetch resource.",
+		browsertest.WebKit:   "Load failed",
+	}[b.Engine]
 	// llama.cpp with a key: the Fetch standard says "*" in Access-Control-Allow-Headers never
-	// covers Authorization, but Chromium 156 lets it through. If this row fails, Chromium
-	// has started to enforce it: update README.md "CORS".
+	// covers Authorization, but Chromium 156, Firefox ESR 153 and WebKitGTK 2.50 all let it
+	// through. If this row fails, an engine has started to enforce it: update README.md "CORS".
 	requireJSON(t, `{"none":["`+refused+`","`+refused+`"],"llamacpp":["`+ok+`","`+ok+`"],"vllm":["`+ok+`","`+ok+`"],
 		"ollama":["`+ok+`","`+ok+`"],"ollama-elsewhere":["`+refused+`","`+refused+`"]}`, got)
 }
