@@ -8,7 +8,7 @@ PKGS      := ./...
 # The engine's own packages: they must build and test under GOOS=js too.
 ENGINE    := ./session/... ./loop/...
 
-.PHONY: test-types size test test-native test-race test-js bench fuzz check check-imports deps demo wasm test-wasm-js
+.PHONY: bench-peers test-types size test test-native test-race test-js bench fuzz check check-imports deps demo wasm test-wasm-js
 
 ## test: every test layer (native, the .wasm under wazero, Chromium), from a fresh clone
 test: deps test-native test-race test-js test-wasm-js test-types size
@@ -33,6 +33,15 @@ test-js:
 COUNT ?= 3
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem -count=$(COUNT) $(ENGINE)
+
+## bench-peers: the module against the Vercel AI SDK in one headless Chromium page
+## (internal/peerbench): prints the table of ratios README's performance claims quote.
+## The SDK and esbuild are pinned in internal/peerbench/package.json and installed here,
+## never shipped; not part of make test. ROUNDS=n interleaved rounds.
+ROUNDS ?= 5
+bench-peers: deps
+	cd internal/peerbench && npm ci --no-audit --no-fund
+	$(GO) test -run='^$$' -bench=Peers -benchtime=1x -timeout=60m ./internal/peerbench/ -peers.rounds=$(ROUNDS)
 
 ## fuzz: a short run of every fuzz target
 FUZZTIME ?= 30s
