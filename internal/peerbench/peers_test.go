@@ -1,0 +1,317 @@
+//go:build !js
+
+package peerbench
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"langmodel/internal/browsertest"
+)
+
+var rounds = flag.Int("peers.rounds", 5, "interleaved rounds of every figure")
+
+func TestMain(m *testing.M) { browsertest.Main(m) }
+
+// startHead starts each start page: a long-task observer registered before anything
+// loads, and answer(text), which the page calls with its first answer.
+const startHead = `<!doctype html><meta charset=utf-8><title>start</title>
+<script>
+globalThis.longTasks = [];
+new PerformanceObserver((list) => {
+	for (const e of list.getEntries()) longTasks.push({ start: e.startTime, duration: e.duration });
+}).observe({ type: "longtask", buffered: true });
+globalThis.started = new Promise((resolve) => { globalThis.answer = (text) => resolve({ text, ms: performance.now() }); });
+</script>
+`
+
+// The two start pages: from navigation to the first answer, as a page would do it.
+var startPages = map[string]string{
+	"module": startHead + `<script type="module">
+import { install } from "/js/language-model.js";
+await install({ wasm: "/langmodel.wasm" });
+const s = await LanguageModel.create({ backend: { kind: "scripted", turns: [{ text: "hi" }] } });
+answer(await s.prompt("hello"));
+</script>`,
+	"sdk": startHead + `<script type="module">
+import { generateText, MockLanguageModelV3 } from "/sdk/sdk.js";
+const model = new MockLanguageModelV3({ doGenerate: async () => ({ content: [{ type: "text", text: "hi" }],
+	finishReason: { unified: "stop", raw: "stop" }, warnings: [],
+	usage: { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } } }) });
+answer((await generateText({ model, prompt: "hello" })).text);
+</script>`,
+}
+
+// cacheable serves h with a day's max-age instead of browsertest's no-store, so that a
+// reload is a repeat visit (the HTTP cache, and V8's code caches, may serve it).
+func cacheable(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "max-age=86400")
+		h.ServeHTTP(w, r)
+	})
+}
+
+// BenchmarkPeers prints the table of `make bench-peers`. Run it once:
+//
+//	go test -run '^$' -bench Peers -benchtime 1x ./internal/peerbench/
+func BenchmarkPeers(b *testing.B) {
+	esbuild := filepath.Join("node_modules", ".bin", "esbuild")
+	if _, err := os.Stat(esbuild); err != nil {
+		b.Fatalf("peerbench: %v: run make bench-peers, which installs the pinned AI SDK and esbuild (npm ci)", err)
+	}
+	dir := b.TempDir()
+	bundle(b, esbuild, "sdk-bench.js", filepath.Join(dir, "sdk.js"))
+	bundle(b, esbuild, "sdk-ship.js", filepath.Join(dir, "ship.js"))
+	wasm := browsertest.BuildWasm(b, "../../wasm/cmd/langmodel")
+	execJS := browsertest.WasmExecJS(b)
+
+	handlers := map[string]http.Handler{
+		"/langmodel.wasm": browsertest.File(wasm),
+		"/wasm_exec.js":   browsertest.File(execJS),
+		"/js/":            http.StripPrefix("/js/", http.FileServer(http.Dir("../../js"))),
+		"/sdk/":           http.StripPrefix("/sdk/", http.FileServer(http.Dir(dir))),
+		"/peer/bench.js":  browsertest.File("bench.js"),
+	}
+	for name, html := range startPages {
+		handlers["/peer/start-"+name+".html"] = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprint(w, html)
+		})
+	}
+	for k, h := range handlers {
+		handlers[k] = cacheable(h)
+	}
+	base := browsertest.Serve(b, "", handlers)
+	br := browsertest.Shared(b)
+
+	ctx, cancel := context.WithTimeout(b.Context(), 20*time.Minute)
+	defer cancel()
+	var t table
+	for b.Loop() {
+		t = table{rounds: *rounds, browser: br.Version}
+		t.transfer(b, filepath.Join(dir, "ship.js"), wasm, execJS)
+		p := br.Open(b, base+"/")
+		require.NoError(b, p.Eval(ctx, `
+			globalThis.sdk = await import("/sdk/sdk.js");
+			globalThis.bench = await import("/peer/bench.js");
+			globalThis.lm = await import("/js/language-model.js");
+			await lm.install({ wasm: "/langmodel.wasm" });
+			globalThis.messages = bench.history(10000);`, nil))
+		// One round of every loop, not counted: V8 compiles both sides' code up first.
+		for _, n := range loopLengths {
+			require.NoError(b, p.Eval(ctx, fmt.Sprintf(`await bench.sdkLoop(sdk, %[1]d, 1); await bench.moduleLoop(LanguageModel, %[1]d, 1)`, n), nil))
+		}
+		for r := range *rounds {
+			// Which side goes first alternates by round, so that neither always runs on a
+			// browser warmed (or cluttered) by the other.
+			sides := []string{"sdk", "module"}
+			if r%2 == 1 {
+				sides = []string{"module", "sdk"}
+			}
+			for _, n := range loopLengths {
+				k := (200 + n - 1) / n // about 200 steps a figure
+				for _, side := range sides {
+					var ms float64
+					js := fmt.Sprintf(`return bench.sdkLoop(sdk, %d, %d)`, n, k)
+					if side == "module" {
+						js = fmt.Sprintf(`return bench.moduleLoop(LanguageModel, %d, %d)`, n, k)
+					}
+					require.NoError(b, p.Eval(ctx, js, &ms))
+					t.add(fmt.Sprintf("step-%d-%s", n, side), ms)
+				}
+			}
+			for _, side := range sides {
+				if side == "sdk" {
+					var ms float64
+					require.NoError(b, p.Eval(ctx, `return bench.sdkHistory(sdk, messages)`, &ms))
+					t.add("history-sdk", ms)
+					continue
+				}
+				var got struct{ Create, Prompt float64 }
+				require.NoError(b, p.Eval(ctx, `return bench.moduleHistory(LanguageModel, messages)`, &got))
+				t.add("history-module", got.Create)
+				t.add("history-prompt", got.Prompt)
+			}
+			for _, side := range sides {
+				t.start(b, ctx, br, base, side)
+			}
+		}
+	}
+	fmt.Print(t.String())
+	for _, f := range t.figures() {
+		if f.metric != "" {
+			b.ReportMetric(t.median(f.module)/t.median(f.sdk), f.metric)
+		}
+	}
+	b.ReportMetric(0, "ns/op")
+}
+
+var loopLengths = []int{1, 10, 100, 1000}
+
+// bundle bundles entry with esbuild as a page would ship it: ESM, minified, for browsers.
+func bundle(b *testing.B, esbuild, entry, out string) {
+	b.Helper()
+	cmd := exec.Command(esbuild, entry, "--bundle", "--minify", "--format=esm", "--platform=browser", "--log-level=warning", "--outfile="+out)
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("peerbench: esbuild %s: %v\n%s", entry, err, msg)
+	}
+}
+
+// start opens the start page of side in a fresh browser context (an empty HTTP cache: a
+// first visit), waits for its first answer, then reloads it (a repeat visit: what the
+// cache keeps) and waits again. Between the two it leaves the page idle for 3 s, so that
+// V8 may write its code caches, as it does a while after compiling.
+func (t *table) start(b *testing.B, ctx context.Context, br *browsertest.Browser, base, side string) {
+	b.Helper()
+	p := br.Open(b, base+"/peer/start-"+side+".html")
+	cold := waitStart(b, ctx, p)
+	t.add("cold-"+side, cold.Ms)
+	t.add("longtask-"+side, cold.Longest)
+	time.Sleep(3 * time.Second)
+	var origin float64
+	require.NoError(b, p.Eval(ctx, `setTimeout(() => location.reload(), 0); return performance.timeOrigin;`, &origin))
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var now float64
+		if p.Eval(ctx, `return globalThis.started ? performance.timeOrigin : 0`, &now) == nil && now != 0 && now != origin {
+			break
+		}
+		require.True(b, time.Now().Before(deadline), "peerbench: the %s page did not reload", side)
+		time.Sleep(20 * time.Millisecond)
+	}
+	warm := waitStart(b, ctx, p)
+	t.add("warm-"+side, warm.Ms)
+	t.add("warmlongtask-"+side, warm.Longest)
+}
+
+type startTimes struct{ Ms, Longest float64 }
+
+// waitStart waits for the page's first answer and returns when it came (ms since
+// navigation) and the longest main-thread task before it.
+func waitStart(b *testing.B, ctx context.Context, p *browsertest.Page) startTimes {
+	b.Helper()
+	var st startTimes
+	require.NoError(b, p.Eval(ctx, `
+		const { text, ms } = await started;
+		if (text !== "hi") throw new Error("first answer: " + text);
+		await new Promise((r) => setTimeout(r, 200)); // long tasks are reported late
+		let longest = 0;
+		for (const t of longTasks) if (t.start < ms) longest = Math.max(longest, t.duration);
+		return { Ms: ms, Longest: longest };`, &st))
+	return st
+}
+
+// table collects every figure's samples and prints the comparison.
+type table struct {
+	rounds   int
+	browser  string
+	samples  map[string][]float64
+	sdkBytes float64
+	modBytes float64
+	modParts string
+}
+
+func (t *table) add(key string, v float64) {
+	if t.samples == nil {
+		t.samples = map[string][]float64{}
+	}
+	t.samples[key] = append(t.samples[key], v)
+}
+
+func (t *table) median(key string) float64 { return browsertest.Median(t.samples[key]) }
+
+// transfer records what each side ships, brotli -q 11 file by file, as a server with
+// brotli would send it: the SDK's bundle (no mock), and the module's .wasm, Go's
+// wasm_exec.js and the face's files.
+func (t *table) transfer(b *testing.B, ship, wasm, execJS string) {
+	b.Helper()
+	t.sdkBytes = brotliSize(b, ship)
+	faces, err := filepath.Glob("../../js/*.js")
+	require.NoError(b, err)
+	var parts []string
+	for _, f := range append([]string{wasm, execJS}, faces...) {
+		n := brotliSize(b, f)
+		t.modBytes += n
+		parts = append(parts, fmt.Sprintf("%s %.0f", filepath.Base(f), n))
+	}
+	t.modParts = strings.Join(parts, ", ")
+}
+
+func brotliSize(b *testing.B, path string) float64 {
+	b.Helper()
+	out, err := exec.Command("brotli", "-q", "11", "-c", path).Output()
+	require.NoError(b, err, "peerbench: brotli %s (make deps installs it)", path)
+	return float64(len(out))
+}
+
+// figure is one row: the sample keys of each side, the unit, the target.
+type figure struct {
+	name, sdk, module, unit, target, metric string
+}
+
+func (t *table) figures() []figure {
+	var fs []figure
+	for _, n := range loopLengths {
+		fs = append(fs, figure{fmt.Sprintf("closed-loop step, %d-step loop", n), fmt.Sprintf("step-%d-sdk", n), fmt.Sprintf("step-%d-module", n), "µs", "≤ 0.5×", fmt.Sprintf("step%d-ratio", n)})
+	}
+	return append(fs,
+		figure{"10,000 messages: SDK one call / module create({initialPrompts})", "history-sdk", "history-module", "ms", "≤ 0.5×", "history-ratio"},
+		figure{"then one prompt on that session", "", "history-prompt", "ms", "≤ 1 ms", ""},
+		figure{"navigation to first answer, cold (fresh profile)", "cold-sdk", "cold-module", "ms", "≤ 1.2×", "cold-ratio"},
+		figure{"the same, warm reload (HTTP cache)", "warm-sdk", "warm-module", "ms", "≤ 1.5×", "warm-ratio"},
+		figure{"longest main-thread task before the first answer, cold", "longtask-sdk", "longtask-module", "ms", "≤ 16 ms (worker mode)", "longtask-ratio"},
+		figure{"the same, warm reload", "warmlongtask-sdk", "warmlongtask-module", "ms", "≤ 16 ms (worker mode)", ""},
+	)
+}
+
+// cell is a figure's median with its range over the rounds.
+func (t *table) cell(key, unit string) string {
+	xs := t.samples[key]
+	if len(xs) == 0 {
+		return "—"
+	}
+	scale := 1.0
+	if unit == "µs" {
+		scale = 1000
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, x := range xs {
+		lo, hi = min(lo, x), max(hi, x)
+	}
+	f := func(v float64) string {
+		v *= scale
+		if v >= 100 {
+			return fmt.Sprintf("%.0f", v)
+		}
+		return fmt.Sprintf("%.3g", v)
+	}
+	return fmt.Sprintf("%s %s (%s–%s)", f(t.median(key)), unit, f(lo), f(hi))
+}
+
+func (t *table) String() string {
+	var s strings.Builder
+	fmt.Fprintf(&s, "\nmake bench-peers: the module against the AI SDK (ai 6.0.326, zod 4.1.12), %s, one page,\n", t.browser)
+	fmt.Fprintf(&s, "%d interleaved rounds after one warm-up; medians (range); ratio = module ÷ SDK, below 1 the module is faster\n\n", t.rounds)
+	s.WriteString("| figure | AI SDK | this module | ratio | target |\n|---|---|---|---|---|\n")
+	for _, f := range t.figures() {
+		ratio := ""
+		if f.sdk != "" && t.median(f.sdk) > 0 {
+			ratio = fmt.Sprintf("%.2f×", t.median(f.module)/t.median(f.sdk))
+		}
+		fmt.Fprintf(&s, "| %s | %s | %s | %s | %s |\n", f.name, t.cell(f.sdk, f.unit), t.cell(f.module, f.unit), ratio, f.target)
+	}
+	fmt.Fprintf(&s, "| transfer, brotli -q 11 | %.0f B | %.0f B | %.2f× | ≤ 850,000 B |\n", t.sdkBytes, t.modBytes, t.modBytes/t.sdkBytes)
+	fmt.Fprintf(&s, "\nthe module's transfer: %s\n", t.modParts)
+	return s.String()
+}
