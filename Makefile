@@ -8,7 +8,7 @@ PKGS      := ./...
 # The engine's own packages: they must build and test under GOOS=js too.
 ENGINE    := ./session/... ./loop/...
 
-.PHONY: bench-peers chaos soak test-types size test test-native test-race test-js bench fuzz check check-imports deps demo wasm test-wasm-js
+.PHONY: package bench-peers chaos soak test-types size test test-native test-race test-js bench fuzz check check-imports deps demo wasm test-wasm-js
 
 ## test: every test layer (native, the .wasm under wazero, Chromium), from a fresh clone
 test: deps test-native test-race test-js test-wasm-js test-types size
@@ -101,6 +101,18 @@ wasm:
 	  printf 'langmodel.wasm  raw %d  gzip %d  brotli %d bytes (budget $(SIZE_BUDGET))\n' $$raw $$gz $$br; \
 	  sha256sum $(BUILD)/langmodel.wasm; \
 	  test $$br -le $(SIZE_BUDGET) || echo "make wasm: OVER the $(SIZE_BUDGET) B brotli budget (make size)" >&2
+
+## package: the npm package (never published: "private" in npm/package.json, the one place
+## its version is written): build/package/ holds the face, its types, the .wasm and Go's
+## wasm_exec.js (with Go's LICENSE), and `npm pack` makes build/langmodel.tgz from it
+PKG := $(BUILD)/package
+package: wasm
+	rm -rf $(PKG) && mkdir -p $(PKG)
+	cp npm/package.json js/*.js js/language-model.d.ts $(BUILD)/langmodel.wasm $(PKG)/
+	cp "$(GOROOT)/lib/wasm/wasm_exec.js" $(PKG)/wasm_exec.js
+	cp "$(GOROOT)/LICENSE" $(PKG)/LICENSE.go
+	cd $(BUILD) && rm -f langmodel-*.tgz && npm pack --silent ./package >/dev/null && mv langmodel-*.tgz langmodel.tgz
+	@printf 'build/langmodel.tgz  %d bytes\n' $$(wc -c < $(BUILD)/langmodel.tgz)
 
 ## test-types: compile-test js/language-model.d.ts under tsc --strict (TypeScript and
 ## @types/dom-chromium-ai from internal/npm, pinned, never shipped): code a page would write

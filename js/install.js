@@ -99,10 +99,10 @@ async function doInstall(config, progress) {
 // load fetches the module with progress, runs it with Go's wasm_exec.js and waits for it
 // to register its channel.
 async function load(config, progress) {
-  const base = globalThis.location?.href;
-  const wasmURL = new URL(config.wasm ?? "langmodel.wasm", base);
-  if (typeof globalThis.Go !== "function") await loadScript(new URL(config.wasmExec ?? "wasm_exec.js", wasmURL));
-  const bytes = await download(wasmURL, progress, config.fetch ?? globalThis.fetch);
+  const fetchFn = config.fetch ?? globalThis.fetch;
+  const { wasm, wasmExec } = assetURLs(config);
+  if (typeof globalThis.Go !== "function") await loadWasmExec(wasmExec);
+  const bytes = wasm.protocol === "file:" ? await readFile(wasm, progress) : await download(wasm, progress, fetchFn);
   const go = new globalThis.Go();
   const ready = new Promise((resolve) => (globalThis.__langmodel_ready = resolve));
   const { instance } = await WebAssembly.instantiate(bytes, go.importObject);
@@ -117,14 +117,55 @@ async function load(config, progress) {
   return { port: globalThis.__langmodel_channel, exited };
 }
 
-function loadScript(url) {
-  return new Promise((resolve, reject) => {
-    const s = document.createElement("script");
-    s.src = url.href;
-    s.onload = resolve;
-    s.onerror = () => reject(new DOMException(`Could not load ${url.href}.`, "NetworkError"));
-    document.head.append(s);
-  });
+// assetURLs says where the module's two files are. By default both sit beside this file,
+// found with new URL("./…", import.meta.url), the pattern Vite and webpack rewrite when they
+// bundle (they emit the file and give its final URL); wasmExec is then undefined, meaning
+// the wasm_exec.js beside this file, imported by a literal path so that bundlers include
+// it. A config.wasm is resolved against the page (or, in Node, the working directory), and
+// Go's wasm_exec.js is then looked for beside that .wasm, since the two must come from the
+// same Go: see RATIONALE.md "Why are the module's files found beside the face?".
+function assetURLs(config) {
+  const base = globalThis.location?.href ?? (globalThis.process?.cwd ? `file://${globalThis.process.cwd()}/` : undefined);
+  if (config.wasm === undefined) {
+    return {
+      wasm: new URL("./langmodel.wasm", import.meta.url),
+      wasmExec: config.wasmExec === undefined ? undefined : new URL(config.wasmExec, base),
+    };
+  }
+  const wasm = new URL(config.wasm, base);
+  return { wasm, wasmExec: new URL(config.wasmExec ?? "wasm_exec.js", config.wasmExec === undefined ? wasm : base) };
+}
+
+// loadWasmExec runs Go's wasm_exec.js, a classic script that defines globalThis.Go, as a
+// module imported for its side effect: no <script> element, so it works in Workers and
+// Node too.
+async function loadWasmExec(url) {
+  try {
+    if (url === undefined) await import("./wasm_exec.js");
+    else await import(/* webpackIgnore: true */ /* @vite-ignore */ url.href);
+  } catch (e) {
+    const where = url?.href ?? new URL("./wasm_exec.js", import.meta.url).href;
+    throw new DOMException(`Could not load ${where}: ${e?.message ?? e}`, "NetworkError");
+  }
+  if (typeof globalThis.Go !== "function") throw new DOMException("Go's wasm_exec.js did not define globalThis.Go.", "OperationError");
+}
+
+// assets holds what install() cannot find in every environment: readFile(url) reads a
+// file: URL's bytes (Node's fetch takes no file: URLs). language-model.node.js, the entry
+// Node resolves, sets it from node:fs, so that this file imports nothing of Node's.
+export const assets = { readFile: null };
+
+async function readFile(url, progress) {
+  if (!assets.readFile) throw new DOMException(`Could not read ${url.href}: file: URLs are read in Node, through language-model.node.js (the package's "node" entry).`, "NetworkError");
+  progress.update(0);
+  let bytes;
+  try {
+    bytes = await assets.readFile(url);
+  } catch (e) {
+    throw new DOMException(`Could not read ${url.href}: ${e?.message ?? e}`, "NetworkError");
+  }
+  progress.update(1);
+  return bytes;
 }
 
 // download reads the module's body as it streams, reporting the fraction received

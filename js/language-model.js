@@ -17,6 +17,7 @@
 //   tools.js     the tool classes
 //   native.js    the browser's own LanguageModel, as the "browser" backend
 //   install.js   install(): loading the module, the handshake, the globals
+//   language-model.node.js  the entry Node resolves: this one, reading files from disk
 //   runtime.js   what install() leaves for the sessions
 //   errors.js    exceptions from the engine's error data
 //   stash.js     functions kept on the page, sent as ids

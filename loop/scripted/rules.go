@@ -18,7 +18,8 @@ import (
 //     tool, it calls that tool with those arguments: a way to drive any tool by hand.
 //  3. Every Rule whose Match occurs in the last user message (case-insensitive), and whose
 //     tool is offered, becomes a call, in rule order. In Arguments, the string "{{text}}"
-//     is replaced by the user's text after the match.
+//     is replaced by the user's text after the match, without the spaces and the sentence
+//     punctuation (. ? ! , ; :) at its end: "What is the time in Tokyo?" gives "Tokyo".
 //  4. Otherwise it answers "You said: <text>" and notes that it is the offline demo model.
 //
 // It is deterministic: the same history gives the same step.
@@ -75,7 +76,7 @@ func (m *Rules) turn(req *loop.Request) Turn {
 		if r.Match == "" || i < 0 || !offered[r.Tool] {
 			continue
 		}
-		rest := strings.TrimSpace(text[i+len(r.Match):])
+		rest := strings.TrimRight(strings.TrimSpace(text[i+len(r.Match):]), sentenceEnd)
 		calls = append(calls, Call{Name: r.Tool, Arguments: fill(r.Arguments, rest)})
 	}
 	if len(calls) > 0 {
@@ -83,6 +84,10 @@ func (m *Rules) turn(req *loop.Request) Turn {
 	}
 	return Turn{Text: "You said: " + text + "\n\n(This is the offline demo model: it follows fixed rules, it does not understand language.)"}
 }
+
+// sentenceEnd is what a rule's {{text}} loses at its end: a question's "?" is not part of
+// the city it names.
+const sentenceEnd = " \t\r\n.?!,;:"
 
 func slashCall(text string, offered map[string]bool) (Call, bool) {
 	text = strings.TrimSpace(text)

@@ -517,8 +517,7 @@ func TestLoadModule_errors(t *testing.T) {
 	for _, tc := range []struct {
 		name, src, want string
 	}{
-		{"dynamic import", "const x = 1;\nimport('./lib.js');", "line 2: dynamic import() and import.meta are not supported"},
-		{"import.meta", "export const u = import.meta.url;", "line 1: dynamic import() and import.meta are not supported"},
+		{"import dot other", "const x = 1;\nexport const u = import.target;", "line 2: import.target is not supported"},
 		{"top-level await", "await 1;", "line 1: top-level await is not supported"},
 		{"top-level for await", "const s = [];\nfor await (const x of s) {}", "line 2: top-level await is not supported"},
 		{"bare specifier", `import x from "lodash";`, `line 1: module specifier "lodash": only relative (./, ../) and absolute paths are supported`},
@@ -541,6 +540,33 @@ func TestLoadModule_errors(t *testing.T) {
 			require.Contains(t, err.Error(), tc.want)
 		})
 	}
+}
+
+// TestLoadModule_dynamic: import(…) loads a module when called, relative to the
+// importing file, by path or file: URL; import.meta.url is the module's file: URL.
+func TestLoadModule_dynamic(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, src string) {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644))
+	}
+	write("lib.js", "export const x = 1;\nexport const url = import.meta.url;")
+	write("throws.js", `throw new RangeError("at load");`)
+	write("main.js", `export const url = import.meta.url;
+export const same = import.meta === import.meta;
+export async function load(spec) {
+  try { const m = await import(spec); return "x=" + m.x + " " + m.url.slice(m.url.lastIndexOf("/")); }
+  catch (e) { return e.name + ": " + e.message.split("\n")[0].replace(/\/\S*\//g, "…/"); }
+}`)
+	h := newHost(t, "echo", Config{})
+	ns, err := h.LoadModule(filepath.Join(dir, "main.js"))
+	require.NoError(t, err)
+	h.Set("m", ns)
+	v := eval(t, h, `return [m.url.startsWith("file:///") && m.url.endsWith("/main.js"), m.same,
+		await m.load("./lib.js"), await m.load(m.url.replace(/main\.js$/, "lib.js")), await m.load("./nope.js"), await m.load("./throws.js"), await m.load("lodash")];`)
+	require.Equal(t, []any{true, true, "x=1 /lib.js", "x=1 /lib.js",
+		"Error: jshost: module open …/nope.js: no such file or directory",
+		"Error: jshost: module …/throws.js: jshost: RangeError: at load",
+		`TypeError: jshost: import("lodash"): only relative (./, ../) and absolute paths and file: URLs are supported`}, v)
 }
 
 func TestDesugarForAwait(t *testing.T) {

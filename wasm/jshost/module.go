@@ -2,6 +2,7 @@ package jshost
 
 import (
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -57,8 +58,7 @@ const defineExports = `(function (ns, getters, stars) {
 // run first, in import order, as in ES modules. Imported names are checked to
 // exist, and are constants holding the value the export had when the
 // dependency finished running (not live bindings). Anything else gives an
-// error naming the file and line: dynamic import(), import.meta, top-level
-// await, import attributes, bare specifiers ("lodash"), string export names,
+// error naming the file and line: top-level await, import attributes, bare specifiers ("lodash"), string export names,
 // import cycles. Modules run in strict mode, with `this` undefined. As in
 // Eval, `for await` loops are rewritten (goja has no async iteration) and
 // async generators do not compile.
@@ -134,6 +134,9 @@ func (h *Host) loadModule(path string, chain []string) (*goja.Object, error) {
 	fn, _ := goja.AssertFunction(fnv)
 	importer := func(c goja.FunctionCall) goja.Value {
 		spec := c.Argument(0).String()
+		if len(c.Arguments) == 1 {
+			return h.importDynamic(path, spec, chain)
+		}
 		ns := deps[spec]
 		var names []string
 		_ = h.vm.ExportTo(c.Argument(1), &names)
@@ -146,13 +149,43 @@ func (h *Host) loadModule(path string, chain []string) (*goja.Object, error) {
 		}
 		return ns
 	}
+	imp := h.vm.ToValue(importer).ToObject(h.vm)
+	meta := h.vm.NewObject()
+	_ = meta.Set("url", (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String())
+	_ = imp.Set("meta", meta)
 	ns := h.vm.CreateObject(nil)
-	if _, err := fn(goja.Undefined(), ns, h.vm.ToValue(importer), h.modHelper); err != nil {
+	if _, err := fn(goja.Undefined(), ns, imp, h.modHelper); err != nil {
 		return nil, fmt.Errorf("jshost: module %s: %w", path, h.asError(err))
 	}
 	m.ns = ns
 	ok = true
 	return ns, nil
+}
+
+// importDynamic is import(spec) in the module at path: spec is relative, an
+// absolute path or a file: URL; the module loads now, and the promise settles
+// with its namespace or its error.
+func (h *Host) importDynamic(path, spec string, chain []string) goja.Value {
+	p, resolve, reject := h.vm.NewPromise()
+	dep := spec
+	if u, err := url.Parse(spec); err == nil && u.Scheme == "file" {
+		dep = filepath.FromSlash(u.Path)
+	} else if !strings.HasPrefix(spec, "./") && !strings.HasPrefix(spec, "../") && !filepath.IsAbs(spec) {
+		e, _ := h.vm.New(h.vm.Get("TypeError"), h.vm.ToValue(fmt.Sprintf("jshost: import(%q): only relative (./, ../) and absolute paths and file: URLs are supported", spec)))
+		_ = reject(e)
+		return h.vm.ToValue(p)
+	}
+	if !filepath.IsAbs(dep) {
+		dep = filepath.Join(filepath.Dir(path), filepath.FromSlash(dep))
+	}
+	ns, err := h.loadModule(filepath.Clean(dep), chain)
+	if err != nil {
+		e, _ := h.vm.New(h.vm.Get("Error"), h.vm.ToValue(err.Error()))
+		_ = reject(e)
+	} else {
+		_ = resolve(ns)
+	}
+	return h.vm.ToValue(p)
 }
 
 func hasOwn(o *goja.Object, name string) bool {

@@ -420,7 +420,14 @@ type moduleSource struct {
 	// define(namespace, getters, stars) fills in the exports.
 	code string
 	deps []string // import specifiers, in the order the module imports them
+	// dynamic is set when the code uses import(…) or import.meta.
+	dynamic bool
 }
+
+// importVar takes the place of the keyword "import" in import(…) and import.meta:
+// importer(spec) loads a module and returns a promise of its namespace, and
+// importer.meta is the module's import.meta ({url}).
+const importVar = "$jsImp"
 
 // defaultVar holds an `export default` expression; it fits in the place of
 // "export default" (13 bytes plus at least one space), so offsets are kept.
@@ -499,7 +506,14 @@ func transformModule(path, src string) (*moduleSource, error) {
 			continue
 		}
 		if w == "import" && (s.punct(i+1, '(') || s.punct(i+1, '.')) {
-			return nil, s.errorf(i, "dynamic import() and import.meta are not supported")
+			// import(…) and import.meta: "import" becomes importVar, a function of the
+			// same length with a meta property (LoadModule).
+			if s.punct(i+1, '.') && s.word(i+2) != "meta" {
+				return nil, s.errorf(i, "import.%s is not supported", s.text(i+2))
+			}
+			copy(out[t[i].start:], importVar)
+			ms.dynamic = true
+			continue
 		}
 		if depth != 0 {
 			continue // goja's parser rejects a declaration in a block
@@ -670,6 +684,9 @@ func transformModule(path, src string) (*moduleSource, error) {
 	var code strings.Builder
 	code.WriteString(`(function(__jsh_exports,__jsh_import,__jsh_define){"use strict";`)
 	code.WriteString(prelude.String())
+	if ms.dynamic {
+		code.WriteString("const " + importVar + "=Object.assign((s)=>__jsh_import(s),{meta:__jsh_import.meta});")
+	}
 	code.WriteString(body)
 	code.WriteString("\n;__jsh_define(__jsh_exports,{")
 	for k, e := range exports {

@@ -1,0 +1,12 @@
+// The entry Node resolves (package.json "exports" → "node"): the same face as
+// language-model.js, with the module's files read from disk, since Node's fetch takes no
+// file: URLs. install() then needs no URL: langmodel.wasm and wasm_exec.js are found
+// beside this file. What differs from a page: no "browser" backend (Node has no model of
+// its own) and no DOM media inputs (Blob, ArrayBuffer and typed arrays still work).
+
+import { readFile } from "node:fs/promises";
+import { assets } from "./install.js";
+
+assets.readFile = (url) => readFile(url);
+
+export * from "./language-model.js";
