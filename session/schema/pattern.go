@@ -21,6 +21,10 @@ type Matcher interface {
 // regular-expression engine of our own?".
 func CompilePattern(src string) (Matcher, error) { return relin.Compile(src) }
 
+// PatternError is why a pattern did not compile: Unsupported for refused syntax,
+// otherwise a malformed pattern.
+type PatternError = relin.Error
+
 func compilePattern(keyword, src, loc string) (Matcher, error) {
 	m, err := relin.Compile(src)
 	if err == nil {
