@@ -9,6 +9,7 @@ import (
 
 	"langmodel/loop"
 	"langmodel/loop/scripted"
+	"langmodel/session"
 )
 
 // TestPrompt_ModelArgumentsCanonical: a model's arguments enter the history as the page's
@@ -29,6 +30,8 @@ func TestPrompt_ModelArgumentsCanonical(t *testing.T) {
 				turns: []scripted.Turn{{Calls: []scripted.Call{call("weather", tt.args)}}, {Text: "done"}},
 				tools: []any{decl("weather", true, "")},
 				funcs: map[string]toolFunc{"weather": echo},
+				// measuring the exported calls and results takes them as input
+				inputs: session.Expected{ToolCall: true, ToolResponse: true},
 			})
 			require.NoError(t, f.create)
 			before := f.s.ContextUsage()
