@@ -14,11 +14,12 @@ ENGINE    := ./session/... ./loop/...
 test: deps test-native test-race test-js test-wasm-js test-types size
 
 ## deps: what the tests need: Go modules, the dev-only npm packages (internal/npm, exact
-## versions from its package-lock.json; never shipped), Debian's chromium and brotli
+## versions from its package-lock.json, no install scripts: esbuild runs without its
+## postinstall; never shipped), Debian's chromium and brotli
 NPM_DEV := internal/npm
 deps:
 	$(GO) mod download
-	cd $(NPM_DEV) && npm ci --no-audit --no-fund
+	cd $(NPM_DEV) && npm ci --ignore-scripts --no-audit --no-fund
 	bash .ci/install-chromium.sh
 	@command -v brotli >/dev/null || bash .ci/install-debian.sh brotli
 
