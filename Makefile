@@ -14,11 +14,12 @@ ENGINE    := ./session/... ./loop/...
 test: deps test-native test-race test-js test-wasm-js test-types size
 
 ## deps: what the tests need: Go modules, the dev-only npm packages (internal/npm, exact
-## versions from its package-lock.json; never shipped), Debian's chromium and brotli
+## versions from its package-lock.json, no install scripts: esbuild runs without its
+## postinstall; never shipped), Debian's chromium and brotli
 NPM_DEV := internal/npm
 deps:
 	$(GO) mod download
-	cd $(NPM_DEV) && npm ci --no-audit --no-fund
+	cd $(NPM_DEV) && npm ci --ignore-scripts --no-audit --no-fund
 	bash .ci/install-chromium.sh
 	bash .ci/install-browsers.sh
 	@command -v brotli >/dev/null || bash .ci/install-debian.sh brotli
@@ -124,11 +125,9 @@ TSC       := $(NPM_DEV)/node_modules/.bin/tsc --noEmit --strict --target es2022 
 CHROME_TYPES := --typeRoots $(NPM_DEV)/node_modules/@types --types dom-chromium-ai
 test-types:
 	@test -x $(NPM_DEV)/node_modules/.bin/tsc || (echo "test-types: no TypeScript; run make deps" && exit 1)
-	$(TSC) js/types-check.ts
 	@node -e 'const fs = require("fs"); const m = /A closed loop against Ollama[\s\S]*?```js\n([\s\S]*?)```\n/.exec(fs.readFileSync("README.md", "utf8")); if (!m || !fs.readFileSync("js/types-check-globals.ts", "utf8").includes(m[1])) { console.error("test-types: js/types-check-globals.ts must hold the README example (A closed loop against Ollama) verbatim"); process.exit(1); }'
-	$(TSC) js/types-check-globals.ts
-	$(TSC) $(CHROME_TYPES) js/types-check-globals.ts
-	$(TSC) $(CHROME_TYPES) js/types-check-chrome.ts
+	$(TSC) js/types-check.ts js/types-check-globals.ts
+	$(TSC) $(CHROME_TYPES) js/types-check-globals.ts js/types-check-chrome.ts
 
 ## size: the module must stay within 850,000 bytes brotli with every backend (issue 12;
 ## DESIGN.md §5 says 1.0 MB), and must not link encoding/json's reflection coder (startup:

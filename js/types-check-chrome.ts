@@ -81,6 +81,14 @@ async function page(): Promise<void> {
   const plainText: string = await plain.prompt("Hi");
   const sampled = await lm.LanguageModel.create({ samplingMode: "most-predictable" satisfies LanguageModelSamplingMode });
   console.log(availability, prefix, all, appended, used, legacy, usage, summary, asChrome, copy.topK, copy.temperature, gone, params.maxTopK, plainText, sampled);
+
+  // The global LanguageModel, as Chrome's types declare it, with the module's additions.
+  const global = await LanguageModel.create(options);
+  global.ontoolcall = (e) => console.log(e.detail.call.name, e.detail.annotations?.readOnlyHint);
+  global.addEventListener("toolresult", (e) => console.log(e.detail.duration));
+  const transcript: lm.Message[] = global.history;
+  const globalText: string = await global.prompt(input);
+  console.log(transcript, globalText);
 }
 
 void page;

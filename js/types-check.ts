@@ -111,6 +111,11 @@ async function page(): Promise<void> {
   const bad: Tool = { name: "x", description: "x", inputSchema: "object" };
   // @ts-expect-error "video" is no expected type
   await LanguageModel.availability({ expectedInputs: [{ type: "video" }] });
+  // @ts-expect-error an open session's stream yields tool calls too
+  const textOnly: ReadableStream<string> = open.promptStreaming("x");
+  // @ts-expect-error append() resolves to undefined
+  const appendedValue: string = await closed.append("x");
+  console.log(textOnly, appendedValue);
   // @ts-expect-error no such sampling mode
   await LanguageModel.create({ samplingMode: "random" });
   // @ts-expect-error a misspelt option is caught
