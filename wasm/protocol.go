@@ -144,6 +144,8 @@ type PromptRequest struct {
 	Session                     int64           `json:"session"`
 	Input                       json.RawMessage `json:"input"`
 	Stream                      bool            `json:"stream,omitempty"`
+	// ResponseConstraint is a JSON Schema, or a RegExp as {"pattern": source} (an object
+	// with that one member; session.ConstraintPattern).
 	ResponseConstraint          json.RawMessage `json:"responseConstraint,omitempty"`
 	OmitResponseConstraintInput bool            `json:"omitResponseConstraintInput,omitempty"`
 	// ToolChoice overrides the session's for this prompt (as in CreateOptions).
