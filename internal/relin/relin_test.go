@@ -110,7 +110,7 @@ func TestCompile_Errors(t *testing.T) {
 		{"negative lookbehind", "(?<!a)b", true, "lookbehind (?<! is not supported (it cannot be matched in linear time) at offset 0"},
 		{"backreference", "(a)\\1", true, "the backreference \\1 is not supported (it cannot be matched in linear time) at offset 3"},
 		{"named backreference", "(?<x>a)\\k<x>", true, "the backreference \\k is not supported (it cannot be matched in linear time) at offset 7"},
-		{"modifiers", "(?i:a)", true, "the group syntax (? is not supported (it cannot be matched in linear time) at offset 0"},
+		{"modifiers", "(?i:a)", true, "the group syntax (?i is not supported (it cannot be matched in linear time) at offset 0"},
 		{"property escape", "\\p{L}", true, "Unicode property escapes (\\p{…}) are not supported at offset 0"},
 		{"huge count", "a{100000}", true, "the pattern compiles to more than 20000 instructions (counted repetitions are copied): it is not supported at offset 0"},
 		{"nested counts", "(a{200}){200}", true, "the pattern compiles to more than 20000 instructions (counted repetitions are copied): it is not supported at offset 0"},
@@ -138,6 +138,9 @@ func TestCompile_Errors(t *testing.T) {
 		{"\\u{} out of range", "\\u{110000}", false, "invalid Unicode escape at offset 0"},
 		{"\\0 then digit", "\\01", false, "invalid escape \\0 followed by a digit at offset 0"},
 		{"bad group name", "(?<1a>x)", false, "invalid group name at offset 0"},
+		{"empty group name", "(?<>x)", false, "invalid group name at offset 0"},
+		{"group name with a dash", "(?<a->x)", false, "invalid group name at offset 0"},
+		{"unterminated group name", "(?<ab", false, "invalid group name at offset 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Compile(tc.pattern)
@@ -225,4 +228,9 @@ func sizeName(n int) string {
 		return strconv.Itoa(n>>20) + "MB"
 	}
 	return strconv.Itoa(n>>10) + "KB"
+}
+
+// TestLeafKindsAreOps: emit turns a leaf node into the instruction of the same number.
+func TestLeafKindsAreOps(t *testing.T) {
+	require.Equal(t, []op{opSet, opBegin, opEnd, opWordB, opNotWordB}, []op{op(kSet), op(kBegin), op(kEnd), op(kWordB), op(kNotWordB)})
 }
