@@ -173,7 +173,7 @@ func FuzzAgreesWithGoRegexp(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, pattern, input string) {
 		for _, c := range pattern {
-			if !strings.ContainsRune("ab1 ()|*+?{}[]^$.\\-,0123dwbDWB:", c) {
+			if !strings.ContainsRune("ab1 ()|*+?{}[]^$.\\-,0123dwbsntDWBS:<>", c) {
 				return
 			}
 		}
