@@ -96,8 +96,8 @@ func TestFetch_RecordedStreams(t *testing.T) {
 		file, text, calls string
 	}{
 		{"openai_parallel.sse", "", `[{"arguments":{"city":"Paris"},"callID":"call_paris","callId":"call_paris","name":"get_weather"},{"arguments":{"city":"Tokyo"},"callID":"call_tokyo","callId":"call_tokyo","name":"get_weather"}]`},
-		{"ollama.sse", "", `[{"arguments":{"city":"Paris"},"callID":"call_k2x9","callId":"call_k2x9","name":"get_weather"}]`},
-		{"llamacpp.sse", "Let me check.", `[{"arguments":{"q":"say \"hi\" été"},"callID":"wYtD8pZ1","callId":"wYtD8pZ1","name":"search"}]`},
+		{"ollama.sse", "", `[{"arguments":{"city":"Paris"},"callID":"call_k2x9m4qa","callId":"call_k2x9m4qa","name":"get_weather"}]`},
+		{"llamacpp.sse", "Let me check.", `[{"arguments":{"q":"say \"hi\" été"},"callID":"Vb7Kq2ZtX9mRw4LpN0cYhE5sJd8GfA3u","callId":"Vb7Kq2ZtX9mRw4LpN0cYhE5sJd8GfA3u","name":"search"}]`},
 		{"vllm.sse", "Sunny in Paris, 21°C.", `null`},
 	} {
 		for _, split := range []int{0, 1, 7} {
@@ -133,7 +133,7 @@ func TestFetch_ClosedLoopStreaming(t *testing.T) {
 	require.Equal(t, []any{"Sunny", " in Paris, 21°C."}, chunks)
 	st := srv.Stats("n")
 	require.Len(t, st.Bodies, 2)
-	require.Contains(t, string(st.Bodies[1]), `{"role":"tool","content":"21°C, sunny","tool_call_id":"call_k2x9"}`)
+	require.Contains(t, string(st.Bodies[1]), `{"role":"tool","content":"21°C, sunny","tool_call_id":"call_k2x9m4qa"}`)
 	requireNoKey(t, p)
 }
 

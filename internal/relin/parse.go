@@ -24,6 +24,7 @@ package relin
 
 import (
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -48,11 +49,12 @@ const (
 type kind uint8
 
 const (
+	// the leaf kinds are numbered as their instructions (relin.go)
 	kSet      kind = iota // one code point in set (sorted, merged [lo, hi] pairs)
 	kCat                  // subs in sequence
 	kAlt                  // one of subs
 	kRepeat               // subs[0], min to max times (max -1: unbounded)
-	kBegin                // ^
+	kBegin                // ^ (4, as opBegin)
 	kEnd                  // $
 	kWordB                // \b
 	kNotWordB             // \B
@@ -176,28 +178,31 @@ func (p *parser) term() (*node, bool, error) {
 }
 
 func (p *parser) group(start int) (*node, bool, error) {
-	switch {
-	case p.has("?="), p.has("?!"):
-		return nil, false, p.refuse(start, "lookahead "+p.src[start:p.pos+2])
-	case p.has("?<="), p.has("?<!"):
-		return nil, false, p.refuse(start, "lookbehind "+p.src[start:p.pos+3])
-	case p.has("?:"):
-		p.pos += 2
-	case p.has("?<"):
-		p.pos += 2
-		name := p.pos
-		for !p.eof() && p.peek() != '>' && p.peek() != ')' {
-			c := p.next()
-			if !(c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c > 0x7f || p.pos-name > 1 && c >= '0' && c <= '9') {
+	if p.has("?") {
+		p.pos++
+		c := p.next()
+		if c == '<' && !p.has("=") && !p.has("!") { // a named group
+			name := p.pos
+			for !p.eof() && p.peek() != '>' {
+				c := p.next()
+				if !(c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c > 0x7f || p.pos-name > 1 && c >= '0' && c <= '9') {
+					p.pos = len(p.src) // fails below
+				}
+			}
+			if !p.has(">") || p.pos == name {
 				return nil, false, p.fail(start, "invalid group name")
 			}
+			p.pos++
+		} else if c != ':' {
+			what := "the group syntax " // inline modifiers, (?i:…)
+			if c == '=' || c == '!' {
+				what = "lookahead "
+			} else if c == '<' {
+				what = "lookbehind "
+				p.pos++
+			}
+			return nil, false, p.refuse(start, what+p.src[start:p.pos])
 		}
-		if p.eof() || p.peek() != '>' || p.pos == name {
-			return nil, false, p.fail(start, "invalid group name")
-		}
-		p.pos++
-	case p.has("?"):
-		return nil, false, p.refuse(start, "the group syntax (?")
 	}
 	if p.depth++; p.depth > maxDepth {
 		return nil, false, &Error{Unsupported: true, Offset: start, Msg: "groups nested more than " + strconv.Itoa(maxDepth) + " deep are not supported"}
@@ -324,64 +329,53 @@ func (p *parser) atomEscape(start int) (*node, bool, error) {
 // escape reads a character or class escape after a backslash (p.pos is past it), as a set.
 func (p *parser) escape(start int, inClass bool) ([]rune, error) {
 	c := p.next()
+	r, ok := c, false // the one character the escape stands for, when ok
 	switch c {
-	case 'd':
-		return digit, nil
-	case 'D':
-		return negate(digit), nil
-	case 'w':
-		return word, nil
-	case 'W':
-		return negate(word), nil
-	case 's':
-		return space, nil
-	case 'S':
-		return negate(space), nil
+	case 'd', 'D', 'w', 'W', 's', 'S':
+		set := digit
+		if c|0x20 == 'w' {
+			set = word
+		} else if c|0x20 == 's' {
+			set = space
+		}
+		if c < 'a' {
+			set = negate(set)
+		}
+		return set, nil
 	case 'p', 'P':
-		return nil, &Error{Unsupported: true, Offset: start, Msg: "Unicode property escapes (\\" + string(c) + "{…}) are not supported"}
-	case 't':
-		return one('\t'), nil
-	case 'n':
-		return one('\n'), nil
-	case 'v':
-		return one('\v'), nil
-	case 'f':
-		return one('\f'), nil
-	case 'r':
-		return one('\r'), nil
+		return nil, &Error{Unsupported: true, Offset: start, Msg: "Unicode property escapes (\\p{…}) are not supported"}
 	case '0':
 		if !p.eof() && p.peek() >= '0' && p.peek() <= '9' {
 			return nil, p.fail(start, "invalid escape \\0 followed by a digit")
 		}
-		return one(0), nil
+		r, ok = 0, true
 	case 'c':
-		if !p.eof() {
-			if l := p.peek(); l >= 'a' && l <= 'z' || l >= 'A' && l <= 'Z' {
-				p.pos++
-				return one(l % 32), nil
-			}
+		if l := p.peek(); !p.eof() && (l >= 'a' && l <= 'z' || l >= 'A' && l <= 'Z') {
+			p.pos++
+			r, ok = l%32, true
 		}
 	case 'x':
-		if v, ok := p.hex(2); ok {
-			return one(v), nil
-		}
+		r, ok = p.hex(2)
 	case 'u':
-		if v, ok := p.unicodeEscape(); ok {
-			return one(v), nil
+		if r, ok = p.unicodeEscape(); !ok {
+			return nil, p.fail(start, "invalid Unicode escape")
 		}
-		return nil, p.fail(start, "invalid Unicode escape")
-	case 'b':
-		if inClass {
-			return one('\b'), nil
+	case 'b', '-':
+		r, ok = c, inClass // \b is a backspace in a class, \- a hyphen
+		if c == 'b' {
+			r = '\b'
 		}
-	case '-':
-		if inClass {
-			return one('-'), nil
+	default:
+		if k := strings.IndexRune("tnvfr", c); k >= 0 {
+			r, ok = rune("\t\n\v\f\r"[k]), true
+		} else {
+			ok = strings.ContainsRune(`^$\.*+?()[]{}|/`, c)
 		}
-	case '^', '$', '\\', '.', '*', '+', '?', '(', ')', '[', ']', '{', '}', '|', '/':
-		return one(c), nil
 	}
-	return nil, p.fail(start, "invalid escape "+p.src[start:p.pos])
+	if !ok {
+		return nil, p.fail(start, "invalid escape "+p.src[start:p.pos])
+	}
+	return []rune{r, r}, nil
 }
 
 func (p *parser) hex(n int) (rune, bool) {

@@ -43,7 +43,7 @@ func Compile(src string) (*Regexp, error) {
 	}
 	c := &compiler{prog: make([]inst, 0, n.size+1)}
 	c.emit(n)
-	c.prog = append(c.prog, inst{op: opMatch})
+	c.add(opMatch, 0)
 	return &Regexp{src: src, prog: c.prog, begin: c.prog[0].op == opBegin}, nil
 }
 
@@ -52,8 +52,9 @@ func (re *Regexp) String() string { return re.src }
 
 type compiler struct{ prog []inst }
 
-func (c *compiler) add(i inst) int {
-	c.prog = append(c.prog, i)
+// add appends an instruction and returns its index.
+func (c *compiler) add(o op, x int) int {
+	c.prog = append(c.prog, inst{op: o, x: x})
 	return len(c.prog) - 1
 }
 
@@ -94,16 +95,6 @@ func mul(a, b int) int {
 // emit appends n's instructions (measure has bounded how many there are).
 func (c *compiler) emit(n *node) {
 	switch n.kind {
-	case kSet:
-		c.add(inst{op: opSet, set: n.set})
-	case kBegin:
-		c.add(inst{op: opBegin})
-	case kEnd:
-		c.add(inst{op: opEnd})
-	case kWordB:
-		c.add(inst{op: opWordB})
-	case kNotWordB:
-		c.add(inst{op: opNotWordB})
 	case kCat:
 		for _, s := range n.subs {
 			c.emit(s)
@@ -111,16 +102,14 @@ func (c *compiler) emit(n *node) {
 	case kAlt:
 		// split L1, next; L1: a; jmp end; next: split L2, next'; … the last alternative
 		var jumps []int
-		for i, s := range n.subs {
-			if i == len(n.subs)-1 {
-				c.emit(s)
-				break
-			}
-			split := c.add(inst{op: opSplit, x: len(c.prog) + 1})
+		last := len(n.subs) - 1
+		for _, s := range n.subs[:last] {
+			split := c.add(opSplit, len(c.prog)+1)
 			c.emit(s)
-			jumps = append(jumps, c.add(inst{op: opJmp}))
+			jumps = append(jumps, c.add(opJmp, 0))
 			c.prog[split].y = len(c.prog)
 		}
+		c.emit(n.subs[last])
 		for _, j := range jumps {
 			c.prog[j].x = len(c.prog)
 		}
@@ -132,22 +121,22 @@ func (c *compiler) emit(n *node) {
 		for i := 0; i < n.min; i++ {
 			c.emit(sub)
 		}
-		if n.max < 0 { // L: split body, out; body; jmp L
-			split := c.add(inst{op: opSplit, x: len(c.prog) + 1})
-			c.emit(sub)
-			c.add(inst{op: opJmp, x: split})
-			c.prog[split].y = len(c.prog)
-			return
-		}
-		// the optional copies nest: split body, out; body; split body, out; body …
+		// unbounded, L: split body, out; body; jmp L. Bounded, the optional copies nest:
+		// split body, out; body; split body, out; body …
 		var splits []int
-		for i := n.min; i < n.max; i++ {
-			splits = append(splits, c.add(inst{op: opSplit, x: len(c.prog) + 1}))
+		for i := n.min; i < n.max || n.max < 0 && i == n.min; i++ {
+			splits = append(splits, c.add(opSplit, len(c.prog)+1))
 			c.emit(sub)
+		}
+		if n.max < 0 {
+			c.add(opJmp, splits[0])
 		}
 		for _, s := range splits {
 			c.prog[s].y = len(c.prog)
 		}
+	default: // kSet and the assertions, numbered as their instructions
+		c.add(op(n.kind), 0)
+		c.prog[len(c.prog)-1].set = n.set
 	}
 }
 

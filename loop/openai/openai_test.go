@@ -122,9 +122,13 @@ func TestStep_RecordedStreams(t *testing.T) {
 		{"OpenAI: two parallel calls, arguments interleaved and split mid-token", "openai_parallel.sse",
 			[]string{"usage 82/36", `call call_paris get_weather {"city": "Paris"}`, `call call_tokyo get_weather {"city": "Tokyo"}`}},
 		{"Ollama: a whole call in one chunk", "ollama.sse",
-			[]string{"usage 151/21", `call call_k2x9 get_weather {"city":"Paris"}`}},
-		{"llama.cpp: text, then a call whose arguments split inside escapes", "llamacpp.sse",
-			[]string{"Let me ", "check.", "usage 240/19", `call wYtD8pZ1 search {"q":"say \"hi\" \u00e9té"}`}},
+			[]string{"usage 151/21", `call call_k2x9m4qa get_weather {"city":"Paris"}`}},
+		{"llama.cpp: a token per delta, a call whose arguments split around escapes, usage in a last chunk of its own", "llamacpp.sse",
+			[]string{"Let", " me", " check", ".", "usage 240/14", `call Vb7Kq2ZtX9mRw4LpN0cYhE5sJd8GfA3u search {"q":"say \"hi\" été"}`}},
+		{"llama.cpp: a call alone, its arguments a token per delta", "llamacpp_call.sse",
+			[]string{"usage 151/5", `call k9Tz2QmW7xPb4NcV1sLr8YhF0dGj3EaK get_weather {"city":"Paris"}`}},
+		{"llama.cpp: text a token per delta", "llamacpp_text.sse",
+			[]string{"Sunny", " in", " Paris", ",", " ", "21", "°C", ".", "usage 183/8"}},
 		{"vLLM: CRLF lines, a keep-alive comment, text only", "vllm.sse",
 			[]string{"Sunny", " in Paris, 21°C.", "usage 45/8"}},
 	}
@@ -156,7 +160,7 @@ func TestStep_Faults(t *testing.T) {
 		{"500 retried with growing backoff, then the error", []answer{{status: 500, body: "upstream exploded"}}, session.KindOperation,
 			"the model failed: the server answered 500: upstream exploded", []time.Duration{500 * time.Millisecond, time.Second, 2 * time.Second}, nil},
 		{"Retry-After beyond the cap is capped", []answer{{status: 503, header: map[string]string{"Retry-After": "3600"}}, {file: "ollama.sse"}}, "",
-			"", []time.Duration{20 * time.Second}, []string{"usage 151/21", `call call_k2x9 get_weather {"city":"Paris"}`}},
+			"", []time.Duration{20 * time.Second}, []string{"usage 151/21", `call call_k2x9m4qa get_weather {"city":"Paris"}`}},
 		{"invalid JSON in a chunk", []answer{{file: "invalid_chunk.sse"}}, session.KindOperation,
 			"the model failed: malformed data from the server: unexpected end of JSON input", nil, []string{"Hel"}},
 		{"connection dropped mid-stream", []answer{{file: "dropped.sse"}}, session.KindNetwork,
@@ -257,5 +261,5 @@ func TestClosedLoop_OverOpenAI(t *testing.T) {
 	require.Equal(t, 45+8, s.ContextUsage(), "the server's usage figures replace the estimate")
 	require.Len(t, srv.requests, 2)
 	msgs := srv.requests[1].body["messages"].([]any)
-	require.Equal(t, map[string]any{"role": "tool", "tool_call_id": "call_k2x9", "content": "21°C, sunny"}, msgs[2])
+	require.Equal(t, map[string]any{"role": "tool", "tool_call_id": "call_k2x9m4qa", "content": "21°C, sunny"}, msgs[2])
 }

@@ -7,8 +7,11 @@ import (
 	"io"
 	"os"
 	"reflect"
+	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/stretchr/testify/require"
 
 	"langmodel/loop"
 )
@@ -42,7 +45,7 @@ func relayReader(read func(context.Context, *Response, func(loop.Delta) error) e
 // FuzzReadStream: any body either relays or fails with an error, never panics, and gives
 // the same result whether the transport delivers it whole or one byte at a time.
 func FuzzReadStream(f *testing.F) {
-	for _, name := range []string{"openai_parallel.sse", "ollama.sse", "llamacpp.sse", "vllm.sse", "invalid_chunk.sse", "dropped.sse"} {
+	for _, name := range []string{"openai_parallel.sse", "ollama.sse", "llamacpp.sse", "llamacpp_call.sse", "llamacpp_text.sse", "vllm.sse", "invalid_chunk.sse", "dropped.sse"} {
 		b, err := os.ReadFile("testdata/" + name)
 		if err != nil {
 			f.Fatal(err)
@@ -82,5 +85,32 @@ func BenchmarkReadStream(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestReadStream_UsageOnlyChunk: usage arrives in a last chunk of its own with "choices":
+// [] (OpenAI with stream_options.include_usage, vLLM, Ollama, llama.cpp, which adds its
+// "timings" there), after the chunk with finish_reason; it is read, whatever else the
+// chunk carries.
+func TestReadStream_UsageOnlyChunk(t *testing.T) {
+	const text = `data: {"choices":[{"finish_reason":null,"index":0,"delta":{"content":"Hi"}}],"object":"chat.completion.chunk"}` + "\n\n" +
+		`data: {"choices":[{"finish_reason":"stop","index":0,"delta":{}}],"object":"chat.completion.chunk"}` + "\n\n"
+	for _, tc := range []struct {
+		name, last string
+		want       []string
+	}{
+		{"llama.cpp: usage and timings, model a file path",
+			`{"choices":[],"created":1764057600,"id":"chatcmpl-Zr5Yx0Nd7LqK2cWm9TbH4sFj1VpE8gAu","model":"/models/tiny-tools.gguf","system_fingerprint":"b11669-6e1a2e3","object":"chat.completion.chunk","usage":{"completion_tokens":2,"prompt_tokens":9,"total_tokens":11},"timings":{"cache_n":0,"prompt_n":9,"prompt_ms":4.1,"predicted_n":2,"predicted_ms":7.5}}`,
+			[]string{"text Hi", "usage {9 2}"}},
+		{"OpenAI: usage beside an empty choices",
+			`{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-4o-mini","choices":[],"usage":{"prompt_tokens":9,"completion_tokens":2,"total_tokens":11}}`,
+			[]string{"text Hi", "usage {9 2}"}},
+		{"an empty choices without usage is nothing",
+			`{"choices":[],"object":"chat.completion.chunk"}`,
+			[]string{"text Hi"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			require.Equal(t, tc.want, relay(strings.NewReader(text+"data: "+tc.last+"\n\ndata: [DONE]\n\n"), "text/event-stream"))
+		})
 	}
 }

@@ -12,27 +12,51 @@ type Matcher interface {
 	MatchString(s string) bool
 }
 
-// CompilePattern compiles an ECMA-262 pattern (Unicode mode, no flags) for a pattern or
-// patternProperties keyword, or a RegExp responseConstraint, on the linear-time engine
-// every build uses (internal/relin): the strings it tests are the model's output, which
-// must not be able to block the page, so what cannot run in linear time (lookaround,
-// backreferences) is refused rather than run on a backtracking engine. Errors are
-// *relin.Error values (Unsupported set for refused syntax). See RATIONALE.md, "Why a
-// regular-expression engine of our own?".
-func CompilePattern(src string) (Matcher, error) { return relin.Compile(src) }
+// PatternCompiler compiles a JSON Schema pattern (an ECMA-262 regular expression). A
+// pattern that is malformed returns a *PatternError with Invalid set; one the engine
+// refuses, a *PatternError without it.
+type PatternCompiler func(src string) (Matcher, error)
+
+// PatternError says why a pattern did not compile.
+type PatternError struct {
+	Invalid bool // malformed (else: syntax the engine refuses)
+	Reason  string
+}
+
+func (e *PatternError) Error() string { return e.Reason }
+
+// Patterns compiles the pattern and patternProperties keywords, and RegExp
+// responseConstraints (session/constraint.go): internal/relin in every build, natively
+// and in the module alike. The strings it tests are the model's output, which must not
+// be able to block the page, so syntax that cannot run in linear time (lookaround,
+// backreferences) is refused rather than run on a backtracking engine such as the page's
+// RegExp. See RATIONALE.md, "Why a regular-expression engine of our own?".
+var Patterns PatternCompiler = compileLinear
+
+func compileLinear(src string) (Matcher, error) {
+	m, err := relin.Compile(src)
+	if err != nil {
+		var re *relin.Error
+		errors.As(err, &re)
+		return nil, &PatternError{Invalid: re == nil || !re.Unsupported, Reason: err.Error()}
+	}
+	return m, nil
+}
 
 // PatternError is why a pattern did not compile: Unsupported for refused syntax,
 // otherwise a malformed pattern.
 type PatternError = relin.Error
 
 func compilePattern(keyword, src, loc string) (Matcher, error) {
-	m, err := relin.Compile(src)
+	if Patterns == nil {
+		return nil, unsupported("pattern", "pattern %q in %q at %s: no regular-expression engine is installed", src, keyword, where(loc))
+	}
+	m, err := Patterns(src)
 	if err == nil {
 		return m, nil
 	}
-	var re *relin.Error
-	if errors.As(err, &re) && re.Unsupported {
-		return nil, unsupported("pattern", "pattern %q in %q at %s: %v", src, keyword, where(loc), err)
+	if pe, ok := err.(*PatternError); ok && pe.Invalid {
+		return nil, invalid("%q at %s: pattern %q is not a valid regular expression (%s)", keyword, where(loc), src, pe.Reason)
 	}
-	return nil, invalid("%q at %s: pattern %q is not a valid regular expression (%v)", keyword, where(loc), src, err)
+	return nil, unsupported("ECMA regex feature", "pattern %q in %q at %s: %v", src, keyword, where(loc), err)
 }

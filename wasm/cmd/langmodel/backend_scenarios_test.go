@@ -74,8 +74,22 @@ var backendScenarios = []hostScenario{
 		return { answer, usage: s.contextUsage, events, requests: st.requests, auth: st.auth.map((a) => a === "Bearer " + KEY),
 			tool: st.bodies[1].messages[2], history: s.history.map((m) => m.role), leak: JSON.stringify(s.history).includes(KEY) };`,
 		`{"answer":"Sunny in Paris, 21°C.","usage":53,"events":["call get_weather {\"city\":\"Paris\"}","result [{\"type\":\"text\",\"value\":\"21°C, sunny in Paris\"}]"],
-		  "requests":2,"auth":[true,true],"tool":{"role":"tool","tool_call_id":"call_k2x9","content":"21°C, sunny in Paris"},
+		  "requests":2,"auth":[true,true],"tool":{"role":"tool","tool_call_id":"call_k2x9m4qa","content":"21°C, sunny in Paris"},
 		  "history":["user","tool-call","tool-result","assistant"],"leak":false}`}},
+
+	{scenario: scenario{"openai: a stream read to its end is not aborted", `
+		// The SSE reader stops at [DONE]; the body ends a moment later and must not be
+		// aborted (that failed the page's fetch with net::ERR_ABORTED and dropped the
+		// keep-alive connection every turn). Counted on the page's own fetch signals.
+		const real = globalThis.fetch, signals = [];
+		globalThis.fetch = (url, init) => { signals.push(init.signal); return real(url, init); };
+		try {
+			const s = await LanguageModel.create({ backend: openai("ends", "llamacpp_call.sse,llamacpp_text.sse"), tools: [getWeather(async (a) => "21°C in " + a.city)] });
+			const answer = await s.prompt("Weather in Paris?");
+			await sleep(1500); // past the grace after which a body that never ends is aborted
+			return { answer, fetches: signals.length, aborted: signals.filter((x) => x.aborted).length };
+		} finally { globalThis.fetch = real; }`,
+		`{"answer":"Sunny in Paris, 21°C.","fetches":2,"aborted":0}`}},
 
 	{scenario: scenario{"openai: open loop with parallel calls", `
 		const s = await LanguageModel.create({ backend: openai("open", "openai_parallel.sse,vllm.sse"), expectedInputs: [{ type: "tool-response" }], expectedOutputs: [{ type: "text" }, { type: "tool-call" }], tools: [getWeather()] });
@@ -93,7 +107,7 @@ var backendScenarios = []hostScenario{
 			tools: [{ name: "search", description: "Search", inputSchema: { type: "object", properties: { q: { type: "string" } } } }] });
 		const chunks = await read(s.promptStreaming("search"));
 		return chunks.map((c) => typeof c === "string" ? c : [c.type, c.value.name, c.value.arguments.q]);`,
-		`["Let me ","check.",["tool-call","search","say \"hi\" été"]]`}},
+		`["Let"," me"," check",".",["tool-call","search","say \"hi\" été"]]`}},
 
 	{scenario: scenario{"openai: text protocol (nativeTools false)", `
 		const s = await LanguageModel.create({ backend: openai("text", "textproto_call.sse,vllm.sse", { nativeTools: false }), tools: [getWeather((a) => "21°C in " + a.city)] });
