@@ -134,7 +134,7 @@ func TestResponseConstraint(t *testing.T) {
 		{name: "a malformed schema is TypeError", constraint: json.RawMessage(`{"type":7}`), steps: 0, kind: session.KindType,
 			message: `invalid responseConstraint: schema: "type" at the root must be a type name or an array of type names ("null", "boolean", "object", "array", "number", "string", "integer")`},
 		{name: "a malformed RegExp is SyntaxError", constraint: json.RawMessage(`{"pattern":"("}`), steps: 0, kind: session.KindSyntax,
-			message: "invalid responseConstraint: /(/ is not a valid regular expression (unterminated group)"},
+			message: "invalid responseConstraint: /(/ is not a valid regular expression (unterminated group at offset 0)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

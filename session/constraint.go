@@ -52,11 +52,14 @@ func ConstraintPattern(raw json.RawMessage) (string, bool) {
 // for unsupported JSON Schema features), a malformed one a TypeError.
 func CompileConstraint(raw json.RawMessage) (*Constraint, error) {
 	if src, ok := ConstraintPattern(raw); ok {
-		m, err := schema.CompilePattern(src)
+		if schema.Patterns == nil {
+			return nil, Errorf(KindNotSupported, ErrBadConstraint, "no regular-expression engine is installed for /%s/", src)
+		}
+		m, err := schema.Patterns(src)
 		if err != nil {
 			var pe *schema.PatternError
-			if errors.As(err, &pe) && !pe.Unsupported {
-				return nil, Errorf(KindSyntax, ErrBadConstraint, "/%s/ is not a valid regular expression (%s)", src, pe.Msg)
+			if errors.As(err, &pe) && pe.Invalid {
+				return nil, Errorf(KindSyntax, ErrBadConstraint, "/%s/ is not a valid regular expression (%s)", src, pe.Reason)
 			}
 			return nil, Errorf(KindNotSupported, ErrBadConstraint, "/%s/: %v", src, err)
 		}

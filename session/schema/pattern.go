@@ -43,10 +43,6 @@ func compileLinear(src string) (Matcher, error) {
 	return m, nil
 }
 
-// PatternError is why a pattern did not compile: Unsupported for refused syntax,
-// otherwise a malformed pattern.
-type PatternError = relin.Error
-
 func compilePattern(keyword, src, loc string) (Matcher, error) {
 	if Patterns == nil {
 		return nil, unsupported("pattern", "pattern %q in %q at %s: no regular-expression engine is installed", src, keyword, where(loc))
