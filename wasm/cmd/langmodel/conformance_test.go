@@ -78,6 +78,47 @@ var conformance = []conformRow{
 			(await thrown(s.prompt("x", { responseConstraint: "json" }))).name, (await thrown(LanguageModel.create("x"))).name, s.history.length];`,
 		want: `["TypeError","TypeError","TypeError","TypeError",0]`},
 
+	// ---- validate and canonicalize a prompt (the engine's rules, as a page sees them)
+	{name: "a prefix message that is not the assistant's is a SyntaxError", section: "§ validate and canonicalize a prompt, step 6.2.1", js: `
+		const s = await LanguageModel.create({ backend: echo });
+		return [(await thrown(s.prompt([{ role: "user", content: "a", prefix: true }]))).name, s.history.length];`,
+		want: `["SyntaxError",0]`},
+	{name: "a prefix message that is not the last is a SyntaxError", section: "§ validate and canonicalize a prompt, step 6.2.2", js: `
+		const s = await LanguageModel.create({ backend: echo });
+		return [(await thrown(s.prompt([{ role: "assistant", content: "a", prefix: true }, { role: "user", content: "b" }]))).name, s.history.length];`,
+		want: `["SyntaxError",0]`},
+	{name: "a system message after input is a TypeError", section: "§ validate and canonicalize a prompt, step 6.3.1 (hasAppendedInput)", js: `
+		const s = await LanguageModel.create({ backend: echo });
+		await s.append("first");
+		return [(await thrown(s.prompt([{ role: "system", content: "late" }]))).name, (await thrown(s.prompt([{ role: "user", content: "a" }, { role: "system", content: "b" }]))).name, s.history.length];`,
+		want: `["TypeError","TypeError",1]`},
+	{name: "a text part whose value is not a string is a TypeError", section: "§ validate and canonicalize a prompt, step 6.5.2", js: `
+		const s = await LanguageModel.create({ backend: echo });
+		return [(await thrown(s.prompt([{ role: "user", content: [{ type: "text", value: new ArrayBuffer(2) }] }]))).name, s.history.length];`,
+		want: `["TypeError",0]`},
+	{name: "an image without image in expectedInputs is a NotSupportedError", section: "§ validate and canonicalize a prompt, step 6.5.3.1", js: `
+		const s = await LanguageModel.create({ backend: echo });
+		return [(await thrown(s.prompt([{ role: "user", content: [{ type: "image", value: new Uint8Array([1, 2]) }] }]))).name, s.history.length];`,
+		want: `["NotSupportedError",0]`},
+	{name: "audio without audio in expectedInputs is a NotSupportedError", section: "§ validate and canonicalize a prompt, step 6.5.4.1", js: `
+		const s = await LanguageModel.create({ backend: echo });
+		return [(await thrown(s.prompt([{ role: "user", content: [{ type: "audio", value: new Uint8Array([1, 2]) }] }]))).name, s.history.length];`,
+		want: `["NotSupportedError",0]`},
+	{name: "an empty content list is one empty text part", section: "§ validate and canonicalize a prompt, step 6.4", js: `
+		const s = await LanguageModel.create({ backend: echo });
+		await s.append([{ role: "user", content: [] }]);
+		return s.history.map((m) => m.content);`,
+		want: `[[{"type":"text","value":""}]]`},
+	{name: "contiguous text parts are collapsed, with nothing added", section: "§ validate and canonicalize a prompt, step 6.6–6.8", js: `
+		const s = await LanguageModel.create({ backend: echo });
+		await s.append([{ role: "user", content: [{ type: "text", value: "foo" }, { type: "text", value: "bar" }] }]);
+		return s.history[0].content;`,
+		want: `[{"type":"text","value":"foobar"}]`},
+	{name: "initialPrompts are validated with the session's expected inputs", section: "§ validate and canonicalize language model options, step 3", js: `
+		return [(await thrown(LanguageModel.create({ backend: echo, initialPrompts: [{ role: "user", content: [{ type: "image", value: new Uint8Array([1]) }] }] }))).name,
+			(await thrown(LanguageModel.create({ backend: echo, initialPrompts: [{ role: "user", content: "a", prefix: true }] }))).name];`,
+		want: `["NotSupportedError","SyntaxError"]`},
+
 	// ---- abort: the signal's own reason, before or during
 	{name: "prompt: aborted before, rejects with the reason itself", section: "writing-assistance-apis § get an aggregated AI model result (signal aborted)", js: `
 		const s = await LanguageModel.create({ backend: echo });
