@@ -162,6 +162,9 @@ func line(m session.Message) string {
 		return "call " + c.CallID + " " + c.Name + string(c.Arguments)
 	case m.Result() != nil:
 		r := m.Result()
+		if r.Unpaired {
+			return "unpaired " + line(session.ResultMessage(session.ToolResult{CallID: r.CallID, Name: r.Name, Parts: r.Parts, Failed: r.Failed, Error: r.Error}))
+		}
 		if r.Failed {
 			return "error " + r.CallID + " " + r.Name + ": " + r.Error
 		}

@@ -273,15 +273,14 @@ func TestOpenLoop_DanglingCalls(t *testing.T) {
 			history: []string{"user: q", `call call_1 w{"city":"A"}`, `call call_2 w{"city":"B"}`, "error call_1 w: no such city"},
 		},
 		{
-			name: "a result for a call that does not exist is a SyntaxError and changes nothing",
+			name: "a result for a call the session never made is kept, unpaired, and leaves the other call pending",
 			then: func(s *loop.Session) error {
 				return s.Append(context.Background(), []any{map[string]any{"role": "tool-result", "content": []any{
 					map[string]any{"type": "tool-result", "value": map[string]any{"callID": "call_1", "name": "w", "errorMessage": "x"}},
 					map[string]any{"type": "tool-result", "value": map[string]any{"callID": "call_9", "name": "w", "errorMessage": "x"}},
 				}}})
 			},
-			history: []string{"user: q", `call call_1 w{"city":"A"}`, `call call_2 w{"city":"B"}`},
-			kind:    session.KindSyntax,
+			history: []string{"user: q", `call call_1 w{"city":"A"}`, `call call_2 w{"city":"B"}`, "error call_1 w: x", "unpaired error call_9 w: x"},
 		},
 	}
 	for _, tc := range tests {

@@ -143,6 +143,8 @@ func (r *run) input(input any, prompting bool) error {
 	for _, m := range msgs {
 		if m.Role != session.RoleToolResult {
 			s.hist.AnswerPending(session.Repaired)
+		} else if res := m.Result(); !s.hist.IsPending(res.CallID) {
+			m = session.UnpairedMessage(*res)
 		}
 		if err := s.hist.Append(m); err != nil {
 			return err
@@ -365,7 +367,7 @@ func (r *run) step(ctx context.Context, toolsOn bool, choice ToolChoice, po Prom
 	seen := make(map[string]bool, len(calls))
 	for i := range calls {
 		c := &calls[i]
-		for c.CallID == "" || seen[c.CallID] || s.isPending(c.CallID) {
+		for c.CallID == "" || seen[c.CallID] || s.hist.IsPending(c.CallID) {
 			s.nextID++
 			c.CallID = "call_" + strconv.Itoa(s.nextID)
 		}
@@ -389,15 +391,6 @@ func ReplyTooLong(requested, window int) error {
 	return &session.Error{Kind: session.KindQuotaExceeded, Rule: session.ErrQuotaExceeded,
 		Requested: requested, Quota: window,
 		Msg: "the model's reply is longer than the context window"}
-}
-
-func (s *Session) isPending(id string) bool {
-	for _, c := range s.hist.Pending() {
-		if c.CallID == id {
-			return true
-		}
-	}
-	return false
 }
 
 func isJSONObject(b json.RawMessage) bool {

@@ -237,7 +237,9 @@ func parseToolCall(value any, where string) (ToolCall, error) {
 	case map[string]any:
 		args = mustJSON(a)
 	default:
-		return ToolCall{}, Errorf(KindType, ErrBadToolCall, "%s: arguments must be an object, not %s", where, jsonType(a))
+		// A DataError, as for any tool value that cannot be what it claims (the face's
+		// cycles, functions and BigInt): the call is well-formed, its arguments are not.
+		return ToolCall{}, Errorf(KindData, ErrBadToolCall, "%s: arguments must be an object, not %s", where, jsonType(a))
 	}
 	return ToolCall{CallID: id, Name: name, Arguments: args}, nil
 }
@@ -271,7 +273,7 @@ func parseToolResult(value any, where string) (ToolResult, error) {
 	}
 	parts, err := ParseResultParts(result)
 	if err != nil {
-		return ToolResult{}, Errorf(KindType, ErrBadToolResult, "%s: %v", where, err)
+		return ToolResult{}, Errorf(KindOf(err), ErrBadToolResult, "%s: %v", where, err)
 	}
 	r.Parts = parts
 	return r, nil
@@ -298,8 +300,14 @@ func ParseResultParts(v any) ([]ResultPart, error) {
 		switch typ {
 		case "text":
 			s, ok := value.(string)
-			if !ok {
-				return nil, Errorf(KindType, ErrBadToolResult, "result part %d: text value must be a string", k)
+			switch {
+			case ok:
+			case isMedia(value):
+				return nil, Errorf(KindData, ErrBadToolResult, "result part %d: a text part holds binary data; give it the type image or audio", k)
+			case !present:
+				return nil, Errorf(KindType, ErrBadToolResult, "result part %d: text part has no value", k)
+			default:
+				s = string(mustJSON(value)) // any other value is its JSON text
 			}
 			parts = append(parts, ResultPart{Type: typ, Text: s})
 		case "object", "image", "audio":
@@ -312,6 +320,17 @@ func ParseResultParts(v any) ([]ResultPart, error) {
 		}
 	}
 	return parts, nil
+}
+
+// isMedia reports whether v is binary data as the face encodes it ({type: "bytes",
+// base64, mimeType?}: a Blob, a buffer, an image or audio source).
+func isMedia(v any) bool {
+	m, ok := v.(map[string]any)
+	if !ok || m["type"] != "bytes" {
+		return false
+	}
+	_, ok = m["base64"].(string)
+	return ok
 }
 
 // mustJSON encodes a decoded JSON value back to compact JSON. Values come from

@@ -92,3 +92,36 @@ func TestHandler_SamplingModeReported(t *testing.T) {
 	info = p.ok("clone", `"session":2,"clone":3`).(map[string]any)
 	require.Equal(t, "most-creative", info["samplingMode"], "a clone keeps it")
 }
+
+// TestHandler_CallerSuppliedToolValues: issue 9 item 12, the values checked first (the
+// face's DataErrors come before any of these), then the pairing: a response for a call
+// the session never made is kept, unpaired (README "Decisions").
+func TestHandler_CallerSuppliedToolValues(t *testing.T) {
+	const both = `"expectedInputs":[{"type":"tool-call"},{"type":"tool-response"}]`
+	for _, tc := range []struct {
+		name, input, want, message string
+		history                    string
+	}{
+		{"arguments that are not a dictionary", `[{"role":"assistant","content":[{"type":"tool-call","value":{"callId":"c","name":"w","arguments":[]}}]}]`,
+			"DataError", "malformed tool call: message 0 part 0: arguments must be an object, not an array", ""},
+		{"a text part with an object value is its JSON text", `[{"role":"assistant","content":[{"type":"tool-call","value":{"callId":"c","name":"w","arguments":{}}}]},{"role":"user","content":[{"type":"tool-response","value":{"callId":"c","name":"w","result":[{"type":"text","value":{"t":1}}]}}]}]`,
+			"", "", `[{"content":[{"type":"tool-call","value":{"arguments":{},"callID":"c","callId":"c","name":"w"}}],"role":"tool-call"},{"content":[{"type":"tool-result","value":{"callID":"c","callId":"c","name":"w","result":[{"type":"text","value":"{\"t\":1}"}]}}],"role":"tool-result"}]`},
+		{"a bad value is refused before the pairing is looked at", `[{"role":"user","content":[{"type":"tool-response","value":{"callId":"nope","name":"w","result":[{"type":"text","value":{"type":"bytes","base64":"AA=="}}]}}]}]`,
+			"DataError", "malformed tool result: message 0 part 0: malformed tool result: result part 0: a text part holds binary data; give it the type image or audio", ""},
+		{"a response for a call never made is kept", `[{"role":"user","content":[{"type":"tool-response","value":{"callId":"x1","name":"w","result":"sun"}}]}]`,
+			"", "", `[{"content":[{"type":"tool-result","value":{"callID":"x1","callId":"x1","name":"w","result":[{"type":"text","value":"sun"}]}}],"role":"tool-result"}]`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newPage(t)
+			p.ok("create", `"session":1,"options":{`+both+`}`)
+			if tc.want != "" {
+				e := p.fails("append", `"session":1,"input":`+tc.input, tc.want)
+				require.Equal(t, tc.message, e["message"])
+				require.Equal(t, "[]", compact(t, p.ok("history", `"session":1`)))
+				return
+			}
+			p.ok("append", `"session":1,"input":`+tc.input)
+			require.Equal(t, tc.history, compact(t, p.ok("history", `"session":1`)))
+		})
+	}
+}

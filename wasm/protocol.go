@@ -139,11 +139,13 @@ type ToolUseConfig struct {
 //
 //easyjson:json
 type PromptRequest struct {
-	Type                        string          `json:"type"`
-	ID                          int64           `json:"id"`
-	Session                     int64           `json:"session"`
-	Input                       json.RawMessage `json:"input"`
-	Stream                      bool            `json:"stream,omitempty"`
+	Type    string          `json:"type"`
+	ID      int64           `json:"id"`
+	Session int64           `json:"session"`
+	Input   json.RawMessage `json:"input"`
+	Stream  bool            `json:"stream,omitempty"`
+	// ResponseConstraint is a JSON Schema, or a RegExp as {"pattern": source} (an object
+	// with that one member; session.ConstraintPattern).
 	ResponseConstraint          json.RawMessage `json:"responseConstraint,omitempty"`
 	OmitResponseConstraintInput bool            `json:"omitResponseConstraintInput,omitempty"`
 	// ToolChoice overrides the session's for this prompt (as in CreateOptions).

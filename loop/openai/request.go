@@ -188,6 +188,12 @@ func wireMessages(msgs []session.Message) ([]wireMessage, error) {
 			if err != nil {
 				return nil, err
 			}
+			if r.Unpaired {
+				// A "tool" message must answer a tool_calls entry before it; a response
+				// the page supplied for a call never made here goes as the user's text.
+				out = append(out, wireMessage{Role: "user", Content: "Result of the tool " + r.Name + " (call " + r.CallID + "): " + content})
+				continue
+			}
 			out = append(out, wireMessage{Role: "tool", ToolCallID: r.CallID, Content: content})
 		default:
 			content, err := wireContent(m)

@@ -88,3 +88,13 @@ func TestBuildRequest_ResponseFormat(t *testing.T) {
 		})
 	}
 }
+
+// A response the page supplied for a call never made in the session cannot be a "tool"
+// message (servers refuse one without its tool_calls): it goes as the user's text.
+func TestBuildRequest_UnpairedResult(t *testing.T) {
+	r := session.ToolResult{CallID: "x1", Name: "weather", Parts: []session.ResultPart{{Type: "text", Text: "sun"}}}
+	req := &loop.Request{Messages: []session.Message{session.UnpairedMessage(r), session.TextMessage(session.RoleUser, "so?")}}
+	body, err := buildRequest(Config{Model: "m"}, req)
+	require.NoError(t, err)
+	require.Contains(t, string(body), `"messages":[{"role":"user","content":"Result of the tool weather (call x1): sun"},{"role":"user","content":"so?"}]`)
+}
