@@ -258,6 +258,28 @@ var engineRows = []conformRow{
 		const e = await thrown(s.append([{ role: "user", content: [{ type: "tool-response", value: { callID: "c1", name: "w", result: [{ type: "text", value: "ok" }] } }] }]));
 		return [e.name, /tool-response/.test(e.message), s.history.length];`,
 		want: `["NotSupportedError",true,1]`},
+	{name: "tool-call arguments that are not a dictionary are a DataError", section: "§ The API, LanguageModelMessageValue (tool-call arguments: a dictionary); issue 9 item 12", js: `
+		const s = await LanguageModel.create({ backend: echo, expectedInputs: [{ type: "tool-call" }, { type: "tool-response" }] });
+		const e = await thrown(s.append([{ role: "assistant", content: [{ type: "tool-call", value: { callID: "c1", name: "w", arguments: [] } }] }]));
+		return [e.name, s.history.length];`,
+		want: `["DataError",0]`},
+	{name: "a text result part with an object value is its JSON text", section: "issue 9 item 12 (tool results: text parts)", js: `
+		const s = await LanguageModel.create({ backend: echo, expectedInputs: [{ type: "tool-call" }, { type: "tool-response" }] });
+		await s.append([{ role: "assistant", content: [{ type: "tool-call", value: { callID: "c1", name: "w", arguments: {} } }] }]);
+		await s.append([{ role: "user", content: [{ type: "tool-response", value: { callID: "c1", name: "w", result: [{ type: "text", value: { a: [1, 2] } }] } }] }]);
+		return s.history.at(-1).content[0].value.result;`,
+		want: `[{"type":"text","value":"{\"a\":[1,2]}"}]`},
+	{name: "a value check comes before pairing: a cycle in a response for no call is a DataError", section: "issue 9 item 12 (value checks before the module's pairing rule)", js: `
+		const s = await LanguageModel.create({ backend: echo, expectedInputs: [{ type: "tool-call" }, { type: "tool-response" }] });
+		const cyc = {}; cyc.self = cyc;
+		const e = await thrown(s.append([{ role: "user", content: [{ type: "tool-response", value: { callID: "nope", name: "w", result: [{ type: "object", value: cyc }] } }] }]));
+		return [e.name, s.history.length];`,
+		want: `["DataError",0]`},
+	{name: "a response for a call the session never made is kept, unpaired", section: "README § Decisions (Chrome's own tests supply such responses); issue 9 item 12", js: `
+		const s = await LanguageModel.create({ backend: echo, expectedInputs: [{ type: "tool-response" }] });
+		await s.append([{ role: "user", content: [{ type: "tool-response", value: new LanguageModelToolSuccess({ callId: "never", name: "w", result: [{ type: "text", value: "ok" }] }) }] }]);
+		return s.history.map((m) => m.role);`,
+		want: `["tool-result"]`},
 	{name: "append([]) adds nothing", section: "DESIGN.md §3 (an empty sequence appends nothing); issue 9 item 2", js: `
 		const s = await LanguageModel.create({ backend: echo });
 		await s.append("x");
