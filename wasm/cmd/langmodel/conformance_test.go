@@ -349,6 +349,19 @@ var streamRows = []conformRow{
 		await sleep(20);
 		return [toolAborted, s.history.length, stream.locked, await s.prompt("again")];`,
 		want: `[true,0,false,"Sunny."]`},
+	{name: "stream.cancel() aborts the prompt as its signal would", section: "writing-assistance-apis § get a streaming AI model result (cancel algorithm); DESIGN.md §3", js: `
+		let toolAborted = false;
+		const s = await LanguageModel.create({
+			backend: script({ calls: [{ name: "weather", arguments: { city: "Oslo" } }] }, { text: "after" }),
+			tools: [weather((a, ctx) => new Promise((res) => ctx.signal.addEventListener("abort", () => { toolAborted = true; res("late"); })))],
+		});
+		const started = new Promise((r) => { s.ontoolcall = r; });
+		const stream = s.promptStreaming("weather?");
+		await started;
+		await stream.cancel(new Error("not interested"));
+		await sleep(20);
+		return [toolAborted, s.history.length, await s.prompt("again")];`,
+		want: `[true,0,"after"]`},
 	{name: "a throw inside for await cancels like break", section: "Streams § async iterator return (cancel)", js: `
 		const s = await LanguageModel.create({ backend: script({ chunks: ["a"], hang: true }, { text: "next" }) });
 		let caughtIt;
