@@ -66,6 +66,21 @@ var conformance = []conformRow{
 		await s.append(new Set([{ role: "user", content: "appended" }]));
 		return [a, b, s.history.at(-1).content[0].value];`,
 		want: `["from a set","from a generator","appended"]`},
+	{name: "a message is read by property access: getters of a class work", section: "WebIDL § dictionary conversion (LanguageModelMessage)", js: `
+		class Message { get role() { return "user"; } get content() { return "from a getter"; } }
+		const s = await LanguageModel.create({ backend: echo, initialPrompts: [new Message()] });
+		return [await s.prompt([new Message()]), s.history.length];`,
+		want: `["from a getter",3]`},
+	{name: "a message's content: any iterable is a sequence, a number its string", section: "§ The API, LanguageModelMessage.content (DOMString or sequence<LanguageModelMessageContent>)", js: `
+		const s = await LanguageModel.create({ backend: echo });
+		return [await s.prompt([{ role: "user", content: new Set([{ type: "text", value: "from a set" }]) }]), await s.prompt([{ role: "user", content: 42 }])];`,
+		want: `["from a set","42"]`},
+	{name: "prefix is converted to a boolean", section: "§ The API, LanguageModelMessage.prefix (boolean)", js: `
+		const s = await LanguageModel.create({ backend: echo });
+		const e = await thrown(s.prompt([{ role: "user", content: "a", prefix: "yes" }]));
+		await s.append([{ role: "user", content: "b", prefix: 0 }]);
+		return [e.name, s.history.length];`,
+		want: `["SyntaxError",1]`},
 	{name: "a throwing Symbol.iterator rejects with its exception", section: "WebIDL § union conversion (GetMethod @@iterator)", js: `
 		const s = await LanguageModel.create({ backend: echo });
 		const boom = new Error("iterator");
@@ -135,6 +150,21 @@ var conformance = []conformRow{
 		ac.abort(reason);
 		return [await same(p, reason), s.history.length];`,
 		want: `[true,0]`},
+	{name: "prompt: aborted while queued, rejects with the reason; the prompt before it goes on", section: "README § Aborting a specific prompt (queued: removed from the queue)", js: `
+		let release;
+		const gate = new Promise((r) => { release = r; });
+		const answers = [gate.then(() => "first"), "third"];
+		const s = await LanguageModel.create({ backend: { kind: "custom", generate: () => answers.shift() } });
+		const reason = new Error("mine");
+		const ac = new AbortController();
+		const first = s.prompt("1");
+		const second = s.prompt("2", { signal: ac.signal });
+		await sleep(5);
+		ac.abort(reason);
+		const r2 = await same(second, reason);
+		release();
+		return [r2, await first, await s.prompt("3"), s.history.length];`,
+		want: `[true,"first","third",4]`},
 	{name: "append and measureContextUsage: the reason itself, before and during", section: "§ append(), measureContextUsage(); writing-assistance-apis § measure AI model input usage", js: `
 		const s = await LanguageModel.create({ backend: echo });
 		const reason = new Error("mine");
