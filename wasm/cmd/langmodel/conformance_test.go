@@ -342,6 +342,12 @@ var engineRows = []conformRow{
 		const ok = await s.prompt("y", { responseConstraint: { type: "object", required: ["ok"] } });
 		return [e.name, ok, s.history.length];`,
 		want: `["SyntaxError","{\"ok\":true}",2]`},
+	{name: "omitResponseConstraintInput without a responseConstraint is a TypeError", section: "§ measureContextUsage(input, options), step 1; README § Structured output", js: `
+		const s = await LanguageModel.create({ backend: echo });
+		const p = await thrown(s.prompt("x", { omitResponseConstraintInput: true }));
+		const m = await thrown(s.measureContextUsage("x", { omitResponseConstraintInput: true }));
+		return [p.name, m.name, s.history.length, typeof await s.measureContextUsage("x", { omitResponseConstraintInput: true, responseConstraint: { type: "object" } })];`,
+		want: `["TypeError","TypeError",0,"number"]`},
 	{name: "an invalid language tag is a RangeError in create() and availability()", section: "§ validate and canonicalize language model options (Validate and canonicalize language tags)", js: `
 		const o = { backend: echo, expectedInputs: [{ type: "text", languages: ["en-abc-invalid"] }] };
 		return [(await thrown(LanguageModel.create(o))).name, (await thrown(LanguageModel.availability(o))).name];`,
