@@ -345,6 +345,7 @@ func TestEngines(t *testing.T) {
 // BenchmarkInstantiateBare is the startup baseline: the bare GOOS=js module,
 // started 20 times per round, cold and warm, in one page. A benchmark of the real
 // module reports the same metrics in the same run, with InstantiateMs and Median.
+// Chromium only, as DESIGN.md §5's startup budget is stated for it.
 func BenchmarkInstantiateBare(b *testing.B) {
 	base := browsertest.Serve(b, "", map[string]http.Handler{
 		"/bare.wasm":    browsertest.File(browsertest.BuildBare(b)),
