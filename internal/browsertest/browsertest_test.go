@@ -2,6 +2,7 @@ package browsertest_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -368,4 +369,29 @@ func BenchmarkInstantiateBare(b *testing.B) {
 	b.ReportMetric(browsertest.Median(warm), "warm-ms")
 	b.Logf("%d rounds each; cold: median %.1f ms, max %.1f; warm: median %.1f ms, max %.1f",
 		len(cold), browsertest.Median(cold), slices.Max(cold), browsertest.Median(warm), slices.Max(warm))
+}
+
+// fatalRecorder is a test whose Fatalf records instead of stopping, to see what
+// Open says about a page that fails.
+type fatalRecorder struct {
+	*testing.T
+	fatal string
+}
+
+func (r *fatalRecorder) Fatalf(format string, args ...any) { r.fatal = fmt.Sprintf(format, args...) }
+
+// TestOpen_HTTPError: a page that answers with an HTTP error fails the test, where
+// the engine reports the status (WebKit's WebDriver does not).
+func TestOpen_HTTPError(t *testing.T) {
+	base := browsertest.Serve(t, "", nil)
+	want := map[browsertest.Engine]string{
+		browsertest.Chromium: "browsertest: chromium: opening " + base + "/missing: HTTP 404",
+		browsertest.Firefox:  "browsertest: firefox: opening " + base + "/missing: HTTP 404",
+		browsertest.WebKit:   "",
+	}
+	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
+		r := &fatalRecorder{T: t}
+		b.Open(r, base+"/missing")
+		require.Equal(t, want[b.Engine], r.fatal)
+	})
 }
