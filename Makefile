@@ -8,9 +8,10 @@ PKGS      := ./...
 # The engine's own packages: they must build and test under GOOS=js too.
 ENGINE    := ./session/... ./loop/...
 
-.PHONY: package bench-peers chaos soak test-types size test test-native test-race test-js bench fuzz check check-imports deps demo wasm test-wasm-js
+.PHONY: browser-table package bench-peers chaos soak test-types size test test-native test-race test-js bench fuzz check check-imports deps demo wasm test-wasm-js
 
-## test: every test layer (native, the .wasm under wazero, Chromium), from a fresh clone
+## test: every test layer (native, the .wasm under wazero, Chromium, Firefox, WebKit), from a
+## fresh clone. BROWSERS=firefox (or chromium,webkit…) runs the browser tests in those only.
 test: deps test-native test-race test-js test-wasm-js test-types size
 
 ## deps: what the tests need: Go modules, the dev-only npm packages (internal/npm, exact
@@ -146,3 +147,12 @@ size: wasm
 ## test-wasm-js: the binding's Handler tests compiled to GOOS=js and run by Go's wasm runner
 test-wasm-js:
 	PATH="$(GOROOT)/lib/wasm:$$PATH" GOOS=js GOARCH=wasm $(GO) test -count=1 ./wasm/ ./wasm/internal/jsonw/
+
+## browser-table: play TestBrowser_Engines in every engine and write its table into README.md,
+## between the "browsers:begin" and "browsers:end" markers of the "Browsers" section
+browser-table:
+	@mkdir -p $(BUILD)
+	BROWSER_TABLE=$(CURDIR)/$(BUILD)/browsers.md $(GO) test -count=1 -run '^TestBrowser_Engines$$' ./wasm/cmd/langmodel/
+	awk -v table=$(BUILD)/browsers.md '/<!-- browsers:begin -->/ { print; while ((getline l < table) > 0) print l; skip = 1; next } \
+	  /<!-- browsers:end -->/ { skip = 0 } !skip' README.md > $(BUILD)/README.md.new
+	mv $(BUILD)/README.md.new README.md

@@ -1,6 +1,7 @@
 //go:build !js
 
-// Package demotest drives the demo page (demo/) in headless Chromium: the real page, the
+// Package demotest drives the demo page (demo/) in headless Chromium, Firefox and WebKit
+// (internal/browsertest; $BROWSERS picks): the real page, the
 // real js/language-model.js and the real module, built once per test binary. Each test
 // uses the page as a person would (types, clicks, reads what is on screen) and checks
 // the session's history where the UI's claim needs proof. Screenshots go to
@@ -111,10 +112,11 @@ globalThis.lastAssistant = () => $$("#conversation .msg.assistant").at(-1)?.text
 globalThis.toolResults = () => demo.session.history.filter((m) => m.role === "tool-result").map((m) => m.content[0].value);
 `
 
-// open loads the demo page, waits until its session is ready and defines the helpers.
-func open(t *testing.T, base string) *browsertest.Page {
+// open loads the demo page in b, waits until its session is ready and defines the
+// helpers.
+func open(t *testing.T, b *browsertest.Browser, base string) *browsertest.Page {
 	t.Helper()
-	p := browsertest.Shared(t).Open(t, base+"/demo/")
+	p := b.Open(t, base+"/demo/")
 	require.NoError(t, p.Eval(t.Context(), `
 		for (let i = 0; !globalThis.demo; i++) {
 			if (i > 500) throw new Error("app.js did not run");
@@ -122,6 +124,21 @@ func open(t *testing.T, base string) *browsertest.Page {
 		}
 		await demo.ready;`+helpers, nil))
 	return p
+}
+
+// chats is called by the tests that send chat messages: the page reads
+// promptStreaming() with for await, which WebKit's ReadableStream does not support;
+// the face's stream that does comes from the branch conf-face (issue 10 item 1). Until
+// it lands, those tests are PENDING in WebKit; the probe lets them run once it has.
+func chats(t *testing.T, p *browsertest.Page) {
+	t.Helper()
+	p.Pending(t, `
+		const s = await LanguageModel.create({ backend: { kind: "scripted", turns: [{ text: "x" }] } });
+		const stream = s.promptStreaming("x");
+		const ok = typeof stream[Symbol.asyncIterator] === "function";
+		await stream.cancel();
+		s.destroy();
+		return ok;`, "issue 10 item 1: WebKit's ReadableStream is not async-iterable; the face makes promptStreaming()'s stream iterable (branch conf-face)")
 }
 
 // eval runs body in the page and decodes its result into a fresh T.
@@ -132,15 +149,15 @@ func eval[T any](t *testing.T, p *browsertest.Page, body string) T {
 	return v
 }
 
-// shot writes a screenshot to $ARTIFACTS/demo/<name>.png, or into the test's
-// temporary directory.
+// shot writes a screenshot to $ARTIFACTS/demo/<engine>-<name>.png, or into the
+// test's temporary directory.
 func shot(t *testing.T, p *browsertest.Page, name string) {
 	t.Helper()
 	dir := t.TempDir()
 	if a := os.Getenv("ARTIFACTS"); a != "" {
 		dir = filepath.Join(a, "demo")
 	}
-	path := filepath.Join(dir, name+".png")
+	path := filepath.Join(dir, string(p.Engine)+"-"+name+".png")
 	require.NoError(t, p.Screenshot(path))
 	t.Logf("screenshot: %s", path)
 }
@@ -153,7 +170,11 @@ type card struct {
 // offline demo model and is ready for input.
 func TestDemo_Loads(t *testing.T) {
 	t.Parallel()
-	p := open(t, serve(t, nil))
+	browsertest.Each(t, demoLoads)
+}
+
+func demoLoads(t *testing.T, b *browsertest.Browser) {
+	p := open(t, b, serve(t, nil))
 	type page struct {
 		Progress []float64
 		Loading  bool
@@ -177,7 +198,7 @@ func TestDemo_Loads(t *testing.T) {
 	require.Regexp(t, `^\d[\d,]* / \d[\d,]*$`, got.Usage)
 	require.True(t, got.Send)
 	require.Positive(t, got.Examples)
-	require.True(t, got.Globals, "install() defines LanguageModel where Chromium's reports unavailable")
+	require.True(t, got.Globals, "install() defines LanguageModel where there is none, or Chromium's reports unavailable")
 	shot(t, p, "loaded")
 	require.NoError(t, p.Eval(t.Context(), `$("#settings-toggle").click(); await new Promise((r) => setTimeout(r, 300));`, nil))
 	shot(t, p, "settings")
@@ -188,7 +209,12 @@ func TestDemo_Loads(t *testing.T) {
 // the live view.
 func TestDemo_ClosedLoop(t *testing.T) {
 	t.Parallel()
-	p := open(t, serve(t, nil))
+	browsertest.Each(t, demoClosedLoop)
+}
+
+func demoClosedLoop(t *testing.T, b *browsertest.Browser) {
+	p := open(t, b, serve(t, nil))
+	chats(t, p)
 	require.NoError(t, p.Eval(t.Context(), `
 		say("Show me the world clock"); await idle();
 		say("Calculate (17 + 25) * 3 / 2"); await idle();`, nil))
@@ -243,7 +269,12 @@ func TestDemo_ClosedLoop(t *testing.T) {
 // prompt, says so, and keeps the conversation on screen while the history is unchanged.
 func TestDemo_ProgressAndStop(t *testing.T) {
 	t.Parallel()
-	p := open(t, serve(t, nil))
+	browsertest.Each(t, demoProgressAndStop)
+}
+
+func demoProgressAndStop(t *testing.T, b *browsertest.Browser) {
+	p := open(t, b, serve(t, nil))
+	chats(t, p)
 	type result struct {
 		Progress    string
 		Status      string
@@ -288,7 +319,12 @@ func TestDemo_ProgressAndStop(t *testing.T) {
 // drives each call with "Run this call" or "Refuse", and the results reach the model.
 func TestDemo_OpenLoop(t *testing.T) {
 	t.Parallel()
-	p := open(t, serve(t, nil))
+	browsertest.Each(t, demoOpenLoop)
+}
+
+func demoOpenLoop(t *testing.T, b *browsertest.Browser) {
+	p := open(t, b, serve(t, nil))
+	chats(t, p)
 	require.NoError(t, p.Eval(t.Context(), `
 		choose("loop", "open");
 		await until(() => $("#mode-label").textContent === "open loop", "open mode");
@@ -368,7 +404,12 @@ func TestDemo_OpenLoop(t *testing.T) {
 // tool error and the notes stay; approved, it runs.
 func TestDemo_DeclinedApproval(t *testing.T) {
 	t.Parallel()
-	p := open(t, serve(t, nil))
+	browsertest.Each(t, demoDeclinedApproval)
+}
+
+func demoDeclinedApproval(t *testing.T, b *browsertest.Browser) {
+	p := open(t, b, serve(t, nil))
+	chats(t, p)
 	require.NoError(t, p.Eval(t.Context(), `
 		say("Remember: buy oat milk"); await idle();
 		say("Clear notes");
@@ -409,7 +450,12 @@ func TestDemo_DeclinedApproval(t *testing.T) {
 // recreating the session from it lowers contextUsage, and the new session goes on.
 func TestDemo_HistoryRecreate(t *testing.T) {
 	t.Parallel()
-	p := open(t, serve(t, nil))
+	browsertest.Each(t, demoHistoryRecreate)
+}
+
+func demoHistoryRecreate(t *testing.T, b *browsertest.Browser) {
+	p := open(t, b, serve(t, nil))
+	chats(t, p)
 	require.NoError(t, p.Eval(t.Context(), `
 		say("Read file planets"); await idle();
 		say("Calculate 2 + 2"); await idle();
@@ -468,13 +514,18 @@ const evil = `{"name": "<img src=x onerror=window.__xss=1>", "link": "[click](ja
 // inert text; only http(s) links become links, with rel=noopener.
 func TestDemo_XSSInert(t *testing.T) {
 	t.Parallel()
+	browsertest.Each(t, demoXSSInert)
+}
+
+func demoXSSInert(t *testing.T, b *browsertest.Browser) {
 	base := serve(t, map[string]http.Handler{
 		"/demo/data/evil.json": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			fmt.Fprint(w, evil)
 		}),
 	})
-	p := open(t, base)
+	p := open(t, b, base)
+	chats(t, p)
 	type result struct {
 		XSS       any
 		Elements  int
@@ -521,7 +572,12 @@ func TestDemo_XSSInert(t *testing.T) {
 // limit are shown clearly, and the conversation goes on.
 func TestDemo_Failures(t *testing.T) {
 	t.Parallel()
-	p := open(t, serve(t, nil))
+	browsertest.Each(t, demoFailures)
+}
+
+func demoFailures(t *testing.T, b *browsertest.Browser) {
+	p := open(t, b, serve(t, nil))
+	chats(t, p)
 	type result struct {
 		Down     string
 		Switched string
@@ -550,7 +606,7 @@ func TestDemo_Failures(t *testing.T) {
 		setField("#backend-kind", "scripted");
 		$("#backend-apply").click();
 		await until(() => $("#backend-result").textContent.includes("Offline"), "the way back");
-		// The browser's own model: Chromium 156 has none behind its LanguageModel.
+		// The browser's own model: Chromium 156 has none behind its LanguageModel, Firefox and WebKit no LanguageModel.
 		const native = await LanguageModel.availability({ backend: { kind: "browser" } });
 		r.browser = native;
 		r.label = $("#backend-label").textContent;
@@ -579,7 +635,11 @@ func TestDemo_Failures(t *testing.T) {
 // TestDemo_Markdown: the page's markdown renderer, case by case, as the HTML it builds.
 func TestDemo_Markdown(t *testing.T) {
 	t.Parallel()
-	p := open(t, serve(t, nil))
+	browsertest.Each(t, demoMarkdown)
+}
+
+func demoMarkdown(t *testing.T, b *browsertest.Browser) {
+	p := open(t, b, serve(t, nil))
 	require.NoError(t, p.Eval(t.Context(), `
 		const { renderMarkdown } = await import("/demo/markdown.js");
 		globalThis.md = (text) => { const d = document.createElement("div"); d.append(renderMarkdown(text)); return d.innerHTML; };`, nil))
@@ -617,6 +677,10 @@ func jsString(s string) string {
 // progress as create()'s monitor reports it.
 func TestDemo_DownloadProgress(t *testing.T) {
 	t.Parallel()
+	browsertest.Each(t, demoDownloadProgress)
+}
+
+func demoDownloadProgress(t *testing.T, b *browsertest.Browser) {
 	const chunks = 60
 	base := serve(t, map[string]http.Handler{
 		"/build/langmodel.wasm": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -632,7 +696,7 @@ func TestDemo_DownloadProgress(t *testing.T) {
 			}
 		}),
 	})
-	p := browsertest.Shared(t).Open(t, base+"/demo/")
+	p := b.Open(t, base+"/demo/")
 	text := eval[string](t, p, `
 		for (;;) {
 			const s = document.getElementById("loading-text")?.textContent ?? "";
@@ -655,8 +719,12 @@ func TestDemo_DownloadProgress(t *testing.T) {
 // to retry.
 func TestDemo_ModuleMissing(t *testing.T) {
 	t.Parallel()
+	browsertest.Each(t, demoModuleMissing)
+}
+
+func demoModuleMissing(t *testing.T, b *browsertest.Browser) {
 	base := serve(t, map[string]http.Handler{"/build/langmodel.wasm": http.NotFoundHandler()})
-	p := browsertest.Shared(t).Open(t, base+"/demo/")
+	p := b.Open(t, base+"/demo/")
 	type result struct {
 		Shown bool
 		Text  string
@@ -676,7 +744,12 @@ func TestDemo_ModuleMissing(t *testing.T) {
 // TestDemo_ToolChoiceNone: toolChoice "none" turns tool use off: the model gets no tools.
 func TestDemo_ToolChoiceNone(t *testing.T) {
 	t.Parallel()
-	p := open(t, serve(t, nil))
+	browsertest.Each(t, demoToolChoiceNone)
+}
+
+func demoToolChoiceNone(t *testing.T, b *browsertest.Browser) {
+	p := open(t, b, serve(t, nil))
+	chats(t, p)
 	type result struct {
 		Cards  int
 		Answer string

@@ -20,22 +20,26 @@
 //     window, so each open page has a session, and a MiniBrowser process, of its
 //     own. Sessions are pooled: a closed page's session is cleared (cookies,
 //     storage, caches and service workers of its origin) and reused, so pages
-//     one after the other share a process and its memory cache.
+//     one after the other share a process and its memory cache. WebDriver gives
+//     no console events and no HTTP status: a hook records console calls from
+//     the load event on, and Open cannot see an error status.
 //
 // $BROWSERS (e.g. "firefox" or "chromium,webkit") selects the engines that Each
 // runs; unset, it is all three. Tests that are Chromium's by nature (DevTools
 // measurements, Chromium's own LanguageModel, benchmarks) call Shared, which is
 // Chromium, and skip loudly when $BROWSERS leaves Chromium out.
 //
-// The package never skips otherwise. Without a browser, Start returns an error
+// The package never skips otherwise (but for Page.Pending, which says PENDING
+// where a test waits for another branch's work in one engine). Without a
+// browser, Start returns an error
 // that names the install script and the test fails: a skipped browser layer
 // looks the same as a passing one in a CI summary, so CI could go green with the
 // layer silently off. The one way out is LANGMODEL_SKIP_BROWSER=1, for quick
 // local runs; it skips loudly, on stderr too, and must never be set in CI.
 //
 // Every engine starts once per test binary, on first use (Chromium ~0.4 s,
-// Firefox ~3 s, WebKit ~0.5 s and as much per page open at once). Use it
-// like this:
+// Firefox ~3 s, WebKit ~0.5 s, and 0.5–1.5 s more for each further page open
+// at the same time). Use it like this:
 //
 //	func TestMain(m *testing.M) { browsertest.Main(m) }
 //

@@ -330,9 +330,13 @@ func (w *webkit) open(ctx context.Context, url string, record func(string)) (tab
 		t.w.discard(t.d)
 		return nil, 0, err
 	}
-	if err := t.d.do(ctx, "POST", "/session/"+t.id+"/execute/sync", map[string]any{"script": wkConsoleHook, "args": []any{}}, nil); err != nil {
+	// The driver's navigation has been seen to return before the load event in a
+	// reused session; wait for it here, and install the console hook.
+	script := "const done = arguments[arguments.length - 1];\n" + wkConsoleHook +
+		"\nif (document.readyState === \"complete\") done(null); else addEventListener(\"load\", () => done(null), { once: true });"
+	if err := t.d.do(ctx, "POST", "/session/"+t.id+"/execute/async", map[string]any{"script": script, "args": []any{}}, nil); err != nil {
 		t.w.discard(t.d)
-		return nil, 0, fmt.Errorf("installing the console hook: %w", err)
+		return nil, 0, fmt.Errorf("waiting for the load event: %w", err)
 	}
 	return t, 0, nil
 }

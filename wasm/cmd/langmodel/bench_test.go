@@ -15,6 +15,10 @@ import (
 	"langmodel/internal/replay"
 )
 
+// The browser benchmarks run in Chromium only: DESIGN.md §5 states the budgets for
+// headless Chromium (and the peer comparison runs there too), and one engine keeps
+// `make bench` short. The tests run in every engine (browser_test.go).
+
 // stepsPerPrompt is how many closed-loop steps one timed prompt makes: the scripted model
 // asks for one no-op tool call per step, then answers.
 const stepsPerPrompt = 200
