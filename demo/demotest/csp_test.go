@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"langmodel/internal/browsertest"
 )
 
 // strictCSP is the policy README.md says a page needs (see wasm/cmd/langmodel's
@@ -18,10 +20,11 @@ const strictCSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'"
 // loads, runs a closed loop, opens the history panel and the settings, and the browser
 // reports no violation but the test's own probe (an inline script, refused: the policy
 // is in force and its violations reach the console).
+// Chromium only: the policy is the page's, the same in every engine.
 func TestDemo_StrictCSP(t *testing.T) {
 	t.Parallel()
 	demo := http.StripPrefix("/demo/", http.FileServer(http.Dir("..")))
-	p := open(t, serve(t, map[string]http.Handler{
+	p := open(t, browsertest.Shared(t), serve(t, map[string]http.Handler{
 		"/demo/": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Security-Policy", strictCSP)
 			demo.ServeHTTP(w, r)

@@ -126,21 +126,6 @@ func open(t *testing.T, b *browsertest.Browser, base string) *browsertest.Page {
 	return p
 }
 
-// chats is called by the tests that send chat messages: the page reads
-// promptStreaming() with for await, which WebKit's ReadableStream does not support;
-// the face's stream that does comes from the branch conf-face (issue 10 item 1). Until
-// it lands, those tests are PENDING in WebKit; the probe lets them run once it has.
-func chats(t *testing.T, p *browsertest.Page) {
-	t.Helper()
-	p.Pending(t, `
-		const s = await LanguageModel.create({ backend: { kind: "scripted", turns: [{ text: "x" }] } });
-		const stream = s.promptStreaming("x");
-		const ok = typeof stream[Symbol.asyncIterator] === "function";
-		await stream.cancel();
-		s.destroy();
-		return ok;`, "issue 10 item 1: WebKit's ReadableStream is not async-iterable; the face makes promptStreaming()'s stream iterable (branch conf-face)")
-}
-
 // eval runs body in the page and decodes its result into a fresh T.
 func eval[T any](t *testing.T, p *browsertest.Page, body string) T {
 	t.Helper()
@@ -214,7 +199,6 @@ func TestDemo_ClosedLoop(t *testing.T) {
 
 func demoClosedLoop(t *testing.T, b *browsertest.Browser) {
 	p := open(t, b, serve(t, nil))
-	chats(t, p)
 	require.NoError(t, p.Eval(t.Context(), `
 		say("Show me the world clock"); await idle();
 		say("Calculate (17 + 25) * 3 / 2"); await idle();`, nil))
@@ -274,7 +258,6 @@ func TestDemo_ProgressAndStop(t *testing.T) {
 
 func demoProgressAndStop(t *testing.T, b *browsertest.Browser) {
 	p := open(t, b, serve(t, nil))
-	chats(t, p)
 	type result struct {
 		Progress    string
 		Status      string
@@ -324,7 +307,6 @@ func TestDemo_OpenLoop(t *testing.T) {
 
 func demoOpenLoop(t *testing.T, b *browsertest.Browser) {
 	p := open(t, b, serve(t, nil))
-	chats(t, p)
 	require.NoError(t, p.Eval(t.Context(), `
 		choose("loop", "open");
 		await until(() => $("#mode-label").textContent === "open loop", "open mode");
@@ -409,7 +391,6 @@ func TestDemo_DeclinedApproval(t *testing.T) {
 
 func demoDeclinedApproval(t *testing.T, b *browsertest.Browser) {
 	p := open(t, b, serve(t, nil))
-	chats(t, p)
 	require.NoError(t, p.Eval(t.Context(), `
 		say("Remember: buy oat milk"); await idle();
 		say("Clear notes");
@@ -455,7 +436,6 @@ func TestDemo_HistoryRecreate(t *testing.T) {
 
 func demoHistoryRecreate(t *testing.T, b *browsertest.Browser) {
 	p := open(t, b, serve(t, nil))
-	chats(t, p)
 	require.NoError(t, p.Eval(t.Context(), `
 		say("Read file planets"); await idle();
 		say("Calculate 2 + 2"); await idle();
@@ -525,7 +505,6 @@ func demoXSSInert(t *testing.T, b *browsertest.Browser) {
 		}),
 	})
 	p := open(t, b, base)
-	chats(t, p)
 	type result struct {
 		XSS       any
 		Elements  int
@@ -577,7 +556,6 @@ func TestDemo_Failures(t *testing.T) {
 
 func demoFailures(t *testing.T, b *browsertest.Browser) {
 	p := open(t, b, serve(t, nil))
-	chats(t, p)
 	type result struct {
 		Down     string
 		Switched string
@@ -749,7 +727,6 @@ func TestDemo_ToolChoiceNone(t *testing.T) {
 
 func demoToolChoiceNone(t *testing.T, b *browsertest.Browser) {
 	p := open(t, b, serve(t, nil))
-	chats(t, p)
 	type result struct {
 		Cards  int
 		Answer string

@@ -482,21 +482,3 @@ func (p *Page) timeout(ctx context.Context) time.Duration {
 	}
 	return d
 }
-
-// Pending skips tb while probe, an Eval body that returns a boolean, is false in
-// p: for a test that needs, in this engine, work that is on its way in another
-// branch (why says which). It skips loudly, on stderr too, with "PENDING", so
-// that a summary shows it; once the probe holds, the test runs, and the call
-// should go.
-func (p *Page) Pending(tb testing.TB, probe, why string) {
-	tb.Helper()
-	var ok bool
-	if err := p.Eval(tb.Context(), probe, &ok); err != nil {
-		tb.Fatalf("browsertest: pending probe: %v", err)
-	}
-	if !ok {
-		msg := fmt.Sprintf("browsertest: PENDING in %s: %s (%s)", p.Engine, tb.Name(), why)
-		fmt.Fprintln(os.Stderr, msg)
-		tb.Skip(msg)
-	}
-}

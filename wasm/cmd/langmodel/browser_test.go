@@ -36,21 +36,6 @@ globalThis.lm = await import("/js/language-model.js");
 globalThis.installResult = await lm.install({ wasm: "/langmodel.wasm" });
 `
 
-// streamIterable is a probe for Page.Pending: whether the stream promptStreaming()
-// returns can be read with for await in this engine (issue 10 item 1).
-const streamIterable = `
-	const s = await lm.LanguageModel.create({ backend: { kind: "scripted", turns: [{ text: "x" }] } });
-	const stream = s.promptStreaming("x");
-	const ok = typeof stream[Symbol.asyncIterator] === "function";
-	await stream.cancel();
-	s.destroy();
-	return ok;`
-
-// forAwaitPending is why a test that reads promptStreaming() with for await waits in
-// WebKit: its ReadableStream is not async-iterable, and the face's stream that is comes
-// from the branch conf-face (issue 10 item 1).
-const forAwaitPending = "issue 10 item 1: WebKit's ReadableStream is not async-iterable; the face makes promptStreaming()'s stream iterable (branch conf-face)"
-
 // TestBrowser_Scenarios plays every scenario in every engine: the real module,
 // fetched and instantiated by the real js/language-model.js.
 func TestBrowser_Scenarios(t *testing.T) {
@@ -161,7 +146,6 @@ func TestBrowser_ChromePage(t *testing.T) {
 }
 
 func chromePage(t *testing.T, p *browsertest.Page) {
-	p.Pending(t, `const lm = await import("/js/language-model.js"); await globalThis.installed;`+streamIterable, forAwaitPending)
 	var all, got []string
 	require.NoError(t, p.Eval(t.Context(), `
 		for (let i = 0; i < 500 && !globalThis.chromeResult; i++) await new Promise((r) => setTimeout(r, 10));

@@ -16,15 +16,12 @@ import (
 
 // engineRow is one line of README's browser table: a body run in each engine after
 // common, and what it must return. Where an engine differs on purpose, want holds its
-// answer under its name, and cell says how the table words it; pending names the
-// engines where the row waits for another branch (the row still runs there, and the
-// table says what it got).
+// answer under its name, and cell says how the table words it.
 type engineRow struct {
-	what    string
-	js      string
-	want    map[browsertest.Engine]string // JSON, by engine; "" for every engine
-	cell    func(got string) string       // the table's words for an answer; nil: "yes"
-	pending map[browsertest.Engine]string
+	what string
+	js   string
+	want map[browsertest.Engine]string // JSON, by engine; "" for every engine
+	cell func(got string) string       // the table's words for an answer; nil: "yes"
 }
 
 func (r engineRow) wantFor(e browsertest.Engine) string {
@@ -57,7 +54,7 @@ const canvas = () => {
 };
 `
 
-var engineRows = []engineRow{
+var tableRows = []engineRow{
 	{what: "import, `install()`, `availability()`", js: `return await LanguageModel.availability();`, want: every(`"available"`)},
 	{what: "closed loop: a tool with `execute`, events, history", js: `
 		const events = [];
@@ -84,8 +81,7 @@ var engineRows = []engineRow{
 		const out = [];
 		for await (const chunk of s.promptStreaming("hi")) out.push(chunk);
 		return out;`,
-		want:    every(`["Hel","lo"]`),
-		pending: map[browsertest.Engine]string{browsertest.WebKit: "issue 10 item 1, branch conf-face"}},
+		want: every(`["Hel","lo"]`)},
 	{what: "abort before, mid-prompt (in a tool) and mid-stream; history unchanged", js: `
 		const s = await LanguageModel.create({
 			backend: script({ calls: [{ name: "weather", arguments: { city: "A" } }] }, { chunks: ["a"], hang: true }),
@@ -135,7 +131,7 @@ var mediaRows = []struct{ what, make, want string }{
 }
 
 func allEngineRows() []engineRow {
-	rows := append([]engineRow(nil), engineRows...)
+	rows := append([]engineRow(nil), tableRows...)
 	for _, m := range mediaRows {
 		kind, _, _ := strings.Cut(m.what, ":")
 		rows = append(rows, engineRow{what: m.what, js: media + `return await media("` + kind + `", async () => ` + m.make + `);`, want: every(jsonString(m.want))})
@@ -166,11 +162,7 @@ func TestBrowser_Engines(t *testing.T) {
 				err := p.Eval(t.Context(), common+row.js, &got)
 				raw, _ := json.Marshal(got)
 				want := row.wantFor(b.Engine)
-				switch why, pending := row.pending[b.Engine]; {
-				case pending && (err != nil || !jsonEqual(want, string(raw))):
-					cell = "pending (" + why + "): " + errText(err, string(raw))
-					t.Logf("PENDING in %s: %s: %s", b.Engine, why, cell)
-					return
+				switch {
 				case err != nil:
 					cell = "no: " + errText(err, "")
 				case !jsonEqual(want, string(raw)):

@@ -61,8 +61,6 @@ func readmeExamples(t *testing.T, b *browsertest.Browser) {
 	closed = replace(t, closed, "http://127.0.0.1:11434/v1", base+"/r/ollama/ollama.sse,vllm.sse")
 	open := replace(t, blocks[1], "http://127.0.0.1:8080/v1", base+"/r/llamacpp/openai_parallel.sse,vllm.sse")
 	vllm := replace(t, blocks[2], "http://127.0.0.1:8000/v1", base+"/r/vllm/textproto_call.sse,vllm.sse")
-	// The probe gets a page of its own: the examples install the module themselves.
-	b.Open(t, base+"/").Pending(t, `const lm = await import("/js/language-model.js"); await lm.install({ wasm: "/langmodel.wasm" });`+streamIterable, forAwaitPending)
 	p := b.Open(t, base+"/")
 	var got any
 	require.NoError(t, p.Eval(t.Context(), `
