@@ -66,6 +66,7 @@ var tableRows = []engineRow{
 	{what: "open loop: calls returned, results sent back", js: `
 		const s = await LanguageModel.create({
 			backend: script({ calls: [{ callID: "c1", name: "weather", arguments: { city: "Oslo" } }] }, { text: "Sunny." }),
+			expectedInputs: [{ type: "text" }, { type: "tool-response" }],
 			expectedOutputs: [{ type: "tool-call" }], tools: [weather(undefined)],
 		});
 		const [call] = await s.prompt("weather?");
