@@ -8,18 +8,19 @@ PKGS      := ./...
 # The engine's own packages: they must build and test under GOOS=js too.
 ENGINE    := ./session/... ./loop/...
 
-.PHONY: package test-types size test test-native test-race test-js bench fuzz check check-imports deps demo wasm test-wasm-js
+.PHONY: package test-package test-types size test test-native test-race test-js bench fuzz check check-imports deps demo wasm test-wasm-js
 
 ## test: every test layer (native, the .wasm under wazero, Chromium), from a fresh clone
-test: deps test-native test-race test-js test-wasm-js test-types size
+test: deps test-native test-race test-js test-wasm-js test-types size test-package
 
 deps:
 	$(GO) mod download
+	cd internal/pkgtest && npm ci --prefer-offline --no-audit --no-fund --loglevel=error
 	bash .ci/install-chromium.sh
 	@command -v brotli >/dev/null || bash .ci/install-debian.sh brotli
 
 test-native:
-	$(GO) test -count=1 $(PKGS)
+	$(GO) test -count=1 $$($(GO) list $(PKGS) | grep -v /internal/pkgtest)
 
 ## test-race: the concurrent engine and binding under the race detector
 test-race:
@@ -84,11 +85,18 @@ wasm:
 PKG := $(BUILD)/package
 package: wasm
 	rm -rf $(PKG) && mkdir -p $(PKG)
-	cp npm/package.json js/*.js js/language-model.d.ts $(BUILD)/langmodel.wasm $(PKG)/
+	cp npm/package.json README.md js/*.js js/language-model.d.ts $(BUILD)/langmodel.wasm $(PKG)/
 	cp "$(GOROOT)/lib/wasm/wasm_exec.js" $(PKG)/wasm_exec.js
 	cp "$(GOROOT)/LICENSE" $(PKG)/LICENSE.go
 	cd $(BUILD) && rm -f langmodel-*.tgz && npm pack --silent ./package >/dev/null && mv langmodel-*.tgz langmodel.tgz
 	@printf 'build/langmodel.tgz  %d bytes\n' $$(wc -c < $(BUILD)/langmodel.tgz)
+
+## test-package: the npm package as users use it (internal/pkgtest): the tarball installed
+## into scratch apps built with esbuild, vite build, vite dev and webpack (pinned in
+## internal/pkgtest/package.json, installed by make deps), and plain files, run in
+## Chromium; the same API in Node (node main.js, node --test)
+test-package:
+	$(GO) test -count=1 ./internal/pkgtest/
 
 ## test-types: compile-test js/language-model.d.ts with code a page would write
 ## (js/types-check.ts). TypeScript is fetched by npx, pinned, and never shipped.
