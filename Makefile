@@ -87,7 +87,7 @@ package: wasm
 	rm -rf $(PKG) && mkdir -p $(PKG)
 	cp npm/package.json README.md js/*.js js/language-model.d.ts $(BUILD)/langmodel.wasm $(PKG)/
 	cp "$(GOROOT)/lib/wasm/wasm_exec.js" $(PKG)/wasm_exec.js
-	cp "$(GOROOT)/LICENSE" $(PKG)/LICENSE.go
+	cp "$(GOROOT)/LICENSE" $(PKG)/LICENSE-go
 	cd $(BUILD) && rm -f langmodel-*.tgz && npm pack --silent ./package >/dev/null && mv langmodel-*.tgz langmodel.tgz
 	@printf 'build/langmodel.tgz  %d bytes\n' $$(wc -c < $(BUILD)/langmodel.tgz)
 
