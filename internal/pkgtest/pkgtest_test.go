@@ -154,6 +154,9 @@ func TestPackage_Apps(t *testing.T) {
 		build func(t *testing.T, dir string) (root, page string)
 		// serve, instead, serves the app itself and returns its page's URL.
 		serve func(t *testing.T, dir string) string
+		// viteConfig replaces README's vite.config.js; wantError is then the app's
+		// uncaught error.
+		viteConfig, wantError string
 	}{
 		{name: "plain files with an import map", build: func(t *testing.T, dir string) (string, string) {
 			return dir, "/plain.html"
@@ -170,16 +173,24 @@ func TestPackage_Apps(t *testing.T) {
 		{name: "vite dev", serve: func(t *testing.T, dir string) string {
 			return viteDev(t, dir)
 		}},
+		{name: "vite dev without optimizeDeps.exclude: the error says what to do", serve: func(t *testing.T, dir string) string {
+			return viteDev(t, dir)
+		}, viteConfig: "export default {};", wantError: `/node_modules/.vite/deps/langmodel.wasm is not a WebAssembly module (it starts with "<!do"): ` +
+			`serve langmodel.wasm there, or pass install({wasm}); a bundler must keep it beside the code (Vite's dev server: optimizeDeps.exclude).`},
 		{name: "webpack", build: func(t *testing.T, dir string) (string, string) {
 			run(t, dir, "node", bundleMJS(t), "webpack", dir)
 			return dir, "/webpack.html"
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			vite := ex.vite
+			if tc.viteConfig != "" {
+				vite = tc.viteConfig
+			}
 			dir := npmApp(t, map[string]string{
 				"harness.js":     harness,
 				"main.js":        appMain(ex),
-				"vite.config.js": ex.vite + "\n",
+				"vite.config.js": vite + "\n",
 				"index.html":     "<!doctype html>\n<meta charset=utf-8>\n<link rel=icon href=\"data:,\">\n<title>scratch app</title>\n<script type=\"module\" src=\"/main.js\"></script>\n",
 				"plain.html":     "<!doctype html>\n<meta charset=utf-8>\n<link rel=icon href=\"data:,\">\n<title>scratch app</title>\n" + ex.html + "\n",
 				"esbuild.html":   "<!doctype html>\n<meta charset=utf-8>\n<link rel=icon href=\"data:,\">\n<script type=\"module\" src=\"./dist/main.js\"></script>\n",
@@ -197,6 +208,11 @@ func TestPackage_Apps(t *testing.T) {
 			require.NoError(t, p.Eval(t.Context(), `
 				while (!globalThis.appDone && !globalThis.appErrors?.length) await new Promise((r) => setTimeout(r, 20));
 				return globalThis.appErrors;`, &errs))
+			if tc.wantError != "" {
+				require.Len(t, errs, 1)
+				require.Regexp(t, `^NetworkError: http://127\.0\.0\.1:\d+`+regexp.QuoteMeta(tc.wantError)+`$`, errs[0])
+				return
+			}
 			require.Empty(t, errs)
 			var logs []string
 			for _, line := range p.Console() {
