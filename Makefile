@@ -13,9 +13,14 @@ ENGINE    := ./session/... ./loop/...
 ## test: every test layer (native, the .wasm under wazero, Chromium), from a fresh clone
 test: deps test-native test-race test-js test-wasm-js test-types size test-package
 
+## deps: what the tests need: Go modules, the dev-only npm packages (internal/npm, exact
+## versions from its package-lock.json, no install scripts: esbuild runs without its
+## postinstall; never shipped), Debian's chromium and brotli
+NPM_DEV := internal/npm
 deps:
 	$(GO) mod download
-	cd internal/pkgtest && npm ci --prefer-offline --no-audit --no-fund --loglevel=error
+	cd $(NPM_DEV) && npm ci --ignore-scripts --no-audit --no-fund
+	cd internal/pkgtest && npm ci --ignore-scripts --prefer-offline --no-audit --no-fund --loglevel=error
 	bash .ci/install-chromium.sh
 	@command -v brotli >/dev/null || bash .ci/install-debian.sh brotli
 
@@ -98,12 +103,21 @@ package: wasm
 test-package:
 	$(GO) test -count=1 ./internal/pkgtest/
 
-## test-types: compile-test js/language-model.d.ts with code a page would write
-## (js/types-check.ts). TypeScript is fetched by npx, pinned, and never shipped.
-TYPESCRIPT ?= typescript@5.9.3
+## test-types: compile-test js/language-model.d.ts under tsc --strict (TypeScript and
+## @types/dom-chromium-ai from internal/npm, pinned, never shipped): code a page would write
+## (js/types-check.ts, misuses marked @ts-expect-error), page code typed for Chrome
+## (js/types-check-chrome.ts, against @types/dom-chromium-ai), and the README's
+## global-LanguageModel example with and without those types (js/types-check-globals.ts)
+TSC       := $(NPM_DEV)/node_modules/.bin/tsc --noEmit --strict --target es2022 --module es2022 \
+  --moduleResolution bundler --lib es2022,dom,dom.iterable,dom.asynciterable
+CHROME_TYPES := --typeRoots $(NPM_DEV)/node_modules/@types --types dom-chromium-ai
 test-types:
-	npx --yes --package $(TYPESCRIPT) tsc --noEmit --strict --target es2022 --module es2022 \
-	  --moduleResolution bundler --lib es2022,dom,dom.iterable,dom.asynciterable js/types-check.ts
+	@test -x $(NPM_DEV)/node_modules/.bin/tsc || (echo "test-types: no TypeScript; run make deps" && exit 1)
+	$(TSC) js/types-check.ts
+	@node -e 'const fs = require("fs"); const m = /A closed loop against Ollama[\s\S]*?```js\n([\s\S]*?)```\n/.exec(fs.readFileSync("README.md", "utf8")); if (!m || !fs.readFileSync("js/types-check-globals.ts", "utf8").includes(m[1])) { console.error("test-types: js/types-check-globals.ts must hold the README example (A closed loop against Ollama) verbatim"); process.exit(1); }'
+	$(TSC) js/types-check-globals.ts
+	$(TSC) $(CHROME_TYPES) js/types-check-globals.ts
+	$(TSC) $(CHROME_TYPES) js/types-check-chrome.ts
 
 ## size: the module must stay within DESIGN.md §5's 1.0 MB brotli, with every backend, and
 ## must not link encoding/json's reflection coder (startup: V8 validates all code first)

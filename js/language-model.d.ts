@@ -1,6 +1,14 @@
 // Types of js/language-model.js: the Prompt API's LanguageModel with tool use in the
 // closed, open and hybrid loops of DESIGN.md §3, plus install(). This file is the
 // contract of the JS face.
+//
+// Page code typed for Chrome (@types/dom-chromium-ai) compiles against it unchanged: the
+// options, messages, tools and handlers Chrome's types describe are accepted, and a
+// session created without "tool-call" in expectedOutputs is typed as Chrome's is
+// (prompt() a Promise<string>, promptStreaming() a ReadableStream<string>). The globals
+// that install() defines are declared at the end, in a form that coexists with
+// @types/dom-chromium-ai (RATIONALE.md, "Why are the globals declared that way in
+// language-model.d.ts?").
 
 export type Availability = "unavailable" | "downloadable" | "downloading" | "available";
 export type Role = "system" | "user" | "assistant" | "tool-call" | "tool-result" | "tool-response";
@@ -12,10 +20,13 @@ export interface ToolCallInit {
   arguments?: Record<string, unknown>;
 }
 
+/** What a text, image or audio part may hold, as Chrome's LanguageModelMessageValue. */
+export type MessageValue = ImageBitmapSource | AudioBuffer | BufferSource | string;
+
 export type ResultPart =
   | { type: "text"; value: string }
   | { type: "object"; value: unknown }
-  | { type: "image" | "audio"; value: unknown };
+  | { type: "image" | "audio"; value: MessageValue };
 
 export interface ToolSuccessInit {
   callID?: string;
@@ -62,8 +73,7 @@ export class LanguageModelToolError {
 }
 
 export type ContentPart =
-  | { type: "text"; value: string }
-  | { type: "image" | "audio"; value: unknown }
+  | { type: "text" | "image" | "audio"; value: MessageValue }
   | { type: "tool-call"; value: LanguageModelToolCall | ToolCallInit }
   | { type: "tool-result" | "tool-response"; value: LanguageModelToolSuccess | LanguageModelToolError | ToolSuccessInit | ToolErrorInit };
 
@@ -73,6 +83,7 @@ export interface Message {
   prefix?: boolean;
 }
 
+/** A string is one user message with one text part. */
 export type Prompt = string | Message[];
 
 export interface ToolAnnotations {
@@ -95,7 +106,8 @@ export interface ToolContext {
 export interface Tool {
   name: string;
   description: string;
-  inputSchema: { type: "object"; [keyword: string]: unknown };
+  /** A JSON Schema with type "object"; create() rejects anything else with a TypeError. */
+  inputSchema: object;
   annotations?: ToolAnnotations;
   /** With execute the loop runs the tool (closed loop); without, calls come back to the page. */
   execute?(args: Record<string, unknown>, context: ToolContext): unknown;
@@ -156,27 +168,65 @@ export type Backend =
       contextWindow?: number;
     };
 
+/**
+ * The expected input and output types. Caller-supplied tool calls need "tool-call" in
+ * expectedInputs, caller-supplied tool responses "tool-response" ("tool-result" is an
+ * alias), as images need "image": the history → edit → initialPrompts flow declares both.
+ * "tool-call" in expectedOutputs lets prompt() hand calls back to the page.
+ */
+export type ExpectedTypeName = "text" | "image" | "audio" | "tool-call" | "tool-response" | "tool-result";
+
 export interface ExpectedType {
-  type: "text" | "image" | "audio" | "tool-call";
+  type: ExpectedTypeName;
+  /** BCP 47 language tags. */
   languages?: string[];
 }
 
-export interface CreateMonitor extends EventTarget {}
+/** An ExpectedType other than "tool-call": the output of a session whose prompt() is a string. */
+export interface TextExpectedType extends ExpectedType {
+  type: Exclude<ExpectedTypeName, "tool-call">;
+}
 
-export interface CreateOptions {
-  initialPrompts?: Message[];
+export interface CreateMonitorEventMap {
+  downloadprogress: ProgressEvent;
+}
+
+/** The target create()'s monitor callback gets: downloadprogress events, loaded from 0 to 1. */
+export interface CreateMonitor extends EventTarget {
+  addEventListener<K extends keyof CreateMonitorEventMap>(type: K, listener: (this: CreateMonitor, ev: CreateMonitorEventMap[K]) => any, options?: boolean | AddEventListenerOptions): void;
+  addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
+  removeEventListener<K extends keyof CreateMonitorEventMap>(type: K, listener: (this: CreateMonitor, ev: CreateMonitorEventMap[K]) => any, options?: boolean | EventListenerOptions): void;
+  removeEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | EventListenerOptions): void;
+}
+
+/** The spec's sampling modes, and the two an earlier draft had; any other value is a TypeError. */
+export type SamplingMode = "most-predictable" | "predictable" | "slightly-predictable" | "balanced" | "slightly-creative" | "creative" | "most-creative";
+
+/** What availability() reads (the spec's LanguageModelCreateCoreOptions, plus backend and tool use). */
+export interface CreateCoreOptions {
   expectedInputs?: ExpectedType[];
   expectedOutputs?: ExpectedType[];
   tools?: Tool[];
   toolUseConfig?: ToolUseConfig;
-  samplingMode?: string;
+  /** Not together with topK or temperature (TypeError). Default "balanced". */
+  samplingMode?: SamplingMode;
   topK?: number;
   temperature?: number;
-  signal?: AbortSignal;
-  monitor?(monitor: CreateMonitor): void;
   backend?: Backend;
   /** The session's default; a TypeError if it names a tool the session does not declare. */
   toolChoice?: ToolChoice;
+}
+
+export interface CreateOptions extends CreateCoreOptions {
+  initialPrompts?: Message[];
+  /** Aborting it rejects create(), and later the session's in-flight and later calls, with its reason. */
+  signal?: AbortSignal;
+  monitor?(monitor: CreateMonitor): void;
+}
+
+/** create()'s options for a session whose prompt() is a string: no "tool-call" in expectedOutputs. */
+export interface TextCreateOptions extends CreateOptions {
+  expectedOutputs?: TextExpectedType[];
 }
 
 export interface PromptOptions {
@@ -187,8 +237,33 @@ export interface PromptOptions {
   toolChoice?: ToolChoice;
 }
 
-export type PromptResult = string | ({ type: "text"; value: string } | { type: "tool-call"; value: LanguageModelToolCall })[];
-export type StreamChunk = string | { type: "tool-call"; value: LanguageModelToolCall };
+export interface ToolCallPart {
+  type: "tool-call";
+  value: LanguageModelToolCall;
+}
+
+/** What prompt() resolves to: a string, or, when expectedOutputs has "tool-call" and the session is not closed, an array of parts. */
+export type PromptResult = string | ({ type: "text"; value: string } | ToolCallPart)[];
+/** What promptStreaming() yields: text, and in open and hybrid sessions each tool call as its own chunk. */
+export type StreamChunk = string | ToolCallPart;
+/** The chunks of a session whose prompt() resolves to R. */
+export type ChunkOf<R extends PromptResult> = R extends string ? string : StreamChunk;
+
+export interface StreamIteratorOptions {
+  /** true: leaving a for await early leaves the stream (and the prompt) running. */
+  preventCancel?: boolean;
+}
+
+/**
+ * promptStreaming()'s stream: a ReadableStream that is async-iterable in every engine
+ * (WebKit's own are not), with the Streams standard's semantics: leaving a for await early
+ * or cancelling the stream aborts the prompt as its signal would.
+ */
+export type LanguageModelStream<T> = ReadableStream<T> &
+  AsyncIterable<T> & {
+    [Symbol.asyncIterator](options?: StreamIteratorOptions): AsyncIterableIterator<T>;
+    values(options?: StreamIteratorOptions): AsyncIterableIterator<T>;
+  };
 
 export interface ToolCallEventDetail {
   call: LanguageModelToolCall;
@@ -207,6 +282,8 @@ export interface ToolResultEventDetail {
 
 export interface LanguageModelEventMap {
   contextoverflow: Event;
+  /** @deprecated contextoverflow; fires with it. */
+  quotaoverflow: Event;
   toolcall: CustomEvent<ToolCallEventDetail>;
   toolprogress: CustomEvent<ToolProgressEventDetail>;
   toolresult: CustomEvent<ToolResultEventDetail>;
@@ -219,44 +296,52 @@ export interface LanguageModelParams {
   maxTemperature: number;
 }
 
-export class LanguageModel extends EventTarget {
+/**
+ * A session. R is what prompt() resolves to: string for a session created without
+ * "tool-call" in expectedOutputs (as Chrome's types have it), PromptResult otherwise.
+ */
+export class LanguageModel<R extends PromptResult = PromptResult> extends EventTarget {
   private constructor();
+  /** Without "tool-call" in expectedOutputs, prompt() is a string. */
+  static create(options?: TextCreateOptions): Promise<LanguageModel<string>>;
   static create(options?: CreateOptions): Promise<LanguageModel>;
-  static availability(options?: CreateOptions): Promise<Availability>;
+  static availability(options?: CreateCoreOptions): Promise<Availability>;
   static params(): Promise<LanguageModelParams>;
 
   /** A string, or an array of parts when expectedOutputs has tool-call and the session is not closed. */
-  prompt(input: Prompt, options?: PromptOptions): Promise<PromptResult>;
-  promptStreaming(input: Prompt, options?: PromptOptions): ReadableStream<StreamChunk>;
-  append(input: Prompt, options?: { signal?: AbortSignal }): Promise<void>;
-  measureContextUsage(input: Prompt, options?: { signal?: AbortSignal }): Promise<number>;
+  prompt(input: Prompt, options?: PromptOptions): Promise<R>;
+  promptStreaming(input: Prompt, options?: PromptOptions): LanguageModelStream<ChunkOf<R>>;
+  append(input: Prompt, options?: { signal?: AbortSignal }): Promise<undefined>;
+  measureContextUsage(input: Prompt, options?: PromptOptions): Promise<number>;
   readonly contextUsage: number;
   readonly contextWindow: number;
-  oncontextoverflow: ((this: LanguageModel, ev: Event) => unknown) | null;
-  ontoolcall: ((this: LanguageModel, ev: CustomEvent<ToolCallEventDetail>) => unknown) | null;
-  ontoolprogress: ((this: LanguageModel, ev: CustomEvent<ToolProgressEventDetail>) => unknown) | null;
-  ontoolresult: ((this: LanguageModel, ev: CustomEvent<ToolResultEventDetail>) => unknown) | null;
-  readonly samplingMode: string;
-  clone(options?: { signal?: AbortSignal }): Promise<LanguageModel>;
-  destroy(): void;
+  oncontextoverflow: ((this: LanguageModel<R>, ev: Event) => any) | null;
+  ontoolcall: ((this: LanguageModel<R>, ev: CustomEvent<ToolCallEventDetail>) => any) | null;
+  ontoolprogress: ((this: LanguageModel<R>, ev: CustomEvent<ToolProgressEventDetail>) => any) | null;
+  ontoolresult: ((this: LanguageModel<R>, ev: CustomEvent<ToolResultEventDetail>) => any) | null;
+  readonly samplingMode: SamplingMode;
+  clone(options?: { signal?: AbortSignal }): Promise<LanguageModel<R>>;
+  destroy(): undefined;
   /** The whole transcript in the draft-PR form, a deep copy; edit it and pass it as initialPrompts. */
   readonly history: Message[];
 
   /** @deprecated measureContextUsage */
-  measureInputUsage(input: Prompt, options?: { signal?: AbortSignal }): Promise<number>;
+  measureInputUsage(input: Prompt, options?: PromptOptions): Promise<number>;
   /** @deprecated contextUsage */
   readonly inputUsage: number;
   /** @deprecated contextWindow */
   readonly inputQuota: number;
   /** @deprecated oncontextoverflow */
-  onquotaoverflow: ((this: LanguageModel, ev: Event) => unknown) | null;
+  onquotaoverflow: ((this: LanguageModel<R>, ev: Event) => any) | null;
   /** @deprecated */
   readonly topK: number;
   /** @deprecated */
   readonly temperature: number;
 
-  addEventListener<K extends keyof LanguageModelEventMap>(type: K, listener: (this: LanguageModel, ev: LanguageModelEventMap[K]) => unknown, options?: boolean | AddEventListenerOptions): void;
+  addEventListener<K extends keyof LanguageModelEventMap>(type: K, listener: (this: LanguageModel<R>, ev: LanguageModelEventMap[K]) => any, options?: boolean | AddEventListenerOptions): void;
   addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
+  removeEventListener<K extends keyof LanguageModelEventMap>(type: K, listener: (this: LanguageModel<R>, ev: LanguageModelEventMap[K]) => any, options?: boolean | EventListenerOptions): void;
+  removeEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | EventListenerOptions): void;
 }
 
 export interface InstallConfig {
@@ -281,3 +366,89 @@ export interface Installed {
 }
 
 export function install(config?: InstallConfig): Promise<Installed>;
+
+// ---------------------------------------------------------------- the globals
+//
+// install() defines globalThis.LanguageModel (where the browser has none, or its own says
+// "unavailable") and the three tool classes. They are declared here so that a page can use
+// them without importing, in a form that coexists with @types/dom-chromium-ai installed
+// beside this file, whose `declare abstract class LanguageModel` cannot be declared twice
+// and whose statics no namespace may redeclare (RATIONALE.md, "Why are the globals
+// declared that way in language-model.d.ts?"):
+// - the instance type is an interface, which merges with Chrome's class: Chrome's members
+//   with Chrome's exact types (a session with a text output, as Chrome's types know it),
+//   plus this module's own (history, the tool events, samplingMode);
+// - the statics are a namespace of aliases to this module's own statics. Under
+//   @types/dom-chromium-ai each alias conflicts with the class's static of the same name
+//   (TS2440), which the @ts-ignore above it silences: the class's statics stay, Chrome's
+//   types as they are; without those types the aliases are the statics.
+
+import * as self from "./language-model.js";
+
+declare namespace statics {
+  const create: typeof LanguageModel.create;
+  const availability: typeof LanguageModel.availability;
+  const params: typeof LanguageModel.params;
+}
+
+declare global {
+  interface LanguageModel extends EventTarget {
+    prompt(input: self.Prompt, options?: self.PromptOptions): Promise<string>;
+    promptStreaming(input: self.Prompt, options?: self.PromptOptions): self.LanguageModelStream<string>;
+    append(input: self.Prompt, options?: { signal?: AbortSignal }): Promise<undefined>;
+    measureContextUsage(input: self.Prompt, options?: self.PromptOptions): Promise<number>;
+    /** @deprecated measureContextUsage */
+    measureInputUsage(input: self.Prompt, options?: self.PromptOptions): Promise<number>;
+    readonly contextUsage: number;
+    /** @deprecated contextUsage */
+    readonly inputUsage: number;
+    readonly contextWindow: number;
+    /** @deprecated contextWindow */
+    readonly inputQuota: number;
+    oncontextoverflow: ((this: LanguageModel, ev: Event) => any) | null;
+    /** @deprecated oncontextoverflow */
+    onquotaoverflow: ((this: LanguageModel, ev: Event) => any) | null;
+    /** @deprecated */
+    readonly topK: number;
+    /** @deprecated */
+    readonly temperature: number;
+    clone(options?: { signal?: AbortSignal }): Promise<LanguageModel>;
+    destroy(): undefined;
+    addEventListener<K extends keyof LanguageModelEventMap>(type: K, listener: (this: LanguageModel, ev: LanguageModelEventMap[K]) => any, options?: boolean | AddEventListenerOptions): void;
+    addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
+    removeEventListener<K extends keyof LanguageModelEventMap>(type: K, listener: (this: LanguageModel, ev: LanguageModelEventMap[K]) => any, options?: boolean | EventListenerOptions): void;
+    removeEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | EventListenerOptions): void;
+
+    /** The whole transcript in the draft-PR form, a deep copy; edit it and pass it as initialPrompts. */
+    readonly history: self.Message[];
+    ontoolcall: ((this: LanguageModel, ev: CustomEvent<self.ToolCallEventDetail>) => any) | null;
+    ontoolprogress: ((this: LanguageModel, ev: CustomEvent<self.ToolProgressEventDetail>) => any) | null;
+    ontoolresult: ((this: LanguageModel, ev: CustomEvent<self.ToolResultEventDetail>) => any) | null;
+    readonly samplingMode: self.SamplingMode;
+  }
+
+  interface LanguageModelEventMap {
+    contextoverflow: Event;
+    /** @deprecated contextoverflow; fires with it. */
+    quotaoverflow: Event;
+    toolcall: CustomEvent<self.ToolCallEventDetail>;
+    toolprogress: CustomEvent<self.ToolProgressEventDetail>;
+    toolresult: CustomEvent<self.ToolResultEventDetail>;
+  }
+
+  namespace LanguageModel {
+    // @ts-ignore TS2440 beside @types/dom-chromium-ai: its class's create stays
+    export import create = statics.create;
+    // @ts-ignore TS2440 beside @types/dom-chromium-ai: its class's availability stays
+    export import availability = statics.availability;
+    // @ts-ignore TS2440 beside @types/dom-chromium-ai: its class's params stays
+    export import params = statics.params;
+  }
+
+  var LanguageModelToolCall: typeof self.LanguageModelToolCall;
+  type LanguageModelToolCall = self.LanguageModelToolCall;
+  var LanguageModelToolSuccess: typeof self.LanguageModelToolSuccess;
+  type LanguageModelToolSuccess = self.LanguageModelToolSuccess;
+  var LanguageModelToolError: typeof self.LanguageModelToolError;
+  type LanguageModelToolError = self.LanguageModelToolError;
+}

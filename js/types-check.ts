@@ -40,8 +40,10 @@ async function page(): Promise<void> {
   });
   closed.addEventListener("toolcall", (e) => console.log(e.detail.call.name, e.detail.annotations?.title));
   closed.ontoolresult = (e) => console.log(e.detail.result instanceof LanguageModelToolError, e.detail.duration);
-  const answer = await closed.prompt("Weather in Oslo?", { toolChoice: { type: "tool", name: "get_weather" } });
-  if (typeof answer === "string") console.log(answer.toUpperCase());
+  // No "tool-call" in expectedOutputs: prompt() is a string, promptStreaming() yields strings.
+  const answer: string = await closed.prompt("Weather in Oslo?", { toolChoice: { type: "tool", name: "get_weather" } });
+  console.log(answer.toUpperCase());
+  for await (const chunk of closed.promptStreaming("And in Bergen?").values({ preventCancel: true })) console.log(chunk.length);
 
   // Open loop: prompt() may be an array of parts; results go back in either form.
   const open = await LanguageModel.create({
@@ -50,13 +52,17 @@ async function page(): Promise<void> {
     tools: [{ name: weather.name, description: weather.description, inputSchema: weather.inputSchema }],
   });
   const r = await open.prompt("Weather in Rome?");
+  // @ts-expect-error with "tool-call" in expectedOutputs, prompt() may be an array of parts
+  const notText: string = r;
+  console.log(notText);
   if (Array.isArray(r)) {
     for (const part of r) {
       if (part.type !== "tool-call") continue;
       const call: LanguageModelToolCall = part.value;
-      await open.append([
+      const appended: undefined = await open.append([
         { role: "user", content: [{ type: "tool-response", value: new LanguageModelToolSuccess({ callId: call.callId, name: call.name, result: [{ type: "text", value: "sun" }] }) }] },
       ]);
+      console.log(appended);
       await open.append([{ role: "tool-result", content: [{ type: "tool-result", value: new LanguageModelToolError(call.callID, call.name, "offline") }] }]);
     }
   }
@@ -74,11 +80,16 @@ async function page(): Promise<void> {
     if (e instanceof DOMException && e.name === "QuotaExceededError") console.log(before, needed, open.contextWindow);
   }
 
-  // History, edited, fed back.
+  // History, edited, fed back: caller-supplied tool calls and responses are declared.
   const edited: Message[] = open.history.filter((m) => m.role !== "tool-result");
-  const again = await LanguageModel.create({ initialPrompts: edited, tools: [weather] });
+  const again = await LanguageModel.create({
+    initialPrompts: edited,
+    expectedInputs: [{ type: "text" }, { type: "tool-call" }, { type: "tool-response" }],
+    tools: [weather],
+  });
   const copy = await again.clone({ signal: ac.signal });
-  copy.destroy();
+  const gone: undefined = copy.destroy();
+  console.log(gone);
 
   // Backends.
   const backends: Backend[] = [
@@ -96,8 +107,19 @@ async function page(): Promise<void> {
   ];
   for (const backend of backends) console.log(await LanguageModel.availability({ backend }), ready);
 
-  // @ts-expect-error an inputSchema must be an object schema
-  const bad: Tool = { name: "x", description: "x", inputSchema: { type: "string" } };
+  // @ts-expect-error an inputSchema is a JSON Schema object, not a string
+  const bad: Tool = { name: "x", description: "x", inputSchema: "object" };
+  // @ts-expect-error "video" is no expected type
+  await LanguageModel.availability({ expectedInputs: [{ type: "video" }] });
+  // @ts-expect-error an open session's stream yields tool calls too
+  const textOnly: ReadableStream<string> = open.promptStreaming("x");
+  // @ts-expect-error append() resolves to undefined
+  const appendedValue: string = await closed.append("x");
+  console.log(textOnly, appendedValue);
+  // @ts-expect-error no such sampling mode
+  await LanguageModel.create({ samplingMode: "random" });
+  // @ts-expect-error a misspelt option is caught
+  await LanguageModel.create({ expectedOutput: [{ type: "tool-call" }] });
   // @ts-expect-error toolChoice takes no other words
   await closed.prompt("x", { toolChoice: "always" });
   // @ts-expect-error a tool result needs a result or an errorMessage
