@@ -72,10 +72,15 @@ export class Channel {
       let sent = false;
       if (signal) {
         onAbort = () => {
-          if (!this.#pending.has(id) || this.#answered.has(id)) return;
+          const p = this.#pending.get(id);
+          if (!p || this.#answered.has(id)) return;
+          // A reply that arrives while the abort is being sent settles the promise: a
+          // result the engine had finished is kept (the history has it), and its
+          // AbortError becomes the signal's own reason (see #receive).
+          p.abortedWith = { reason: abortReason(signal) };
           if (sent) this.notify({ type: "abort", target: id });
           if (this.#answered.has(id)) return;
-          this.#pending.get(id).reject(abortReason(signal));
+          p.reject(p.abortedWith.reason);
         };
         signal.addEventListener("abort", onAbort);
       }
@@ -160,7 +165,7 @@ export class Channel {
           this.#answered.delete(m.id);
           const p = this.#pending.get(m.id);
           if (!p) return; // aborted or failed already: dropped on purpose
-          if (m.error) p.reject(makeError(m.error));
+          if (m.error) p.reject(p.abortedWith && m.error.name === "AbortError" ? p.abortedWith.reason : makeError(m.error));
           else p.resolve(m.value);
           return;
         }

@@ -11,7 +11,8 @@ import { stash } from "./stash.js";
 import { LanguageModelToolCall, LanguageModelToolError, LanguageModelToolSuccess } from "./tools.js";
 import { wireBackend } from "./webidl.js";
 
-// Progress records the download's progress fractions, and hands them to monitors.
+// Progress records the download's progress fractions, and hands them to monitors;
+// attach returns the function that stops a monitor's events (its create() aborted).
 class Progress {
   fractions = [];
   #listeners = new Set();
@@ -27,13 +28,13 @@ class Progress {
       target.dispatchEvent(ev);
     };
     this.fractions.forEach(fire);
-    if (this.fractions.at(-1) !== 1) {
-      const l = (f) => {
-        fire(f);
-        if (f === 1) this.#listeners.delete(l);
-      };
-      this.#listeners.add(l);
-    }
+    if (this.fractions.at(-1) === 1) return () => {};
+    const l = (f) => {
+      fire(f);
+      if (f === 1) this.#listeners.delete(l);
+    };
+    this.#listeners.add(l);
+    return () => this.#listeners.delete(l);
   }
 }
 

@@ -80,31 +80,140 @@ export function wireInput(value) {
   return Promise.all([...blobs.keys()].map(read)).then(() => plain(value, "DataError", blobs));
 }
 
-// wireOptions turns create()'s options into data: execute and approve go to the stash.
+// ---------------------------------------------------------------- WebIDL types
+
+// toPrompt converts a prompt argument as WebIDL converts a (sequence<LanguageModelMessage>
+// or DOMString): an object with a Symbol.iterator method is iterated into an array (a
+// Set, a generator…); anything else becomes its string, so prompt({}) prompts
+// "[object Object]", prompt(null) "null" and prompt(undefined) "undefined". The messages'
+// own rules are the engine's.
+export function toPrompt(input) {
+  if (input !== null && (typeof input === "object" || typeof input === "function")) {
+    const method = input[Symbol.iterator];
+    if (method !== undefined && method !== null) {
+      if (typeof method !== "function") throw new TypeError("The prompt's Symbol.iterator is not a function.");
+      return sequence(input, method);
+    }
+  }
+  return domString(input);
+}
+
+// sequence iterates an iterable into an array, as WebIDL's sequence<T> conversion.
+function sequence(value, method = value[Symbol.iterator]) {
+  const it = method.call(value);
+  if (it === null || typeof it !== "object") throw new TypeError("The iterator is not an object.");
+  const out = [];
+  for (;;) {
+    const r = it.next();
+    if (r === null || typeof r !== "object") throw new TypeError("The iterator result is not an object.");
+    if (r.done) return out;
+    out.push(r.value);
+  }
+}
+
+// iterableToArray converts a sequence-typed option given as any iterable (a Set, say) to
+// an array; an array, or what is not iterable, is left for the engine to judge.
+function iterableToArray(v) {
+  if (v === null || typeof v !== "object" || Array.isArray(v)) return v;
+  const method = v[Symbol.iterator];
+  return typeof method === "function" ? sequence(v, method) : v;
+}
+
+function domString(v) {
+  if (typeof v === "symbol") throw new TypeError("Cannot convert a Symbol value to a string.");
+  return String(v);
+}
+
+// unrestrictedDouble is WebIDL's unrestricted double: ToNumber (a Symbol or a BigInt
+// throws TypeError).
+function unrestrictedDouble(v) {
+  if (typeof v === "bigint") throw new TypeError("Cannot convert a BigInt value to a number.");
+  return Number(v);
+}
+
+// dictionary checks a dictionary argument: undefined and null are the empty dictionary,
+// any other non-object is a TypeError.
+export function dictionary(v, what) {
+  if (v === undefined || v === null) return {};
+  if (typeof v !== "object" && typeof v !== "function") throw new TypeError(`${what} is not an object.`);
+  return v;
+}
+
+// signalOf reads a dictionary's signal: absent, or an AbortSignal (TypeError otherwise).
+export function signalOf(options, what) {
+  const signal = options.signal;
+  if (signal === undefined) return undefined;
+  const isSignal = typeof AbortSignal === "function" && signal instanceof AbortSignal;
+  if (!isSignal && Object.prototype.toString.call(signal) !== "[object AbortSignal]") {
+    throw new TypeError(`${what}: signal is not an AbortSignal.`);
+  }
+  return signal;
+}
+
+// promptOptions converts LanguageModelPromptOptions (prompt, promptStreaming,
+// measureContextUsage), members read once each in WebIDL's order, toolChoice (beyond the
+// spec) last.
+export function promptOptions(options, what) {
+  const o = dictionary(options, what);
+  const omitResponseConstraintInput = Boolean(o.omitResponseConstraintInput);
+  const responseConstraint = o.responseConstraint;
+  if (responseConstraint !== undefined && (responseConstraint === null || (typeof responseConstraint !== "object" && typeof responseConstraint !== "function"))) {
+    throw new TypeError(`${what}: responseConstraint is not an object.`);
+  }
+  const signal = signalOf(o, what);
+  return { omitResponseConstraintInput, responseConstraint, signal, toolChoice: o.toolChoice };
+}
+
+// schemaData serialises a tool's inputSchema as Chrome reads it: type, properties and
+// required by property access first (getters and Proxy traps run, and what they throw
+// rejects create()), then the whole object as JSON.stringify would see it.
+function schemaData(schema) {
+  if (schema === null || typeof schema !== "object") return plain(schema, "TypeError");
+  const read = { type: schema.type, properties: schema.properties, required: schema.required };
+  const out = plain(schema, "TypeError");
+  if (out === null || typeof out !== "object" || Array.isArray(out)) return out; // a toJSON replaced it
+  for (const [k, v] of Object.entries(read)) {
+    if (v !== undefined && !Object.prototype.hasOwnProperty.call(out, k)) out[k] = plain(v, "TypeError");
+  }
+  return out;
+}
+
+// wireOptions turns create()'s options (availability()'s too) into data: execute and
+// approve go to the stash. Members are read in WebIDL's order (the core options, then
+// create's own), each once; the module's own options (backend, toolUseConfig,
+// toolChoice) come after.
 export function wireOptions(options, st) {
+  const expectedInputs = iterableToArray(options.expectedInputs);
+  const expectedOutputs = iterableToArray(options.expectedOutputs);
+  const samplingMode = options.samplingMode === undefined ? undefined : domString(options.samplingMode);
+  const temperature = options.temperature === undefined ? undefined : unrestrictedDouble(options.temperature);
+  const toolsOption = iterableToArray(options.tools);
+  const topK = options.topK === undefined ? undefined : unrestrictedDouble(options.topK);
+  const initialPrompts = iterableToArray(options.initialPrompts);
   const tools = new Map();
   const ids = [];
-  let wireTools = options.tools;
-  if (wireTools != null && typeof wireTools === "object" && typeof wireTools[Symbol.iterator] === "function") {
+  let wireTools = toolsOption;
+  if (Array.isArray(toolsOption)) {
     wireTools = [];
-    for (const t of options.tools) {
+    for (const t of toolsOption) {
       if (t === null || typeof t !== "object") {
         wireTools.push(t); // the engine names the problem
         continue;
       }
-      const { name, description, inputSchema, annotations, execute } = t;
+      const { annotations, description, execute, inputSchema, name } = t;
       if (execute !== undefined && typeof execute !== "function") throw new TypeError(`tool ${name}: execute must be a function`);
-      const id = stash.store(execute);
-      if (id > 0) ids.push(id);
-      tools.set(name, t);
-      wireTools.push({
+      const data = {
         name: plain(name, "TypeError"),
         description: plain(description, "TypeError"),
-        inputSchema: plain(inputSchema, "TypeError"),
+        inputSchema: schemaData(inputSchema),
         annotations: plain(annotations, "TypeError"),
         hasExecute: typeof execute === "function",
-        execute: id,
-      });
+        execute: -1,
+      };
+      data.execute = stash.store(execute);
+      if (data.execute > 0) ids.push(data.execute);
+      tools.set(name, t);
+      wireTools.push(data);
     }
   } else {
     wireTools = plain(wireTools, "TypeError");
@@ -120,16 +229,20 @@ export function wireOptions(options, st) {
   const backend = options.backend === undefined ? st.backend : wireBackend(options.backend, ids, st);
   const wire = {
     backend,
-    initialPrompts: wireInput(options.initialPrompts),
-    expectedInputs: plain(options.expectedInputs, "TypeError"),
-    expectedOutputs: plain(options.expectedOutputs, "TypeError"),
+    initialPrompts: wireInput(initialPrompts),
+    expectedInputs: plain(expectedInputs, "TypeError"),
+    expectedOutputs: plain(expectedOutputs, "TypeError"),
     tools: wireTools,
     toolUseConfig: use,
-    samplingMode: plain(options.samplingMode, "TypeError"),
+    samplingMode,
+    temperature,
+    topK,
     toolChoice: plain(options.toolChoice, "TypeError"),
   };
-  const expectsToolCalls = Array.isArray(options.expectedOutputs) && options.expectedOutputs.some((o) => o?.type === "tool-call");
-  return { wire, tools, ids, expectsToolCalls };
+  const expectsToolCalls = Array.isArray(expectedOutputs) && expectedOutputs.some((o) => o?.type === "tool-call");
+  // The session's sampling attributes: temperature is a WebIDL float, read back rounded.
+  const params = { samplingMode, temperature: temperature === undefined ? undefined : Math.fround(temperature), topK };
+  return { wire, tools, ids, expectsToolCalls, params };
 }
 
 // wireBackend turns a backend option into data: generate goes to the stash (its id into
