@@ -323,3 +323,27 @@ func TestPackage_Contents(t *testing.T) {
     ".": {
       "types"`, "types first: TypeScript takes the first condition that matches")
 }
+
+// TestPackage_Types: TypeScript finds the package's types through its exports, under
+// both module resolutions an app uses (nodenext for Node, bundler for Vite, webpack and
+// esbuild), and they type what README's first example does.
+func TestPackage_Types(t *testing.T) {
+	dir := npmApp(t, map[string]string{"app.ts": `import { install, LanguageModel, type InstallConfig } from "langmodel";
+
+const config: InstallConfig = { backend: { kind: "scripted", rules: [{ match: "time in", tool: "get_time", arguments: { city: "{{text}}" } }] } };
+const version: number = (await install(config)).version;
+const session = await LanguageModel.create({ tools: [{ name: "get_time", description: "The time in a city",
+  inputSchema: { type: "object", properties: { city: { type: "string" } } }, execute: ({ city }) => ` + "`It is 12:00 in ${city}.`" + ` }] });
+const text: string = await session.prompt("What is the time in Tokyo?");
+// @ts-expect-error: not an option of install()
+await install({ wasmURL: "langmodel.wasm" });
+console.log(version, text);
+`})
+	tsc := filepath.Join(bin(t), "tsc")
+	for _, resolution := range []string{"--module nodenext --moduleResolution nodenext", "--module esnext --moduleResolution bundler"} {
+		t.Run(resolution, func(t *testing.T) {
+			args := append([]string{"--noEmit", "--strict", "--target", "es2022", "--lib", "es2022,dom"}, strings.Fields(resolution)...)
+			run(t, dir, tsc, append(args, "app.ts")...)
+		})
+	}
+}
