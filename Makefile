@@ -8,7 +8,7 @@ PKGS      := ./...
 # The engine's own packages: they must build and test under GOOS=js too.
 ENGINE    := ./session/... ./loop/...
 
-.PHONY: package test-package test-types size test test-native test-race test-js bench fuzz check check-imports deps demo wasm test-wasm-js
+.PHONY: module package test-package test-types size test test-native test-race test-js bench fuzz check check-imports deps demo wasm test-wasm-js
 
 ## test: every test layer (native, the .wasm under wazero, Chromium), from a fresh clone
 test: deps test-native test-race test-js test-wasm-js test-types size test-package
@@ -72,11 +72,7 @@ demo: wasm
 
 ## wasm: the module the page loads, with wasm_exec.js from the Go that built it; prints
 ## its sizes (budget: 1.0 MB brotli, DESIGN.md §5) and sha256
-wasm:
-	@mkdir -p $(BUILD)
-	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w -buildid=' -o $(BUILD)/langmodel.wasm ./wasm/cmd/langmodel
-	cp "$(GOROOT)/lib/wasm/wasm_exec.js" $(BUILD)/wasm_exec.js
-	cp js/*.js js/language-model.d.ts $(BUILD)/
+wasm: module
 	@command -v brotli >/dev/null || echo "make wasm: brotli is missing, so no brotli size (make deps installs it)" >&2
 	@raw=$$(wc -c < $(BUILD)/langmodel.wasm); gz=$$(gzip -9 -c $(BUILD)/langmodel.wasm | wc -c); \
 	  br=$$(brotli -q 11 -c $(BUILD)/langmodel.wasm 2>/dev/null | wc -c); \
@@ -84,11 +80,18 @@ wasm:
 	  sha256sum $(BUILD)/langmodel.wasm; \
 	  test $$br -le 1000000 || echo "make wasm: OVER the 1.0 MB brotli budget of DESIGN.md §5" >&2
 
+## module: what make wasm builds, without the size report (brotli -q 11 takes 10-30 s)
+module:
+	@mkdir -p $(BUILD)
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w -buildid=' -o $(BUILD)/langmodel.wasm ./wasm/cmd/langmodel
+	cp "$(GOROOT)/lib/wasm/wasm_exec.js" $(BUILD)/wasm_exec.js
+	cp js/*.js js/language-model.d.ts $(BUILD)/
+
 ## package: the npm package (never published: "private" in npm/package.json, the one place
 ## its version is written): build/package/ holds the face, its types, the .wasm and Go's
 ## wasm_exec.js (with Go's LICENSE), and `npm pack` makes build/langmodel.tgz from it
 PKG := $(BUILD)/package
-package: wasm
+package: module
 	rm -rf $(PKG) && mkdir -p $(PKG)
 	cp npm/package.json README.md js/*.js js/language-model.d.ts $(BUILD)/langmodel.wasm $(PKG)/
 	cp "$(GOROOT)/lib/wasm/wasm_exec.js" $(PKG)/wasm_exec.js
