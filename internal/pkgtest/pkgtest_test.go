@@ -342,6 +342,7 @@ console.log(version, text);
 	tsc := filepath.Join(bin(t), "tsc")
 	for _, resolution := range []string{"--module nodenext --moduleResolution nodenext", "--module esnext --moduleResolution bundler"} {
 		t.Run(resolution, func(t *testing.T) {
+			t.Parallel()
 			args := append([]string{"--noEmit", "--strict", "--target", "es2022", "--lib", "es2022,dom"}, strings.Fields(resolution)...)
 			run(t, dir, tsc, append(args, "app.ts")...)
 		})
