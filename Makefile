@@ -62,7 +62,7 @@ check-imports:
 	  test -z "$$deps" || (echo "the engine links $$deps (DESIGN.md §2: no I/O in session/ and loop/)" && exit 1)
 	@deps=$$(GOOS=js GOARCH=wasm $(GO) list -deps ./wasm/cmd/langmodel | grep -x -e net/http -e net -e github.com/mailru/easyjson || true); \
 	  test -z "$$deps" || (echo "the module links $$deps (net/http adds ~8 MB, net 53 KB brotli; easyjson's root package pulls net/http: use jlexer and wasm/internal/jsonw)" && exit 1)
-	@leaks=$$(grep -l '"syscall/js"' $$(find wasm -name '*.go' -not -path 'wasm/cmd/*' -not -path 'wasm/jshost/*' -not -path '*/testdata/*') || true); \
+	@leaks=$$(grep -l '"syscall/js"' $$(find wasm -name '*.go' -not -path 'wasm/cmd/*' -not -path '*/testdata/*') || true); \
 	  test -z "$$leaks" || (echo "syscall/js in the binding's core, which must run natively in go test: $$leaks (only wasm/cmd/ may import it)" && exit 1)
 
 ## demo: build the module and serve the demo page on 127.0.0.1 (ADDR=host:port to move it)
