@@ -116,11 +116,9 @@ TSC       := $(NPM_DEV)/node_modules/.bin/tsc --noEmit --strict --target es2022 
 CHROME_TYPES := --typeRoots $(NPM_DEV)/node_modules/@types --types dom-chromium-ai
 test-types:
 	@test -x $(NPM_DEV)/node_modules/.bin/tsc || (echo "test-types: no TypeScript; run make deps" && exit 1)
-	$(TSC) js/types-check.ts
 	@node -e 'const fs = require("fs"); const m = /A closed loop against Ollama[\s\S]*?```js\n([\s\S]*?)```\n/.exec(fs.readFileSync("README.md", "utf8")); if (!m || !fs.readFileSync("js/types-check-globals.ts", "utf8").includes(m[1])) { console.error("test-types: js/types-check-globals.ts must hold the README example (A closed loop against Ollama) verbatim"); process.exit(1); }'
-	$(TSC) js/types-check-globals.ts
-	$(TSC) $(CHROME_TYPES) js/types-check-globals.ts
-	$(TSC) $(CHROME_TYPES) js/types-check-chrome.ts
+	$(TSC) js/types-check.ts js/types-check-globals.ts
+	$(TSC) $(CHROME_TYPES) js/types-check-globals.ts js/types-check-chrome.ts
 
 ## size: the module must stay within DESIGN.md §5's 1.0 MB brotli, with every backend, and
 ## must not link encoding/json's reflection coder (startup: V8 validates all code first)
