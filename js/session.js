@@ -230,6 +230,9 @@ export class LanguageModel extends EventTarget {
 
   async measureContextUsage(input, options = {}) {
     const args = this.#convert(arguments.length, input, options, "LanguageModel.measureContextUsage()");
+    if (args.options.omitResponseConstraintInput && args.options.responseConstraint === undefined) {
+      throw new TypeError("LanguageModel.measureContextUsage(): omitResponseConstraintInput is true but there is no responseConstraint.");
+    }
     const signal = args.options.signal;
     this.#check(signal);
     return this.#request({ type: "measure", input: wireInput(args.prompt) }, signal);

@@ -92,10 +92,34 @@ export function toPrompt(input) {
     const method = input[Symbol.iterator];
     if (method !== undefined && method !== null) {
       if (typeof method !== "function") throw new TypeError("The prompt's Symbol.iterator is not a function.");
-      return sequence(input, method);
+      return sequence(input, method).map(message);
     }
   }
   return domString(input);
+}
+
+// message reads a LanguageModelMessage as WebIDL reads a dictionary: content, prefix and
+// role by property access (a getter on a class works; what it throws propagates), content
+// given as any iterable as a sequence and as a number or boolean as its string, prefix as
+// a boolean. Other members cross as they are, for the engine to judge, as do messages
+// that are not objects (it names the problem).
+function message(m) {
+  if (m === null || typeof m !== "object") return m;
+  const out = { ...m };
+  const content = m.content;
+  if (typeof content === "number" || typeof content === "boolean") {
+    out.content = String(content);
+  } else if (content !== null && typeof content === "object" && !Array.isArray(content)) {
+    const method = content[Symbol.iterator];
+    out.content = typeof method === "function" ? sequence(content, method) : content;
+  } else {
+    out.content = content; // a string, an array, or what the engine refuses by name
+  }
+  const prefix = m.prefix;
+  if (prefix !== undefined) out.prefix = Boolean(prefix);
+  const role = m.role;
+  if (role !== undefined) out.role = domString(role);
+  return out;
 }
 
 // sequence iterates an iterable into an array, as WebIDL's sequence<T> conversion.
@@ -189,7 +213,8 @@ export function wireOptions(options, st) {
   const temperature = options.temperature === undefined ? undefined : unrestrictedDouble(options.temperature);
   const toolsOption = iterableToArray(options.tools);
   const topK = options.topK === undefined ? undefined : unrestrictedDouble(options.topK);
-  const initialPrompts = iterableToArray(options.initialPrompts);
+  let initialPrompts = iterableToArray(options.initialPrompts);
+  if (Array.isArray(initialPrompts)) initialPrompts = initialPrompts.map(message);
   const tools = new Map();
   const ids = [];
   let wireTools = toolsOption;

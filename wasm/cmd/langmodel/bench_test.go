@@ -172,3 +172,36 @@ func BenchmarkModule_StreamThroughput(b *testing.B) {
 	b.ReportMetric(browsertest.Median(rates), "MB/s")
 	b.ReportMetric(0, "ns/op")
 }
+
+// chunksPerStream is how many chunks one timed stream yields.
+const chunksPerStream = 20000
+
+// BenchmarkBrowser_StreamIteration: ns per chunk of `for await` over a stream of strings
+// already queued, in headless Chromium: with Chromium's own async iterator ("native") and
+// with the one the face gives a stream where the engine has none ("face": js/stream.js's
+// iterable, on a page whose ReadableStream lost its iterator, as WebKit's has none). The
+// module is not involved: this is the iterator's own cost.
+func BenchmarkBrowser_StreamIteration(b *testing.B) {
+	for _, variant := range []struct{ name, setup string }{{"native", ""}, {"face", noStreamIterator}} {
+		b.Run(variant.name, func(b *testing.B) {
+			p := browsertest.Shared(b).Open(b, serve(b, "")+"/")
+			require.NoError(b, p.Eval(b.Context(), variant.setup+`globalThis.streams = await import("/js/stream.js");`, nil))
+			var per []float64
+			for b.Loop() {
+				var ns float64
+				require.NoError(b, p.Eval(b.Context(), fmt.Sprintf(`
+					const n = %d;
+					const stream = streams.iterable(new ReadableStream({ start(c) { for (let i = 0; i < n; i++) c.enqueue("c"); c.close(); } }, { highWaterMark: n }));
+					let got = 0;
+					const t0 = performance.now();
+					for await (const c of stream) got++;
+					const ns = (performance.now() - t0) * 1e6 / n;
+					if (got !== n) throw new Error("got " + got);
+					return ns;`, chunksPerStream), &ns))
+				per = append(per, ns)
+			}
+			b.ReportMetric(browsertest.Median(per), "ns/chunk")
+			b.ReportMetric(0, "ns/op")
+		})
+	}
+}

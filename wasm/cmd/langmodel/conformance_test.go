@@ -66,6 +66,21 @@ var conformance = []conformRow{
 		await s.append(new Set([{ role: "user", content: "appended" }]));
 		return [a, b, s.history.at(-1).content[0].value];`,
 		want: `["from a set","from a generator","appended"]`},
+	{name: "a message is read by property access: getters of a class work", section: "WebIDL § dictionary conversion (LanguageModelMessage)", js: `
+		class Message { get role() { return "user"; } get content() { return "from a getter"; } }
+		const s = await LanguageModel.create({ backend: echo, initialPrompts: [new Message()] });
+		return [await s.prompt([new Message()]), s.history.length];`,
+		want: `["from a getter",3]`},
+	{name: "a message's content: any iterable is a sequence, a number its string", section: "§ The API, LanguageModelMessage.content (DOMString or sequence<LanguageModelMessageContent>)", js: `
+		const s = await LanguageModel.create({ backend: echo });
+		return [await s.prompt([{ role: "user", content: new Set([{ type: "text", value: "from a set" }]) }]), await s.prompt([{ role: "user", content: 42 }])];`,
+		want: `["from a set","42"]`},
+	{name: "prefix is converted to a boolean", section: "§ The API, LanguageModelMessage.prefix (boolean)", js: `
+		const s = await LanguageModel.create({ backend: echo });
+		const e = await thrown(s.prompt([{ role: "user", content: "a", prefix: "yes" }]));
+		await s.append([{ role: "user", content: "b", prefix: 0 }]);
+		return [e.name, s.history.length];`,
+		want: `["SyntaxError",1]`},
 	{name: "a throwing Symbol.iterator rejects with its exception", section: "WebIDL § union conversion (GetMethod @@iterator)", js: `
 		const s = await LanguageModel.create({ backend: echo });
 		const boom = new Error("iterator");
@@ -135,25 +150,46 @@ var conformance = []conformRow{
 		ac.abort(reason);
 		return [await same(p, reason), s.history.length];`,
 		want: `[true,0]`},
-	{name: "append and measureContextUsage: the reason itself, before and during", section: "§ append(), measureContextUsage(); writing-assistance-apis § measure AI model input usage", js: `
+	{name: "prompt: aborted while queued, rejects with the reason; the prompt before it goes on", section: "README § Aborting a specific prompt (queued: removed from the queue)", js: `
+		let release;
+		const gate = new Promise((r) => { release = r; });
+		const answers = [gate.then(() => "first"), "third"];
+		const s = await LanguageModel.create({ backend: { kind: "custom", generate: () => answers.shift() } });
+		const reason = new Error("mine");
+		const ac = new AbortController();
+		const first = s.prompt("1");
+		const second = s.prompt("2", { signal: ac.signal });
+		await sleep(5);
+		ac.abort(reason);
+		const r2 = await same(second, reason);
+		release();
+		return [r2, await first, await s.prompt("3"), s.history.length];`,
+		want: `[true,"first","third",4]`},
+	{name: "append and measureContextUsage: the reason itself, before", section: "§ append(), measureContextUsage(); writing-assistance-apis § measure AI model input usage", js: `
 		const s = await LanguageModel.create({ backend: echo });
 		const reason = new Error("mine");
 		const before = new AbortController(); before.abort(reason);
-		const during = new AbortController();
-		const a = s.append("x", { signal: during.signal }), m = s.measureContextUsage("x", { signal: during.signal });
-		during.abort(reason);
-		return [await same(s.append("x", { signal: before.signal }), reason), await same(s.measureContextUsage("x", { signal: before.signal }), reason),
-			await same(a, reason), await same(m, reason), s.history.length];`,
-		want: `[true,true,true,true,0]`},
-	{name: "clone: the reason itself, before and during", section: "§ clone a language model (steps 7, 9 and the abort steps)", js: `
+		return [await same(s.append("x", { signal: before.signal }), reason), await same(s.measureContextUsage("x", { signal: before.signal }), reason), s.history.length];`,
+		want: `[true,true,0]`},
+	{name: "append and clone queued behind a prompt: aborted there, the reason itself", section: "writing-assistance-apis § get an aggregated AI model result (abort steps); § clone a language model (abort steps)", js: `
+		const s = await LanguageModel.create({ backend: hang });
+		const reason = new Error("mine");
+		const stop = new AbortController();
+		const first = s.prompt("block", { signal: stop.signal });
+		const ac = new AbortController();
+		const a = s.append("x", { signal: ac.signal }), c = s.clone({ signal: ac.signal });
+		await sleep(5);
+		ac.abort(reason);
+		const got = [await same(a, reason), await same(c, reason)];
+		stop.abort(reason);
+		return [...got, await same(first, reason), s.history.length];`,
+		want: `[true,true,true,0]`},
+	{name: "clone: the reason itself, before", section: "§ clone a language model, step 9", js: `
 		const s = await LanguageModel.create({ backend: echo });
 		const reason = new Error("mine");
 		const before = new AbortController(); before.abort(reason);
-		const during = new AbortController();
-		const c = s.clone({ signal: during.signal });
-		during.abort(reason);
-		return [await same(s.clone({ signal: before.signal }), reason), await same(c, reason)];`,
-		want: `[true,true]`},
+		return await same(s.clone({ signal: before.signal }), reason);`,
+		want: `true`},
 	{name: "create: the reason itself, before and during", section: "writing-assistance-apis § create an AI model object (signal)", js: `
 		const reason = new Error("mine");
 		const before = new AbortController(); before.abort(reason);
@@ -179,6 +215,19 @@ var conformance = []conformRow{
 		ac.abort(reason);
 		return [first.value, await same(reader.read(), reason), s.history.length];`,
 		want: `["a",true,0]`},
+	{name: "stream.cancel() aborts the prompt as its signal would", section: "writing-assistance-apis § get a streaming AI model result (cancel algorithm); DESIGN.md §3", js: `
+		let toolAborted = false;
+		const s = await LanguageModel.create({
+			backend: script({ calls: [{ name: "weather", arguments: { city: "Oslo" } }] }, { text: "after" }),
+			tools: [weather((a, ctx) => new Promise((res) => ctx.signal.addEventListener("abort", () => { toolAborted = true; res("late"); })))],
+		});
+		const started = new Promise((r) => { s.ontoolcall = r; });
+		const stream = s.promptStreaming("weather?");
+		await started;
+		await stream.cancel(new Error("not interested"));
+		await sleep(20);
+		return [toolAborted, s.history.length, await s.prompt("again")];`,
+		want: `[true,0,"after"]`},
 	{name: "create's signal ties the session: calls in flight and later reject with its reason", section: "README § Session destruction; writing-assistance-apis § create an AI model object", js: `
 		const reason = new Error("gone");
 		const ac = new AbortController();
@@ -312,6 +361,12 @@ var engineRows = []conformRow{
 		const ok = await s.prompt("y", { responseConstraint: { type: "object", required: ["ok"] } });
 		return [e.name, ok, s.history.length];`,
 		want: `["SyntaxError","{\"ok\":true}",2]`},
+	{name: "omitResponseConstraintInput without a responseConstraint is a TypeError", section: "§ measureContextUsage(input, options), step 1; README § Structured output", js: `
+		const s = await LanguageModel.create({ backend: echo });
+		const p = await thrown(s.prompt("x", { omitResponseConstraintInput: true }));
+		const m = await thrown(s.measureContextUsage("x", { omitResponseConstraintInput: true }));
+		return [p.name, m.name, s.history.length, typeof await s.measureContextUsage("x", { omitResponseConstraintInput: true, responseConstraint: { type: "object" } })];`,
+		want: `["TypeError","TypeError",0,"number"]`},
 	{name: "an invalid language tag is a RangeError in create() and availability()", section: "§ validate and canonicalize language model options (Validate and canonicalize language tags)", js: `
 		const o = { backend: echo, expectedInputs: [{ type: "text", languages: ["en-abc-invalid"] }] };
 		return [(await thrown(LanguageModel.create(o))).name, (await thrown(LanguageModel.availability(o))).name];`,
