@@ -126,7 +126,7 @@ async function load(config, progress) {
 // Go's wasm_exec.js is then looked for beside that .wasm, since the two must come from the
 // same Go: see RATIONALE.md "Why are the module's files found beside the face?".
 function assetURLs(config) {
-  const base = globalThis.location?.href ?? (globalThis.process?.cwd ? `file://${globalThis.process.cwd()}/` : undefined);
+  const base = globalThis.location?.href ?? assets.cwd?.();
   if (config.wasm === undefined) {
     return {
       wasm: new URL("./langmodel.wasm", import.meta.url),
@@ -165,9 +165,11 @@ async function loadWasmExec(url) {
 }
 
 // assets holds what install() cannot find in every environment: readFile(url) reads a
-// file: URL's bytes (Node's fetch takes no file: URLs). language-model.node.js, the entry
-// Node resolves, sets it from node:fs, so that this file imports nothing of Node's.
-export const assets = { readFile: null };
+// file: URL's bytes (Node's fetch takes no file: URLs), cwd() is the URL that relative
+// URLs resolve against where there is no page. language-model.node.js, the entry Node
+// resolves, sets both from node:fs and node:url, so that this file imports nothing of
+// Node's.
+export const assets = { readFile: null, cwd: null };
 
 async function readFile(url, progress) {
   if (!assets.readFile) throw new DOMException(`Could not read ${url.href}: file: URLs are read in Node, through language-model.node.js (the package's "node" entry).`, "NetworkError");

@@ -348,3 +348,40 @@ console.log(version, text);
 		})
 	}
 }
+
+// TestPackage_InstallErrors: what install() says when the package's files are not where
+// it looks, in a page and in Node; each failure leaves install() ready to be retried.
+func TestPackage_InstallErrors(t *testing.T) {
+	dir := npmApp(t, map[string]string{"page.html": "<!doctype html>\n<meta charset=utf-8>\n<link rel=icon href=\"data:,\">\n"})
+	base := browsertest.Serve(t, dir, nil)
+	p := browsertest.Shared(t).Open(t, base+"/page.html")
+	var got []string
+	require.NoError(t, p.Eval(t.Context(), `
+		const { install } = await import("/node_modules/langmodel/language-model.js");
+		const out = [];
+		for (const config of [
+			{ wasm: "/nowhere/langmodel.wasm" },
+			{ wasm: "/page.html", wasmExec: "/node_modules/langmodel/wasm_exec.js" },
+			{},
+		]) {
+			try { out.push("version " + (await install(config)).version); } catch (e) { out.push(e.name + ": " + e.message.replaceAll(location.origin, "")); }
+		}
+		return out;`, &got))
+	require.Equal(t, []string{
+		"NetworkError: Could not load /nowhere/wasm_exec.js: Failed to fetch dynamically imported module: /nowhere/wasm_exec.js",
+		`NetworkError: /page.html is not a WebAssembly module (it starts with "<!do"): serve langmodel.wasm there, or pass install({wasm}); a bundler must keep it beside the code (Vite's dev server: optimizeDeps.exclude).`,
+		"version 2",
+	}, got)
+
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "errors.js"), []byte(`import { install } from "langmodel";
+const wasmExec = "node_modules/langmodel/wasm_exec.js";
+for (const config of [{ wasm: "nowhere.wasm" }, { wasm: "nowhere.wasm", wasmExec }, { wasm: "page.html", wasmExec }, { wasm: "node_modules/langmodel/langmodel.wasm" }]) {
+  try { console.log("version " + (await install(config)).version); } catch (e) { console.log(e.name + ": " + e.message.replaceAll(process.cwd(), ".")); }
+}
+`), 0o644))
+	require.Equal(t, `NetworkError: Could not load file://./wasm_exec.js: Cannot find module './wasm_exec.js' imported from ./node_modules/langmodel/install.js
+NetworkError: Could not read file://./nowhere.wasm: ENOENT: no such file or directory, open './nowhere.wasm'
+NetworkError: file://./page.html is not a WebAssembly module (it starts with "<!do"): serve langmodel.wasm there, or pass install({wasm}); a bundler must keep it beside the code (Vite's dev server: optimizeDeps.exclude).
+version 2
+`, run(t, dir, "node", "errors.js"))
+}
