@@ -8,11 +8,11 @@ PKGS      := ./...
 # The engine's own packages: they must build and test under GOOS=js too.
 ENGINE    := ./session/... ./loop/...
 
-.PHONY: browser-table package bench-peers chaos soak test-types size test test-native test-race test-js bench fuzz check check-imports deps demo wasm test-wasm-js
+.PHONY: browser-table module package test-package bench-peers chaos soak test-types size test test-native test-race test-js bench fuzz check check-imports deps demo wasm test-wasm-js
 
 ## test: every test layer (native, the .wasm under wazero, Chromium, Firefox, WebKit), from a
 ## fresh clone. BROWSERS=firefox (or chromium,webkit…) runs the browser tests in those only.
-test: deps test-native test-race test-js test-wasm-js test-types size
+test: deps test-native test-race test-js test-wasm-js test-types size test-package
 
 ## deps: what the tests need: Go modules, the dev-only npm packages (internal/npm, exact
 ## versions from its package-lock.json, no install scripts: esbuild runs without its
@@ -21,12 +21,13 @@ NPM_DEV := internal/npm
 deps:
 	$(GO) mod download
 	cd $(NPM_DEV) && npm ci --ignore-scripts --no-audit --no-fund
+	cd internal/pkgtest && npm ci --ignore-scripts --prefer-offline --no-audit --no-fund --loglevel=error
 	bash .ci/install-chromium.sh
 	bash .ci/install-browsers.sh
 	@command -v brotli >/dev/null || bash .ci/install-debian.sh brotli
 
 test-native:
-	$(GO) test -count=1 $(PKGS)
+	$(GO) test -count=1 $$($(GO) list $(PKGS) | grep -v /internal/pkgtest)
 
 ## test-race: the concurrent engine and binding under the race detector
 test-race:
@@ -82,7 +83,7 @@ check-imports:
 	  test -z "$$deps" || (echo "the engine links $$deps (DESIGN.md §2: no I/O in session/ and loop/)" && exit 1)
 	@deps=$$(GOOS=js GOARCH=wasm $(GO) list -deps ./wasm/cmd/langmodel | grep -x -e net/http -e net -e github.com/mailru/easyjson || true); \
 	  test -z "$$deps" || (echo "the module links $$deps (net/http adds ~8 MB, net 53 KB brotli; easyjson's root package pulls net/http: use jlexer and wasm/internal/jsonw)" && exit 1)
-	@leaks=$$(grep -l '"syscall/js"' $$(find wasm -name '*.go' -not -path 'wasm/cmd/*' -not -path 'wasm/jshost/*' -not -path '*/testdata/*') || true); \
+	@leaks=$$(grep -l '"syscall/js"' $$(find wasm -name '*.go' -not -path 'wasm/cmd/*' -not -path '*/testdata/*') || true); \
 	  test -z "$$leaks" || (echo "syscall/js in the binding's core, which must run natively in go test: $$leaks (only wasm/cmd/ may import it)" && exit 1)
 
 ## demo: build the module and serve the demo page on 127.0.0.1 (ADDR=host:port to move it)
@@ -92,11 +93,7 @@ demo: wasm
 
 ## wasm: the module the page loads, with wasm_exec.js from the Go that built it; prints
 ## its sizes (budget: 850,000 B brotli, issue 12) and sha256
-wasm:
-	@mkdir -p $(BUILD)
-	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w -buildid=' -o $(BUILD)/langmodel.wasm ./wasm/cmd/langmodel
-	cp "$(GOROOT)/lib/wasm/wasm_exec.js" $(BUILD)/wasm_exec.js
-	cp js/*.js js/language-model.d.ts $(BUILD)/
+wasm: module
 	@command -v brotli >/dev/null || echo "make wasm: brotli is missing, so no brotli size (make deps installs it)" >&2
 	@raw=$$(wc -c < $(BUILD)/langmodel.wasm); gz=$$(gzip -9 -c $(BUILD)/langmodel.wasm | wc -c); \
 	  br=$$(brotli -q 11 -c $(BUILD)/langmodel.wasm 2>/dev/null | wc -c); \
@@ -104,17 +101,31 @@ wasm:
 	  sha256sum $(BUILD)/langmodel.wasm; \
 	  test $$br -le $(SIZE_BUDGET) || echo "make wasm: OVER the $(SIZE_BUDGET) B brotli budget (make size)" >&2
 
+## module: what make wasm builds, without the size report (brotli -q 11 takes 10-30 s)
+module:
+	@mkdir -p $(BUILD)
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w -buildid=' -o $(BUILD)/langmodel.wasm ./wasm/cmd/langmodel
+	cp "$(GOROOT)/lib/wasm/wasm_exec.js" $(BUILD)/wasm_exec.js
+	cp js/*.js js/language-model.d.ts $(BUILD)/
+
 ## package: the npm package (never published: "private" in npm/package.json, the one place
 ## its version is written): build/package/ holds the face, its types, the .wasm and Go's
 ## wasm_exec.js (with Go's LICENSE), and `npm pack` makes build/langmodel.tgz from it
 PKG := $(BUILD)/package
-package: wasm
+package: module
 	rm -rf $(PKG) && mkdir -p $(PKG)
-	cp npm/package.json js/*.js js/language-model.d.ts $(BUILD)/langmodel.wasm $(PKG)/
+	cp npm/package.json README.md js/*.js js/language-model.d.ts $(BUILD)/langmodel.wasm $(PKG)/
 	cp "$(GOROOT)/lib/wasm/wasm_exec.js" $(PKG)/wasm_exec.js
-	cp "$(GOROOT)/LICENSE" $(PKG)/LICENSE.go
+	cp "$(GOROOT)/LICENSE" $(PKG)/LICENSE-go
 	cd $(BUILD) && rm -f langmodel-*.tgz && npm pack --silent ./package >/dev/null && mv langmodel-*.tgz langmodel.tgz
 	@printf 'build/langmodel.tgz  %d bytes\n' $$(wc -c < $(BUILD)/langmodel.tgz)
+
+## test-package: the npm package as users use it (internal/pkgtest): the tarball installed
+## into scratch apps built with esbuild, vite build, vite dev and webpack (pinned in
+## internal/pkgtest/package.json, installed by make deps), and plain files, run in
+## Chromium; the same API in Node (node main.js, node --test)
+test-package:
+	$(GO) test -count=1 ./internal/pkgtest/
 
 ## test-types: compile-test js/language-model.d.ts under tsc --strict (TypeScript and
 ## @types/dom-chromium-ai from internal/npm, pinned, never shipped): code a page would write

@@ -103,6 +103,7 @@ async function load(config, progress) {
   const { wasm, wasmExec } = assetURLs(config);
   if (typeof globalThis.Go !== "function") await loadWasmExec(wasmExec);
   const bytes = wasm.protocol === "file:" ? await readFile(wasm, progress) : await download(wasm, progress, fetchFn);
+  notWasm(wasm, bytes);
   const go = new globalThis.Go();
   const ready = new Promise((resolve) => (globalThis.__langmodel_ready = resolve));
   const { instance } = await WebAssembly.instantiate(bytes, go.importObject);
@@ -125,7 +126,7 @@ async function load(config, progress) {
 // Go's wasm_exec.js is then looked for beside that .wasm, since the two must come from the
 // same Go: see RATIONALE.md "Why are the module's files found beside the face?".
 function assetURLs(config) {
-  const base = globalThis.location?.href ?? (globalThis.process?.cwd ? `file://${globalThis.process.cwd()}/` : undefined);
+  const base = globalThis.location?.href ?? assets.cwd?.();
   if (config.wasm === undefined) {
     return {
       wasm: new URL("./langmodel.wasm", import.meta.url),
@@ -134,6 +135,19 @@ function assetURLs(config) {
   }
   const wasm = new URL(config.wasm, base);
   return { wasm, wasmExec: new URL(config.wasmExec ?? "wasm_exec.js", config.wasmExec === undefined ? wasm : base) };
+}
+
+// notWasm throws when bytes are not a WebAssembly module: a server's fallback page where
+// the file should be, which is what a bundler that moved the code away from the .wasm
+// gives (Vite's dev server pre-bundling, say), named instead of a compile error.
+function notWasm(url, bytes) {
+  const head = new Uint8Array(bytes.buffer ?? bytes, bytes.byteOffset ?? 0, Math.min(bytes.byteLength, 4));
+  if (head.length === 4 && head[0] === 0 && head[1] === 0x61 && head[2] === 0x73 && head[3] === 0x6d) return;
+  const start = JSON.stringify(new TextDecoder().decode(head));
+  throw new DOMException(
+    `${url.href} is not a WebAssembly module (it starts with ${start}): serve langmodel.wasm there, or pass install({wasm}); a bundler must keep it beside the code (Vite's dev server: optimizeDeps.exclude).`,
+    "NetworkError",
+  );
 }
 
 // loadWasmExec runs Go's wasm_exec.js, a classic script that defines globalThis.Go, as a
@@ -151,9 +165,11 @@ async function loadWasmExec(url) {
 }
 
 // assets holds what install() cannot find in every environment: readFile(url) reads a
-// file: URL's bytes (Node's fetch takes no file: URLs). language-model.node.js, the entry
-// Node resolves, sets it from node:fs, so that this file imports nothing of Node's.
-export const assets = { readFile: null };
+// file: URL's bytes (Node's fetch takes no file: URLs), cwd() is the URL that relative
+// URLs resolve against where there is no page. language-model.node.js, the entry Node
+// resolves, sets both from node:fs and node:url, so that this file imports nothing of
+// Node's.
+export const assets = { readFile: null, cwd: null };
 
 async function readFile(url, progress) {
   if (!assets.readFile) throw new DOMException(`Could not read ${url.href}: file: URLs are read in Node, through language-model.node.js (the package's "node" entry).`, "NetworkError");

@@ -345,9 +345,9 @@ export class LanguageModel<R extends PromptResult = PromptResult> extends EventT
 }
 
 export interface InstallConfig {
-  /** URL of langmodel.wasm, relative to the page; default "langmodel.wasm". */
+  /** URL of langmodel.wasm (a string is relative to the page; in Node, to the working directory); default: the one beside language-model.js. */
   wasm?: string | URL;
-  /** URL of Go's wasm_exec.js; default beside the .wasm. Not loaded when globalThis.Go exists. */
+  /** URL of Go's wasm_exec.js; default: the one beside language-model.js, or beside `wasm` when that is given. Not loaded when globalThis.Go exists. */
   wasmExec?: string | URL;
   /** The default backend of create(); default: the offline demo model (scripted rules). */
   backend?: Backend;

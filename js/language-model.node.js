@@ -5,8 +5,10 @@
 // its own) and no DOM media inputs (Blob, ArrayBuffer and typed arrays still work).
 
 import { readFile } from "node:fs/promises";
+import { pathToFileURL } from "node:url";
 import { assets } from "./install.js";
 
 assets.readFile = (url) => readFile(url);
+assets.cwd = () => pathToFileURL(`${process.cwd()}/`).href;
 
 export * from "./language-model.js";

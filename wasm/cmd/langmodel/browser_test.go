@@ -15,7 +15,8 @@ import (
 	"langmodel/internal/replay"
 )
 
-// serve serves the module, Go's wasm_exec.js and js/ under /js/, beside root, and a
+// serve serves the module, Go's wasm_exec.js and js/ under /js/ (the module and
+// wasm_exec.js also beside it, where install() looks by default), beside root, and a
 // replay server of recorded model streams under /r/ (internal/replay), which the
 // page reaches with its real fetch. Bodies go out in flushed pieces of 64 bytes, 1 ms
 // apart, so that fetch sees many chunks, cut anywhere.
@@ -24,7 +25,10 @@ func serve(t testing.TB, root string) string {
 		"/langmodel.wasm": browsertest.File(moduleWasm),
 		"/wasm_exec.js":   browsertest.File(browsertest.WasmExecJS(t)),
 		"/js/":            http.StripPrefix("/js/", http.FileServer(http.Dir("../../../js"))),
-		"/r/":             &replay.Server{Split: 64, Pause: time.Millisecond},
+		// Where install() looks by default: beside the face, as in the npm package.
+		"/js/langmodel.wasm": browsertest.File(moduleWasm),
+		"/js/wasm_exec.js":   browsertest.File(browsertest.WasmExecJS(t)),
+		"/r/":                &replay.Server{Split: 64, Pause: time.Millisecond},
 	})
 }
 

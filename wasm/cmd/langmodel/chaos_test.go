@@ -19,7 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"langmodel/internal/chaos"
-	"langmodel/wasm/jshost"
+	"langmodel/internal/jshost"
 )
 
 // The chaos suite (internal/chaos, issue 13) in the real module under the wazero host.

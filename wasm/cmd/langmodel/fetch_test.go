@@ -13,7 +13,7 @@ import (
 
 	"github.com/dop251/goja"
 
-	"langmodel/wasm/jshost"
+	"langmodel/internal/jshost"
 )
 
 // fetchJS is the JS half of the wazero host's fetch (the host has none): a fetch(url,

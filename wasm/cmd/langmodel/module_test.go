@@ -16,8 +16,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"langmodel/internal/browsertest"
+	"langmodel/internal/jshost"
 	"langmodel/internal/replay"
-	"langmodel/wasm/jshost"
 )
 
 // moduleWasm is the module under test, built once per test binary by TestMain with the Go

@@ -19,7 +19,8 @@ import (
 	"github.com/tetratelabs/wazero"
 )
 
-// programs are the GOOS=js test programs under testdata/, built once by TestMain.
+// programs are the GOOS=js test programs under wasm/testdata/jshost/ (syscall/js
+// lives under wasm/ only, DESIGN.md §2), built once by TestMain.
 var programs = []string{"echo", "reenter", "print", "deadlock", "grow", "panic"}
 
 var wasmDir string
@@ -32,7 +33,7 @@ func TestMain(m *testing.M) {
 	}
 	args := []string{"build", "-trimpath", "-o", dir + string(os.PathSeparator)}
 	for _, p := range programs {
-		args = append(args, "./testdata/"+p)
+		args = append(args, "../../wasm/testdata/jshost/"+p)
 	}
 	cmd := exec.Command("go", args...)
 	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
