@@ -80,11 +80,16 @@ globalThis.until = async (f, what, ms = 15000) => {
 };
 globalThis.$ = (sel) => document.querySelector(sel);
 globalThis.$$ = (sel) => [...document.querySelectorAll(sel)];
-// say types text and sends it; it returns once the page is busy with it.
+// say types text and sends it; it returns once the page has taken it as a turn. That
+// is a new user entry, not a busy page: WebKit drains microtasks after each event
+// listener, even inside requestSubmit(), so a scripted turn with nothing to wait for
+// has ended before requestSubmit() returns there.
 globalThis.say = (text) => {
+	const users = () => demo.state.entries.filter((e) => e.kind === "user").length;
+	const before = users();
 	$("#input").value = text;
 	$("#composer").requestSubmit();
-	if (document.body.dataset.busy !== "true") throw new Error("the page did not start the turn: " + text);
+	if (users() !== before + 1) throw new Error("the page did not start the turn: " + text);
 };
 globalThis.idle = () => until(() => document.body.dataset.busy === "false", "the turn to end");
 globalThis.choose = (name, value) => {
