@@ -369,8 +369,14 @@ var engineRows = []conformRow{
 		want: `["TypeError","TypeError",0,"number"]`},
 	{name: "an invalid language tag is a RangeError in create() and availability()", section: "§ validate and canonicalize language model options (Validate and canonicalize language tags)", js: `
 		const o = { backend: echo, expectedInputs: [{ type: "text", languages: ["en-abc-invalid"] }] };
-		return [(await thrown(LanguageModel.create(o))).name, (await thrown(LanguageModel.availability(o))).name];`,
-		want: `["RangeError","RangeError"]`},
+		const kind = (e) => [e instanceof RangeError, e instanceof DOMException, e.name];
+		return [kind(await thrown(LanguageModel.create(o))), kind(await thrown(LanguageModel.availability(o)))];`,
+		want: `[[true,false,"RangeError"],[true,false,"RangeError"]]`},
+	{name: "a temperature below 0 or a topK below 1 is a RangeError, an ECMAScript one", section: "README § Configuration per session (temperature below 0, topK below 1: RangeError); WebIDL § simple exceptions", js: `
+		const kind = (e) => [e instanceof RangeError, e instanceof DOMException, e.name];
+		return [kind(await thrown(LanguageModel.create({ backend: echo, temperature: -0.5 }))), kind(await thrown(LanguageModel.create({ backend: echo, topK: 0 }))),
+			kind(await thrown(LanguageModel.availability({ backend: echo, topK: 0 })))];`,
+		want: `[[true,false,"RangeError"],[true,false,"RangeError"],[true,false,"RangeError"]]`},
 	{name: "availability follows the languages: unknown is unavailable", section: "§ Availability (compute language model options availability); issue 9 item 11", js: `
 		return [await LanguageModel.availability({ expectedInputs: [{ type: "text", languages: ["unk"] }] }), await LanguageModel.availability({ expectedInputs: [{ type: "text", languages: ["EN"] }] })];`,
 		want: `["unavailable","available"]`},
