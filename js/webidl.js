@@ -185,7 +185,29 @@ export function promptOptions(options, what) {
     throw new TypeError(`${what}: responseConstraint is not an object.`);
   }
   const signal = signalOf(o, what);
+  if (responseConstraint instanceof RegExp) regExpFlags(responseConstraint, what);
   return { omitResponseConstraintInput, responseConstraint, signal, toolChoice: o.toolChoice };
+}
+
+// The flags of a RegExp responseConstraint that leave what the module checks unchanged:
+// the answer is tested whole, from its start, by relin, which reads the source in Unicode
+// mode and has no flags of its own. "d" (indices) and "g" (lastIndex, which a test from
+// the start ignores) change nothing about whether the answer matches, and "u" is the
+// mode relin reads. The others would be dropped silently: "i", "m", "s" and "v" change
+// what matches, "y" anchors the match at the start (README § Decisions).
+const HONOURED_FLAGS = "dgu";
+
+// regExpFlags throws NotSupportedError naming the flags of a RegExp constraint the
+// module cannot honour, before anything is sent.
+function regExpFlags(re, what) {
+  const flags = String(re.flags);
+  const refused = [...flags].filter((f) => !HONOURED_FLAGS.includes(f));
+  if (refused.length === 0) return;
+  const names = refused.map((f) => `"${f}"`).join(", ");
+  throw new DOMException(
+    `${what}: the responseConstraint /${re.source}/${flags} has the flag${refused.length > 1 ? "s" : ""} ${names}, which the module cannot honour: only "d", "g" and "u" are.`,
+    "NotSupportedError",
+  );
 }
 
 // schemaData serialises a tool's inputSchema as Chrome reads it: type, properties and

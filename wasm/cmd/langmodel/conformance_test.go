@@ -361,6 +361,22 @@ var engineRows = []conformRow{
 		const ok = await s.prompt("y", { responseConstraint: { type: "object", required: ["ok"] } });
 		return [e.name, ok, s.history.length];`,
 		want: `["SyntaxError","{\"ok\":true}",2]`},
+	{name: "a RegExp constraint with a flag the module cannot honour is a NotSupportedError naming it, sent nowhere", section: "README § Structured output with JSON schema or RegExp constraints (the answer matches the RegExp); README § Decisions (RegExp flags)", js: `
+		let calls = 0;
+		const s = await LanguageModel.create({ backend: { kind: "custom", generate: () => { calls++; return "abc"; } } });
+		const e = await thrown(s.prompt("x", { responseConstraint: /ABC/i }));
+		const st = (() => { try { s.promptStreaming("x", { responseConstraint: /^abc$/my }); return "returned"; } catch (e) { return e.name + ": " + e.message; } })();
+		const m = await thrown(s.measureContextUsage("x", { responseConstraint: /a.c/s }));
+		return [e instanceof DOMException, e.name, e.message, st, m.name, calls, s.history.length];`,
+		want: `[true,"NotSupportedError","LanguageModel.prompt(): the responseConstraint /ABC/i has the flag \"i\", which the module cannot honour: only \"d\", \"g\" and \"u\" are.",
+			"NotSupportedError: LanguageModel.promptStreaming(): the responseConstraint /^abc$/my has the flags \"m\", \"y\", which the module cannot honour: only \"d\", \"g\" and \"u\" are.",
+			"NotSupportedError",0,0]`},
+	{name: "a RegExp constraint with the flags d, g or u holds as without them", section: "README § Structured output with JSON schema or RegExp constraints; README § Decisions (RegExp flags)", js: `
+		const s = await LanguageModel.create({ backend: { kind: "custom", generate: () => "abc" } });
+		const ok = [await s.prompt("x", { responseConstraint: /b/g }), await s.prompt("x", { responseConstraint: /^a.c$/u }), await s.prompt("x", { responseConstraint: /abc/gu })];
+		const e = await thrown(s.prompt("x", { responseConstraint: /ABC/g }));
+		return [ok, e.name, s.history.length];`,
+		want: `[["abc","abc","abc"],"SyntaxError",6]`},
 	{name: "omitResponseConstraintInput without a responseConstraint is a TypeError", section: "§ measureContextUsage(input, options), step 1; README § Structured output", js: `
 		const s = await LanguageModel.create({ backend: echo });
 		const p = await thrown(s.prompt("x", { omitResponseConstraintInput: true }));
