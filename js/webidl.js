@@ -92,7 +92,7 @@ export function toPrompt(input) {
     const method = input[Symbol.iterator];
     if (method !== undefined && method !== null) {
       if (typeof method !== "function") throw new TypeError("The prompt's Symbol.iterator is not a function.");
-      return sequence(input, method).map(message);
+      return sequence(input, method).map((m, i) => message(m, i));
     }
   }
   return domString(input);
@@ -100,26 +100,72 @@ export function toPrompt(input) {
 
 // message reads a LanguageModelMessage as WebIDL reads a dictionary: content, prefix and
 // role by property access (a getter on a class works; what it throws propagates), content
-// given as any iterable as a sequence and as a number or boolean as its string, prefix as
+// given as any iterable as a sequence of parts (each read by contentPart) and as a number
+// or boolean as its string, prefix as
 // a boolean. Other members cross as they are, for the engine to judge, as do messages
 // that are not objects (it names the problem).
-function message(m) {
+function message(m, i) {
   if (m === null || typeof m !== "object") return m;
   const out = { ...m };
   const content = m.content;
   if (typeof content === "number" || typeof content === "boolean") {
     out.content = String(content);
-  } else if (content !== null && typeof content === "object" && !Array.isArray(content)) {
+  } else if (content !== null && typeof content === "object") {
     const method = content[Symbol.iterator];
-    out.content = typeof method === "function" ? sequence(content, method) : content;
+    out.content = typeof method === "function" ? sequence(content, method).map((p, j) => contentPart(p, i, j)) : content;
   } else {
-    out.content = content; // a string, an array, or what the engine refuses by name
+    out.content = content; // a string, or what the engine refuses by name
   }
   const prefix = m.prefix;
   if (prefix !== undefined) out.prefix = Boolean(prefix);
   const role = m.role;
   if (role !== undefined) out.role = domString(role);
   return out;
+}
+
+// contentPart reads a LanguageModelMessageContent as WebIDL reads a dictionary: type and
+// value by property access, in that order (getters of a class work; what they throw
+// propagates), both required (TypeError when missing), type as a DOMString. The value's
+// own rules (a string for text, a dictionary for a tool call…) are the engine's, as is the
+// type's enum, which names the module's alias tool-result too; other members cross as
+// they are.
+function contentPart(p, i, j) {
+  const where = `message ${i} part ${j}`;
+  if (p !== undefined && p !== null && typeof p !== "object" && typeof p !== "function") {
+    throw new TypeError(`${where} is not an object.`);
+  }
+  const type = p?.type;
+  if (type === undefined) throw new TypeError(`${where}: the required member type is missing.`);
+  const value = p.value;
+  if (value === undefined) throw new TypeError(`${where}: the required member value is missing.`);
+  return { ...p, type: domString(type), value };
+}
+
+// expected reads a LanguageModelExpected (an entry of expectedInputs or expectedOutputs)
+// as WebIDL reads a dictionary: languages, then type (required), by property access;
+// languages is a sequence<DOMString> (any iterable, each entry converted with String();
+// anything else is a TypeError), type a DOMString whose enum the engine checks.
+function expected(e, option, i) {
+  const where = `${option}[${i}]`;
+  if (e !== undefined && e !== null && typeof e !== "object" && typeof e !== "function") {
+    throw new TypeError(`${where} is not an object.`);
+  }
+  const languages = e?.languages;
+  const type = e?.type;
+  if (type === undefined) throw new TypeError(`${where}: the required member type is missing.`);
+  const out = { type: domString(type) };
+  if (languages !== undefined) {
+    const method = languages !== null && typeof languages === "object" ? languages[Symbol.iterator] : undefined;
+    if (typeof method !== "function") throw new TypeError(`${where}.languages is not a sequence.`);
+    out.languages = sequence(languages, method).map(domString);
+  }
+  return out;
+}
+
+// expectedList converts expectedInputs or expectedOutputs: a sequence of expected.
+function expectedList(v, option) {
+  const list = iterableToArray(v);
+  return Array.isArray(list) ? list.map((e, i) => expected(e, option, i)) : list;
 }
 
 // sequence iterates an iterable into an array, as WebIDL's sequence<T> conversion.
@@ -229,14 +275,14 @@ function schemaData(schema) {
 // create's own), each once; the module's own options (backend, toolUseConfig,
 // toolChoice) come after.
 export function wireOptions(options, st) {
-  const expectedInputs = iterableToArray(options.expectedInputs);
-  const expectedOutputs = iterableToArray(options.expectedOutputs);
+  const expectedInputs = expectedList(options.expectedInputs, "expectedInputs");
+  const expectedOutputs = expectedList(options.expectedOutputs, "expectedOutputs");
   const samplingMode = options.samplingMode === undefined ? undefined : domString(options.samplingMode);
   const temperature = options.temperature === undefined ? undefined : unrestrictedDouble(options.temperature);
   const toolsOption = iterableToArray(options.tools);
   const topK = options.topK === undefined ? undefined : unrestrictedDouble(options.topK);
   let initialPrompts = iterableToArray(options.initialPrompts);
-  if (Array.isArray(initialPrompts)) initialPrompts = initialPrompts.map(message);
+  if (Array.isArray(initialPrompts)) initialPrompts = initialPrompts.map((m, i) => message(m, i));
   const tools = new Map();
   const ids = [];
   let wireTools = toolsOption;

@@ -75,6 +75,34 @@ var conformance = []conformRow{
 		const s = await LanguageModel.create({ backend: echo });
 		return [await s.prompt([{ role: "user", content: new Set([{ type: "text", value: "from a set" }]) }]), await s.prompt([{ role: "user", content: 42 }])];`,
 		want: `["from a set","42"]`},
+	{name: "a content part is read by property access: getters of a class work, type is its string", section: "§ The API, LanguageModelMessageContent (dictionary: type, value); WebIDL § dictionary conversion", js: `
+		class Part { get type() { return "text"; } get value() { return "from a getter"; } }
+		const s = await LanguageModel.create({ backend: echo, initialPrompts: [{ role: "system", content: [new Part()] }] });
+		const a = await s.prompt([{ role: "user", content: [new Part()] }]);
+		const b = await s.prompt([{ role: "user", content: new Set([{ type: { toString: () => "text" }, value: "a type converted" }]) }]);
+		return [a, b, s.history[0].content[0].value, s.history.length];`,
+		want: `["from a getter","a type converted","from a getter",5]`},
+	{name: "a content part without type or value is a TypeError; a throwing getter rejects with its exception", section: "§ The API, LanguageModelMessageContent (required type, required value); WebIDL § dictionary conversion", js: `
+		const s = await LanguageModel.create({ backend: echo });
+		const err = async (content) => { const e = await thrown(s.prompt([{ role: "user", content }])); return e instanceof TypeError ? e.message : e; };
+		const boom = new RangeError("boom");
+		return [await err([{ type: "text" }]), await err([{ value: "x" }]), await err([null]), await err(["text"]),
+			(await thrown(s.append([{ role: "user", content: [{ type: "text", get value() { throw boom; } }] }]))) === boom,
+			(await thrown(LanguageModel.create({ backend: echo, initialPrompts: [{ role: "user", content: [{ value: "x" }] }] }))).name, s.history.length];`,
+		want: `["message 0 part 0: the required member value is missing.","message 0 part 0: the required member type is missing.",
+			"message 0 part 0: the required member type is missing.","message 0 part 0 is not an object.",true,"TypeError",0]`},
+	{name: "expected languages are a sequence<DOMString>: any iterable, each its string; anything else a TypeError", section: "§ The API, LanguageModelExpected.languages (sequence<DOMString>); WebIDL § sequence conversion", js: `
+		const unk = { toString: () => "unk" };
+		class Expected { get type() { return "text"; } get languages() { return new Set(["unk"]); } }
+		const answers = [await LanguageModel.availability({ backend: echo, expectedInputs: [{ type: "text", languages: new Set(["unk"]) }] }),
+			await LanguageModel.availability({ backend: echo, expectedOutputs: [{ type: "text", languages: [unk] }] }),
+			await LanguageModel.availability({ backend: echo, expectedInputs: [new Expected()] }),
+			await LanguageModel.availability({ backend: echo, expectedInputs: [{ type: "text", languages: new Set(["EN"]) }] })];
+		const err = async (o) => { const e = await thrown(LanguageModel.create({ backend: echo, ...o })); return e instanceof TypeError ? e.message : e; };
+		return [answers, await err({ expectedInputs: [{ type: "text", languages: "en" }] }), await err({ expectedOutputs: [{ type: "text", languages: { 0: "en", length: 1 } }] }),
+			await err({ expectedInputs: [{ languages: ["en"] }] }), await err({ expectedInputs: [{ type: "text", languages: [Symbol("en")] }] })];`,
+		want: `[["unavailable","unavailable","unavailable","available"],"expectedInputs[0].languages is not a sequence.","expectedOutputs[0].languages is not a sequence.",
+			"expectedInputs[0]: the required member type is missing.","Cannot convert a Symbol value to a string."]`},
 	{name: "prefix is converted to a boolean", section: "§ The API, LanguageModelMessage.prefix (boolean)", js: `
 		const s = await LanguageModel.create({ backend: echo });
 		const e = await thrown(s.prompt([{ role: "user", content: "a", prefix: "yes" }]));
