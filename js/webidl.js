@@ -231,8 +231,22 @@ export function promptOptions(options, what) {
     throw new TypeError(`${what}: responseConstraint is not an object.`);
   }
   const signal = signalOf(o, what);
-  if (responseConstraint instanceof RegExp) regExpFlags(responseConstraint, what);
+  if (regExpSource(responseConstraint) !== undefined) regExpFlags(responseConstraint, what);
   return { omitResponseConstraintInput, responseConstraint, signal, toolChoice: o.toolChoice };
+}
+
+const sourceOf = Object.getOwnPropertyDescriptor(RegExp.prototype, "source").get;
+
+// regExpSource returns the source of a RegExp (any realm's: the check is the internal
+// slot's, as the browser's IsRegExp, not instanceof, which an iframe's RegExp fails and
+// would then cross as the JSON Schema {}, which holds for any answer), else undefined.
+export function regExpSource(v) {
+  if (v === null || typeof v !== "object" || v === RegExp.prototype) return undefined;
+  try {
+    return sourceOf.call(v);
+  } catch {
+    return undefined;
+  }
 }
 
 // The flags of a RegExp responseConstraint that leave what the module checks unchanged:
@@ -251,7 +265,7 @@ function regExpFlags(re, what) {
   if (refused.length === 0) return;
   const names = refused.map((f) => `"${f}"`).join(", ");
   throw new DOMException(
-    `${what}: the responseConstraint /${re.source}/${flags} has the flag${refused.length > 1 ? "s" : ""} ${names}, which the module cannot honour: only "d", "g" and "u" are.`,
+    `${what}: the responseConstraint /${regExpSource(re)}/${flags} has the flag${refused.length > 1 ? "s" : ""} ${names}, which the module cannot honour: only "d", "g" and "u" are.`,
     "NotSupportedError",
   );
 }

@@ -405,6 +405,16 @@ var engineRows = []conformRow{
 		const e = await thrown(s.prompt("x", { responseConstraint: /ABC/g }));
 		return [ok, e.name, s.history.length];`,
 		want: `[["abc","abc","abc"],"SyntaxError",6]`},
+	{name: "a RegExp constraint from another realm (an iframe's) is a RegExp, not the schema {}", section: "README § Structured output with JSON schema or RegExp constraints (a RegExp object); WebIDL § object (any realm)", browserOnly: true, js: `
+		await lm.install({ wasm: "/langmodel.wasm" });
+		const frame = document.createElement("iframe");
+		document.documentElement.append(frame);
+		const Other = frame.contentWindow.RegExp;
+		const s = await LanguageModel.create({ backend: { kind: "custom", generate: () => "abd" } });
+		const e = await thrown(s.prompt("x", { responseConstraint: new Other("^abc$") }));
+		const f = await thrown(s.prompt("x", { responseConstraint: new Other("abd", "i") }));
+		return [new Other("x") instanceof RegExp, e.name, f.name, await s.prompt("x", { responseConstraint: new Other("^abd$") }), s.history.length];`,
+		want: `[false,"SyntaxError","NotSupportedError","abd",2]`},
 	{name: "omitResponseConstraintInput without a responseConstraint is a TypeError", section: "§ measureContextUsage(input, options), step 1; README § Structured output", js: `
 		const s = await LanguageModel.create({ backend: echo });
 		const p = await thrown(s.prompt("x", { omitResponseConstraintInput: true }));
