@@ -235,6 +235,22 @@ export function promptOptions(options, what) {
   return { omitResponseConstraintInput, responseConstraint, signal, toolChoice: o.toolChoice };
 }
 
+// unicodeMode throws NotSupportedError for a RegExp without "u" whose source is not valid
+// in Unicode mode, where the module reads it (an identity escape such as \- or a lone ]
+// or {): the page's RegExp is valid, so the engine's SyntaxError would misname it.
+function unicodeMode(re, what) {
+  const src = regExpSource(re);
+  if (String(re.flags).includes("u")) return;
+  try {
+    new RegExp(src, "u");
+  } catch (e) {
+    throw new DOMException(
+      `${what}: the responseConstraint /${src}/ is read in Unicode mode (the "u" flag), where it is not valid (${e.message}); write it as it would be with "u".`,
+      "NotSupportedError",
+    );
+  }
+}
+
 const sourceOf = Object.getOwnPropertyDescriptor(RegExp.prototype, "source").get;
 
 // regExpSource returns the source of a RegExp (any realm's: the check is the internal
@@ -262,7 +278,10 @@ const HONOURED_FLAGS = "dgu";
 function regExpFlags(re, what) {
   const flags = String(re.flags);
   const refused = [...flags].filter((f) => !HONOURED_FLAGS.includes(f));
-  if (refused.length === 0) return;
+  if (refused.length === 0) {
+    unicodeMode(re, what);
+    return;
+  }
   const names = refused.map((f) => `"${f}"`).join(", ");
   throw new DOMException(
     `${what}: the responseConstraint /${regExpSource(re)}/${flags} has the flag${refused.length > 1 ? "s" : ""} ${names}, which the module cannot honour: only "d", "g" and "u" are.`,

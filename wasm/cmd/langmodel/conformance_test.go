@@ -405,6 +405,14 @@ var engineRows = []conformRow{
 		const e = await thrown(s.prompt("x", { responseConstraint: /ABC/g }));
 		return [ok, e.name, s.history.length];`,
 		want: `[["abc","abc","abc"],"SyntaxError",6]`},
+	{name: "a RegExp constraint valid only outside Unicode mode is a NotSupportedError naming the u flag", section: "README § Structured output with JSON schema or RegExp constraints; README § Decisions (RegExp flags)", browserOnly: true, js: `
+		await lm.install({ wasm: "/langmodel.wasm" }); // goja's RegExp takes \- in Unicode mode: a browser's does not
+		let calls = 0;
+		const s = await LanguageModel.create({ backend: { kind: "custom", generate: () => { calls++; return "555-1234"; } } });
+		const e = await thrown(s.prompt("x", { responseConstraint: /^\d{3}\-\d{4}$/ }));
+		return [e.name, e.message.startsWith("LanguageModel.prompt(): the responseConstraint /^\\d{3}\\-\\d{4}$/ is read in Unicode mode (the \"u\" flag)"), calls, s.history.length,
+			await s.prompt("x", { responseConstraint: /^\d{3}-\d{4}$/ })];`,
+		want: `["NotSupportedError",true,0,0,"555-1234"]`},
 	{name: "a RegExp constraint from another realm (an iframe's) is a RegExp, not the schema {}", section: "README § Structured output with JSON schema or RegExp constraints (a RegExp object); WebIDL § object (any realm)", browserOnly: true, js: `
 		await lm.install({ wasm: "/langmodel.wasm" });
 		const frame = document.createElement("iframe");
