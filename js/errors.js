@@ -18,13 +18,17 @@ export function setHidden(obj, key, value) {
   }
 }
 
-// makeError builds the exception for an error reply: a TypeError or a DOMException of
-// the engine's name, with the extras attached (STYLE.md practice 7).
+// makeError builds the exception for an error reply: a TypeError or RangeError (the
+// ECMAScript errors WebIDL throws: RangeError for an invalid language tag, a temperature
+// below 0, a topK below 1), else a DOMException of the engine's name, with the extras
+// attached (STYLE.md practice 7).
 export function makeError(wire) {
   const { name = "OperationError", message = "", fields } = wire ?? {};
   let err;
   if (name === "TypeError") {
     err = new TypeError(message);
+  } else if (name === "RangeError") {
+    err = new RangeError(message);
   } else if (name === "QuotaExceededError" && typeof globalThis.QuotaExceededError === "function") {
     try {
       err = new globalThis.QuotaExceededError(message, { requested: fields?.requested, quota: fields?.quota });

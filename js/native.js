@@ -54,7 +54,10 @@ export function browserGenerate(native, classes) {
     if (system.length > 0) options.initialPrompts = [{ role: "system", content: system.join("\n\n") }];
     const tools = classes ? request.tools ?? [] : [];
     if (classes) {
-      options.expectedInputs = [{ type: "text" }, { type: "tool-response" }];
+      // The spec: tool calls and responses given as input need their types declared, as
+      // images and audio do (assistant messages here carry the model's earlier calls).
+      const given = new Set(input.flatMap((m) => (Array.isArray(m.content) ? m.content.map((p) => p.type) : [])));
+      options.expectedInputs = [{ type: "text" }, ...["tool-call", "tool-response"].filter((t) => given.has(t)).map((type) => ({ type }))];
       options.expectedOutputs = [{ type: "text" }, { type: "tool-call" }];
       if (tools.length > 0) options.tools = tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema }));
     }
@@ -67,7 +70,7 @@ export function browserGenerate(native, classes) {
       }
     };
     const promptOptions = { signal };
-    if (request.responseConstraint !== undefined) promptOptions.responseConstraint = request.responseConstraint;
+    if (request.responseConstraint !== undefined) promptOptions.responseConstraint = nativeConstraint(request.responseConstraint);
     if (classes) {
       try {
         const out = await session.prompt(input, promptOptions);
@@ -108,6 +111,20 @@ export function browserGenerate(native, classes) {
       },
     };
   };
+}
+
+// nativeConstraint is a responseConstraint as the native model takes it: a RegExp, which
+// crosses the channel as {pattern: source} (an object with that one member), becomes a
+// RegExp again, in Unicode mode, as the module checks it; a JSON Schema stays as it is.
+function nativeConstraint(rc) {
+  if (rc === null || typeof rc !== "object" || Array.isArray(rc)) return rc;
+  const keys = Object.keys(rc);
+  if (keys.length !== 1 || keys[0] !== "pattern" || typeof rc.pattern !== "string") return rc;
+  try {
+    return new RegExp(rc.pattern, "u");
+  } catch {
+    return new RegExp(rc.pattern);
+  }
 }
 
 export async function nativeAvailability(native) {

@@ -7,7 +7,7 @@ import { ready, runtime } from "./runtime.js";
 import { stash } from "./stash.js";
 import { promptStream } from "./stream.js";
 import { LanguageModelToolCall, resultObject } from "./tools.js";
-import { dictionary, plain, promptOptions, signalOf, toPrompt, wireInput, wireOptions } from "./webidl.js";
+import { dictionary, plain, promptOptions, regExpSource, signalOf, toPrompt, wireInput, wireOptions } from "./webidl.js";
 
 let nextKey = 1;
 const token = Symbol("LanguageModel");
@@ -181,10 +181,11 @@ export class LanguageModel extends EventTarget {
   // (DataError) throws here.
   #promptMessage({ prompt, options }) {
     const rc = options.responseConstraint;
+    const pattern = regExpSource(rc);
     return {
       type: "prompt",
       input: wireInput(prompt),
-      responseConstraint: rc instanceof RegExp ? { pattern: rc.source } : plain(rc, "TypeError"),
+      responseConstraint: pattern !== undefined ? { pattern } : plain(rc, "TypeError"),
       omitResponseConstraintInput: options.omitResponseConstraintInput,
       toolChoice: plain(options.toolChoice, "TypeError"),
     };

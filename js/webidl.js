@@ -92,7 +92,7 @@ export function toPrompt(input) {
     const method = input[Symbol.iterator];
     if (method !== undefined && method !== null) {
       if (typeof method !== "function") throw new TypeError("The prompt's Symbol.iterator is not a function.");
-      return sequence(input, method).map(message);
+      return sequence(input, method).map((m, i) => message(m, i));
     }
   }
   return domString(input);
@@ -100,26 +100,72 @@ export function toPrompt(input) {
 
 // message reads a LanguageModelMessage as WebIDL reads a dictionary: content, prefix and
 // role by property access (a getter on a class works; what it throws propagates), content
-// given as any iterable as a sequence and as a number or boolean as its string, prefix as
+// given as any iterable as a sequence of parts (each read by contentPart) and as a number
+// or boolean as its string, prefix as
 // a boolean. Other members cross as they are, for the engine to judge, as do messages
 // that are not objects (it names the problem).
-function message(m) {
+function message(m, i) {
   if (m === null || typeof m !== "object") return m;
   const out = { ...m };
   const content = m.content;
   if (typeof content === "number" || typeof content === "boolean") {
     out.content = String(content);
-  } else if (content !== null && typeof content === "object" && !Array.isArray(content)) {
+  } else if (content !== null && typeof content === "object") {
     const method = content[Symbol.iterator];
-    out.content = typeof method === "function" ? sequence(content, method) : content;
+    out.content = typeof method === "function" ? sequence(content, method).map((p, j) => contentPart(p, i, j)) : content;
   } else {
-    out.content = content; // a string, an array, or what the engine refuses by name
+    out.content = content; // a string, or what the engine refuses by name
   }
   const prefix = m.prefix;
   if (prefix !== undefined) out.prefix = Boolean(prefix);
   const role = m.role;
   if (role !== undefined) out.role = domString(role);
   return out;
+}
+
+// contentPart reads a LanguageModelMessageContent as WebIDL reads a dictionary: type and
+// value by property access, in that order (getters of a class work; what they throw
+// propagates), both required (TypeError when missing), type as a DOMString. The value's
+// own rules (a string for text, a dictionary for a tool call…) are the engine's, as is the
+// type's enum, which names the module's alias tool-result too; other members cross as
+// they are.
+function contentPart(p, i, j) {
+  const where = `message ${i} part ${j}`;
+  if (p !== undefined && p !== null && typeof p !== "object" && typeof p !== "function") {
+    throw new TypeError(`${where} is not an object.`);
+  }
+  const type = p?.type;
+  if (type === undefined) throw new TypeError(`${where}: the required member type is missing.`);
+  const value = p.value;
+  if (value === undefined) throw new TypeError(`${where}: the required member value is missing.`);
+  return { ...p, type: domString(type), value };
+}
+
+// expected reads a LanguageModelExpected (an entry of expectedInputs or expectedOutputs)
+// as WebIDL reads a dictionary: languages, then type (required), by property access;
+// languages is a sequence<DOMString> (any iterable, each entry converted with String();
+// anything else is a TypeError), type a DOMString whose enum the engine checks.
+function expected(e, option, i) {
+  const where = `${option}[${i}]`;
+  if (e !== undefined && e !== null && typeof e !== "object" && typeof e !== "function") {
+    throw new TypeError(`${where} is not an object.`);
+  }
+  const languages = e?.languages;
+  const type = e?.type;
+  if (type === undefined) throw new TypeError(`${where}: the required member type is missing.`);
+  const out = { type: domString(type) };
+  if (languages !== undefined) {
+    const method = languages !== null && typeof languages === "object" ? languages[Symbol.iterator] : undefined;
+    if (typeof method !== "function") throw new TypeError(`${where}.languages is not a sequence.`);
+    out.languages = sequence(languages, method).map(domString);
+  }
+  return out;
+}
+
+// expectedList converts expectedInputs or expectedOutputs: a sequence of expected.
+function expectedList(v, option) {
+  const list = iterableToArray(v);
+  return Array.isArray(list) ? list.map((e, i) => expected(e, option, i)) : list;
 }
 
 // sequence iterates an iterable into an array, as WebIDL's sequence<T> conversion.
@@ -185,7 +231,62 @@ export function promptOptions(options, what) {
     throw new TypeError(`${what}: responseConstraint is not an object.`);
   }
   const signal = signalOf(o, what);
+  if (regExpSource(responseConstraint) !== undefined) regExpFlags(responseConstraint, what);
   return { omitResponseConstraintInput, responseConstraint, signal, toolChoice: o.toolChoice };
+}
+
+// unicodeMode throws NotSupportedError for a RegExp without "u" whose source is not valid
+// in Unicode mode, where the module reads it (an identity escape such as \- or a lone ]
+// or {): the page's RegExp is valid, so the engine's SyntaxError would misname it.
+function unicodeMode(re, what) {
+  const src = regExpSource(re);
+  if (String(re.flags).includes("u")) return;
+  try {
+    new RegExp(src, "u");
+  } catch (e) {
+    throw new DOMException(
+      `${what}: the responseConstraint /${src}/ is read in Unicode mode (the "u" flag), where it is not valid (${e.message}); write it as it would be with "u".`,
+      "NotSupportedError",
+    );
+  }
+}
+
+const sourceOf = Object.getOwnPropertyDescriptor(RegExp.prototype, "source").get;
+
+// regExpSource returns the source of a RegExp (any realm's: the check is the internal
+// slot's, as the browser's IsRegExp, not instanceof, which an iframe's RegExp fails and
+// would then cross as the JSON Schema {}, which holds for any answer), else undefined.
+export function regExpSource(v) {
+  if (v === null || typeof v !== "object" || v === RegExp.prototype) return undefined;
+  try {
+    return sourceOf.call(v);
+  } catch {
+    return undefined;
+  }
+}
+
+// The flags of a RegExp responseConstraint that leave what the module checks unchanged:
+// the answer is tested whole, from its start, by relin, which reads the source in Unicode
+// mode and has no flags of its own. "d" (indices) and "g" (lastIndex, which a test from
+// the start ignores) change nothing about whether the answer matches, and "u" is the
+// mode relin reads. The others would be dropped silently: "i", "m", "s" and "v" change
+// what matches, "y" anchors the match at the start (README § Decisions).
+const HONOURED_FLAGS = "dgu";
+
+// regExpFlags throws NotSupportedError naming the flags of a RegExp constraint the
+// module cannot honour, before anything is sent.
+function regExpFlags(re, what) {
+  const flags = String(re.flags);
+  const refused = [...flags].filter((f) => !HONOURED_FLAGS.includes(f));
+  if (refused.length === 0) {
+    unicodeMode(re, what);
+    return;
+  }
+  const names = refused.map((f) => `"${f}"`).join(", ");
+  throw new DOMException(
+    `${what}: the responseConstraint /${regExpSource(re)}/${flags} has the flag${refused.length > 1 ? "s" : ""} ${names}, which the module cannot honour: only "d", "g" and "u" are.`,
+    "NotSupportedError",
+  );
 }
 
 // schemaData serialises a tool's inputSchema as Chrome reads it: type, properties and
@@ -207,14 +308,14 @@ function schemaData(schema) {
 // create's own), each once; the module's own options (backend, toolUseConfig,
 // toolChoice) come after.
 export function wireOptions(options, st) {
-  const expectedInputs = iterableToArray(options.expectedInputs);
-  const expectedOutputs = iterableToArray(options.expectedOutputs);
+  const expectedInputs = expectedList(options.expectedInputs, "expectedInputs");
+  const expectedOutputs = expectedList(options.expectedOutputs, "expectedOutputs");
   const samplingMode = options.samplingMode === undefined ? undefined : domString(options.samplingMode);
   const temperature = options.temperature === undefined ? undefined : unrestrictedDouble(options.temperature);
   const toolsOption = iterableToArray(options.tools);
   const topK = options.topK === undefined ? undefined : unrestrictedDouble(options.topK);
   let initialPrompts = iterableToArray(options.initialPrompts);
-  if (Array.isArray(initialPrompts)) initialPrompts = initialPrompts.map(message);
+  if (Array.isArray(initialPrompts)) initialPrompts = initialPrompts.map((m, i) => message(m, i));
   const tools = new Map();
   const ids = [];
   let wireTools = toolsOption;

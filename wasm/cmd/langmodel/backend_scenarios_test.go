@@ -13,7 +13,7 @@ package main
 // initialPrompts and a signal, promptStreaming with message input, destroy. It answers
 // a tool call in the text protocol's canonical block first, and text once it sees a
 // tool result; it logs what it was asked.
-const nativeStandIn = `
+const nativeStandIn = nativeConstrained + `
 globalThis.nativeLog = [];
 globalThis.LanguageModel = class FakeLanguageModel {
 	static async availability() { return "available"; }
@@ -23,8 +23,8 @@ globalThis.LanguageModel = class FakeLanguageModel {
 	}
 	promptStreaming(input, options = {}) {
 		nativeLog.push(["prompt", input.map((m) => m.role)]);
-		const text = input.at(-1).content.includes("tool_result") ? "Sunny in Oslo."
-			: "I will check.\n` + "```" + `tool_call\n{\"name\": \"weather\", \"arguments\": {\"city\": \"Oslo\"}}\n` + "```" + `";
+		const text = constrained(options.responseConstraint, input.at(-1).content.includes("tool_result") ? "Sunny in Oslo."
+			: "I will check.\n` + "```" + `tool_call\n{\"name\": \"weather\", \"arguments\": {\"city\": \"Oslo\"}}\n` + "```" + `");
 		const chunks = text.match(/[\s\S]{1,5}/g);
 		return new ReadableStream({ pull(c) { if (chunks.length) c.enqueue(chunks.shift()); else c.close(); } });
 	}
@@ -32,27 +32,42 @@ globalThis.LanguageModel = class FakeLanguageModel {
 };
 `
 
+// nativeConstrained is how the stand-ins answer under a responseConstraint, as Chrome
+// does: a RegExp constrains the text itself; any other object is a JSON Schema, so the
+// answer is JSON (a {pattern} object, a schema for a string, gets the text as a JSON
+// string, which a RegExp anchored at its start no longer matches).
+const nativeConstrained = `
+globalThis.constrained = (rc, text) => rc === undefined || rc instanceof RegExp ? text : JSON.stringify(text);
+`
+
 // nativeToolStandIn is a stand-in for a Chrome whose built-in model has native tool use:
 // it also defines the three tool classes before install(). Its prompt answers with a
 // tool call (Chrome's newest form: an array of content parts) until it sees a tool
 // response, then with text; it logs the tools and expectations it was created with and
 // the shape of each input.
-const nativeToolStandIn = `
+const nativeToolStandIn = nativeConstrained + `
 globalThis.nativeLog = [];
 const keep = (kind) => class { constructor(v) { Object.assign(this, v); this.kind = kind; } };
 globalThis.LanguageModelToolCall = keep("call");
 globalThis.LanguageModelToolSuccess = keep("success");
 globalThis.LanguageModelToolError = keep("error");
 globalThis.LanguageModel = class FakeLanguageModel {
+	#inputs;
+	constructor(inputs) { this.#inputs = inputs; }
 	static async availability() { return "available"; }
 	static async create(options = {}) {
-		nativeLog.push(["create", (options.tools ?? []).map((t) => t.name), (options.expectedOutputs ?? []).map((e) => e.type)]);
-		return new FakeLanguageModel();
+		const inputs = (options.expectedInputs ?? []).map((e) => e.type);
+		nativeLog.push(["create", (options.tools ?? []).map((t) => t.name), inputs, (options.expectedOutputs ?? []).map((e) => e.type)]);
+		return new FakeLanguageModel(inputs);
 	}
-	async prompt(input) {
+	async prompt(input, options = {}) {
 		nativeLog.push(["prompt", input.map((m) => m.role + ":" + (typeof m.content === "string" ? "text" : m.content.map((p) => p.type + (p.value?.kind ? "/" + p.value.kind : "")).join("+")))]);
+		// The spec: a content type the session's expectedInputs do not declare is a NotSupportedError.
+		for (const m of input) for (const p of typeof m.content === "string" ? [] : m.content) {
+			if (p.type !== "text" && !this.#inputs.includes(p.type)) throw new DOMException("expectedInputs lacks " + p.type, "NotSupportedError");
+		}
 		const last = input.at(-1);
-		if (Array.isArray(last.content) && last.content.some((p) => p.type === "tool-response")) return "Sunny in " + last.content[0].value.result[0].value + ".";
+		if (Array.isArray(last.content) && last.content.some((p) => p.type === "tool-response")) return constrained(options.responseConstraint, "Sunny in " + last.content[0].value.result[0].value + ".");
 		return [{ type: "text", value: "Checking." }, { type: "tool-call", value: new LanguageModelToolCall({ callId: "n1", name: "weather", arguments: { city: "Oslo" } }) }];
 	}
 	promptStreaming(input) {
@@ -290,15 +305,17 @@ var backendScenarios = []hostScenario{
 	{scenario: scenario{"browser: the native model, through the text protocol", `
 		const s = await LanguageModel.create({ backend: { kind: "browser" }, tools: [weather((a) => "sun in " + a.city)] });
 		const chunks = await read(s.promptStreaming("Weather in Oslo?"));
+		const log = nativeLog.map((e) => e[0] === "create" ? ["create", e[1].length, e[1][0].role, e[1][0].content.includes("weather"), e[2]] : e);
+		const constrained = await read(s.promptStreaming("Weather in Oslo, again?", { responseConstraint: /^Sunny/ })).then((c) => c.join(""), (e) => e.name);
 		return {
 			availability: await LanguageModel.availability({ backend: { kind: "browser" } }),
-			text: chunks.join(""),
-			log: nativeLog.map((e) => e[0] === "create" ? ["create", e[1].length, e[1][0].role, e[1][0].content.includes("weather"), e[2]] : e),
+			text: chunks.join(""), log, constrained,
 			history: s.history.map((m) => m.role),
 		};`,
 		`{"availability":"available","text":"I will check.\nSunny in Oslo.",
 		  "log":[["create",1,"system",true,true],["prompt",["user"]],["destroy"],["create",1,"system",true,true],["prompt",["user","assistant","user"]],["destroy"]],
-		  "history":["user","assistant","tool-call","tool-result","assistant"]}`},
+		  "constrained":"I will check.\nSunny in Oslo.",
+		  "history":["user","assistant","tool-call","tool-result","assistant","user","assistant","tool-call","tool-result","assistant"]}`},
 		setup: nativeStandIn},
 
 	{scenario: scenario{"browser: native tool use where the browser has it", `
@@ -306,12 +323,13 @@ var backendScenarios = []hostScenario{
 		const answer = await s.prompt("Weather in Oslo?");
 		const text = await LanguageModel.create({ backend: { kind: "browser", nativeTools: false }, tools: [weather((a) => a.city)] })
 			.then((t) => t.prompt("hi")).then(() => "text protocol", (e) => e.name);
-		return { answer, log: nativeLog, history: s.history.map((m) => m.role), text };`,
+		const constrained = await s.prompt("Weather in Oslo, again?", { responseConstraint: /^Sunny/ }).catch((e) => e.name);
+		return { answer, log: nativeLog.slice(0, 9), history: s.history.map((m) => m.role), text, constrained };`,
 		`{"answer":"Sunny in Oslo.",
-		  "log":[["create",["weather"],["text","tool-call"]],["prompt",["user:text"]],["destroy"],
-		         ["create",["weather"],["text","tool-call"]],["prompt",["user:text","assistant:text","assistant:tool-call/call","user:tool-response/success"]],["destroy"],
-		         ["create",[],[]],["stream",["user"]],["destroy"]],
-		  "history":["user","assistant","tool-call","tool-result","assistant"],"text":"text protocol"}`},
+		  "log":[["create",["weather"],["text"],["text","tool-call"]],["prompt",["user:text"]],["destroy"],
+		         ["create",["weather"],["text","tool-call","tool-response"],["text","tool-call"]],["prompt",["user:text","assistant:text","assistant:tool-call/call","user:tool-response/success"]],["destroy"],
+		         ["create",[],[],[]],["stream",["user"]],["destroy"]],
+		  "history":["user","assistant","tool-call","tool-result","assistant","user","assistant","tool-call","tool-result","assistant"],"text":"text protocol","constrained":"Sunny in Oslo."}`},
 		setup: nativeToolStandIn},
 
 	{scenario: scenario{"browser: no native model", `

@@ -75,6 +75,34 @@ var conformance = []conformRow{
 		const s = await LanguageModel.create({ backend: echo });
 		return [await s.prompt([{ role: "user", content: new Set([{ type: "text", value: "from a set" }]) }]), await s.prompt([{ role: "user", content: 42 }])];`,
 		want: `["from a set","42"]`},
+	{name: "a content part is read by property access: getters of a class work, type is its string", section: "§ The API, LanguageModelMessageContent (dictionary: type, value); WebIDL § dictionary conversion", js: `
+		class Part { get type() { return "text"; } get value() { return "from a getter"; } }
+		const s = await LanguageModel.create({ backend: echo, initialPrompts: [{ role: "system", content: [new Part()] }] });
+		const a = await s.prompt([{ role: "user", content: [new Part()] }]);
+		const b = await s.prompt([{ role: "user", content: new Set([{ type: { toString: () => "text" }, value: "a type converted" }]) }]);
+		return [a, b, s.history[0].content[0].value, s.history.length];`,
+		want: `["from a getter","a type converted","from a getter",5]`},
+	{name: "a content part without type or value is a TypeError; a throwing getter rejects with its exception", section: "§ The API, LanguageModelMessageContent (required type, required value); WebIDL § dictionary conversion", js: `
+		const s = await LanguageModel.create({ backend: echo });
+		const err = async (content) => { const e = await thrown(s.prompt([{ role: "user", content }])); return e instanceof TypeError ? e.message : e; };
+		const boom = new RangeError("boom");
+		return [await err([{ type: "text" }]), await err([{ value: "x" }]), await err([null]), await err(["text"]),
+			(await thrown(s.append([{ role: "user", content: [{ type: "text", get value() { throw boom; } }] }]))) === boom,
+			(await thrown(LanguageModel.create({ backend: echo, initialPrompts: [{ role: "user", content: [{ value: "x" }] }] }))).name, s.history.length];`,
+		want: `["message 0 part 0: the required member value is missing.","message 0 part 0: the required member type is missing.",
+			"message 0 part 0: the required member type is missing.","message 0 part 0 is not an object.",true,"TypeError",0]`},
+	{name: "expected languages are a sequence<DOMString>: any iterable, each its string; anything else a TypeError", section: "§ The API, LanguageModelExpected.languages (sequence<DOMString>); WebIDL § sequence conversion", js: `
+		const unk = { toString: () => "unk" };
+		class Expected { get type() { return "text"; } get languages() { return new Set(["unk"]); } }
+		const answers = [await LanguageModel.availability({ backend: echo, expectedInputs: [{ type: "text", languages: new Set(["unk"]) }] }),
+			await LanguageModel.availability({ backend: echo, expectedOutputs: [{ type: "text", languages: [unk] }] }),
+			await LanguageModel.availability({ backend: echo, expectedInputs: [new Expected()] }),
+			await LanguageModel.availability({ backend: echo, expectedInputs: [{ type: "text", languages: new Set(["EN"]) }] })];
+		const err = async (o) => { const e = await thrown(LanguageModel.create({ backend: echo, ...o })); return e instanceof TypeError ? e.message : e; };
+		return [answers, await err({ expectedInputs: [{ type: "text", languages: "en" }] }), await err({ expectedOutputs: [{ type: "text", languages: { 0: "en", length: 1 } }] }),
+			await err({ expectedInputs: [{ languages: ["en"] }] }), await err({ expectedInputs: [{ type: "text", languages: [Symbol("en")] }] })];`,
+		want: `[["unavailable","unavailable","unavailable","available"],"expectedInputs[0].languages is not a sequence.","expectedOutputs[0].languages is not a sequence.",
+			"expectedInputs[0]: the required member type is missing.","Cannot convert a Symbol value to a string."]`},
 	{name: "prefix is converted to a boolean", section: "§ The API, LanguageModelMessage.prefix (boolean)", js: `
 		const s = await LanguageModel.create({ backend: echo });
 		const e = await thrown(s.prompt([{ role: "user", content: "a", prefix: "yes" }]));
@@ -361,6 +389,40 @@ var engineRows = []conformRow{
 		const ok = await s.prompt("y", { responseConstraint: { type: "object", required: ["ok"] } });
 		return [e.name, ok, s.history.length];`,
 		want: `["SyntaxError","{\"ok\":true}",2]`},
+	{name: "a RegExp constraint with a flag the module cannot honour is a NotSupportedError naming it, sent nowhere", section: "README § Structured output with JSON schema or RegExp constraints (the answer matches the RegExp); README § Decisions (RegExp flags)", js: `
+		let calls = 0;
+		const s = await LanguageModel.create({ backend: { kind: "custom", generate: () => { calls++; return "abc"; } } });
+		const e = await thrown(s.prompt("x", { responseConstraint: /ABC/i }));
+		const st = (() => { try { s.promptStreaming("x", { responseConstraint: /^abc$/my }); return "returned"; } catch (e) { return e.name + ": " + e.message; } })();
+		const m = await thrown(s.measureContextUsage("x", { responseConstraint: /a.c/s }));
+		return [e instanceof DOMException, e.name, e.message, st, m.name, calls, s.history.length];`,
+		want: `[true,"NotSupportedError","LanguageModel.prompt(): the responseConstraint /ABC/i has the flag \"i\", which the module cannot honour: only \"d\", \"g\" and \"u\" are.",
+			"NotSupportedError: LanguageModel.promptStreaming(): the responseConstraint /^abc$/my has the flags \"m\", \"y\", which the module cannot honour: only \"d\", \"g\" and \"u\" are.",
+			"NotSupportedError",0,0]`},
+	{name: "a RegExp constraint with the flags d, g or u holds as without them", section: "README § Structured output with JSON schema or RegExp constraints; README § Decisions (RegExp flags)", js: `
+		const s = await LanguageModel.create({ backend: { kind: "custom", generate: () => "abc" } });
+		const ok = [await s.prompt("x", { responseConstraint: /b/g }), await s.prompt("x", { responseConstraint: /^a.c$/u }), await s.prompt("x", { responseConstraint: /abc/gu })];
+		const e = await thrown(s.prompt("x", { responseConstraint: /ABC/g }));
+		return [ok, e.name, s.history.length];`,
+		want: `[["abc","abc","abc"],"SyntaxError",6]`},
+	{name: "a RegExp constraint valid only outside Unicode mode is a NotSupportedError naming the u flag", section: "README § Structured output with JSON schema or RegExp constraints; README § Decisions (RegExp flags)", browserOnly: true, js: `
+		await lm.install({ wasm: "/langmodel.wasm" }); // goja's RegExp takes \- in Unicode mode: a browser's does not
+		let calls = 0;
+		const s = await LanguageModel.create({ backend: { kind: "custom", generate: () => { calls++; return "555-1234"; } } });
+		const e = await thrown(s.prompt("x", { responseConstraint: /^\d{3}\-\d{4}$/ }));
+		return [e.name, e.message.startsWith("LanguageModel.prompt(): the responseConstraint /^\\d{3}\\-\\d{4}$/ is read in Unicode mode (the \"u\" flag)"), calls, s.history.length,
+			await s.prompt("x", { responseConstraint: /^\d{3}-\d{4}$/ })];`,
+		want: `["NotSupportedError",true,0,0,"555-1234"]`},
+	{name: "a RegExp constraint from another realm (an iframe's) is a RegExp, not the schema {}", section: "README § Structured output with JSON schema or RegExp constraints (a RegExp object); WebIDL § object (any realm)", browserOnly: true, js: `
+		await lm.install({ wasm: "/langmodel.wasm" });
+		const frame = document.createElement("iframe");
+		document.documentElement.append(frame);
+		const Other = frame.contentWindow.RegExp;
+		const s = await LanguageModel.create({ backend: { kind: "custom", generate: () => "abd" } });
+		const e = await thrown(s.prompt("x", { responseConstraint: new Other("^abc$") }));
+		const f = await thrown(s.prompt("x", { responseConstraint: new Other("abd", "i") }));
+		return [new Other("x") instanceof RegExp, e.name, f.name, await s.prompt("x", { responseConstraint: new Other("^abd$") }), s.history.length];`,
+		want: `[false,"SyntaxError","NotSupportedError","abd",2]`},
 	{name: "omitResponseConstraintInput without a responseConstraint is a TypeError", section: "§ measureContextUsage(input, options), step 1; README § Structured output", js: `
 		const s = await LanguageModel.create({ backend: echo });
 		const p = await thrown(s.prompt("x", { omitResponseConstraintInput: true }));
@@ -369,8 +431,14 @@ var engineRows = []conformRow{
 		want: `["TypeError","TypeError",0,"number"]`},
 	{name: "an invalid language tag is a RangeError in create() and availability()", section: "§ validate and canonicalize language model options (Validate and canonicalize language tags)", js: `
 		const o = { backend: echo, expectedInputs: [{ type: "text", languages: ["en-abc-invalid"] }] };
-		return [(await thrown(LanguageModel.create(o))).name, (await thrown(LanguageModel.availability(o))).name];`,
-		want: `["RangeError","RangeError"]`},
+		const kind = (e) => [e instanceof RangeError, e instanceof DOMException, e.name];
+		return [kind(await thrown(LanguageModel.create(o))), kind(await thrown(LanguageModel.availability(o)))];`,
+		want: `[[true,false,"RangeError"],[true,false,"RangeError"]]`},
+	{name: "a temperature below 0 or a topK below 1 is a RangeError, an ECMAScript one", section: "README § Configuration per session (temperature below 0, topK below 1: RangeError); WebIDL § simple exceptions", js: `
+		const kind = (e) => [e instanceof RangeError, e instanceof DOMException, e.name];
+		return [kind(await thrown(LanguageModel.create({ backend: echo, temperature: -0.5 }))), kind(await thrown(LanguageModel.create({ backend: echo, topK: 0 }))),
+			kind(await thrown(LanguageModel.availability({ backend: echo, topK: 0 })))];`,
+		want: `[[true,false,"RangeError"],[true,false,"RangeError"],[true,false,"RangeError"]]`},
 	{name: "availability follows the languages: unknown is unavailable", section: "§ Availability (compute language model options availability); issue 9 item 11", js: `
 		return [await LanguageModel.availability({ expectedInputs: [{ type: "text", languages: ["unk"] }] }), await LanguageModel.availability({ expectedInputs: [{ type: "text", languages: ["EN"] }] })];`,
 		want: `["unavailable","available"]`},
