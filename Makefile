@@ -79,7 +79,7 @@ wasm:
 	@mkdir -p $(BUILD)
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w -buildid=' -o $(BUILD)/langmodel.wasm ./wasm/cmd/langmodel
 	cp "$(GOROOT)/lib/wasm/wasm_exec.js" $(BUILD)/wasm_exec.js
-	cp js/language-model.js js/language-model.d.ts js/protocol.js $(BUILD)/
+	cp js/*.js js/language-model.d.ts $(BUILD)/
 	@command -v brotli >/dev/null || echo "make wasm: brotli is missing, so no brotli size (make deps installs it)" >&2
 	@raw=$$(wc -c < $(BUILD)/langmodel.wasm); gz=$$(gzip -9 -c $(BUILD)/langmodel.wasm | wc -c); \
 	  br=$$(brotli -q 11 -c $(BUILD)/langmodel.wasm 2>/dev/null | wc -c); \

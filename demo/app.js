@@ -168,6 +168,9 @@ function createOptions(config, initialPrompts) {
   };
   if (closed) opts.toolUseConfig.approve = approveClosed;
   else opts.expectedOutputs = [{ type: "text" }, { type: "tool-call" }];
+  // The page sends tool results back (open loop), and a session rebuilt from an edited
+  // history gets its calls and results as initialPrompts: both are input.
+  opts.expectedInputs = [{ type: "text" }, { type: "tool-call" }, { type: "tool-response" }];
   if (initialPrompts?.length) opts.initialPrompts = initialPrompts;
   return opts;
 }

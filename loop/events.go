@@ -26,5 +26,5 @@ type Event struct {
 	Progress json.RawMessage     // toolprogress
 	Result   *session.ToolResult // toolresult
 	Duration time.Duration       // toolresult
-	Evicted  int                 // contextoverflow: how many messages left
+	Evicted  int                 // contextoverflow: how many messages the first eviction of the operation removed
 }

@@ -104,6 +104,7 @@ type setup struct {
 	initial string // JSON
 	window  int
 	expects bool // expectedOutputs includes tool-call
+	inputs  session.Expected
 }
 
 type fixture struct {
@@ -126,7 +127,7 @@ func newFixture(t testing.TB, su setup) *fixture {
 	tools, err := session.ParseTools(toAny(su.tools), expects)
 	require.NoError(t, err)
 	model := scripted.New(su.turns...)
-	opts := loop.Options{Model: model, Runner: p, Tools: tools, ToolUse: su.use, OnEvent: p.onEvent, ContextWindow: su.window}
+	opts := loop.Options{Model: model, Runner: p, Tools: tools, ToolUse: su.use, OnEvent: p.onEvent, ContextWindow: su.window, Expected: su.inputs}
 	if su.initial != "" {
 		opts.InitialPrompts = js(t, su.initial)
 	}
@@ -161,6 +162,9 @@ func line(m session.Message) string {
 		return "call " + c.CallID + " " + c.Name + string(c.Arguments)
 	case m.Result() != nil:
 		r := m.Result()
+		if r.Unpaired {
+			return "unpaired " + line(session.ResultMessage(session.ToolResult{CallID: r.CallID, Name: r.Name, Parts: r.Parts, Failed: r.Failed, Error: r.Error}))
+		}
 		if r.Failed {
 			return "error " + r.CallID + " " + r.Name + ": " + r.Error
 		}

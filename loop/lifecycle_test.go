@@ -273,20 +273,20 @@ func TestOpenLoop_DanglingCalls(t *testing.T) {
 			history: []string{"user: q", `call call_1 w{"city":"A"}`, `call call_2 w{"city":"B"}`, "error call_1 w: no such city"},
 		},
 		{
-			name: "a result for a call that does not exist is a SyntaxError and changes nothing",
+			name: "a result for a call the session never made is kept, unpaired, and leaves the other call pending",
 			then: func(s *loop.Session) error {
 				return s.Append(context.Background(), []any{map[string]any{"role": "tool-result", "content": []any{
 					map[string]any{"type": "tool-result", "value": map[string]any{"callID": "call_1", "name": "w", "errorMessage": "x"}},
 					map[string]any{"type": "tool-result", "value": map[string]any{"callID": "call_9", "name": "w", "errorMessage": "x"}},
 				}}})
 			},
-			history: []string{"user: q", `call call_1 w{"city":"A"}`, `call call_2 w{"city":"B"}`},
-			kind:    session.KindSyntax,
+			history: []string{"user: q", `call call_1 w{"city":"A"}`, `call call_2 w{"city":"B"}`, "error call_1 w: x", "unpaired error call_9 w: x"},
 		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newFixture(t, setup{turns: []scripted.Turn{twoCalls, {Text: "fine"}}, tools: []any{decl("w", false, "")}})
+			f := newFixture(t, setup{turns: []scripted.Turn{twoCalls, {Text: "fine"}}, tools: []any{decl("w", false, "")},
+				inputs: session.Expected{ToolResponse: true}})
 			r, err := f.s.Prompt(context.Background(), "q", loop.PromptOptions{})
 			require.NoError(t, err)
 			require.Len(t, r.Calls, 2)
@@ -355,7 +355,11 @@ func TestHistory_ExportEditAndFeedBack(t *testing.T) {
 	result := exported[3]["content"].([]any)[0].(map[string]any)["value"].(map[string]any)
 	result["result"] = []any{map[string]any{"type": "text", "value": "2 items"}}
 	edited, _ := json.Marshal(exported)
-	g := newFixture(t, setup{initial: string(edited), tools: []any{decl("cart", true, "")}, funcs: f.page.funcs})
+	undeclared := newFixture(t, setup{initial: string(edited), tools: []any{decl("cart", true, "")}, funcs: f.page.funcs})
+	require.EqualError(t, undeclared.create, `content type not declared in expectedInputs: message 2 part 0: tool-call (declare {type: "tool-call"} in expectedInputs)`,
+		"the calls and results fed back are the page's input: they need their types declared")
+	g := newFixture(t, setup{initial: string(edited), tools: []any{decl("cart", true, "")}, funcs: f.page.funcs,
+		inputs: session.Expected{ToolCall: true, ToolResponse: true}})
 	require.NoError(t, g.create)
 	require.Less(t, g.s.ContextUsage(), f.s.ContextUsage())
 	require.Equal(t, `result call_1 cart [{"type":"text","value":"2 items"}]`, history(g.s)[3])

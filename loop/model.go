@@ -56,5 +56,15 @@ type Windowed interface {
 	ContextWindow() int
 }
 
+// Linguist is implemented by models that know which languages they serve; availability()
+// answers "unavailable", and create() rejects with NotSupportedError, for an expected
+// language a model does not serve. A model that does not say serves the languages of
+// session.CommonLanguage.
+type Linguist interface {
+	// ServesLanguage reports whether the model reads and writes the language of tag, a
+	// canonical BCP 47 tag (session.CanonicalLanguageTag).
+	ServesLanguage(tag string) bool
+}
+
 // DefaultContextWindow is the window of a model that does not say.
 const DefaultContextWindow = 32768

@@ -94,6 +94,10 @@ type run struct {
 	// malformed holds the calls whose arguments were not a JSON object, by id, with what
 	// the model sent; they are recorded with {} and answered with a tool error.
 	malformed map[string]string
+	// overflowed is set once this operation has evicted: contextoverflow fires once per
+	// overflow, however many times the input, the answer and each tool round push the
+	// history over the window again.
+	overflowed bool
 }
 
 func (s *Session) begin() *run {
@@ -117,7 +121,10 @@ func (r *run) fit() error {
 	}
 	if n > 0 {
 		r.start -= n
-		r.s.emit(Event{Type: EventContextOverflow, Evicted: n})
+		if !r.overflowed {
+			r.overflowed = true
+			r.s.emit(Event{Type: EventContextOverflow, Evicted: n})
+		}
 	}
 	r.s.publish()
 	return nil
@@ -136,6 +143,8 @@ func (r *run) input(input any, prompting bool) error {
 	for _, m := range msgs {
 		if m.Role != session.RoleToolResult {
 			s.hist.AnswerPending(session.Repaired)
+		} else if res := m.Result(); !s.hist.IsPending(res.CallID) {
+			m = session.UnpairedMessage(*res)
 		}
 		if err := s.hist.Append(m); err != nil {
 			return err
@@ -150,6 +159,9 @@ func (r *run) input(input any, prompting bool) error {
 func (s *Session) append(ctx context.Context, input any) error {
 	if ctx.Err() != nil {
 		return &FailedPrompt{Err: abortError(ctx)}
+	}
+	if in, ok := input.([]any); ok && len(in) == 0 {
+		return nil // an empty sequence appends nothing (DESIGN.md §3)
 	}
 	r := s.begin()
 	if err := r.input(input, false); err != nil {
@@ -169,6 +181,19 @@ func (s *Session) prompt(ctx context.Context, input any, po PromptOptions) (Resu
 	if err := r.input(input, true); err != nil {
 		return Result{}, r.fail(err)
 	}
+	var constraint *session.Constraint
+	if len(po.ResponseConstraint) > 0 {
+		c, err := session.CompileConstraint(po.ResponseConstraint)
+		if err != nil {
+			return Result{}, r.fail(err)
+		}
+		constraint = c
+	}
+	// repair is the one repair round's exchange (the failed answer and what was wrong
+	// with it): sent to the model, never kept in the history. See RATIONALE.md "Why is
+	// every constrained answer checked, and repaired once?".
+	var repair []session.Message
+	repaired := false
 	choice := s.opts.ToolChoice
 	if po.ToolChoice != nil {
 		choice = *po.ToolChoice
@@ -176,9 +201,26 @@ func (s *Session) prompt(ctx context.Context, input any, po PromptOptions) (Resu
 	toolsOn := s.mode != ModeNone && choice.Mode != "none"
 	used := 0 // calls the loop has handled in this prompt
 	for {
-		text, calls, usage, err := r.step(ctx, toolsOn, choice, po)
+		text, calls, usage, err := r.step(ctx, toolsOn, choice, po, repair)
 		if err != nil {
 			return Result{}, r.fail(err)
+		}
+		if repair != nil {
+			usage = nil // the backend counted the repair exchange, which is not kept
+			repair = nil
+		}
+		if constraint != nil && len(calls) == 0 {
+			if err := constraint.Check(text); err != nil {
+				// A stream has shown the text already: it cannot be taken back, so a
+				// streamed answer gets no repair round.
+				if repaired || po.OnChunk != nil {
+					return Result{}, r.fail(err)
+				}
+				repaired = true
+				repair = []session.Message{session.TextMessage(session.RoleAssistant, text),
+					session.TextMessage(session.RoleUser, constraint.RepairPrompt(err))}
+				continue
+			}
 		}
 		if len(calls) > 0 && (choice.Mode == "required" || choice.Mode == "tool") {
 			// "required" and a named tool force at least one call, not a call at every
@@ -268,10 +310,14 @@ func (r *run) handBack(po PromptOptions, calls []session.ToolCall) {
 // step asks the model for one step and returns its text and calls. Calls get an id when
 // the model gave none (or a duplicate), and arguments that are not a JSON object become {}
 // (and the call is answered with a tool error, never run).
-func (r *run) step(ctx context.Context, toolsOn bool, choice ToolChoice, po PromptOptions) (string, []session.ToolCall, *Usage, error) {
+func (r *run) step(ctx context.Context, toolsOn bool, choice ToolChoice, po PromptOptions, tail []session.Message) (string, []session.ToolCall, *Usage, error) {
 	s := r.s
+	msgs := s.hist.Messages()
+	if len(tail) > 0 {
+		msgs = append(msgs, tail...) // Messages is clipped: this copies
+	}
 	req := &Request{
-		Messages:            s.hist.Messages(),
+		Messages:            msgs,
 		ToolChoice:          choice,
 		ResponseConstraint:  po.ResponseConstraint,
 		OmitConstraintInput: po.OmitConstraintInput,
@@ -321,7 +367,7 @@ func (r *run) step(ctx context.Context, toolsOn bool, choice ToolChoice, po Prom
 	seen := make(map[string]bool, len(calls))
 	for i := range calls {
 		c := &calls[i]
-		for c.CallID == "" || seen[c.CallID] || s.isPending(c.CallID) {
+		for c.CallID == "" || seen[c.CallID] || s.hist.IsPending(c.CallID) {
 			s.nextID++
 			c.CallID = "call_" + strconv.Itoa(s.nextID)
 		}
@@ -345,15 +391,6 @@ func ReplyTooLong(requested, window int) error {
 	return &session.Error{Kind: session.KindQuotaExceeded, Rule: session.ErrQuotaExceeded,
 		Requested: requested, Quota: window,
 		Msg: "the model's reply is longer than the context window"}
-}
-
-func (s *Session) isPending(id string) bool {
-	for _, c := range s.hist.Pending() {
-		if c.CallID == id {
-			return true
-		}
-	}
-	return false
 }
 
 func isJSONObject(b json.RawMessage) bool {

@@ -101,6 +101,9 @@ func New(opts Options) (*Session, error) {
 	return s, nil
 }
 
+// SamplingMode is the samplingMode the session was created with ("" when none).
+func (s *Session) SamplingMode() string { return s.opts.SamplingMode }
+
 // Mode is the session's tool mode.
 func (s *Session) Mode() Mode { return s.mode }
 
@@ -119,12 +122,15 @@ func (s *Session) History() []byte { return session.MarshalMessages(s.view.Load(
 // Messages returns the transcript as of the last completed change. Read-only.
 func (s *Session) Messages() []session.Message { return s.view.Load().msgs }
 
-// MeasureContextUsage returns what input would add to the context usage, without adding it.
+// MeasureContextUsage returns what input would add to the context usage, without adding
+// it. Any valid input is measured wherever it would go: as the spec's measureContextUsage
+// does, the prompt is validated as if the session were empty, so a sequence that starts
+// with a system message is measured on a session that already has history.
 func (s *Session) MeasureContextUsage(input any) (int, error) {
 	if err := s.alive(); err != nil {
 		return 0, err
 	}
-	msgs, err := session.Normalize(input, session.NormalizeOptions{HasPrior: len(s.view.Load().msgs) > 0, Expected: s.opts.Expected})
+	msgs, err := session.Normalize(input, session.NormalizeOptions{Expected: s.opts.Expected})
 	if err != nil {
 		return 0, err
 	}

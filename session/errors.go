@@ -14,6 +14,7 @@ type Kind string
 // The kinds the explainer and DESIGN.md §3 name.
 const (
 	KindType          Kind = "TypeError"
+	KindRange         Kind = "RangeError" // an ECMAScript error too, like TypeError
 	KindNotSupported  Kind = "NotSupportedError"
 	KindSyntax        Kind = "SyntaxError"
 	KindAbort         Kind = "AbortError"

@@ -7,7 +7,8 @@ import (
 // History is a session's transcript in canonical form, with its context usage and the
 // tool calls still waiting for a result. It keeps three promises:
 //
-//   - every tool result answers an earlier call that had none (Append checks it);
+//   - every tool result answers an earlier call that had none (Append checks it), unless
+//     it is marked Unpaired (a response the page supplied for a call never made here);
 //   - a mark taken before a prompt restores the transcript exactly (Mark, Reset), in O(1),
 //     which is how a failed prompt leaves no trace;
 //   - eviction never removes initial prompts and removes a call only with its results.
@@ -75,18 +76,21 @@ func (h *History) Usage() int { return h.usage }
 // Window is the context window.
 func (h *History) Window() int { return h.window }
 
+// IsPending reports whether the call with id has no result yet.
+func (h *History) IsPending(id string) bool { return h.pendingIndex(id) >= 0 }
+
 // Pending returns the calls that have no result yet, in call order. Read-only.
 func (h *History) Pending() []ToolCall { return h.pending }
 
 // Append adds one message. A tool call must not reuse the id of an unanswered call; a tool
-// result must answer an unanswered call. On error h is unchanged.
+// result must answer an unanswered call unless it is Unpaired. On error h is unchanged.
 func (h *History) Append(m Message) error {
 	if c := m.Call(); c != nil {
 		if h.pendingIndex(c.CallID) >= 0 {
 			return Errorf(KindSyntax, ErrDuplicateCallID, "%q", c.CallID)
 		}
 		h.pending = append(slices.Clip(h.pending), *c)
-	} else if r := m.Result(); r != nil {
+	} else if r := m.Result(); r != nil && !r.Unpaired {
 		i := h.pendingIndex(r.CallID)
 		if i < 0 {
 			return Errorf(KindSyntax, ErrResultWithoutCall, "no unanswered call has callID %q", r.CallID)
@@ -108,6 +112,9 @@ func (h *History) AppendInitial(msgs []Message) error {
 	}
 	mark := h.Mark()
 	for _, m := range msgs {
+		if r := m.Result(); r != nil && !h.IsPending(r.CallID) {
+			m = UnpairedMessage(*r)
+		}
 		if err := h.Append(m); err != nil {
 			h.Reset(mark)
 			return err
@@ -166,7 +173,7 @@ func (h *History) Fit(protectFrom int) (int, error) {
 		if c := m.Call(); c != nil {
 			ok := true
 			for j := i + 1; j < len(h.msgs); j++ {
-				if r := h.msgs[j].Result(); r != nil && r.CallID == c.CallID {
+				if r := h.msgs[j].Result(); r != nil && r.CallID == c.CallID && !r.Unpaired {
 					// A call has one result; a later call may reuse the id.
 					if j >= protectFrom {
 						ok = false
@@ -182,7 +189,7 @@ func (h *History) Fit(protectFrom int) (int, error) {
 			if len(unit) == 1 {
 				gone = append(gone, c.CallID)
 			}
-		} else if m.Result() != nil {
+		} else if r := m.Result(); r != nil && !r.Unpaired {
 			// Its call was evicted with it unless the call is an initial prompt.
 			break
 		}

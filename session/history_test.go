@@ -17,6 +17,10 @@ func resultMsg(id, out string) session.Message {
 	return session.ResultMessage(session.ToolResult{CallID: id, Name: "t", Parts: []session.ResultPart{{Type: "text", Text: out}}})
 }
 
+func unpairedMsg(id, out string) session.Message {
+	return session.UnpairedMessage(*resultMsg(id, out).Result())
+}
+
 func roles(h *session.History) []string {
 	var out []string
 	for _, m := range h.Messages() {
@@ -75,6 +79,14 @@ func TestHistory_Fit(t *testing.T) {
 			msgs:    []session.Message{callMsg("a"), text(session.RoleAssistant, long), resultMsg("a", long)},
 			protect: 2,
 			quota:   true,
+		},
+		{
+			name:    "an unpaired result leaves on its own, and does not stop eviction",
+			window:  15,
+			msgs:    []session.Message{unpairedMsg("z", long), text(session.RoleAssistant, long), text(session.RoleUser, "q")},
+			protect: 2,
+			want:    []string{"user q"},
+			evicted: 2,
 		},
 		{
 			name:    "nothing evictable: QuotaExceeded and nothing removed",
@@ -154,8 +166,10 @@ func TestHistory_ToolPairing(t *testing.T) {
 	require.NoError(t, h.Append(callMsg("a")))
 	require.Equal(t, session.KindSyntax, session.KindOf(h.Append(callMsg("a"))), "an id in use")
 	require.Equal(t, session.KindSyntax, session.KindOf(h.Append(resultMsg("z", ""))), "no such call")
+	require.NoError(t, h.Append(unpairedMsg("a", "")), "an unpaired result pairs with nothing")
+	require.True(t, h.IsPending("a"))
 	require.NoError(t, h.Append(callMsg("b")))
 	require.Equal(t, 2, h.AnswerPending(session.Repaired))
 	require.Empty(t, h.Pending())
-	require.Equal(t, []string{"tool-call a", "tool-call b", "tool-result a", "tool-result b"}, roles(h))
+	require.Equal(t, []string{"tool-call a", "tool-result a", "tool-call b", "tool-result a", "tool-result b"}, roles(h))
 }

@@ -60,6 +60,12 @@ type ToolResult struct {
 	Parts  []ResultPart // success
 	Failed bool
 	Error  string // the errorMessage of a failure
+	// Unpaired is set on a result the page supplied that answers no call the session has
+	// open (Chrome's tests supply such responses): it is kept on its own, evicted on its
+	// own, and a backend that needs every result paired renders it as text. See
+	// RATIONALE.md "Why may the page supply a tool response for a call the session never
+	// made?".
+	Unpaired bool
 }
 
 // ResultPart is one part of a successful tool result.
@@ -82,6 +88,12 @@ func CallMessage(c ToolCall) Message {
 // ResultMessage returns the canonical message for one tool result.
 func ResultMessage(r ToolResult) Message {
 	return Message{Role: RoleToolResult, Parts: []Part{{Type: PartToolResult, Result: &r}}}
+}
+
+// UnpairedMessage returns the canonical message for a result that answers no open call.
+func UnpairedMessage(r ToolResult) Message {
+	r.Unpaired = true
+	return ResultMessage(r)
 }
 
 // ErrorResult returns a failed result for call.

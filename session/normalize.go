@@ -9,11 +9,21 @@ import (
 )
 
 // Expected lists the input content types a session declared in expectedInputs beyond
-// text, which is always expected. Tool calls and results are always accepted: pages
-// restore saved transcripts into sessions that never declared them, and Chrome's form and
-// the draft-PR form both put them in ordinary prompts.
+// text, which is always expected (the spec's "get the expected content types"). Tool
+// calls and tool responses the page supplies (in initialPrompts, prompt or append, in
+// either message form) need "tool-call" and "tool-response" declared, as images and audio
+// need theirs; what the closed loop appends itself is not input and needs nothing.
 type Expected struct {
-	Image, Audio bool
+	Image, Audio, ToolCall, ToolResponse bool
+}
+
+// AllInputs declares every input type: for tests, and hosts that check nothing.
+var AllInputs = Expected{Image: true, Audio: true, ToolCall: true, ToolResponse: true}
+
+// undeclared is the NotSupportedError for a part whose type expectedInputs does not list;
+// the message names the type to declare.
+func undeclared(where, typ string) error {
+	return Errorf(KindNotSupported, ErrUnexpectedInput, `%s: %s (declare {type: "%s"} in expectedInputs)`, where, typ, typ)
 }
 
 // NormalizeOptions carries the session state the explainer's rules depend on.
@@ -153,7 +163,7 @@ func normalizeMessage(i int, obj map[string]any, last, hasPrior bool, exp Expect
 				return nil, Errorf(KindType, ErrMisplacedToolPart, "%s: %s content in %s messages", where(), typ, role)
 			}
 			if (typ == "image" && !exp.Image) || (typ == "audio" && !exp.Audio) {
-				return nil, Errorf(KindNotSupported, ErrUnexpectedInput, "%s: %s", where(), typ)
+				return nil, undeclared(where(), typ)
 			}
 			if value == nil {
 				return nil, Errorf(KindType, ErrBadMessage, "%s: %s content has no value", where(), typ)
@@ -162,6 +172,9 @@ func normalizeMessage(i int, obj map[string]any, last, hasPrior bool, exp Expect
 		case PartToolCall:
 			if role != RoleAssistant && role != RoleToolCall {
 				return nil, Errorf(KindType, ErrMisplacedToolPart, "%s: a tool call belongs in an assistant or tool-call message, not %s", where(), role)
+			}
+			if !exp.ToolCall {
+				return nil, undeclared(where(), "tool-call")
 			}
 			call, err := parseToolCall(value, where())
 			if err != nil {
@@ -172,6 +185,9 @@ func normalizeMessage(i int, obj map[string]any, last, hasPrior bool, exp Expect
 		case PartToolResult, "tool-response":
 			if role != RoleUser && role != RoleToolResult {
 				return nil, Errorf(KindType, ErrMisplacedToolPart, "%s: a tool result belongs in a user or tool-result message, not %s", where(), role)
+			}
+			if !exp.ToolResponse {
+				return nil, undeclared(where(), "tool-response")
 			}
 			res, err := parseToolResult(value, where())
 			if err != nil {
@@ -221,7 +237,9 @@ func parseToolCall(value any, where string) (ToolCall, error) {
 	case map[string]any:
 		args = mustJSON(a)
 	default:
-		return ToolCall{}, Errorf(KindType, ErrBadToolCall, "%s: arguments must be an object, not %s", where, jsonType(a))
+		// A DataError, as for any tool value that cannot be what it claims (the face's
+		// cycles, functions and BigInt): the call is well-formed, its arguments are not.
+		return ToolCall{}, Errorf(KindData, ErrBadToolCall, "%s: arguments must be an object, not %s", where, jsonType(a))
 	}
 	return ToolCall{CallID: id, Name: name, Arguments: args}, nil
 }
@@ -255,7 +273,7 @@ func parseToolResult(value any, where string) (ToolResult, error) {
 	}
 	parts, err := ParseResultParts(result)
 	if err != nil {
-		return ToolResult{}, Errorf(KindType, ErrBadToolResult, "%s: %v", where, err)
+		return ToolResult{}, Errorf(KindOf(err), ErrBadToolResult, "%s: %v", where, err)
 	}
 	r.Parts = parts
 	return r, nil
@@ -282,8 +300,14 @@ func ParseResultParts(v any) ([]ResultPart, error) {
 		switch typ {
 		case "text":
 			s, ok := value.(string)
-			if !ok {
-				return nil, Errorf(KindType, ErrBadToolResult, "result part %d: text value must be a string", k)
+			switch {
+			case ok:
+			case isMedia(value):
+				return nil, Errorf(KindData, ErrBadToolResult, "result part %d: a text part holds binary data; give it the type image or audio", k)
+			case !present:
+				return nil, Errorf(KindType, ErrBadToolResult, "result part %d: text part has no value", k)
+			default:
+				s = string(mustJSON(value)) // any other value is its JSON text
 			}
 			parts = append(parts, ResultPart{Type: typ, Text: s})
 		case "object", "image", "audio":
@@ -296,6 +320,17 @@ func ParseResultParts(v any) ([]ResultPart, error) {
 		}
 	}
 	return parts, nil
+}
+
+// isMedia reports whether v is binary data as the face encodes it ({type: "bytes",
+// base64, mimeType?}: a Blob, a buffer, an image or audio source).
+func isMedia(v any) bool {
+	m, ok := v.(map[string]any)
+	if !ok || m["type"] != "bytes" {
+		return false
+	}
+	_, ok = m["base64"].(string)
+	return ok
 }
 
 // mustJSON encodes a decoded JSON value back to compact JSON. Values come from

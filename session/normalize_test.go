@@ -39,16 +39,19 @@ func TestNormalize_Forms(t *testing.T) {
 		{"Chrome's user tool-response part", `[{"role":"user","content":[{"type":"tool-response","value":{"callId":"c1","name":"w","result":[{"type":"text","value":"sun"}]}}]}]`, `[` + resultJSON + `]`},
 		{"a string result is one text part", `[{"role":"user","content":[{"type":"tool-response","value":{"callId":"c1","name":"w","result":"sun"}}]}]`, `[` + resultJSON + `]`},
 		{"absent arguments are {}", `[{"role":"assistant","content":[{"type":"tool-call","value":{"callId":"c2","name":"now"}}]}]`, `[{"role":"tool-call","content":[{"type":"tool-call","value":{"callID":"c2","callId":"c2","name":"now","arguments":{}}}]}]`},
+		{"a text result part with an object value is its JSON text", `[{"role":"user","content":[{"type":"tool-response","value":{"callId":"c1","name":"w","result":[{"type":"text","value":{"t":21,"sky":["sun"]}}]}}]}]`, `[{"role":"tool-result","content":[{"type":"tool-result","value":{"callID":"c1","callId":"c1","name":"w","result":[{"type":"text","value":"{\"sky\":[\"sun\"],\"t\":21}"}]}}]}]`},
+		{"a text result part with an array value is its JSON text", `[{"role":"user","content":[{"type":"tool-response","value":{"callId":"c1","name":"w","result":[{"type":"text","value":[1,"a"]}]}}]}]`, `[{"role":"tool-result","content":[{"type":"tool-result","value":{"callID":"c1","callId":"c1","name":"w","result":[{"type":"text","value":"[1,\"a\"]"}]}}]}]`},
 		{"a tool error", `[{"role":"user","content":[{"type":"tool-response","value":{"callId":"c1","name":"w","errorMessage":"down"}}]}]`, `[{"role":"tool-result","content":[{"type":"tool-result","value":{"callID":"c1","callId":"c1","name":"w","errorMessage":"down"}}]}]`},
 		{"text and calls in one assistant message split in order", `[{"role":"assistant","content":[{"type":"text","value":"Checking."},{"type":"tool-call","value":{"callId":"c1","name":"w","arguments":{"city":"Rome"}}}]}]`, `[{"role":"assistant","content":[{"type":"text","value":"Checking."}]},` + callJSON + `]`},
 		{"an object result keeps its JSON, numbers exact", `[{"role":"tool-result","content":[{"type":"tool-result","value":{"callID":"c1","name":"w","result":[{"type":"object","value":{"t":12.50,"big":12345678901234567890}}]}}]}]`, `[{"role":"tool-result","content":[{"type":"tool-result","value":{"callID":"c1","callId":"c1","name":"w","result":[{"type":"object","value":{"big":12345678901234567890,"t":12.50}}]}}]}]`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			msgs, err := session.Normalize(decode(t, tc.input), session.NormalizeOptions{})
+			all := session.NormalizeOptions{Expected: session.AllInputs}
+			msgs, err := session.Normalize(decode(t, tc.input), all)
 			require.NoError(t, err)
 			require.JSONEq(t, tc.want, string(session.MarshalMessages(msgs)))
-			again, err := session.Normalize(decode(t, string(session.MarshalMessages(msgs))), session.NormalizeOptions{})
+			again, err := session.Normalize(decode(t, string(session.MarshalMessages(msgs))), all)
 			require.NoError(t, err)
 			require.Equal(t, msgs, again, "the export form normalises to itself")
 		})
@@ -57,6 +60,7 @@ func TestNormalize_Forms(t *testing.T) {
 
 // TestNormalize_Errors checks each rule of a valid prompt by its kind and exact message.
 func TestNormalize_Errors(t *testing.T) {
+	all := session.NormalizeOptions{Expected: session.AllInputs}
 	tests := []struct {
 		name    string
 		input   string
@@ -77,16 +81,26 @@ func TestNormalize_Errors(t *testing.T) {
 		{"content of the wrong type", `[{"role":"user","content":7}]`, session.NormalizeOptions{}, session.KindType, session.ErrBadMessage, "malformed message: message 0: content must be a string or an array of parts"},
 		{"text value that is not a string", `[{"role":"user","content":[{"type":"text","value":1}]}]`, session.NormalizeOptions{}, session.KindType, session.ErrTextNotString, "text content must be a string: message 0 part 0"},
 		{"an unknown content type", `[{"role":"user","content":[{"type":"video","value":"x"}]}]`, session.NormalizeOptions{}, session.KindType, session.ErrUnknownContentType, `unknown content type: message 0 part 0: "video"`},
-		{"an image not declared in expectedInputs", `[{"role":"user","content":[{"type":"image","value":"data:"}]}]`, session.NormalizeOptions{}, session.KindNotSupported, session.ErrUnexpectedInput, "content type not declared in expectedInputs: message 0 part 0: image"},
+		{"an image not declared in expectedInputs", `[{"role":"user","content":[{"type":"image","value":"data:"}]}]`, session.NormalizeOptions{}, session.KindNotSupported, session.ErrUnexpectedInput, `content type not declared in expectedInputs: message 0 part 0: image (declare {type: "image"} in expectedInputs)`},
 		{"an image in an assistant message", `[{"role":"assistant","content":[{"type":"image","value":"data:"}]}]`, session.NormalizeOptions{Expected: session.Expected{Image: true}}, session.KindNotSupported, session.ErrAssistantContent, "assistant messages may only hold text and tool calls: message 0 part 0: image content in assistant messages"},
-		{"a tool call in a user message", `[{"role":"user","content":[{"type":"tool-call","value":{"callId":"c","name":"w"}}]}]`, session.NormalizeOptions{}, session.KindType, session.ErrMisplacedToolPart, "tool content in a message of the wrong role: message 0 part 0: a tool call belongs in an assistant or tool-call message, not user"},
-		{"a tool result in an assistant message", `[{"role":"assistant","content":[{"type":"tool-response","value":{"callId":"c","name":"w","result":[]}}]}]`, session.NormalizeOptions{}, session.KindType, session.ErrMisplacedToolPart, "tool content in a message of the wrong role: message 0 part 0: a tool result belongs in a user or tool-result message, not assistant"},
-		{"a tool call without callID", `[{"role":"assistant","content":[{"type":"tool-call","value":{"name":"w"}}]}]`, session.NormalizeOptions{}, session.KindType, session.ErrBadToolCall, "malformed tool call: message 0 part 0: callID is missing"},
-		{"a tool call whose arguments are an array", `[{"role":"assistant","content":[{"type":"tool-call","value":{"callId":"c","name":"w","arguments":[1]}}]}]`, session.NormalizeOptions{}, session.KindType, session.ErrBadToolCall, "malformed tool call: message 0 part 0: arguments must be an object, not an array"},
-		{"a tool result with both result and errorMessage", `[{"role":"user","content":[{"type":"tool-response","value":{"callId":"c","name":"w","result":[],"errorMessage":"x"}}]}]`, session.NormalizeOptions{}, session.KindType, session.ErrBadToolResult, "malformed tool result: message 0 part 0: give exactly one of result and errorMessage"},
-		{"a tool result part of unknown type", `[{"role":"user","content":[{"type":"tool-response","value":{"callId":"c","name":"w","result":[{"type":"video","value":1}]}}]}]`, session.NormalizeOptions{}, session.KindType, session.ErrBadToolResult, `malformed tool result: message 0 part 0: malformed tool result: result part 0: unknown type "video"`},
-		{"a tool-call message with string content", `[{"role":"tool-call","content":"c"}]`, session.NormalizeOptions{}, session.KindType, session.ErrBadMessage, "malformed message: message 0: a tool-call message needs an array of tool-call parts"},
-		{"text inside a tool-result message", `[{"role":"tool-result","content":[{"type":"text","value":"x"}]}]`, session.NormalizeOptions{}, session.KindType, session.ErrMisplacedToolPart, "tool content in a message of the wrong role: message 0 part 0: text in a tool-result message"},
+		{"a tool call in a user message", `[{"role":"user","content":[{"type":"tool-call","value":{"callId":"c","name":"w"}}]}]`, all, session.KindType, session.ErrMisplacedToolPart, "tool content in a message of the wrong role: message 0 part 0: a tool call belongs in an assistant or tool-call message, not user"},
+		{"a tool result in an assistant message", `[{"role":"assistant","content":[{"type":"tool-response","value":{"callId":"c","name":"w","result":[]}}]}]`, all, session.KindType, session.ErrMisplacedToolPart, "tool content in a message of the wrong role: message 0 part 0: a tool result belongs in a user or tool-result message, not assistant"},
+		{"a tool call without callID", `[{"role":"assistant","content":[{"type":"tool-call","value":{"name":"w"}}]}]`, all, session.KindType, session.ErrBadToolCall, "malformed tool call: message 0 part 0: callID is missing"},
+		{"a tool call whose arguments are an array", `[{"role":"assistant","content":[{"type":"tool-call","value":{"callId":"c","name":"w","arguments":[1]}}]}]`, all, session.KindData, session.ErrBadToolCall, "malformed tool call: message 0 part 0: arguments must be an object, not an array"},
+		{"a tool call whose arguments are a string", `[{"role":"tool-call","content":[{"type":"tool-call","value":{"callID":"c","name":"w","arguments":"{}"}}]}]`, all, session.KindData, session.ErrBadToolCall, "malformed tool call: message 0 part 0: arguments must be an object, not a string"},
+		{"a text result part holding binary data", `[{"role":"user","content":[{"type":"tool-response","value":{"callId":"c","name":"w","result":[{"type":"text","value":{"type":"bytes","base64":"AA=="}}]}}]}]`, all, session.KindData, session.ErrBadToolResult, "malformed tool result: message 0 part 0: malformed tool result: result part 0: a text part holds binary data; give it the type image or audio"},
+		{"a text result part without a value", `[{"role":"user","content":[{"type":"tool-response","value":{"callId":"c","name":"w","result":[{"type":"text"}]}}]}]`, all, session.KindType, session.ErrBadToolResult, "malformed tool result: message 0 part 0: malformed tool result: result part 0: text part has no value"},
+		{"a tool result with both result and errorMessage", `[{"role":"user","content":[{"type":"tool-response","value":{"callId":"c","name":"w","result":[],"errorMessage":"x"}}]}]`, all, session.KindType, session.ErrBadToolResult, "malformed tool result: message 0 part 0: give exactly one of result and errorMessage"},
+		{"a tool result part of unknown type", `[{"role":"user","content":[{"type":"tool-response","value":{"callId":"c","name":"w","result":[{"type":"video","value":1}]}}]}]`, all, session.KindType, session.ErrBadToolResult, `malformed tool result: message 0 part 0: malformed tool result: result part 0: unknown type "video"`},
+		{"a tool-call message with string content", `[{"role":"tool-call","content":"c"}]`, all, session.KindType, session.ErrBadMessage, "malformed message: message 0: a tool-call message needs an array of tool-call parts"},
+		// § get the expected content types / issue 9 item 1: caller-supplied tool calls and
+		// responses need their type in expectedInputs, in either message form.
+		{"a draft-PR tool call without tool-call in expectedInputs", `[{"role":"tool-call","content":[{"type":"tool-call","value":{"callID":"c","name":"w"}}]}]`, session.NormalizeOptions{Expected: session.Expected{ToolResponse: true}}, session.KindNotSupported, session.ErrUnexpectedInput, `content type not declared in expectedInputs: message 0 part 0: tool-call (declare {type: "tool-call"} in expectedInputs)`},
+		{"Chrome's assistant tool call without tool-call in expectedInputs", `[{"role":"assistant","content":[{"type":"tool-call","value":{"callId":"c","name":"w"}}]}]`, session.NormalizeOptions{}, session.KindNotSupported, session.ErrUnexpectedInput, `content type not declared in expectedInputs: message 0 part 0: tool-call (declare {type: "tool-call"} in expectedInputs)`},
+		{"a draft-PR tool result without tool-response in expectedInputs", `[{"role":"tool-result","content":[{"type":"tool-result","value":{"callID":"c","name":"w","result":"x"}}]}]`, session.NormalizeOptions{Expected: session.Expected{ToolCall: true}}, session.KindNotSupported, session.ErrUnexpectedInput, `content type not declared in expectedInputs: message 0 part 0: tool-response (declare {type: "tool-response"} in expectedInputs)`},
+		{"Chrome's user tool-response without tool-response in expectedInputs", `[{"role":"user","content":[{"type":"tool-response","value":{"callId":"c","name":"w","result":"x"}}]}]`, session.NormalizeOptions{}, session.KindNotSupported, session.ErrUnexpectedInput, `content type not declared in expectedInputs: message 0 part 0: tool-response (declare {type: "tool-response"} in expectedInputs)`},
+		{"an undeclared tool result is refused before its value is read", `[{"role":"user","content":[{"type":"tool-response","value":7}]}]`, session.NormalizeOptions{}, session.KindNotSupported, session.ErrUnexpectedInput, `content type not declared in expectedInputs: message 0 part 0: tool-response (declare {type: "tool-response"} in expectedInputs)`},
+		{"text inside a tool-result message", `[{"role":"tool-result","content":[{"type":"text","value":"x"}]}]`, all, session.KindType, session.ErrMisplacedToolPart, "tool content in a message of the wrong role: message 0 part 0: text in a tool-result message"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -328,6 +328,10 @@ func info(s *loop.Session, withMode bool) *SessionInfo {
 	i := &SessionInfo{ContextUsage: s.ContextUsage(), ContextWindow: s.ContextWindow()}
 	if withMode {
 		i.Mode = string(s.Mode())
+		i.SamplingMode = s.SamplingMode()
+		if i.SamplingMode == "" {
+			i.SamplingMode = "balanced" // the explainer's default
+		}
 	}
 	return i
 }

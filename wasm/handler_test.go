@@ -138,7 +138,7 @@ func TestHandler_Approve(t *testing.T) {
 func TestHandler_OpenLoop(t *testing.T) {
 	p := newPage(t)
 	tool := `{"name":"weather","description":"Weather","inputSchema":{"type":"object"}}`
-	info := p.ok("create", `"session":1,"options":{"expectedOutputs":[{"type":"text"},{"type":"tool-call"}],"tools":[`+tool+`],`+
+	info := p.ok("create", `"session":1,"options":{"expectedInputs":[{"type":"tool-response"}],"expectedOutputs":[{"type":"text"},{"type":"tool-call"}],"tools":[`+tool+`],`+
 		script(`{"text":"Checking.","calls":[{"callID":"c1","name":"weather","arguments":{"city":"Oslo"}}]}`, `{"text":"Sunny."}`)+`}`).(map[string]any)
 	require.Equal(t, "open", info["mode"])
 
@@ -266,7 +266,10 @@ func TestHandler_Errors(t *testing.T) {
 		{"system not first", "", `[{"role":"user","content":"a"},{"role":"system","content":"b"}]`, "TypeError", "a system message may only be the first message of the session: message 1"},
 		{"model error", script(`{"error":{"name":"NetworkError","message":"down"}}`), `"x"`, "NetworkError", "the model failed: down"},
 		{"exhausted", script(), `"x"`, "OperationError", "the model failed: scripted model: the script has no more turns"},
-		{"image not expected", "", `[{"role":"user","content":[{"type":"image","value":"x"}]}]`, "NotSupportedError", "content type not declared in expectedInputs: message 0 part 0: image"},
+		{"initial tool call without tool-call in expectedInputs", `"initialPrompts":[{"role":"assistant","content":[{"type":"tool-call","value":{"callId":"c","name":"w"}}]}]`, "", "NotSupportedError", `content type not declared in expectedInputs: message 0 part 0: tool-call (declare {type: "tool-call"} in expectedInputs)`},
+		{"tool response without tool-response in expectedInputs", `"expectedInputs":[{"type":"tool-call"}]`, `[{"role":"user","content":[{"type":"tool-response","value":{"callId":"c","name":"w","result":"x"}}]}]`, "NotSupportedError", `content type not declared in expectedInputs: message 0 part 0: tool-response (declare {type: "tool-response"} in expectedInputs)`},
+		{"tool-response is no output type", `"expectedOutputs":[{"type":"tool-response"}]`, "", "NotSupportedError", `invalid option: expectedOutputs: tool-response output is not supported`},
+		{"image not expected", "", `[{"role":"user","content":[{"type":"image","value":"x"}]}]`, "NotSupportedError", `content type not declared in expectedInputs: message 0 part 0: image (declare {type: "image"} in expectedInputs)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := newPage(t)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"slices"
+	"strconv"
 
 	"langmodel/loop"
 	"langmodel/session"
@@ -13,15 +15,30 @@ import (
 // already check it (the enums of expectedInputs/Outputs and toolUseConfig).
 var errBadOption = errors.New("invalid option")
 
+// errUnsupportedLanguage is the rule an expected language the backend cannot serve
+// breaks: NotSupportedError in create(), "unavailable" in availability().
+var errUnsupportedLanguage = errors.New("unsupported language")
+
 // sessionOptions turns create()'s options into loop.Options for the session key. The
 // binding only translates: the engine validates tools, prompts and windows.
+//
+// The order follows the spec's create(): the options are validated and canonicalized
+// first (language tags: RangeError; samplingMode with temperature or topK: TypeError),
+// then their availability is computed (a type or language the backend cannot serve:
+// NotSupportedError, which availability() answers as "unavailable").
 func (h *Handler) sessionOptions(key int64, o CreateOptions) (loop.Options, *pageTools, error) {
+	exp, toolOutput, langs, err := expectations(o)
+	if err != nil {
+		return loop.Options{}, nil, err
+	}
+	if err := sampling(o); err != nil {
+		return loop.Options{}, nil, err
+	}
 	model, err := h.newModel(o.Backend)
 	if err != nil {
 		return loop.Options{}, nil, err
 	}
-	exp, toolOutput, err := expectations(o)
-	if err != nil {
+	if err := served(model, langs); err != nil {
 		return loop.Options{}, nil, err
 	}
 	toolsJSON, err := decodeOptional(o.Tools)
@@ -70,11 +87,23 @@ func (h *Handler) bind(opts *loop.Options, pt *pageTools) {
 	}
 }
 
-func expectations(o CreateOptions) (exp session.Expected, toolOutput bool, err error) {
-	inputs, err := expectedTypes("expectedInputs", o.ExpectedInputs)
+// expectedLanguages are the canonical language tags of one expectedInputs or
+// expectedOutputs entry, with where they came from for messages.
+type expectedLanguages struct {
+	where string // e.g. "expectedInputs[0].languages"
+	tags  []string
+}
+
+func expectations(o CreateOptions) (exp session.Expected, toolOutput bool, langs []expectedLanguages, err error) {
+	inputs, inLangs, err := expectedTypes("expectedInputs", o.ExpectedInputs)
 	if err != nil {
-		return exp, false, err
+		return exp, false, nil, err
 	}
+	outputs, outLangs, err := expectedTypes("expectedOutputs", o.ExpectedOutputs)
+	if err != nil {
+		return exp, false, nil, err
+	}
+	langs = append(inLangs, outLangs...)
 	for _, t := range inputs {
 		switch t {
 		case "text":
@@ -82,49 +111,143 @@ func expectations(o CreateOptions) (exp session.Expected, toolOutput bool, err e
 			exp.Image = true
 		case "audio":
 			exp.Audio = true
+		case "tool-call":
+			exp.ToolCall = true
+		case "tool-response", "tool-result":
+			exp.ToolResponse = true
 		default:
-			return exp, false, session.Errorf(session.KindType, errBadOption, "expectedInputs: unknown type %q", t)
+			return exp, false, nil, session.Errorf(session.KindType, errBadOption, "expectedInputs: unknown type %q", t)
 		}
-	}
-	outputs, err := expectedTypes("expectedOutputs", o.ExpectedOutputs)
-	if err != nil {
-		return exp, false, err
 	}
 	for _, t := range outputs {
 		switch t {
 		case "text":
 		case "tool-call":
 			toolOutput = true
-		case "image", "audio":
-			return exp, false, session.Errorf(session.KindNotSupported, errBadOption, "expectedOutputs: %s output is not supported", t)
+		case "image", "audio", "tool-response", "tool-result":
+			return exp, false, nil, session.Errorf(session.KindNotSupported, errBadOption, "expectedOutputs: %s output is not supported", t)
 		default:
-			return exp, false, session.Errorf(session.KindType, errBadOption, "expectedOutputs: unknown type %q", t)
+			return exp, false, nil, session.Errorf(session.KindType, errBadOption, "expectedOutputs: unknown type %q", t)
 		}
 	}
-	return exp, toolOutput, nil
+	return exp, toolOutput, langs, nil
 }
 
-// expectedTypes reads the types of expectedInputs or expectedOutputs: [{type, languages}].
-// Languages are not checked: the scripted model takes any.
-func expectedTypes(option string, raw json.RawMessage) ([]string, error) {
+// expectedTypes reads expectedInputs or expectedOutputs: [{type, languages}]. Each
+// language tag is validated and canonicalized as BCP 47 (the spec's "validate and
+// canonicalize language tags": RangeError for an invalid one), duplicates dropped.
+func expectedTypes(option string, raw json.RawMessage) ([]string, []expectedLanguages, error) {
 	v, err := decodeOptional(raw)
 	if err != nil || v == nil {
-		return nil, err
+		return nil, nil, err
 	}
 	arr, ok := v.([]any)
 	if !ok {
-		return nil, session.Errorf(session.KindType, errBadOption, "%s must be an array", option)
+		return nil, nil, session.Errorf(session.KindType, errBadOption, "%s must be an array", option)
 	}
 	types := make([]string, len(arr))
+	var langs []expectedLanguages
 	for i, e := range arr {
 		obj, _ := e.(map[string]any)
 		t, ok := obj["type"].(string)
 		if !ok {
-			return nil, session.Errorf(session.KindType, errBadOption, "%s[%d].type must be a string", option, i)
+			return nil, nil, session.Errorf(session.KindType, errBadOption, "%s[%d].type must be a string", option, i)
 		}
 		types[i] = t
+		l, present := obj["languages"]
+		if !present || l == nil {
+			continue
+		}
+		list, ok := l.([]any)
+		if !ok {
+			return nil, nil, session.Errorf(session.KindType, errBadOption, "%s[%d].languages must be an array of strings", option, i)
+		}
+		el := expectedLanguages{where: option + "[" + strconv.Itoa(i) + "].languages"}
+		for _, x := range list {
+			tag, ok := x.(string)
+			if !ok {
+				return nil, nil, session.Errorf(session.KindType, errBadOption, "%s must be an array of strings", el.where)
+			}
+			c, err := session.CanonicalLanguageTag(tag)
+			if err != nil {
+				return nil, nil, err
+			}
+			if !slices.Contains(el.tags, c) {
+				el.tags = append(el.tags, c)
+			}
+		}
+		langs = append(langs, el)
 	}
-	return types, nil
+	return types, langs, nil
+}
+
+// served checks the expected languages against what model serves (loop.Linguist, or
+// session.CommonLanguage for a model that does not say): the spec's "compute language
+// availability", where a language the model cannot serve makes the options unavailable.
+func served(model loop.Model, langs []expectedLanguages) error {
+	serves := session.CommonLanguage
+	if l, ok := model.(loop.Linguist); ok {
+		serves = l.ServesLanguage
+	}
+	for _, el := range langs {
+		for _, tag := range el.tags {
+			if !serves(tag) {
+				return session.Errorf(session.KindNotSupported, errUnsupportedLanguage, "%s: %q is not a language this backend serves", el.where, tag)
+			}
+		}
+	}
+	return nil
+}
+
+// samplingModes are the explainer's values, plus the two earlier drafts had (still mapped
+// by the OpenAI-compatible backend). "" is absent: the session reports "balanced".
+var samplingModes = []string{"", "most-predictable", "predictable", "slightly-predictable", "balanced", "slightly-creative", "creative", "most-creative"}
+
+// sampling checks samplingMode (a WebIDL enum: TypeError for another value) and the
+// legacy temperature and topK: given together with samplingMode they are a TypeError
+// (the explainer, "Legacy: Configuration of per-session raw parameters"); a temperature
+// below 0 or a topK below 1 is a RangeError, as the explainer says for contexts where
+// the legacy parameters are active (this module reports them).
+func sampling(o CreateOptions) error {
+	if !slices.Contains(samplingModes, o.SamplingMode) {
+		return session.Errorf(session.KindType, errBadOption, "samplingMode: %q is not a sampling mode", o.SamplingMode)
+	}
+	temperature, err := legacyNumber("temperature", o.Temperature)
+	if err != nil {
+		return err
+	}
+	topK, err := legacyNumber("topK", o.TopK)
+	if err != nil {
+		return err
+	}
+	if o.SamplingMode != "" && (temperature != nil || topK != nil) {
+		return session.Errorf(session.KindType, errBadOption, "samplingMode cannot be given together with temperature or topK")
+	}
+	if temperature != nil && *temperature < 0 {
+		return session.Errorf(session.KindRange, errBadOption, "temperature must not be negative")
+	}
+	if topK != nil && *topK < 1 {
+		return session.Errorf(session.KindRange, errBadOption, "topK must be at least 1")
+	}
+	return nil
+}
+
+// legacyNumber reads temperature or topK: absent is nil. The face converts them as WebIDL
+// unrestricted doubles (+Infinity crosses as a large number, so only finite values come).
+func legacyNumber(name string, raw json.RawMessage) (*float64, error) {
+	v, err := decodeOptional(raw)
+	if err != nil || v == nil {
+		return nil, err
+	}
+	n, ok := v.(json.Number)
+	if !ok {
+		return nil, session.Errorf(session.KindType, errBadOption, "%s must be a number", name)
+	}
+	f, err := strconv.ParseFloat(string(n), 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return nil, session.Errorf(session.KindType, errBadOption, "%s must be a number", name)
+	}
+	return &f, nil
 }
 
 func toolUse(c *ToolUseConfig) (loop.ToolUse, int64, error) {

@@ -115,6 +115,10 @@ type CreateOptions struct {
 	Tools         json.RawMessage `json:"tools,omitempty"`
 	ToolUseConfig *ToolUseConfig  `json:"toolUseConfig,omitempty"`
 	SamplingMode  string          `json:"samplingMode,omitempty"`
+	// Temperature and TopK are the legacy sampling options as the page gave them (a
+	// number; absent when not given): the engine checks them against samplingMode.
+	Temperature json.RawMessage `json:"temperature,omitempty"`
+	TopK        json.RawMessage `json:"topK,omitempty"`
 	// ToolChoice is "auto", "none", "required", or {type: "tool", name} ({name} too).
 	ToolChoice json.RawMessage `json:"toolChoice,omitempty"`
 }
@@ -135,11 +139,13 @@ type ToolUseConfig struct {
 //
 //easyjson:json
 type PromptRequest struct {
-	Type                        string          `json:"type"`
-	ID                          int64           `json:"id"`
-	Session                     int64           `json:"session"`
-	Input                       json.RawMessage `json:"input"`
-	Stream                      bool            `json:"stream,omitempty"`
+	Type    string          `json:"type"`
+	ID      int64           `json:"id"`
+	Session int64           `json:"session"`
+	Input   json.RawMessage `json:"input"`
+	Stream  bool            `json:"stream,omitempty"`
+	// ResponseConstraint is a JSON Schema, or a RegExp as {"pattern": source} (an object
+	// with that one member; session.ConstraintPattern).
 	ResponseConstraint          json.RawMessage `json:"responseConstraint,omitempty"`
 	OmitResponseConstraintInput bool            `json:"omitResponseConstraintInput,omitempty"`
 	// ToolChoice overrides the session's for this prompt (as in CreateOptions).
@@ -314,7 +320,10 @@ type Event struct {
 //
 //easyjson:json
 type SessionInfo struct {
-	Mode          string `json:"mode,omitempty"`
+	Mode string `json:"mode,omitempty"`
+	// SamplingMode is the session's samplingMode: the one given, else "balanced"
+	// (create and clone only).
+	SamplingMode  string `json:"samplingMode,omitempty"`
 	ContextUsage  int    `json:"contextUsage"`
 	ContextWindow int    `json:"contextWindow"`
 }

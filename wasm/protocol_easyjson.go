@@ -314,6 +314,16 @@ func easyjsonE4425964EncodeLangmodelWasm4(out *jwriter.Writer, in SessionInfo) {
 		out.RawString(prefix[1:])
 		out.String(string(in.Mode))
 	}
+	if in.SamplingMode != "" {
+		const prefix string = ",\"samplingMode\":"
+		if first {
+			first = false
+			out.RawString(prefix[1:])
+		} else {
+			out.RawString(prefix)
+		}
+		out.String(string(in.SamplingMode))
+	}
 	{
 		const prefix string = ",\"contextUsage\":"
 		if first {
@@ -1071,6 +1081,22 @@ func easyjsonE4425964DecodeLangmodelWasm15(in *jlexer.Lexer, out *CreateOptions)
 				in.Skip()
 			} else {
 				out.SamplingMode = string(in.String())
+			}
+		case "temperature":
+			if in.IsNull() {
+				in.Skip()
+			} else {
+				if data := in.Raw(); in.Ok() {
+					in.AddError((out.Temperature).UnmarshalJSON(data))
+				}
+			}
+		case "topK":
+			if in.IsNull() {
+				in.Skip()
+			} else {
+				if data := in.Raw(); in.Ok() {
+					in.AddError((out.TopK).UnmarshalJSON(data))
+				}
 			}
 		case "toolChoice":
 			if in.IsNull() {

@@ -65,7 +65,8 @@ func buildRequest(cfg Config, req *loop.Request) ([]byte, error) {
 		}
 		b = appendToolChoice(b, req.ToolChoice)
 	}
-	if len(req.ResponseConstraint) > 0 {
+	if _, re := session.ConstraintPattern(req.ResponseConstraint); len(req.ResponseConstraint) > 0 && !re {
+		// A RegExp has no response_format: the loop checks the answer (and repairs it once).
 		b = append(b, `,"response_format":{"type":"json_schema","json_schema":{"name":"response","schema":`...)
 		if b, err = jsonv.Append(b, req.ResponseConstraint); err != nil {
 			return nil, err
@@ -186,6 +187,12 @@ func wireMessages(msgs []session.Message) ([]wireMessage, error) {
 			content, err := resultText(r)
 			if err != nil {
 				return nil, err
+			}
+			if r.Unpaired {
+				// A "tool" message must answer a tool_calls entry before it; a response
+				// the page supplied for a call never made here goes as the user's text.
+				out = append(out, wireMessage{Role: "user", Content: "Result of the tool " + r.Name + " (call " + r.CallID + "): " + content})
+				continue
 			}
 			out = append(out, wireMessage{Role: "tool", ToolCallID: r.CallID, Content: content})
 		default:

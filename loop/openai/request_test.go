@@ -71,3 +71,30 @@ func TestBuildRequest_AudioPart(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(body), `"messages":[{"role":"user","content":[{"type":"text","text":"hear"},{"type":"input_audio","input_audio":{"data":"AA","format":"wav"}}]}]`)
 }
+
+// A JSON Schema constraint becomes response_format; a RegExp ({"pattern": source}) has
+// none in the Chat Completions API, so it is left to the loop's check and repair round.
+func TestBuildRequest_ResponseFormat(t *testing.T) {
+	msgs := []session.Message{session.TextMessage(session.RoleUser, "q")}
+	for _, tc := range []struct{ name, constraint, want string }{
+		{"a JSON Schema", `{"type":"object"}`, `{"model":"m","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"q"}],"response_format":{"type":"json_schema","json_schema":{"name":"response","schema":{"type":"object"}}}}`},
+		{"a RegExp", `{"pattern":"^a+$"}`, `{"model":"m","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"q"}]}`},
+		{"a schema with a pattern among other keywords", `{"type":"string","pattern":"^a+$"}`, `{"model":"m","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"q"}],"response_format":{"type":"json_schema","json_schema":{"name":"response","schema":{"type":"string","pattern":"^a+$"}}}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body, err := buildRequest(Config{Model: "m"}, &loop.Request{Messages: msgs, ResponseConstraint: json.RawMessage(tc.constraint)})
+			require.NoError(t, err)
+			require.Equal(t, tc.want, string(body))
+		})
+	}
+}
+
+// A response the page supplied for a call never made in the session cannot be a "tool"
+// message (servers refuse one without its tool_calls): it goes as the user's text.
+func TestBuildRequest_UnpairedResult(t *testing.T) {
+	r := session.ToolResult{CallID: "x1", Name: "weather", Parts: []session.ResultPart{{Type: "text", Text: "sun"}}}
+	req := &loop.Request{Messages: []session.Message{session.UnpairedMessage(r), session.TextMessage(session.RoleUser, "so?")}}
+	body, err := buildRequest(Config{Model: "m"}, req)
+	require.NoError(t, err)
+	require.Contains(t, string(body), `"messages":[{"role":"user","content":"Result of the tool weather (call x1): sun"},{"role":"user","content":"so?"}]`)
+}

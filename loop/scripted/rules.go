@@ -37,6 +37,9 @@ type Rule struct {
 // ContextWindow implements loop.Windowed.
 func (m *Rules) ContextWindow() int { return m.Window }
 
+// ServesLanguage: the rules read and answer English only (loop.Linguist).
+func (m *Rules) ServesLanguage(tag string) bool { return session.LanguageOf(tag) == "en" }
+
 // Step answers by the rules.
 func (m *Rules) Step(ctx context.Context, req *loop.Request, emit func(loop.Delta) error) error {
 	return play(ctx, m.turn(req), emit)

@@ -129,4 +129,7 @@ func play(ctx context.Context, t Turn, emit func(loop.Delta) error) error {
 }
 
 // String describes the model for logs and the demo.
+// ServesLanguage: a script is written in English (loop.Linguist).
+func (s *Script) ServesLanguage(tag string) bool { return session.LanguageOf(tag) == "en" }
+
 func (s *Script) String() string { return fmt.Sprintf("scripted model (%d turns)", len(s.turns)) }

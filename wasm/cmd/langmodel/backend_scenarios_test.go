@@ -78,7 +78,7 @@ var backendScenarios = []hostScenario{
 		  "history":["user","tool-call","tool-result","assistant"],"leak":false}`}},
 
 	{scenario: scenario{"openai: open loop with parallel calls", `
-		const s = await LanguageModel.create({ backend: openai("open", "openai_parallel.sse,vllm.sse"), expectedOutputs: [{ type: "text" }, { type: "tool-call" }], tools: [getWeather()] });
+		const s = await LanguageModel.create({ backend: openai("open", "openai_parallel.sse,vllm.sse"), expectedInputs: [{ type: "tool-response" }], expectedOutputs: [{ type: "text" }, { type: "tool-call" }], tools: [getWeather()] });
 		const r1 = await s.prompt("Weather in Paris and Tokyo?");
 		const results = r1.map(({ value: c }) => new LanguageModelToolSuccess({ callID: c.callID, name: c.name, result: [{ type: "text", value: c.arguments.city + ": 21°C" }] }));
 		const r2 = await s.prompt([{ role: "tool-result", content: results.map((value) => ({ type: "tool-result", value })) }]);

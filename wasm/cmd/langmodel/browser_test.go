@@ -43,13 +43,19 @@ func TestBrowser_Scenarios(t *testing.T) {
 	for _, sc := range allScenarios() {
 		t.Run(sc.name, func(t *testing.T) {
 			t.Parallel()
-			p := b.Open(t, base+"/")
-			require.NoError(t, p.Eval(t.Context(), sc.setup+browserPrelude, nil))
-			var got any
-			require.NoError(t, p.Eval(t.Context(), common+sc.js, &got))
-			requireJSON(t, sc.want, got)
+			requireJSON(t, sc.want, playBrowser(t, b, base, sc.setup+browserPrelude, common+sc.js))
 		})
 	}
+}
+
+// playBrowser opens a page of base, runs prelude, then js, and returns js's value.
+func playBrowser(t *testing.T, b *browsertest.Browser, base, prelude, js string) any {
+	t.Helper()
+	p := b.Open(t, base+"/")
+	require.NoError(t, p.Eval(t.Context(), prelude, nil))
+	var got any
+	require.NoError(t, p.Eval(t.Context(), js, &got))
+	return got
 }
 
 // TestBrowser_Install: the globals replace Chromium's native LanguageModel, which has no

@@ -92,14 +92,20 @@ func TestModule_Scenarios(t *testing.T) {
 			if sc.browserOnly {
 				t.Skip("needs what goja lacks (async generators); Chromium plays it")
 			}
-			h := newHostB(t, sc.setup, 7)
-			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-			defer cancel()
-			v, err := h.Eval(ctx, common+sc.js)
-			require.NoError(t, err)
-			requireJSON(t, sc.want, v)
+			requireJSON(t, sc.want, playModule(t, sc.setup, common+sc.js))
 		})
 	}
+}
+
+// playModule runs js in a new host (setup before install()) and returns its value.
+func playModule(t *testing.T, setup, js string) any {
+	t.Helper()
+	h := newHostB(t, setup, 7)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	v, err := h.Eval(ctx, js)
+	require.NoError(t, err)
+	return v
 }
 
 // requireJSON compares got (any JSON-shaped value) with want (JSON text), both

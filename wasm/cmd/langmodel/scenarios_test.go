@@ -166,6 +166,7 @@ var scenarios = []scenario{
 	{"open loop", `
 		const s = await LanguageModel.create({
 			backend: script({ text: "Checking.", calls: [{ callID: "c1", name: "weather", arguments: { city: "Oslo" } }] }, { text: "Sunny." }),
+			expectedInputs: [{ type: "tool-response" }],
 			expectedOutputs: [{ type: "text" }, { type: "tool-call" }],
 			tools: [{ name: "weather", description: "Weather", inputSchema: { type: "object" } }],
 		});
@@ -178,6 +179,7 @@ var scenarios = []scenario{
 	{"hybrid loop", `
 		const s = await LanguageModel.create({
 			backend: script({ calls: [{ name: "weather", arguments: { city: "A" } }, { callID: "p1", name: "ask", arguments: {} }] }, { text: "done" }),
+			expectedInputs: [{ type: "tool-result" }],
 			expectedOutputs: [{ type: "tool-call" }],
 			tools: [weather(() => "sun"), { name: "ask", description: "Ask the user", inputSchema: { type: "object" } }],
 		});
@@ -195,7 +197,8 @@ var scenarios = []scenario{
 		await s.prompt("weather?");
 		const h = s.history;
 		h[2].content[0].value.result = [{ type: "text", value: "sunny" }];
-		const t = await LanguageModel.create({ backend: script({ text: "ok" }), tools: [weather(() => "")], initialPrompts: h });
+		const t = await LanguageModel.create({ backend: script({ text: "ok" }), tools: [weather(() => "")], initialPrompts: h,
+			expectedInputs: [{ type: "tool-call" }, { type: "tool-response" }] });
 		return { smaller: s.contextUsage > t.contextUsage, same: t.history.length === h.length, edited: t.history[2].content[0].value.result, untouched: s.history[2].content[0].value.result[0].value.length, answer: await t.prompt("and now?") };`,
 		`{"smaller":true,"same":true,"edited":[{"type":"text","value":"sunny"}],"untouched":380,"answer":"ok"}`},
 
@@ -229,7 +232,7 @@ var scenarios = []scenario{
 		s.destroy();
 		out.alive = await (await LanguageModel.create({ backend: script({ text: "still fine" }) })).prompt("x");
 		return out;`,
-		`{"cycle":"DataError","bigint":"DataError","fn":"DataError","role":"TypeError","number":"TypeError","missing":"TypeError",
+		`{"cycle":"DataError","bigint":"DataError","fn":"DataError","role":"TypeError","number":"resolved","missing":"TypeError",
 		  "schemaCycle":"TypeError","getter":"RangeError","toJSON":"SyntaxError","noExecute":"TypeError","executeNotFunction":"TypeError","dup":"TypeError",
 		  "notObjectSchema":"TypeError","backend":"TypeError","backendKind":"NotSupportedError","toolsNotArray":"TypeError",
 		  "classes":["TypeError","TypeError","TypeError","TypeError","TypeError"],"ctor":"TypeError",
@@ -245,10 +248,12 @@ var scenarios = []scenario{
 	{"context overflow", `
 		let overflow = 0;
 		const s = await LanguageModel.create({ backend: { kind: "scripted", turns: [{ text: "ok" }, { text: "ok" }, { text: "ok" }], window: 40 } });
-		s.onquotaoverflow = () => overflow++;
+		let legacy = 0;
+		s.oncontextoverflow = () => overflow++;
+		s.onquotaoverflow = () => legacy++;
 		for (let i = 0; i < 3; i++) await s.prompt("x".repeat(40));
-		return { overflow, n: s.history.length, legacy: s.onquotaoverflow === s.oncontextoverflow };`,
-		`{"overflow":2,"n":4,"legacy":true}`},
+		return { overflow, n: s.history.length, legacy };`,
+		`{"overflow":1,"n":4,"legacy":1}`},
 
 	{"approve", `
 		const asked = [];
@@ -272,7 +277,7 @@ var scenarios = []scenario{
 			window: s.contextWindow, samplingMode: s.samplingMode, topK: s.topK, temperature: s.temperature,
 			eventTarget: s instanceof EventTarget,
 		};`,
-		`{"avail":"available","unavail":"unavailable","params":{"defaultTopK":3,"maxTopK":128,"defaultTemperature":1,"maxTemperature":2},"before":0,"after":11,"inputUsage":11,"measured":6,"legacy":5,"window":32768,"samplingMode":"default","topK":3,"temperature":1,"eventTarget":true}`},
+		`{"avail":"available","unavail":"unavailable","params":{"defaultTopK":3,"maxTopK":128,"defaultTemperature":1,"maxTemperature":2},"before":0,"after":11,"inputUsage":11,"measured":6,"legacy":5,"window":32768,"samplingMode":"balanced","topK":3,"temperature":1,"eventTarget":true}`},
 
 	{"destroy mid-loop", `
 		let aborted = null;

@@ -1,0 +1,337 @@
+// The channel to the module, page side: requests with ids and their replies, the engine's
+// calls to the page (execute, approve, fetch, generate) and its events (protocol.js).
+
+import { abortReason, errorMessage, makeError } from "./errors.js";
+import { EVENT_TYPES } from "./protocol.js";
+import { stash } from "./stash.js";
+import { LanguageModelToolCall, LanguageModelToolError, LanguageModelToolSuccess } from "./tools.js";
+import { plain } from "./webidl.js";
+
+// Channel speaks protocol.js over the module's port {send, query, connect}. fetchFn
+// returns the fetch the engine's requests go through.
+export class Channel {
+  #port;
+  #fetchFn;
+  #next = 1;
+  #pending = new Map(); // request id → {resolve, reject, onChunk}
+  #running = new Map(); // engine call id → AbortController of a running execute/approve/fetch/generate
+  #answered = new Set(); // request ids whose reply has arrived and waits for its microtask
+  #outbox = []; // requests to send once the page's synchronous code has run (see request)
+  #flushing = false; // a microtask is sending the outbox
+  #sessions = new Map(); // session key → event dispatcher
+  #dead = null;
+
+  constructor(port, fetchFn) {
+    this.#port = port;
+    this.#fetchFn = fetchFn;
+    // Go may answer within send() itself: its scheduler runs the handler before it
+    // returns to JS. Handling messages in a microtask keeps every answer asynchronous,
+    // as a page expects (an abort right after prompt() rejects it), and keeps page code
+    // (execute, event handlers) from running nested inside a Go call.
+    port.connect((json) => {
+      let m;
+      try {
+        m = JSON.parse(json);
+      } catch (e) {
+        console.error("language-model: a message from the engine is not JSON:", e);
+        return;
+      }
+      // The reply is the engine's word on the request: an abort that comes after it
+      // (in this task, before the microtask) must not contradict it.
+      if (m.type === "reply") this.#answered.add(m.id);
+      queueMicrotask(() => this.#receive(m));
+    });
+  }
+
+  // request sends msg with a fresh id and resolves with the reply's value.
+  //
+  // The engine can answer within the call that delivers a request (Go runs until it
+  // blocks), so the promise must agree with the history however an abort falls:
+  //  - requests leave in a microtask, in order: an abort in the page's same synchronous
+  //    code (prompt() then abort(), as pages written for Chrome do) finds the request
+  //    unsent, rejects, and the engine never sees it;
+  //  - an abort after sending tells the engine, which rolls its work back, and rejects
+  //    at once with the signal's reason;
+  //  - unless the engine has replied already (the reply waits for its microtask, or
+  //    arrives while the abort is being sent): then the reply settles the promise.
+  //
+  // msg may be a Promise of the message (inputs with Blobs being read): requests posted
+  // after it wait, so the engine still gets them in order; if it rejects, so does this.
+  request(msg, { signal, onChunk } = {}) {
+    if (this.#dead) return Promise.reject(this.#dead);
+    if (signal?.aborted) return Promise.reject(abortReason(signal));
+    const id = this.#next++;
+    return new Promise((resolve, reject) => {
+      let onAbort;
+      const settle = (fn) => (v) => {
+        this.#pending.delete(id);
+        signal?.removeEventListener("abort", onAbort);
+        fn(v);
+      };
+      this.#pending.set(id, { resolve: settle(resolve), reject: settle(reject), onChunk });
+      let sent = false;
+      if (signal) {
+        onAbort = () => {
+          const p = this.#pending.get(id);
+          if (!p || this.#answered.has(id)) return;
+          // A reply that arrives while the abort is being sent settles the promise: a
+          // result the engine had finished is kept (the history has it), and its
+          // AbortError becomes the signal's own reason (see #receive).
+          p.abortedWith = { reason: abortReason(signal) };
+          if (sent) this.notify({ type: "abort", target: id });
+          if (this.#answered.has(id)) return;
+          p.reject(p.abortedWith.reason);
+        };
+        signal.addEventListener("abort", onAbort);
+      }
+      this.#post(msg, (m, failed, why) => {
+        if (!this.#pending.has(id)) return; // aborted, failed or destroyed before it left
+        if (failed) {
+          this.#pending.get(id).reject(why);
+          return;
+        }
+        sent = true;
+        this.notify({ ...m, id });
+      });
+    });
+  }
+
+  // #post calls send(msg) in a microtask, after the sends posted before it. A msg that is
+  // a Promise holds the queue until it settles; send then gets its value, or
+  // (undefined, true, the reason) if it rejected.
+  #post(msg, send) {
+    this.#outbox.push({ msg, send });
+    if (this.#flushing) return;
+    this.#flushing = true;
+    queueMicrotask(() => this.#flush());
+  }
+
+  async #flush() {
+    try {
+      while (this.#outbox.length > 0) {
+        const { msg, send } = this.#outbox.shift();
+        let m = msg;
+        let failed = false;
+        let why;
+        if (msg instanceof Promise) {
+          try {
+            m = await msg;
+          } catch (e) {
+            failed = true;
+            why = e;
+          }
+        }
+        send(m, failed, why);
+      }
+    } finally {
+      // A send that threw must not strand the requests behind it.
+      if (this.#outbox.length > 0) queueMicrotask(() => this.#flush());
+      else this.#flushing = false;
+    }
+  }
+
+  // query asks history or usage synchronously.
+  query(msg) {
+    if (this.#dead) throw this.#dead;
+    const r = JSON.parse(this.#port.query(JSON.stringify(msg)));
+    if (r.error) throw makeError(r.error);
+    return r.value;
+  }
+
+  notify(msg) {
+    if (!this.#dead) this.#port.send(JSON.stringify(msg));
+  }
+
+  listen(key, dispatch) {
+    this.#sessions.set(key, dispatch);
+  }
+
+  unlisten(key) {
+    this.#sessions.delete(key);
+  }
+
+  // fail rejects everything pending with err, once and for all (the module stopped).
+  fail(err) {
+    this.#dead ??= err;
+    for (const p of [...this.#pending.values()]) p.reject(err);
+    for (const c of this.#running.values()) c.abort(err);
+    this.#running.clear();
+  }
+
+  #receive(m) {
+    try {
+      switch (m.type) {
+        case "reply": {
+          this.#answered.delete(m.id);
+          const p = this.#pending.get(m.id);
+          if (!p) return; // aborted or failed already: dropped on purpose
+          if (m.error) p.reject(p.abortedWith && m.error.name === "AbortError" ? p.abortedWith.reason : makeError(m.error));
+          else p.resolve(m.value);
+          return;
+        }
+        case "chunk":
+          this.#pending.get(m.id)?.onChunk?.(m.detail);
+          return;
+        case "tool-execute":
+          this.#execute(m);
+          return;
+        case "tool-approve":
+          this.#approve(m);
+          return;
+        case "fetch":
+          this.#fetch(m);
+          return;
+        case "generate":
+          this.#generate(m);
+          return;
+        case "tool-abort":
+        case "fetch-abort":
+        case "generate-abort": {
+          const c = this.#running.get(m.id);
+          this.#running.delete(m.id);
+          c?.abort(new DOMException("The prompt that made this call was aborted.", "AbortError"));
+          return;
+        }
+        default:
+          // Events for a destroyed session find no listener: dropped on purpose.
+          if (EVENT_TYPES.includes(m.type)) this.#sessions.get(m.session)?.(m.type, m.detail);
+      }
+    } catch (e) {
+      console.error("language-model: while handling a message from the engine:", e);
+    }
+  }
+
+  // #call runs fn for the engine call m and sends its tool-return, unless the engine
+  // stopped waiting meanwhile (tool-abort).
+  async #call(m, fn) {
+    const ctrl = new AbortController();
+    this.#running.set(m.id, ctrl);
+    let reply;
+    try {
+      reply = { type: "tool-return", id: m.id, value: await fn(ctrl.signal) };
+    } catch (e) {
+      reply = { type: "tool-return", id: m.id, error: { message: errorMessage(e) } };
+    }
+    if (this.#running.get(m.id) !== ctrl) return;
+    this.#running.delete(m.id);
+    this.notify(reply);
+  }
+
+  #execute(m) {
+    this.#call(m, async (signal) => {
+      const execute = stash.get(m.fn);
+      if (typeof execute !== "function") throw new TypeError(`tool ${m.call.name} has no execute`);
+      const progress = (value) => {
+        if (!signal.aborted) this.notify({ type: "tool-progress", id: m.id, value: plain(value) });
+      };
+      const callID = m.call.callID;
+      const result = await execute(m.call.arguments, { callID, callId: callID, signal, progress });
+      if (result instanceof LanguageModelToolError) throw new Error(result.errorMessage);
+      if (result instanceof LanguageModelToolSuccess) return plain(result.result);
+      return plain(result);
+    });
+  }
+
+  #approve(m) {
+    this.#call(m, async (signal) => {
+      const { approve, tools } = stash.get(m.fn) ?? {};
+      const answer = await approve(new LanguageModelToolCall(m.call), tools?.get(m.tool), { signal });
+      return typeof answer === "string" ? answer : Boolean(answer);
+    });
+  }
+
+  // #fetch runs the engine's HTTP request and streams the response back: status and
+  // headers, the body as text (one TextDecoder in stream mode, so a character split
+  // across chunks arrives whole), then the end. fetch-abort aborts it. The request's
+  // headers (the API key among them) go to fetch and nowhere else.
+  async #fetch(m) {
+    const ctrl = new AbortController();
+    this.#running.set(m.id, ctrl);
+    const live = () => this.#running.get(m.id) === ctrl;
+    const { method, url, headers, body } = m.request;
+    let reader;
+    try {
+      const fetchFn = this.#fetchFn();
+      const res = await fetchFn(url, { method, headers, body, signal: ctrl.signal });
+      if (!live()) {
+        res.body?.cancel().catch(() => {});
+        return;
+      }
+      const h = {};
+      res.headers.forEach((value, name) => (h[name.toLowerCase()] = value));
+      this.notify({ type: "fetch-response", id: m.id, status: res.status, headers: h });
+      if (res.body) {
+        reader = res.body.getReader();
+        const decoder = new TextDecoder();
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (!live()) {
+            reader.cancel().catch(() => {});
+            return;
+          }
+          const data = done ? decoder.decode() : decoder.decode(value, { stream: true });
+          if (data) this.notify({ type: "fetch-chunk", id: m.id, data });
+          if (done) break;
+        }
+      }
+      this.#running.delete(m.id);
+      this.notify({ type: "fetch-end", id: m.id });
+    } catch (e) {
+      if (!live()) return; // aborted: the engine no longer listens
+      this.#running.delete(m.id);
+      this.notify({ type: "fetch-end", id: m.id, error: { message: errorMessage(e) } });
+    }
+  }
+
+  // #generate runs a page-supplied model (or the built-in driver of the native one):
+  // generate(request, {signal}) may return a string, a piece, an array of pieces, an
+  // async iterable of them, or a Promise of any of these. Each piece crosses as it comes;
+  // the engine reads them (DESIGN.md §4). generate-abort aborts the signal and stops the
+  // iteration.
+  async #generate(m) {
+    const ctrl = new AbortController();
+    this.#running.set(m.id, ctrl);
+    const live = () => this.#running.get(m.id) === ctrl;
+    const piece = (value) => this.notify({ type: "generate-piece", id: m.id, value: plain(value) });
+    const end = { type: "generate-end", id: m.id };
+    try {
+      const generate = stash.get(m.fn);
+      if (typeof generate !== "function") throw new TypeError("the backend's generate function is gone");
+      const out = await generate(m.request, { signal: ctrl.signal });
+      if (!live()) return;
+      if (out !== null && typeof out === "object" && typeof out[Symbol.asyncIterator] === "function") {
+        const it = out[Symbol.asyncIterator]();
+        let exhausted = false;
+        try {
+          for (;;) {
+            const r = await it.next();
+            if (!live()) return;
+            if (r.done) {
+              exhausted = true;
+              break;
+            }
+            piece(r.value);
+          }
+        } finally {
+          // Aborted, or a piece that cannot cross: let the iterator clean up.
+          if (!exhausted) {
+            try {
+              Promise.resolve(it.return?.()).catch(() => {});
+            } catch {
+              // the iterator's own business
+            }
+          }
+        }
+      } else if (Array.isArray(out)) {
+        out.forEach(piece);
+      } else if (out !== undefined && out !== null) {
+        piece(out);
+      }
+    } catch (e) {
+      end.error = { name: typeof e?.name === "string" ? e.name : "Error", message: errorMessage(e) };
+    }
+    if (!live()) return;
+    this.#running.delete(m.id);
+    this.notify(end);
+  }
+}

@@ -1,0 +1,183 @@
+// install(): loading the module (fetch with progress, Go's wasm_exec.js, instantiation),
+// the protocol handshake, the default backend, and the globals. Where the module's assets
+// are found is decided here and nowhere else.
+
+import { Channel } from "./channel.js";
+import { browserGenerate, nativeAtLoad, nativeToolsAtLoad } from "./native.js";
+import { PROTOCOL_VERSION } from "./protocol.js";
+import { runtime } from "./runtime.js";
+import { LanguageModel } from "./session.js";
+import { stash } from "./stash.js";
+import { LanguageModelToolCall, LanguageModelToolError, LanguageModelToolSuccess } from "./tools.js";
+import { wireBackend } from "./webidl.js";
+
+// Progress records the download's progress fractions, and hands them to monitors;
+// attach returns the function that stops a monitor's events (its create() aborted).
+class Progress {
+  fractions = [];
+  #listeners = new Set();
+  update(f) {
+    if (this.fractions.at(-1) === f) return;
+    this.fractions.push(f);
+    for (const l of this.#listeners) l(f);
+  }
+  attach(target) {
+    const fire = (f) => {
+      const init = { loaded: f, total: 1, lengthComputable: true };
+      const ev = typeof ProgressEvent === "function" ? new ProgressEvent("downloadprogress", init) : Object.assign(new Event("downloadprogress"), init);
+      target.dispatchEvent(ev);
+    };
+    this.fractions.forEach(fire);
+    if (this.fractions.at(-1) === 1) return () => {};
+    const l = (f) => {
+      fire(f);
+      if (f === 1) this.#listeners.delete(l);
+    };
+    this.#listeners.add(l);
+    return () => this.#listeners.delete(l);
+  }
+}
+
+/**
+ * install loads the module (unless a host has already started it), checks its protocol
+ * version, sets the default backend and, as config.globals says, defines globalThis.
+ * LanguageModel and the tool classes. It may be called again after a failure.
+ */
+export function install(config = {}) {
+  if (!runtime.installing) {
+    runtime.progress = new Progress();
+    runtime.installing = doInstall(config, runtime.progress);
+    runtime.installing.catch(() => {
+      runtime.installing = null;
+    });
+  }
+  return runtime.installing;
+}
+
+async function doInstall(config, progress) {
+  // The native LanguageModel: the one there now, before the globals are defined (a page
+  // may install a stand-in after loading this module), else the one at load.
+  const current = globalThis.LanguageModel;
+  const native = current !== undefined && current !== LanguageModel ? current : nativeAtLoad !== LanguageModel ? nativeAtLoad : undefined;
+  let port = globalThis.__langmodel_channel;
+  let exited = null;
+  if (port) {
+    progress.update(0);
+    progress.update(1);
+  } else {
+    ({ port, exited } = await load(config, progress));
+  }
+  const channel = new Channel(port, () => config.fetch ?? globalThis.fetch);
+  exited?.then(() => channel.fail(new DOMException("The language model module stopped.", "OperationError")));
+  const hello = await channel.request({ type: "hello", version: PROTOCOL_VERSION });
+  // Its tool classes, the same way: native tool use needs all three.
+  const theirs = (key, ours) => {
+    const now = globalThis[ours.name];
+    if (now !== undefined && now !== ours) return now;
+    return nativeToolsAtLoad[key] !== ours ? nativeToolsAtLoad[key] : undefined;
+  };
+  const classes = {
+    call: theirs("call", LanguageModelToolCall),
+    success: theirs("success", LanguageModelToolSuccess),
+    error: theirs("error", LanguageModelToolError),
+  };
+  const nativeTools = Boolean(native) && Object.values(classes).every((c) => typeof c === "function");
+  const st = {
+    channel,
+    backend: undefined,
+    native,
+    nativeTools,
+    browserFn: native ? stash.store(browserGenerate(native, null)) : -1,
+    browserToolsFn: nativeTools ? stash.store(browserGenerate(native, classes)) : -1,
+  };
+  if (config.backend !== undefined) st.backend = wireBackend(config.backend, [], st);
+  runtime.installed = st;
+  const globals = await defineGlobals(config.globals ?? "auto", native);
+  return { version: hello.version, globals, native };
+}
+
+// load fetches the module with progress, runs it with Go's wasm_exec.js and waits for it
+// to register its channel.
+async function load(config, progress) {
+  const base = globalThis.location?.href;
+  const wasmURL = new URL(config.wasm ?? "langmodel.wasm", base);
+  if (typeof globalThis.Go !== "function") await loadScript(new URL(config.wasmExec ?? "wasm_exec.js", wasmURL));
+  const bytes = await download(wasmURL, progress, config.fetch ?? globalThis.fetch);
+  const go = new globalThis.Go();
+  const ready = new Promise((resolve) => (globalThis.__langmodel_ready = resolve));
+  const { instance } = await WebAssembly.instantiate(bytes, go.importObject);
+  const exited = go.run(instance);
+  await Promise.race([
+    ready,
+    exited.then(() => {
+      throw new DOMException("The language model module exited while starting.", "OperationError");
+    }),
+  ]);
+  delete globalThis.__langmodel_ready;
+  return { port: globalThis.__langmodel_channel, exited };
+}
+
+function loadScript(url) {
+  return new Promise((resolve, reject) => {
+    const s = document.createElement("script");
+    s.src = url.href;
+    s.onload = resolve;
+    s.onerror = () => reject(new DOMException(`Could not load ${url.href}.`, "NetworkError"));
+    document.head.append(s);
+  });
+}
+
+// download reads the module's body as it streams, reporting the fraction received
+// (Content-Length of the response; 0 and 1 at least).
+async function download(url, progress, fetchFn) {
+  progress.update(0);
+  const res = await fetchFn(url);
+  if (!res.ok) throw new DOMException(`Could not fetch ${url.href}: HTTP ${res.status}.`, "NetworkError");
+  const total = Number(res.headers.get("Content-Length")) || 0;
+  if (!res.body || !total) {
+    const buf = await res.arrayBuffer();
+    progress.update(1);
+    return buf;
+  }
+  const reader = res.body.getReader();
+  const chunks = [];
+  let loaded = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    loaded += value.byteLength;
+    // Content-Length counts compressed bytes when the server compresses: clamp below 1
+    // until the body has ended.
+    progress.update(Math.min(loaded / total, 0.999));
+  }
+  const bytes = new Uint8Array(loaded);
+  let at = 0;
+  for (const c of chunks) {
+    bytes.set(c, at);
+    at += c.byteLength;
+  }
+  progress.update(1);
+  return bytes;
+}
+
+// defineGlobals defines the globals "always", "never", or ("auto") where the browser has
+// no LanguageModel or its own reports "unavailable".
+async function defineGlobals(mode, native) {
+  let define = mode === "always" || mode === true;
+  if (mode === "auto") {
+    define = true;
+    if (native) {
+      try {
+        define = (await native.availability()) === "unavailable";
+      } catch {
+        define = true;
+      }
+    }
+  }
+  if (!define) return false;
+  for (const [name, value] of Object.entries({ LanguageModel, LanguageModelToolCall, LanguageModelToolSuccess, LanguageModelToolError })) {
+    Object.defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
+  }
+  return true;
+}

@@ -1,0 +1,374 @@
+// The session: LanguageModel, its static methods and its instance methods, over the
+// channel install() opened.
+
+import { abortReason, destroyedError } from "./errors.js";
+import { nativeAvailability } from "./native.js";
+import { ready, runtime } from "./runtime.js";
+import { stash } from "./stash.js";
+import { promptStream } from "./stream.js";
+import { LanguageModelToolCall, resultObject } from "./tools.js";
+import { dictionary, plain, promptOptions, signalOf, toPrompt, wireInput, wireOptions } from "./webidl.js";
+
+let nextKey = 1;
+const token = Symbol("LanguageModel");
+const PARAMS = Object.freeze({ defaultTopK: 3, maxTopK: 128, defaultTemperature: 1, maxTemperature: 2 });
+
+// monitorTarget calls create()'s monitor with the target of its downloadprogress events,
+// and returns the function that stops them (create()'s signal aborted).
+function monitorTarget(monitor) {
+  if (monitor === undefined) return () => {};
+  if (typeof monitor !== "function") throw new TypeError("monitor must be a function");
+  const target = new EventTarget();
+  monitor(target);
+  return runtime.progress?.attach(target) ?? (() => {});
+}
+
+// needsArgument throws WebIDL's TypeError for a required argument that was not passed.
+function needsArgument(n, what) {
+  if (n === 0) throw new TypeError(`${what}: 1 argument required, but only 0 present.`);
+}
+
+// Shared is what a session and its clones share: tool declarations and stash ids, which
+// are released when the last of them is destroyed.
+class Shared {
+  constructor(params, tools, ids, expectsToolCalls) {
+    this.params = params;
+    this.tools = tools;
+    this.ids = ids;
+    this.expectsToolCalls = expectsToolCalls;
+    this.refs = 0;
+  }
+  release() {
+    if (--this.refs === 0) this.ids.forEach((id) => stash.delete(id));
+  }
+}
+
+export class LanguageModel extends EventTarget {
+  #channel;
+  #key;
+  #shared;
+  #mode;
+  #samplingMode; // as the engine reports it
+  #usage;
+  #window;
+  #destroyed = false;
+  #destroyReason; // what calls reject with once destroyed by create()'s signal
+  #untie = null; // removes the listener of create()'s signal
+  #inflight = new Set(); // rejecters of this session's pending calls
+  #handlers = {}; // event type → the on<type> handler (a listener is added when first set, as HTML does)
+
+  /** @private Sessions come from LanguageModel.create() and clone(). */
+  constructor(t, channel, key, shared, info) {
+    if (t !== token) throw new TypeError("Illegal constructor");
+    super();
+    this.#channel = channel;
+    this.#key = key;
+    this.#shared = shared;
+    shared.refs++;
+    this.#mode = info.mode;
+    this.#samplingMode = info.samplingMode;
+    this.#usage = info.contextUsage;
+    this.#window = info.contextWindow;
+    channel.listen(key, (type, detail) => this.#dispatch(type, detail));
+  }
+
+  // create's signal aborts creation and, once created, destroys the session: its calls
+  // in flight and later reject with the signal's reason (the writing-assistance APIs'
+  // "create an AI model object").
+  static async create(options = {}) {
+    options = dictionary(options, "LanguageModel.create()");
+    const signal = signalOf(options, "LanguageModel.create()");
+    const stopProgress = monitorTarget(options.monitor);
+    if (signal) {
+      if (signal.aborted) stopProgress();
+      else signal.addEventListener("abort", stopProgress, { once: true });
+    }
+    const st = await ready();
+    if (signal?.aborted) throw abortReason(signal);
+    const { wire, tools, ids, expectsToolCalls, params } = wireOptions(options, st);
+    const key = nextKey++;
+    const shared = new Shared(params, tools, ids, expectsToolCalls);
+    let info;
+    try {
+      if (wire.backend?.kind === "browser" && st.native && (await nativeAvailability(st.native)) === "unavailable") {
+        throw new DOMException("The browser's built-in LanguageModel is unavailable.", "NotSupportedError");
+      }
+      if (wire.initialPrompts instanceof Promise) wire.initialPrompts = await wire.initialPrompts;
+      info = await st.channel.request({ type: "create", session: key, options: wire }, { signal });
+    } catch (e) {
+      ids.forEach((id) => stash.delete(id));
+      if (signal?.aborted) st.channel.notify({ type: "destroy", id: 0, session: key }); // it may have been created
+      throw e;
+    } finally {
+      signal?.removeEventListener("abort", stopProgress);
+    }
+    const session = new LanguageModel(token, st.channel, key, shared, info);
+    if (signal) session.#tie(signal);
+    return session;
+  }
+
+  // #tie destroys this session with signal's reason when it aborts (at once if it has:
+  // the engine's reply won the race against the abort).
+  #tie(signal) {
+    const onAbort = () => this.#destroy(abortReason(signal));
+    if (signal.aborted) {
+      onAbort();
+      return;
+    }
+    signal.addEventListener("abort", onAbort, { once: true });
+    this.#untie = () => signal.removeEventListener("abort", onAbort);
+  }
+
+  static async availability(options = {}) {
+    options = dictionary(options, "LanguageModel.availability()");
+    const signal = signalOf(options, "LanguageModel.availability()");
+    const st = await ready();
+    const { wire, ids } = wireOptions(options, st);
+    ids.forEach((id) => stash.delete(id));
+    const answer = await st.channel.request({ type: "availability", options: wire }, { signal });
+    // The engine knows whether the options work; the native model, whether it is there.
+    if (answer === "available" && wire.backend?.kind === "browser") return nativeAvailability(st.native);
+    return answer;
+  }
+
+  static async params() {
+    return PARAMS;
+  }
+
+  // #gone is what a call on a destroyed session rejects with: create()'s signal's reason
+  // when that destroyed it, else InvalidStateError.
+  #gone() {
+    return this.#destroyReason ?? destroyedError();
+  }
+
+  // #request sends a request for this session; destroy() rejects it.
+  #request(msg, signal, onChunk) {
+    if (this.#destroyed) return Promise.reject(this.#gone());
+    return new Promise((resolve, reject) => {
+      const fail = (e) => {
+        this.#inflight.delete(fail);
+        reject(e);
+      };
+      this.#inflight.add(fail);
+      const m = { ...msg, session: this.#key };
+      const ready = m.input instanceof Promise ? m.input.then((input) => ({ ...m, input })) : m;
+      this.#channel.request(ready, { signal, onChunk }).then((v) => {
+        this.#inflight.delete(fail);
+        resolve(v);
+      }, fail);
+    });
+  }
+
+  #result(r) {
+    this.#usage = r.contextUsage;
+    if (!this.#shared.expectsToolCalls || this.#mode === "closed") return r.text;
+    const parts = [];
+    const calls = r.calls ?? [];
+    if (r.text !== "" || calls.length === 0) parts.push({ type: "text", value: r.text });
+    for (const c of calls) parts.push({ type: "tool-call", value: new LanguageModelToolCall(c) });
+    return parts;
+  }
+
+  // #convert converts prompt()'s arguments (promptStreaming's, measureContextUsage's) as
+  // WebIDL does, in argument order; what it throws is thrown before anything starts.
+  #convert(n, input, options, what) {
+    needsArgument(n, what);
+    const prompt = toPrompt(input);
+    return { prompt, options: promptOptions(options, what) };
+  }
+
+  // #promptMessage is the prompt request for converted arguments; what cannot cross
+  // (DataError) throws here.
+  #promptMessage({ prompt, options }) {
+    const rc = options.responseConstraint;
+    return {
+      type: "prompt",
+      input: wireInput(prompt),
+      responseConstraint: rc instanceof RegExp ? { pattern: rc.source } : plain(rc, "TypeError"),
+      omitResponseConstraintInput: options.omitResponseConstraintInput,
+      toolChoice: plain(options.toolChoice, "TypeError"),
+    };
+  }
+
+  // #check throws what a call must reject with before it starts: the session destroyed,
+  // or its signal aborted (the reason itself, identity kept).
+  #check(signal) {
+    if (this.#destroyed) throw this.#gone();
+    if (signal?.aborted) throw abortReason(signal);
+  }
+
+  async prompt(input, options = {}) {
+    const args = this.#convert(arguments.length, input, options, "LanguageModel.prompt()");
+    const signal = args.options.signal;
+    this.#check(signal);
+    return this.#result(await this.#request(this.#promptMessage(args), signal));
+  }
+
+  // promptStreaming throws synchronously what prompt() would reject with before it
+  // starts (bad arguments, an aborted signal, a destroyed session): it returns a stream,
+  // not a promise. Later failures error the stream.
+  promptStreaming(input, options = {}) {
+    const args = this.#convert(arguments.length, input, options, "LanguageModel.promptStreaming()");
+    const signal = args.options.signal;
+    this.#check(signal);
+    return promptStream(signal, (runSignal, enqueue) =>
+      this.#request({ ...this.#promptMessage(args), stream: true }, runSignal, enqueue).then((r) => {
+        this.#usage = r.contextUsage;
+      }),
+    );
+  }
+
+  async append(input, options = {}) {
+    needsArgument(arguments.length, "LanguageModel.append()");
+    const prompt = toPrompt(input);
+    const signal = signalOf(dictionary(options, "LanguageModel.append()"), "LanguageModel.append()");
+    this.#check(signal);
+    const r = await this.#request({ type: "append", input: wireInput(prompt) }, signal);
+    this.#usage = r.contextUsage;
+    return undefined;
+  }
+
+  async measureContextUsage(input, options = {}) {
+    const args = this.#convert(arguments.length, input, options, "LanguageModel.measureContextUsage()");
+    const signal = args.options.signal;
+    this.#check(signal);
+    return this.#request({ type: "measure", input: wireInput(args.prompt) }, signal);
+  }
+
+  measureInputUsage(input, options) {
+    if (arguments.length === 0) return this.measureContextUsage();
+    return this.measureContextUsage(input, options);
+  }
+
+  get contextUsage() {
+    if (!this.#destroyed) {
+      try {
+        this.#usage = this.#channel.query({ type: "usage", session: this.#key }).contextUsage;
+      } catch {
+        // the last value known
+      }
+    }
+    return this.#usage;
+  }
+
+  get contextWindow() {
+    return this.#window;
+  }
+
+  get inputUsage() {
+    return this.contextUsage;
+  }
+
+  get inputQuota() {
+    return this.#window;
+  }
+
+  /** The whole transcript in the draft-PR form, a deep copy (beyond the spec). */
+  get history() {
+    if (this.#destroyed) throw this.#gone();
+    return this.#channel.query({ type: "history", session: this.#key });
+  }
+
+  get samplingMode() {
+    return this.#samplingMode ?? this.#shared.params.samplingMode ?? "balanced";
+  }
+
+  get topK() {
+    return this.#shared.params.topK ?? PARAMS.defaultTopK;
+  }
+
+  // temperature is a WebIDL float: the value given, rounded to single precision.
+  get temperature() {
+    return this.#shared.params.temperature ?? PARAMS.defaultTemperature;
+  }
+
+  // #setHandler sets an on<type> attribute: a function or an object (called as the
+  // platform calls handlers), anything else null. Its listener joins the others when the
+  // attribute is first set, so it runs in that order among them, as in HTML.
+  #setHandler(type, h) {
+    if (!(type in this.#handlers)) {
+      this.addEventListener(type, (e) => {
+        const fn = this.#handlers[type];
+        if (typeof fn === "function") fn.call(this, e);
+      });
+    }
+    this.#handlers[type] = typeof h === "function" || (h !== null && typeof h === "object") ? h : null;
+  }
+
+  get oncontextoverflow() {
+    return this.#handlers.contextoverflow ?? null;
+  }
+  set oncontextoverflow(h) {
+    this.#setHandler("contextoverflow", h);
+  }
+  get onquotaoverflow() {
+    return this.#handlers.quotaoverflow ?? null;
+  }
+  set onquotaoverflow(h) {
+    this.#setHandler("quotaoverflow", h);
+  }
+  get ontoolcall() {
+    return this.#handlers.toolcall ?? null;
+  }
+  set ontoolcall(h) {
+    this.#setHandler("toolcall", h);
+  }
+  get ontoolprogress() {
+    return this.#handlers.toolprogress ?? null;
+  }
+  set ontoolprogress(h) {
+    this.#setHandler("toolprogress", h);
+  }
+  get ontoolresult() {
+    return this.#handlers.toolresult ?? null;
+  }
+  set ontoolresult(h) {
+    this.#setHandler("toolresult", h);
+  }
+
+  async clone(options = {}) {
+    const signal = signalOf(dictionary(options, "LanguageModel.clone()"), "LanguageModel.clone()");
+    this.#check(signal);
+    const key = nextKey++;
+    let info;
+    try {
+      info = await this.#request({ type: "clone", clone: key }, signal);
+    } catch (e) {
+      if (signal?.aborted) this.#channel.notify({ type: "destroy", id: 0, session: key });
+      throw e;
+    }
+    return new LanguageModel(token, this.#channel, key, this.#shared, info);
+  }
+
+  destroy() {
+    this.#destroy(undefined);
+    return undefined;
+  }
+
+  // #destroy rejects the calls in flight with reason (AbortError when destroy() was
+  // called), and later calls with reason or, after destroy(), InvalidStateError.
+  #destroy(reason) {
+    if (this.#destroyed) return;
+    this.#destroyed = true;
+    this.#destroyReason = reason;
+    this.#untie?.();
+    const err = reason ?? new DOMException("The session has been destroyed.", "AbortError");
+    for (const fail of [...this.#inflight]) fail(err);
+    this.#channel.unlisten(this.#key);
+    this.#channel.notify({ type: "destroy", id: 0, session: this.#key });
+    this.#shared.release();
+  }
+
+  #dispatch(type, detail) {
+    if (type === "contextoverflow") {
+      this.dispatchEvent(new Event("contextoverflow"));
+      this.dispatchEvent(new Event("quotaoverflow")); // its legacy twin, for older clients
+      return;
+    }
+    const d = { ...detail };
+    if (d.call) d.call = new LanguageModelToolCall(d.call);
+    if (d.result) d.result = resultObject(d.result);
+    this.dispatchEvent(new CustomEvent(type, { detail: d }));
+  }
+}
+

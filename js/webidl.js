@@ -1,0 +1,268 @@
+// Conversion of what the page passes (messages, create()'s options, backends) into the
+// plain data that crosses the channel. The rules live in the engine: this file only reads
+// the page's values the way WebIDL does (property access, getters and toJSON run, their
+// exceptions propagate) and refuses what JSON cannot carry.
+
+import { base64, isAudioBuffer, isBlob, isImageSource, png, wav } from "./media.js";
+import { stash } from "./stash.js";
+
+// plain returns a JSON-safe deep copy of value, as JSON.stringify would see it, but
+// refusing what JSON.stringify silently drops or throws on: functions, symbols, BigInt and
+// cycles become `kind` errors (DataError for messages, TypeError for declarations).
+// Getters and toJSON run; what they throw propagates unchanged. With blobs (a Map), each
+// Blob is recorded there and replaced by what the map holds for it (see wireInput).
+export function plain(value, kind = "DataError", blobs = null) {
+  const stack = [];
+  const fail = (what) => {
+    const msg = `${what} cannot be sent to the language model`;
+    throw kind === "TypeError" ? new TypeError(msg) : new DOMException(msg, kind);
+  };
+  const walk = (v, key) => {
+    if (v !== null && (typeof v === "object" || typeof v === "bigint") && typeof v.toJSON === "function") v = v.toJSON(key);
+    switch (typeof v) {
+      case "undefined":
+        return undefined;
+      case "string":
+      case "boolean":
+        return v;
+      case "number":
+        return Number.isFinite(v) ? v : null;
+      case "bigint":
+        return fail("a BigInt");
+      case "function":
+        return fail("a function");
+      case "symbol":
+        return fail("a symbol");
+    }
+    if (v === null) return null;
+    if (v instanceof ArrayBuffer || ArrayBuffer.isView(v)) return { type: "bytes", base64: base64(v) };
+    if (blobs && (isBlob(v) || isImageSource(v) || isAudioBuffer(v))) {
+      if (!blobs.has(v)) blobs.set(v, null);
+      return blobs.get(v);
+    }
+    if (stack.includes(v)) return fail("a circular structure");
+    stack.push(v);
+    let out;
+    if (Array.isArray(v)) {
+      out = [];
+      for (let i = 0; i < v.length; i++) {
+        const x = walk(v[i], String(i));
+        out.push(x === undefined ? null : x);
+      }
+    } else {
+      out = {};
+      for (const k of Object.keys(v)) {
+        const x = walk(v[k], k);
+        if (x !== undefined) out[k] = x;
+      }
+    }
+    stack.pop();
+    return out;
+  };
+  return walk(value, "");
+}
+
+// wireInput is plain(value) for messages, with Blobs (and Files) read: {type: "bytes",
+// mimeType, base64}, as ArrayBuffers cross with the Blob's type added. The other image
+// sources Chrome's API takes (ImageBitmap, <img>, <canvas>, <video>, ImageData…) are
+// drawn and cross as PNG; an AudioBuffer crosses as 16-bit WAV. It returns the copy, or a Promise of it when value holds any of
+// these, since reading them is asynchronous; the channel sends such a request once it is
+// ready, still in order (Channel.request).
+export function wireInput(value) {
+  const blobs = new Map();
+  const copy = plain(value, "DataError", blobs);
+  if (blobs.size === 0) return copy;
+  const read = async (v) => {
+    const b = isBlob(v) ? v : isAudioBuffer(v) ? wav(v) : await png(v);
+    const data = base64(await b.arrayBuffer());
+    blobs.set(v, b.type ? { type: "bytes", mimeType: b.type, base64: data } : { type: "bytes", base64: data });
+  };
+  return Promise.all([...blobs.keys()].map(read)).then(() => plain(value, "DataError", blobs));
+}
+
+// ---------------------------------------------------------------- WebIDL types
+
+// toPrompt converts a prompt argument as WebIDL converts a (sequence<LanguageModelMessage>
+// or DOMString): an object with a Symbol.iterator method is iterated into an array (a
+// Set, a generator…); anything else becomes its string, so prompt({}) prompts
+// "[object Object]", prompt(null) "null" and prompt(undefined) "undefined". The messages'
+// own rules are the engine's.
+export function toPrompt(input) {
+  if (input !== null && (typeof input === "object" || typeof input === "function")) {
+    const method = input[Symbol.iterator];
+    if (method !== undefined && method !== null) {
+      if (typeof method !== "function") throw new TypeError("The prompt's Symbol.iterator is not a function.");
+      return sequence(input, method);
+    }
+  }
+  return domString(input);
+}
+
+// sequence iterates an iterable into an array, as WebIDL's sequence<T> conversion.
+function sequence(value, method = value[Symbol.iterator]) {
+  const it = method.call(value);
+  if (it === null || typeof it !== "object") throw new TypeError("The iterator is not an object.");
+  const out = [];
+  for (;;) {
+    const r = it.next();
+    if (r === null || typeof r !== "object") throw new TypeError("The iterator result is not an object.");
+    if (r.done) return out;
+    out.push(r.value);
+  }
+}
+
+// iterableToArray converts a sequence-typed option given as any iterable (a Set, say) to
+// an array; an array, or what is not iterable, is left for the engine to judge.
+function iterableToArray(v) {
+  if (v === null || typeof v !== "object" || Array.isArray(v)) return v;
+  const method = v[Symbol.iterator];
+  return typeof method === "function" ? sequence(v, method) : v;
+}
+
+function domString(v) {
+  if (typeof v === "symbol") throw new TypeError("Cannot convert a Symbol value to a string.");
+  return String(v);
+}
+
+// unrestrictedDouble is WebIDL's unrestricted double: ToNumber (a Symbol or a BigInt
+// throws TypeError).
+function unrestrictedDouble(v) {
+  if (typeof v === "bigint") throw new TypeError("Cannot convert a BigInt value to a number.");
+  return Number(v);
+}
+
+// dictionary checks a dictionary argument: undefined and null are the empty dictionary,
+// any other non-object is a TypeError.
+export function dictionary(v, what) {
+  if (v === undefined || v === null) return {};
+  if (typeof v !== "object" && typeof v !== "function") throw new TypeError(`${what} is not an object.`);
+  return v;
+}
+
+// signalOf reads a dictionary's signal: absent, or an AbortSignal (TypeError otherwise).
+export function signalOf(options, what) {
+  const signal = options.signal;
+  if (signal === undefined) return undefined;
+  const isSignal = typeof AbortSignal === "function" && signal instanceof AbortSignal;
+  if (!isSignal && Object.prototype.toString.call(signal) !== "[object AbortSignal]") {
+    throw new TypeError(`${what}: signal is not an AbortSignal.`);
+  }
+  return signal;
+}
+
+// promptOptions converts LanguageModelPromptOptions (prompt, promptStreaming,
+// measureContextUsage), members read once each in WebIDL's order, toolChoice (beyond the
+// spec) last.
+export function promptOptions(options, what) {
+  const o = dictionary(options, what);
+  const omitResponseConstraintInput = Boolean(o.omitResponseConstraintInput);
+  const responseConstraint = o.responseConstraint;
+  if (responseConstraint !== undefined && (responseConstraint === null || (typeof responseConstraint !== "object" && typeof responseConstraint !== "function"))) {
+    throw new TypeError(`${what}: responseConstraint is not an object.`);
+  }
+  const signal = signalOf(o, what);
+  return { omitResponseConstraintInput, responseConstraint, signal, toolChoice: o.toolChoice };
+}
+
+// schemaData serialises a tool's inputSchema as Chrome reads it: type, properties and
+// required by property access first (getters and Proxy traps run, and what they throw
+// rejects create()), then the whole object as JSON.stringify would see it.
+function schemaData(schema) {
+  if (schema === null || typeof schema !== "object") return plain(schema, "TypeError");
+  const read = { type: schema.type, properties: schema.properties, required: schema.required };
+  const out = plain(schema, "TypeError");
+  if (out === null || typeof out !== "object" || Array.isArray(out)) return out; // a toJSON replaced it
+  for (const [k, v] of Object.entries(read)) {
+    if (v !== undefined && !Object.prototype.hasOwnProperty.call(out, k)) out[k] = plain(v, "TypeError");
+  }
+  return out;
+}
+
+// wireOptions turns create()'s options (availability()'s too) into data: execute and
+// approve go to the stash. Members are read in WebIDL's order (the core options, then
+// create's own), each once; the module's own options (backend, toolUseConfig,
+// toolChoice) come after.
+export function wireOptions(options, st) {
+  const expectedInputs = iterableToArray(options.expectedInputs);
+  const expectedOutputs = iterableToArray(options.expectedOutputs);
+  const samplingMode = options.samplingMode === undefined ? undefined : domString(options.samplingMode);
+  const temperature = options.temperature === undefined ? undefined : unrestrictedDouble(options.temperature);
+  const toolsOption = iterableToArray(options.tools);
+  const topK = options.topK === undefined ? undefined : unrestrictedDouble(options.topK);
+  const initialPrompts = iterableToArray(options.initialPrompts);
+  const tools = new Map();
+  const ids = [];
+  let wireTools = toolsOption;
+  if (Array.isArray(toolsOption)) {
+    wireTools = [];
+    for (const t of toolsOption) {
+      if (t === null || typeof t !== "object") {
+        wireTools.push(t); // the engine names the problem
+        continue;
+      }
+      const { annotations, description, execute, inputSchema, name } = t;
+      if (execute !== undefined && typeof execute !== "function") throw new TypeError(`tool ${name}: execute must be a function`);
+      const data = {
+        name: plain(name, "TypeError"),
+        description: plain(description, "TypeError"),
+        inputSchema: schemaData(inputSchema),
+        annotations: plain(annotations, "TypeError"),
+        hasExecute: typeof execute === "function",
+        execute: -1,
+      };
+      data.execute = stash.store(execute);
+      if (data.execute > 0) ids.push(data.execute);
+      tools.set(name, t);
+      wireTools.push(data);
+    }
+  } else {
+    wireTools = plain(wireTools, "TypeError");
+  }
+  let use = options.toolUseConfig;
+  if (use != null) {
+    const { enabled, maxToolCalls, parallel, onLimit, approve } = use;
+    if (approve !== undefined && typeof approve !== "function") throw new TypeError("toolUseConfig.approve must be a function");
+    const id = approve ? stash.store({ approve, tools }) : -1;
+    if (id > 0) ids.push(id);
+    use = plain({ enabled, maxToolCalls, parallel, onLimit, approve: id }, "TypeError");
+  }
+  const backend = options.backend === undefined ? st.backend : wireBackend(options.backend, ids, st);
+  const wire = {
+    backend,
+    initialPrompts: wireInput(initialPrompts),
+    expectedInputs: plain(expectedInputs, "TypeError"),
+    expectedOutputs: plain(expectedOutputs, "TypeError"),
+    tools: wireTools,
+    toolUseConfig: use,
+    samplingMode,
+    temperature,
+    topK,
+    toolChoice: plain(options.toolChoice, "TypeError"),
+  };
+  const expectsToolCalls = Array.isArray(expectedOutputs) && expectedOutputs.some((o) => o?.type === "tool-call");
+  // The session's sampling attributes: temperature is a WebIDL float, read back rounded.
+  const params = { samplingMode, temperature: temperature === undefined ? undefined : Math.fround(temperature), topK };
+  return { wire, tools, ids, expectsToolCalls, params };
+}
+
+// wireBackend turns a backend option into data: generate goes to the stash (its id into
+// ids, released with the session), and "browser" gets js/'s driver of the native model.
+export function wireBackend(backend, ids, st) {
+  if (backend === null || typeof backend !== "object") return plain(backend, "TypeError"); // the engine names the problem
+  const { generate, ...rest } = backend;
+  const wire = plain(rest, "TypeError");
+  if (generate !== undefined) {
+    if (typeof generate !== "function") throw new TypeError("invalid backend: backend.generate must be a function");
+    wire.generate = stash.store(generate);
+    ids.push(wire.generate);
+  }
+  if (wire.kind === "browser") {
+    delete wire.generate;
+    // Native tool use where the browser has it, unless the page asks for the text protocol.
+    wire.nativeTools = st.nativeTools && wire.nativeTools !== false;
+    const fn = wire.nativeTools ? st.browserToolsFn : st.browserFn;
+    if (fn > 0) wire.generate = fn;
+  }
+  return wire;
+}
+

@@ -1,0 +1,172 @@
+package loop_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"langmodel/loop"
+	"langmodel/loop/scripted"
+	"langmodel/session"
+)
+
+// Rules of issue 9 that live in the loop, one row each, named after the spec section (or
+// DESIGN.md §3 rule) they check.
+
+func TestAppend_EmptySequence(t *testing.T) {
+	// DESIGN.md §3: "an empty sequence appends nothing", pending calls stay pending.
+	f := newFixture(t, setup{turns: []scripted.Turn{{Calls: []scripted.Call{call("w", `{}`)}}}, tools: []any{decl("w", false, "")}})
+	_, err := f.s.Prompt(context.Background(), "q", loop.PromptOptions{})
+	require.NoError(t, err)
+	before, usage := history(f.s), f.s.ContextUsage()
+	require.NoError(t, f.s.Append(context.Background(), []any{}))
+	require.Equal(t, before, history(f.s))
+	require.Equal(t, usage, f.s.ContextUsage())
+}
+
+func TestPrompt_EmptySequenceIsOneEmptyUserMessage(t *testing.T) {
+	// § validate and canonicalize a prompt, step 4: an empty list is one user message
+	// with an empty text part, and the model answers it.
+	f := newFixture(t, setup{turns: []scripted.Turn{{Text: "yes?"}}})
+	r, err := f.s.Prompt(context.Background(), []any{}, loop.PromptOptions{})
+	require.NoError(t, err)
+	require.Equal(t, "yes?", r.Text)
+	require.Equal(t, []string{"user: ", "assistant: yes?"}, history(f.s))
+}
+
+func TestMeasureContextUsage_AnyValidInputAnywhere(t *testing.T) {
+	// § measureContextUsage(input, options) step 3: the prompt is validated with
+	// hasAppendedInput false, whatever the session holds.
+	f := newFixture(t, setup{turns: []scripted.Turn{{Text: "a"}}})
+	_, err := f.s.Prompt(context.Background(), "hello", loop.PromptOptions{})
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name    string
+		input   any
+		want    int
+		kind    session.Kind
+		message string
+	}{
+		{"a system message first, on a session with history", []any{map[string]any{"role": "system", "content": "abcd"}, map[string]any{"role": "user", "content": "efgh"}}, 5 + 5, "", ""},
+		{"an empty sequence is measured as the empty user message a prompt would send", []any{}, 4, "", ""},
+		{"a system message second is still refused (§ step 6.3: hasAppendedInput is set by the first)", []any{map[string]any{"role": "user", "content": "a"}, map[string]any{"role": "system", "content": "b"}}, 0,
+			session.KindType, "a system message may only be the first message of the session: message 1"},
+		{"undeclared input types are still refused", []any{map[string]any{"role": "user", "content": []any{map[string]any{"type": "image", "value": "x"}}}}, 0,
+			session.KindNotSupported, `content type not declared in expectedInputs: message 0 part 0: image (declare {type: "image"} in expectedInputs)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			usage := f.s.ContextUsage()
+			n, err := f.s.MeasureContextUsage(tc.input)
+			require.Equal(t, usage, f.s.ContextUsage())
+			if tc.kind != "" {
+				require.Equal(t, tc.kind, kindOf(err))
+				require.EqualError(t, err, tc.message)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tc.want, n)
+		})
+	}
+}
+
+func TestContextOverflow_OncePerOverflow(t *testing.T) {
+	// DESIGN.md §3: contextoverflow fires once per overflow. With a window of 60, every
+	// prompt from the second on must evict; the event fires once for each.
+	long := strings.Repeat("y", 60) // 15 units
+	turns := make([]scripted.Turn, 5)
+	for i := range turns {
+		turns[i] = scripted.Turn{Text: long}
+	}
+	f := newFixture(t, setup{turns: turns, window: 60})
+	for i := range turns {
+		before := len(f.page.eventTypes())
+		_, err := f.s.Prompt(context.Background(), long, loop.PromptOptions{})
+		require.NoError(t, err)
+		got := f.page.eventTypes()[before:]
+		if i == 0 {
+			require.Empty(t, got, "the first prompt fits")
+			continue
+		}
+		require.Equal(t, []string{"contextoverflow"}, got, "prompt %d", i+1)
+		require.LessOrEqual(t, f.s.ContextUsage(), 60)
+	}
+}
+
+func TestResponseConstraint(t *testing.T) {
+	// DESIGN.md §3 / issue 9 item 7: every constrained answer is checked; a failed one gets
+	// one repair round; then SyntaxError (the explainer: "unable to produce a response that
+	// is compliant … will error with a SyntaxError"), history unchanged.
+	schemaC := json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`)
+	regexpC := json.RawMessage(`{"pattern":"^[a-z]+@[a-z]+\\.com$"}`)
+	notJSON := `the model's answer does not match the responseConstraint: it is not JSON (invalid character 'h' looking for beginning of value)`
+	tests := []struct {
+		name       string
+		constraint json.RawMessage
+		turns      []scripted.Turn
+		stream     bool
+		answer     string
+		kind       session.Kind
+		message    string
+		steps      int    // model steps taken
+		repair     string // the repair prompt the second step saw
+	}{
+		{name: "a JSON answer that matches resolves at once", constraint: schemaC, turns: []scripted.Turn{{Text: `{"n": 3}`}}, answer: `{"n": 3}`, steps: 1},
+		{name: "a failed answer gets one repair round that says what was wrong", constraint: schemaC,
+			turns: []scripted.Turn{{Text: `{"n": "three"}`}, {Text: `{"n": 3}`}}, answer: `{"n": 3}`, steps: 2,
+			repair: `Your previous answer does not have the required format: it does not match the JSON Schema at /n: expected integer, got string. Answer again with only the answer, as JSON matching this JSON Schema: {"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}.`},
+		{name: "an answer that fails twice rejects with SyntaxError", constraint: schemaC,
+			turns: []scripted.Turn{{Text: "hello"}, {Text: `{"m": 1}`}}, steps: 2, kind: session.KindSyntax,
+			message: `the model's answer does not match the responseConstraint: it does not match the JSON Schema at /: missing required property "n"`},
+		{name: "text that is not JSON", constraint: schemaC, turns: []scripted.Turn{{Text: "hello"}, {Text: "hello"}}, steps: 2, kind: session.KindSyntax, message: notJSON},
+		{name: "a streamed answer gets no repair round: the stream errors", constraint: schemaC, stream: true,
+			turns: []scripted.Turn{{Text: "hello"}, {Text: `{"n": 3}`}}, steps: 1, kind: session.KindSyntax, message: notJSON},
+		{name: "a streamed answer that matches", constraint: schemaC, stream: true, turns: []scripted.Turn{{Chunks: []string{`{"n"`, `: 3}`}}}, answer: `{"n": 3}`, steps: 1},
+		{name: "a RegExp constraint that matches", constraint: regexpC, turns: []scripted.Turn{{Text: "ann@example.com"}}, answer: "ann@example.com", steps: 1},
+		{name: "a RegExp constraint repaired", constraint: regexpC, turns: []scripted.Turn{{Text: "It is ann@example.com"}, {Text: "ann@example.com"}}, answer: "ann@example.com", steps: 2,
+			repair: `Your previous answer does not have the required format: it does not match the regular expression /^[a-z]+@[a-z]+\.com$/. Answer again with only the answer, matching the regular expression /^[a-z]+@[a-z]+\.com$/.`},
+		{name: "a RegExp constraint missed twice", constraint: regexpC, turns: []scripted.Turn{{Text: "no"}, {Text: "still no"}}, steps: 2, kind: session.KindSyntax,
+			message: `the model's answer does not match the responseConstraint: it does not match the regular expression /^[a-z]+@[a-z]+\.com$/`},
+		{name: "an unsupported schema feature is NotSupportedError before any step", constraint: json.RawMessage(`{"type":"object","unevaluatedProperties":false}`), steps: 0, kind: session.KindNotSupported,
+			message: `invalid responseConstraint: schema: unsupported keyword "unevaluatedProperties" at the root`},
+		{name: "a malformed schema is TypeError", constraint: json.RawMessage(`{"type":7}`), steps: 0, kind: session.KindType,
+			message: `invalid responseConstraint: schema: "type" at the root must be a type name or an array of type names ("null", "boolean", "object", "array", "number", "string", "integer")`},
+		{name: "a malformed RegExp is SyntaxError", constraint: json.RawMessage(`{"pattern":"("}`), steps: 0, kind: session.KindSyntax,
+			message: "invalid responseConstraint: /(/ is not a valid regular expression (error parsing regexp: missing closing ): `(`)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, setup{turns: append([]scripted.Turn{{Text: "hi"}}, tc.turns...)})
+			_, err := f.s.Prompt(context.Background(), "hello", loop.PromptOptions{})
+			require.NoError(t, err)
+			before, usage := history(f.s), f.s.ContextUsage()
+			po := loop.PromptOptions{ResponseConstraint: tc.constraint}
+			var streamed strings.Builder
+			if tc.stream {
+				po.OnChunk = func(c loop.Chunk) { streamed.WriteString(c.Text) }
+			}
+			r, err := f.s.Prompt(context.Background(), "q", po)
+			require.Len(t, f.model.Requests(), 1+tc.steps)
+			if tc.repair != "" {
+				second := f.model.Requests()[2]
+				require.Equal(t, tc.repair, second.Last.Text())
+				require.Equal(t, len(before)+3, second.Messages, "the history, the prompt, the failed answer, the repair prompt")
+			}
+			if tc.kind != "" {
+				require.Equal(t, tc.kind, kindOf(err))
+				require.EqualError(t, err, tc.message)
+				require.Equal(t, before, history(f.s))
+				require.Equal(t, usage, f.s.ContextUsage())
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tc.answer, r.Text)
+			require.Equal(t, append(before, "user: q", "assistant: "+tc.answer), history(f.s), "the repair exchange is not kept")
+			if tc.stream {
+				require.Equal(t, tc.answer, streamed.String())
+			}
+		})
+	}
+}
