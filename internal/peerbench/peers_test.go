@@ -21,7 +21,10 @@ import (
 	"langmodel/internal/browsertest"
 )
 
-var rounds = flag.Int("peers.rounds", 5, "interleaved rounds of every figure")
+var (
+	rounds = flag.Int("peers.rounds", 5, "interleaved rounds of every figure")
+	only   = flag.String("peers.only", "", `"start" for the start figures alone, "steps" for the others; "" for all`)
+)
 
 func TestMain(m *testing.M) { browsertest.Main(m) }
 
@@ -128,6 +131,9 @@ func BenchmarkPeers(b *testing.B) {
 			globalThis.messages = bench.history(10000);`, nil))
 		// One round of every loop, not counted: V8 compiles both sides' code up first.
 		for _, n := range loopLengths {
+			if *only == "start" {
+				break
+			}
 			require.NoError(b, p.Eval(ctx, fmt.Sprintf(`await bench.sdkLoop(sdk, %[1]d, 1); await bench.moduleLoop(LanguageModel, %[1]d, 1)`, n), nil))
 		}
 		for r := range *rounds {
@@ -138,6 +144,9 @@ func BenchmarkPeers(b *testing.B) {
 				sides = []string{"module", "sdk"}
 			}
 			for _, n := range loopLengths {
+				if *only == "start" {
+					break
+				}
 				k := (200 + n - 1) / n // about 200 steps a figure
 				for _, side := range sides {
 					var ms float64
@@ -150,6 +159,9 @@ func BenchmarkPeers(b *testing.B) {
 				}
 			}
 			for _, side := range sides {
+				if *only == "start" {
+					break
+				}
 				if side == "sdk" {
 					var ms float64
 					require.NoError(b, p.Eval(ctx, `return bench.sdkHistory(sdk, messages)`, &ms))
@@ -162,6 +174,9 @@ func BenchmarkPeers(b *testing.B) {
 				t.add("history-prompt", got.Prompt)
 			}
 			for _, side := range append(sides, "streaming") {
+				if *only == "steps" {
+					break
+				}
 				t.start(b, ctx, base, side)
 			}
 		}
@@ -189,8 +204,9 @@ func bundle(b *testing.B, esbuild, entry, out string) {
 // start measures a first visit and a repeat visit of side's start page, each until the
 // first answer, in a Chromium of its own with a fresh profile on disk: not browsertest's
 // browser, whose tabs live in off-the-record contexts, where V8 keeps no code cache.
-// Between the visits the page stays open 3 s, so that V8 may write its code caches, as
-// it does a while after compiling; the second visit navigates to the same URL again.
+// Between the visits the page runs 500 closed-loop steps and then stays open 3 s, so that
+// V8 may write its code caches, as it does a while after optimising; the second visit
+// navigates to the same URL again.
 func (t *table) start(b *testing.B, ctx context.Context, base, side string) {
 	b.Helper()
 	path := os.Getenv("CHROMIUM")
@@ -215,6 +231,15 @@ func (t *table) start(b *testing.B, ctx context.Context, base, side string) {
 	cold := waitStart(b, bctx)
 	t.add("cold-"+side, cold.Ms)
 	t.add("longtask-"+side, cold.Longest)
+	// A visit does some work after its first answer (500 closed-loop steps), so that V8
+	// tiers the hot code up, as it would on a real page: V8 writes a module's code cache
+	// only once enough of it has been optimised.
+	work := `const bench = await import("/peer/bench.js"); await bench.moduleLoop(LanguageModel, 100, 5);`
+	if side == "sdk" {
+		work = `const bench = await import("/peer/bench.js"); await bench.sdkLoop(await import("/sdk/sdk.js"), 100, 5);`
+	}
+	_, err = chromedp.Run(bctx, chromedp.Evaluate[chromedp.Void](`(async () => {`+work+`})()`, chromedp.EvalAwaitPromise))
+	require.NoError(b, err)
 	time.Sleep(3 * time.Second)
 	_, err = chromedp.Run(bctx, chromedp.Navigate("about:blank"))
 	require.NoError(b, err)
