@@ -102,9 +102,10 @@ async function load(config, progress) {
   const base = globalThis.location?.href;
   const wasmURL = new URL(config.wasm ?? "langmodel.wasm", base);
   if (typeof globalThis.Go !== "function") await loadScript(new URL(config.wasmExec ?? "wasm_exec.js", wasmURL));
+  const bytes = await download(wasmURL, progress, config.fetch ?? globalThis.fetch);
   const go = new globalThis.Go();
   const ready = new Promise((resolve) => (globalThis.__langmodel_ready = resolve));
-  const instance = await instantiate(wasmURL, progress, config.fetch ?? globalThis.fetch, go.importObject);
+  const { instance } = await WebAssembly.instantiate(bytes, go.importObject);
   const exited = go.run(instance);
   await Promise.race([
     ready,
@@ -126,35 +127,12 @@ function loadScript(url) {
   });
 }
 
-// instantiate fetches the module and instantiates it, reporting the fraction received
-// (Content-Length of the response; 0 and 1 at least). Where it can, it compiles the
-// response as it arrives (WebAssembly.instantiateStreaming): V8 then keeps the compiled
-// code beside the cached response, and a repeat visit does not compile the module again
-// (README.md "Performance"). The progress then comes from a clone of the response, read
-// alongside (the streams tee: nothing is downloaded twice). Without instantiateStreaming, or for a response that is not a Response
-// with Content-Type application/wasm (which instantiateStreaming refuses), the bytes are
-// downloaded first and compiled from memory.
-async function instantiate(url, progress, fetchFn, imports) {
+// download reads the module's body as it streams, reporting the fraction received
+// (Content-Length of the response; 0 and 1 at least).
+async function download(url, progress, fetchFn) {
   progress.update(0);
   const res = await fetchFn(url);
   if (!res.ok) throw new DOMException(`Could not fetch ${url.href}: HTTP ${res.status}.`, "NetworkError");
-  const streaming =
-    typeof WebAssembly.instantiateStreaming === "function" &&
-    typeof Response === "function" &&
-    res instanceof Response &&
-    /^application\/wasm\s*(;|$)/i.test(res.headers.get("Content-Type") ?? "");
-  if (streaming) {
-    const copy = res.clone(); // read for progress; res itself, as fetched, is what V8 caches by
-    const [{ instance }] = await Promise.all([WebAssembly.instantiateStreaming(res, imports), download(copy, progress, false)]);
-    return instance;
-  }
-  const { instance } = await WebAssembly.instantiate(await download(res, progress, true), imports);
-  return instance;
-}
-
-// download reads the body of res as it streams, reporting progress, and returns its
-// bytes when keep is true.
-async function download(res, progress, keep) {
   const total = Number(res.headers.get("Content-Length")) || 0;
   if (!res.body || !total) {
     const buf = await res.arrayBuffer();
@@ -167,20 +145,19 @@ async function download(res, progress, keep) {
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
-    if (keep) chunks.push(value);
+    chunks.push(value);
     loaded += value.byteLength;
     // Content-Length counts compressed bytes when the server compresses: clamp below 1
     // until the body has ended.
     progress.update(Math.min(loaded / total, 0.999));
   }
-  progress.update(1);
-  if (!keep) return null;
   const bytes = new Uint8Array(loaded);
   let at = 0;
   for (const c of chunks) {
     bytes.set(c, at);
     at += c.byteLength;
   }
+  progress.update(1);
   return bytes;
 }
 
