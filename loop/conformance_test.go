@@ -170,3 +170,14 @@ func TestResponseConstraint(t *testing.T) {
 		})
 	}
 }
+
+func TestResponseConstraint_OmitInputWithoutConstraint(t *testing.T) {
+	// The explainer, "Structured output": omitResponseConstraintInput without a
+	// responseConstraint is a TypeError; the model is not asked.
+	f := newFixture(t, setup{turns: []scripted.Turn{{Text: "a"}}})
+	_, err := f.s.Prompt(context.Background(), "q", loop.PromptOptions{OmitConstraintInput: true})
+	require.Equal(t, session.KindType, kindOf(err))
+	require.EqualError(t, err, "invalid responseConstraint: omitResponseConstraintInput is true but there is no responseConstraint")
+	require.Empty(t, f.model.Requests())
+	require.Empty(t, history(f.s))
+}

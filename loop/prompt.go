@@ -182,6 +182,10 @@ func (s *Session) prompt(ctx context.Context, input any, po PromptOptions) (Resu
 		return Result{}, r.fail(err)
 	}
 	var constraint *session.Constraint
+	if po.OmitConstraintInput && len(po.ResponseConstraint) == 0 {
+		// The explainer: omitResponseConstraintInput without responseConstraint is a TypeError.
+		return Result{}, r.fail(session.Errorf(session.KindType, session.ErrBadConstraint, "omitResponseConstraintInput is true but there is no responseConstraint"))
+	}
 	if len(po.ResponseConstraint) > 0 {
 		c, err := session.CompileConstraint(po.ResponseConstraint)
 		if err != nil {

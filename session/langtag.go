@@ -2,7 +2,6 @@ package session
 
 import (
 	"errors"
-	"sort"
 	"strings"
 )
 
@@ -19,96 +18,125 @@ var ErrLanguageTag = errors.New("invalid language tag")
 // CanonicalLanguageTag returns tag in canonical form (language lower case, script title
 // case, region upper case, variants sorted, extensions sorted by singleton, everything
 // else lower case), or a RangeError when tag is not structurally valid. Aliases (such as
-// "iw" for "he") are not replaced: that needs CLDR's alias tables.
+// "iw" for "he") are not replaced: that needs CLDR's alias tables. It works on bytes,
+// without strings.Split, ToUpper or sort (each costs the module kilobytes).
 func CanonicalLanguageTag(tag string) (string, error) {
-	bad := func() (string, error) { return "", Errorf(KindRange, ErrLanguageTag, "%q", tag) }
-	if tag == "" {
-		return bad()
+	if c, ok := canonicalTag(tag); ok {
+		return c, nil
 	}
-	for i := 0; i < len(tag); i++ {
-		if c := tag[i]; c >= 0x80 {
-			return bad() // ASCII only: ToLower must not turn a Kelvin sign into a "k"
+	return "", Errorf(KindRange, ErrLanguageTag, "%q", tag)
+}
+
+func canonicalTag(tag string) (string, bool) {
+	// Lower-cased subtags of 1 to 8 ASCII letters and digits.
+	b := []byte(tag)
+	var subs []string
+	start := 0
+	for i := 0; i <= len(b); i++ {
+		if i < len(b) && b[i] != '-' {
+			if c := b[i]; c >= 'A' && c <= 'Z' {
+				b[i] = c + 'a' - 'A'
+			} else if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
+				return "", false
+			}
+			continue
 		}
-	}
-	subs := strings.Split(strings.ToLower(tag), "-")
-	for _, s := range subs {
-		if s == "" || len(s) > 8 || !isAlnum(s) {
-			return bad()
+		if n := i - start; n < 1 || n > 8 {
+			return "", false
 		}
+		subs = append(subs, string(b[start:i]))
+		start = i + 1
 	}
-	i := 0
 	// unicode_language_subtag: alpha{2,3} | alpha{5,8}; "root" is not a tag here.
 	if l := len(subs[0]); !isAlpha(subs[0]) || l == 4 || l < 2 || subs[0] == "root" {
-		return bad()
+		return "", false
 	}
-	out := []string{subs[0]}
-	i++
+	out := subs[0]
+	i := 1
 	if i < len(subs) && len(subs[i]) == 4 && isAlpha(subs[i]) { // script
-		out = append(out, strings.ToUpper(subs[i][:1])+subs[i][1:])
+		out += "-" + string(subs[i][0]-'a'+'A') + subs[i][1:]
 		i++
 	}
-	if i < len(subs) && ((len(subs[i]) == 2 && isAlpha(subs[i])) || (len(subs[i]) == 3 && isDigit(subs[i]))) { // region
-		out = append(out, strings.ToUpper(subs[i]))
-		i++
-	}
-	var variants []string
-	for ; i < len(subs) && isVariant(subs[i]); i++ {
-		for _, v := range variants {
-			if v == subs[i] {
-				return bad() // a duplicate variant
+	if i < len(subs) && isRegion(subs[i]) {
+		r := []byte(subs[i])
+		for k, c := range r {
+			if c >= 'a' {
+				r[k] = c - 'a' + 'A'
 			}
 		}
-		variants = append(variants, subs[i])
+		out += "-" + string(r)
+		i++
 	}
-	sort.Strings(variants)
-	out = append(out, variants...)
+	v := i
+	for ; i < len(subs) && isVariant(subs[i]); i++ {
+		for _, w := range subs[v:i] {
+			if w == subs[i] {
+				return "", false // a duplicate variant
+			}
+		}
+	}
+	variants := subs[v:i]
+	insertionSort(variants, func(s string) string { return s })
+	for _, w := range variants {
+		out += "-" + w
+	}
 
-	// Extensions, then a private-use part.
-	type ext struct {
-		singleton string
-		subs      []string
-	}
-	var exts []ext
-	seen := map[string]bool{}
+	// Extensions, each one singleton and its subtags, then a private-use part.
+	var exts []string
+	var seen uint64 // singletons so far, one bit each
 	for i < len(subs) {
 		s := subs[i]
 		if len(s) != 1 {
-			return bad()
+			return "", false
 		}
-		i++
+		j := i + 1
 		if s == "x" {
-			if i == len(subs) {
-				return bad()
+			j = len(subs)
+			if j == i+1 {
+				return "", false
 			}
-			exts = append(exts, ext{"x", subs[i:]})
-			i = len(subs)
-			break
+		} else {
+			bit := uint64(1) << (s[0] - 'a') // a letter: bits 0 to 25
+			if s[0] <= '9' {
+				bit = uint64(1) << (s[0] - '0' + 26) // a digit: bits 26 to 35
+			}
+			if seen&bit != 0 {
+				return "", false // a duplicate singleton
+			}
+			seen |= bit
+			for j < len(subs) && len(subs[j]) > 1 {
+				j++
+			}
+			if !validExtension(s, subs[i+1:j]) {
+				return "", false
+			}
 		}
-		if seen[s] {
-			return bad() // a duplicate singleton
+		ext := s
+		for _, w := range subs[i+1 : j] {
+			ext += "-" + w
 		}
-		seen[s] = true
-		start := i
-		for i < len(subs) && len(subs[i]) > 1 {
-			i++
-		}
-		body := subs[start:i]
-		if !validExtension(s, body) {
-			return bad()
-		}
-		exts = append(exts, ext{s, body})
+		exts = append(exts, ext)
+		i = j
 	}
-	sort.SliceStable(exts, func(a, b int) bool {
-		if exts[a].singleton == "x" || exts[b].singleton == "x" {
-			return exts[b].singleton == "x" && exts[a].singleton != "x"
+	insertionSort(exts, func(e string) string {
+		if e[0] == 'x' {
+			return "~" // private use last
 		}
-		return exts[a].singleton < exts[b].singleton
+		return e[:1]
 	})
 	for _, e := range exts {
-		out = append(out, e.singleton)
-		out = append(out, e.subs...)
+		out += "-" + e
 	}
-	return strings.Join(out, "-"), nil
+	return out, true
+}
+
+// insertionSort sorts a few strings by key, stably.
+func insertionSort(a []string, key func(string) string) {
+	for i := 1; i < len(a); i++ {
+		for j := i; j > 0 && key(a[j]) < key(a[j-1]); j-- {
+			a[j], a[j-1] = a[j-1], a[j]
+		}
+	}
 }
 
 // validExtension checks the subtags after a singleton other than x (UTS 35).
@@ -118,10 +146,9 @@ func validExtension(singleton string, body []string) bool {
 	}
 	switch singleton {
 	case "u":
-		// (attribute)* (keyword)*, at least one; attribute alphanum{3,8}; keyword =
-		// key (type)*, key = alphanum alpha, type alphanum{3,8}.
 		for _, s := range body {
-			// a key, or (length 3 to 8) an attribute before any key or a type after one
+			// a key (alphanum alpha), or (length 3 to 8) an attribute before any key or a
+			// type after one
 			if !(len(s) == 2 && isAlpha(s[1:])) && len(s) < 3 {
 				return false
 			}
@@ -136,7 +163,7 @@ func validExtension(singleton string, body []string) bool {
 			if j < len(body) && len(body[j]) == 4 && isAlpha(body[j]) {
 				j++
 			}
-			if j < len(body) && ((len(body[j]) == 2 && isAlpha(body[j])) || (len(body[j]) == 3 && isDigit(body[j]))) {
+			if j < len(body) && isRegion(body[j]) {
 				j++
 			}
 			for j < len(body) && isVariant(body[j]) {
@@ -144,16 +171,15 @@ func validExtension(singleton string, body []string) bool {
 			}
 		}
 		for j < len(body) {
-			if !isTKey(body[j]) {
+			if len(body[j]) != 2 || !isAlpha(body[j][:1]) || !isDigit(body[j][1:]) {
 				return false
 			}
 			j++
-			n := 0
+			n := j
 			for j < len(body) && len(body[j]) >= 3 {
 				j++
-				n++
 			}
-			if n == 0 {
+			if j == n {
 				return false
 			}
 		}
@@ -168,8 +194,9 @@ func validExtension(singleton string, body []string) bool {
 	}
 }
 
-func isTKey(s string) bool {
-	return len(s) == 2 && isAlpha(s[:1]) && isDigit(s[1:])
+// isRegion: alpha{2} | digit{3}.
+func isRegion(s string) bool {
+	return (len(s) == 2 && isAlpha(s)) || (len(s) == 3 && isDigit(s))
 }
 
 // isVariant: alphanum{5,8} | digit alphanum{3}.
@@ -189,15 +216,6 @@ func isAlpha(s string) bool {
 func isDigit(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-func isAlnum(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; (c < 'a' || c > 'z') && (c < '0' || c > '9') {
 			return false
 		}
 	}

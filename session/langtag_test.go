@@ -27,6 +27,8 @@ func TestCanonicalLanguageTag(t *testing.T) {
 		{"en-t-ja-m0-ungegn", "en-t-ja-m0-ungegn"},
 		{"en-x-a-u-ca", "en-x-a-u-ca"},
 		{"en-z-abc-a-xyz", "en-a-xyz-z-abc"},
+		{"en-p-ab-0-cd", "en-0-cd-p-ab"}, // digit and letter singletons are distinct
+		{"en-0-ab-0-cd", ""},
 		{"haw", "haw"},
 		{"unk", "unk"}, // structurally valid; whether a backend serves it is availability's business
 		{"abcdefgh", "abcdefgh"},

@@ -48,6 +48,7 @@ func TestHandler_CreateOptions(t *testing.T) {
 		want          string // "" (created, "available") or the error name
 		message       string
 	}{
+		{"the spec's five expected input types, and the tool-result alias", `"expectedInputs":[{"type":"text"},{"type":"image"},{"type":"audio"},{"type":"tool-call"},{"type":"tool-response"},{"type":"tool-result"}]`, "", ""},
 		{"canonical tags are accepted in any case", `"expectedInputs":[{"type":"text","languages":["EN","en-us"]}],"expectedOutputs":[{"type":"text","languages":["en-GB"]}]`, "", ""},
 		{"an invalid tag in expectedInputs", `"expectedInputs":[{"type":"text","languages":["en-abc-invalid"]}]`, "RangeError", `invalid language tag: "en-abc-invalid"`},
 		{"an invalid tag in expectedOutputs", `"expectedOutputs":[{"type":"text","languages":["en","x-private"]}]`, "RangeError", `invalid language tag: "x-private"`},
