@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 
 	"langmodel/internal/jsonv"
+	"langmodel/internal/sfmt"
 	"langmodel/session"
 )
 
@@ -280,7 +280,7 @@ func (s *Session) prompt(ctx context.Context, input any, po PromptOptions) (Resu
 			return Result{}, r.fail(err)
 		}
 		for _, c := range mine[len(runNow):] {
-			res := session.ErrorResult(c, fmt.Sprintf("not run: the limit of %d tool calls for one prompt was reached; answer with what you have", s.opts.ToolUse.max()))
+			res := session.ErrorResult(c, sfmt.Sprintf("not run: the limit of %d tool calls for one prompt was reached; answer with what you have", s.opts.ToolUse.max()))
 			s.emit(Event{Type: EventToolCall, Call: &c, Tool: s.tools[c.Name]})
 			s.emit(Event{Type: EventToolResult, Call: &c, Result: &res})
 			results = append(results, res)

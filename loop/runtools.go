@@ -3,7 +3,7 @@ package loop
 import (
 	"context"
 	"encoding/json"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 
@@ -101,7 +101,7 @@ func (s *Session) toolNames() []string {
 	for n := range s.tools {
 		names = append(names, n)
 	}
-	sort.Strings(names)
+	slices.Sort(names)
 	return names
 }
 

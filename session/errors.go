@@ -3,7 +3,8 @@ package session
 import (
 	"context"
 	"errors"
-	"fmt"
+
+	"langmodel/internal/sfmt"
 )
 
 // Kind is the name of the exception a failure becomes in the page: a DOMException name,
@@ -77,7 +78,7 @@ func (e *Error) Unwrap() []error {
 func Errorf(kind Kind, rule error, format string, args ...any) *Error {
 	msg := rule.Error()
 	if format != "" {
-		msg += ": " + fmt.Sprintf(format, args...)
+		msg += ": " + sfmt.Sprintf(format, args...)
 	}
 	return &Error{Kind: kind, Rule: rule, Msg: msg}
 }

@@ -2,10 +2,10 @@ package session
 
 import (
 	"encoding/json"
-	"fmt"
 	"strconv"
 
 	"langmodel/internal/jsonv"
+	"langmodel/internal/sfmt"
 )
 
 // Expected lists the input content types a session declared in expectedInputs beyond
@@ -359,6 +359,6 @@ func jsonType(v any) string {
 	case map[string]any:
 		return "an object"
 	default:
-		return fmt.Sprintf("a %T", v)
+		return sfmt.Sprintf("a %T", v)
 	}
 }

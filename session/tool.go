@@ -3,7 +3,7 @@ package session
 import (
 	"encoding/json"
 	"errors"
-	"sort"
+	"slices"
 
 	"langmodel/session/schema"
 )
@@ -108,7 +108,7 @@ func parseAnnotations(name string, v any) (Annotations, error) {
 	for k := range obj {
 		keys = append(keys, k)
 	}
-	sort.Strings(keys)
+	slices.Sort(keys)
 	for _, k := range keys {
 		val := obj[k]
 		var hint **bool

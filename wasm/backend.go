@@ -3,9 +3,9 @@ package wasm
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"strings"
 
+	"langmodel/internal/sfmt"
 	"langmodel/loop"
 	"langmodel/loop/custom"
 	"langmodel/loop/openai"
@@ -119,7 +119,7 @@ type config struct {
 
 func (c *config) fail(format string, args ...any) {
 	if c.err == nil {
-		c.err = badBackend(fmt.Sprintf(format, args...))
+		c.err = badBackend(sfmt.Sprintf(format, args...))
 	}
 }
 

@@ -2,8 +2,8 @@ package wasm
 
 import (
 	"errors"
-	"fmt"
 
+	"langmodel/internal/sfmt"
 	"langmodel/loop"
 	"langmodel/session"
 )
@@ -33,19 +33,19 @@ func wireError(err error) *WireError {
 // type, a missing field, an unknown type. The page sent something no caller of the
 // public API can produce through js/, so the name is that of bad data.
 func protocolError(kind session.Kind, format string, args ...any) *WireError {
-	return &WireError{Name: string(kind), Message: "langmodel channel: " + fmt.Sprintf(format, args...)}
+	return &WireError{Name: string(kind), Message: "langmodel channel: " + sfmt.Sprintf(format, args...)}
 }
 
 // errUnknownSession answers a request for a key that is not (or no longer) a session.
 func errUnknownSession(key int64) *WireError {
 	return &WireError{Name: string(session.KindInvalidState),
-		Message: fmt.Sprintf("%s (session key %d)", session.ErrDestroyed, key)}
+		Message: sfmt.Sprintf("%s (session key %d)", session.ErrDestroyed, key)}
 }
 
 // internalError reports a recovered panic: a bug in the binding or the engine, which must
 // cost the page one rejected call, never the module.
 func internalError(r any) *WireError {
-	return &WireError{Name: string(session.KindOperation), Message: fmt.Sprintf("langmodel: internal error: %v", r)}
+	return &WireError{Name: string(session.KindOperation), Message: sfmt.Sprintf("langmodel: internal error: %v", r)}
 }
 
 // errBadBackend is the rule a backend option breaks.

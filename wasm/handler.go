@@ -11,13 +11,12 @@ package wasm
 import (
 	"bytes"
 	"context"
-	"fmt"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/mailru/easyjson/jlexer"
-
+	"langmodel/internal/sfmt"
 	"langmodel/loop"
 	"langmodel/session"
 )
@@ -67,8 +66,6 @@ type entry struct {
 
 // marshaler is what the generated code gives every wire type (protocol_easyjson.go).
 type marshaler interface{ MarshalJSON() ([]byte, error) }
-
-type unmarshaler interface{ UnmarshalEasyJSON(*jlexer.Lexer) }
 
 // NewHandler returns a handler that writes every message for the page through send, one
 // at a time. send is called with the write lock held, possibly from inside Receive: it
@@ -188,13 +185,6 @@ func (h *Handler) safely(id int64, fn func()) {
 	fn()
 }
 
-func decode(raw []byte, v unmarshaler) error {
-	l := jlexer.Lexer{Data: raw}
-	v.UnmarshalEasyJSON(&l)
-	l.Consumed()
-	return l.Error()
-}
-
 // handle acts on one message from the page; it runs under the reading lock and never
 // blocks.
 func (h *Handler) handle(raw []byte) {
@@ -239,7 +229,7 @@ func (h *Handler) handle(raw []byte) {
 
 // decodeRequest decodes a request into v, answering a malformed one; it reports whether
 // to go on.
-func (h *Handler) decodeRequest(raw []byte, id int64, typ string, v unmarshaler) bool {
+func (h *Handler) decodeRequest(raw []byte, id int64, typ string, v fields) bool {
 	if err := decode(raw, v); err != nil {
 		h.reply(id, nil, protocolError(session.KindType, "%s: %v", typ, err))
 		return false
@@ -292,10 +282,10 @@ func (h *Handler) hello(raw []byte, id int64) {
 	}
 	if req.Version != ProtocolVersion {
 		h.reply(req.ID, nil, &WireError{Name: string(session.KindNotSupported),
-			Message: fmt.Sprintf("langmodel: the page speaks protocol %d and the module %d; load the language-model.js built with this module", req.Version, ProtocolVersion)})
+			Message: sfmt.Sprintf("langmodel: the page speaks protocol %d and the module %d; load the language-model.js built with this module", req.Version, ProtocolVersion)})
 		return
 	}
-	h.reply(req.ID, []byte(fmt.Sprintf(`{"version":%d}`, ProtocolVersion)), nil)
+	h.reply(req.ID, []byte(sfmt.Sprintf(`{"version":%d}`, ProtocolVersion)), nil)
 }
 
 func (h *Handler) create(raw []byte, id int64) {
@@ -428,7 +418,7 @@ func (h *Handler) measure(raw []byte, id int64) {
 		h.replyErr(req.ID, err)
 		return
 	}
-	h.reply(req.ID, []byte(fmt.Sprint(n)), nil)
+	h.reply(req.ID, strconv.AppendInt(nil, int64(n), 10), nil)
 }
 
 // requiredInput decodes a prompt's input, which the page must give.

@@ -411,8 +411,8 @@ func TestHandler_Query(t *testing.T) {
 		`{"type":"history","session":1}`:        `{"type":"reply","id":0,"ok":true,"value":[]}`,
 		`{"type":"history","session":2}`:        `{"type":"reply","id":0,"error":{"name":"InvalidStateError","message":"the session has been destroyed (session key 2)"}}`,
 		`{"type":"prompt","session":1}`:         `{"type":"reply","id":0,"error":{"name":"TypeError","message":"langmodel channel: cannot query \"prompt\""}}`,
-		`nonsense`:                              `{"type":"reply","id":0,"error":{"name":"TypeError","message":"langmodel channel: malformed query: parse error: syntax error near offset 0 of 'nonsense'"}}`,
-		`{"type":"usage","session":"1","id":1}`: `{"type":"reply","id":0,"error":{"name":"TypeError","message":"langmodel channel: malformed query: parse error: expected number near offset 29 of '1'"}}`,
+		`nonsense`:                              `{"type":"reply","id":0,"error":{"name":"TypeError","message":"langmodel channel: malformed query: invalid character 'o' in literal null (expecting 'u')"}}`,
+		`{"type":"usage","session":"1","id":1}`: `{"type":"reply","id":0,"error":{"name":"TypeError","message":"langmodel channel: malformed query: session: expected an integer"}}`,
 	} {
 		require.Equal(t, want, string(p.h.Query([]byte(raw))), raw)
 	}

@@ -24,7 +24,7 @@ package wasm
 import "encoding/json"
 
 //go:generate sh -c "go run github.com/mailru/easyjson/easyjson@v0.9.2 -output_filename protocol_easyjson.go protocol.go && sed -i -e '/easyjson \"github.com\\/mailru\\/easyjson\"$/d' -e '/_ easyjson.Marshaler$/d' -e 's,jwriter \"github.com/mailru/easyjson/jwriter\",jwriter \"langmodel/wasm/internal/jsonw\",' protocol_easyjson.go"
-//go:generate go run ./internal/trimjson -in envelope,HelloRequest,CreateRequest,CreateOptions,ToolUseConfig,PromptRequest,InputRequest,CloneRequest,AbortMessage,PageReturn,ToolProgress -out Reply,PageCall,Event,SessionInfo,PromptResult protocol_easyjson.go
+//go:generate go run ./internal/trimjson -neither envelope,HelloRequest,CreateRequest,CreateOptions,ToolUseConfig,PromptRequest,InputRequest,CloneRequest,AbortMessage,PageReturn,ToolProgress -out Reply,PageCall,Event,SessionInfo,PromptResult,WireError,ErrorExtra protocol_easyjson.go
 
 // ProtocolVersion is exchanged by hello. Bump it whenever a message changes shape.
 const ProtocolVersion = 2

@@ -3,12 +3,13 @@ package jsonv
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"maps"
 	"math"
 	"slices"
 	"strconv"
 	"unicode/utf8"
+
+	"langmodel/internal/sfmt"
 )
 
 // Marshal returns v's JSON encoding, byte for byte what json.Marshal returns: map keys
@@ -104,13 +105,13 @@ func appendValue(b []byte, v any) ([]byte, error) {
 		}
 		var c bytes.Buffer
 		if err := json.Compact(&c, v); err != nil {
-			return b, fmt.Errorf("json: error calling MarshalJSON for type json.RawMessage: %w", err)
+			return b, sfmt.Errorf("json: error calling MarshalJSON for type json.RawMessage: %w", err)
 		}
 		var h bytes.Buffer
 		json.HTMLEscape(&h, c.Bytes())
 		return append(b, h.Bytes()...), nil
 	}
-	return b, fmt.Errorf("json: unsupported type: %T", v)
+	return b, sfmt.Errorf("json: unsupported type: %T", v)
 }
 
 // appendNumber writes a json.Number as its text, after checking it is a JSON number;
@@ -120,7 +121,7 @@ func appendNumber(b []byte, n json.Number) ([]byte, error) {
 		return append(b, '0'), nil
 	}
 	if end, ok := NumberEnd([]byte(n), 0); !ok || end != len(n) {
-		return b, fmt.Errorf("json: invalid number literal %q", string(n))
+		return b, sfmt.Errorf("json: invalid number literal %q", string(n))
 	}
 	return append(b, n...), nil
 }
@@ -130,7 +131,7 @@ func appendNumber(b []byte, n json.Number) ([]byte, error) {
 // outside it.
 func appendFloat(b []byte, f float64) ([]byte, error) {
 	if math.IsInf(f, 0) || math.IsNaN(f) {
-		return b, fmt.Errorf("json: unsupported value: %s", strconv.FormatFloat(f, 'g', -1, 64))
+		return b, sfmt.Errorf("json: unsupported value: %s", strconv.FormatFloat(f, 'g', -1, 64))
 	}
 	format := byte('f')
 	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {

@@ -15,12 +15,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 
 	"langmodel/internal/browsertest"
 )
 
-var rounds = flag.Int("peers.rounds", 5, "interleaved rounds of every figure")
+var (
+	rounds = flag.Int("peers.rounds", 5, "interleaved rounds of every figure")
+	only   = flag.String("peers.only", "", `"start" for the start figures alone, "steps" for the others; "" for all`)
+)
 
 func TestMain(m *testing.M) { browsertest.Main(m) }
 
@@ -39,8 +43,34 @@ globalThis.started = new Promise((resolve) => { globalThis.answer = (text) => re
 // The two start pages: from navigation to the first answer, as a page would do it.
 var startPages = map[string]string{
 	"module": startHead + `<script type="module">
+// How long install()'s instantiation takes (compiling, or reading V8's code cache).
+for (const name of ["instantiate", "instantiateStreaming"]) {
+	const real = WebAssembly[name];
+	WebAssembly[name] = async (...args) => {
+		const t0 = performance.now();
+		try { return await real(...args); } finally { globalThis.compileMs = performance.now() - t0; }
+	};
+}
 import { install } from "/js/language-model.js";
 await install({ wasm: "/langmodel.wasm" });
+const s = await LanguageModel.create({ backend: { kind: "scripted", turns: [{ text: "hi" }] } });
+answer(await s.prompt("hello"));
+</script>`,
+	// The module started by hand with WebAssembly.instantiateStreaming on the response
+	// itself, then install() finds its channel and skips loading: what install() would
+	// gain from V8's code cache (RATIONALE.md "What must install() do for V8's code
+	// cache?").
+	"streaming": startHead + `<script src="/wasm_exec.js"></script>
+<script type="module">
+import { install } from "/js/language-model.js";
+const go = new Go();
+const ready = new Promise((resolve) => (globalThis.__langmodel_ready = resolve));
+const t0 = performance.now();
+const { instance } = await WebAssembly.instantiateStreaming(fetch("/langmodel.wasm"), go.importObject);
+globalThis.compileMs = performance.now() - t0;
+go.run(instance);
+await ready;
+await install();
 const s = await LanguageModel.create({ backend: { kind: "scripted", turns: [{ text: "hi" }] } });
 answer(await s.prompt("hello"));
 </script>`,
@@ -110,6 +140,9 @@ func BenchmarkPeers(b *testing.B) {
 			globalThis.messages = bench.history(10000);`, nil))
 		// One round of every loop, not counted: V8 compiles both sides' code up first.
 		for _, n := range loopLengths {
+			if *only == "start" {
+				break
+			}
 			require.NoError(b, p.Eval(ctx, fmt.Sprintf(`await bench.sdkLoop(sdk, %[1]d, 1); await bench.moduleLoop(LanguageModel, %[1]d, 1)`, n), nil))
 		}
 		for r := range *rounds {
@@ -120,6 +153,9 @@ func BenchmarkPeers(b *testing.B) {
 				sides = []string{"module", "sdk"}
 			}
 			for _, n := range loopLengths {
+				if *only == "start" {
+					break
+				}
 				k := (200 + n - 1) / n // about 200 steps a figure
 				for _, side := range sides {
 					var ms float64
@@ -132,6 +168,9 @@ func BenchmarkPeers(b *testing.B) {
 				}
 			}
 			for _, side := range sides {
+				if *only == "start" {
+					break
+				}
 				if side == "sdk" {
 					var ms float64
 					require.NoError(b, p.Eval(ctx, `return bench.sdkHistory(sdk, messages)`, &ms))
@@ -143,14 +182,17 @@ func BenchmarkPeers(b *testing.B) {
 				t.add("history-module", got.Create)
 				t.add("history-prompt", got.Prompt)
 			}
-			for _, side := range sides {
-				t.start(b, ctx, br, base, side)
+			for _, side := range append(sides, "streaming") {
+				if *only == "steps" {
+					break
+				}
+				t.start(b, ctx, base, side)
 			}
 		}
 	}
 	fmt.Print(t.String())
 	for _, f := range t.figures() {
-		if f.metric != "" {
+		if f.metric != "" && t.median(f.sdk) > 0 {
 			b.ReportMetric(t.median(f.module)/t.median(f.sdk), f.metric)
 		}
 	}
@@ -168,47 +210,83 @@ func bundle(b *testing.B, esbuild, entry, out string) {
 	}
 }
 
-// start opens the start page of side in a fresh browser context (an empty HTTP cache: a
-// first visit), waits for its first answer, then reloads it (a repeat visit: what the
-// cache keeps) and waits again. Between the two it leaves the page idle for 3 s, so that
-// V8 may write its code caches, as it does a while after compiling.
-func (t *table) start(b *testing.B, ctx context.Context, br *browsertest.Browser, base, side string) {
+// start measures a first visit and a repeat visit of side's start page, each until the
+// first answer, in a Chromium of its own with a fresh profile on disk: not browsertest's
+// browser, whose tabs live in off-the-record contexts, where V8 keeps no code cache.
+// Between the visits the page runs 500 closed-loop steps and then stays open 3 s, so that
+// V8 may write its code caches, as it does a while after optimising; the second visit
+// navigates to the same URL again.
+func (t *table) start(b *testing.B, ctx context.Context, base, side string) {
 	b.Helper()
-	p := br.Open(b, base+"/peer/start-"+side+".html")
-	cold := waitStart(b, ctx, p)
+	bctx, cancel := ownBrowser(b)
+	defer cancel()
+	stop := context.AfterFunc(ctx, cancel)
+	defer stop()
+	url := base + "/peer/start-" + side + ".html"
+	_, err := chromedp.Run(bctx, chromedp.Navigate(url))
+	require.NoError(b, err)
+	cold := waitStart(b, bctx)
 	t.add("cold-"+side, cold.Ms)
 	t.add("longtask-"+side, cold.Longest)
-	time.Sleep(3 * time.Second)
-	var origin float64
-	require.NoError(b, p.Eval(ctx, `setTimeout(() => location.reload(), 0); return performance.timeOrigin;`, &origin))
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		var now float64
-		if p.Eval(ctx, `return globalThis.started ? performance.timeOrigin : 0`, &now) == nil && now != 0 && now != origin {
-			break
-		}
-		require.True(b, time.Now().Before(deadline), "peerbench: the %s page did not reload", side)
-		time.Sleep(20 * time.Millisecond)
+	// A visit does some work after its first answer (500 closed-loop steps), so that V8
+	// tiers the hot code up, as it would on a real page: V8 writes a module's code cache
+	// only once enough of it has been optimised.
+	work := `const bench = await import("/peer/bench.js"); await bench.moduleLoop(LanguageModel, 100, 5);`
+	if side == "sdk" {
+		work = `const bench = await import("/peer/bench.js"); await bench.sdkLoop(await import("/sdk/sdk.js"), 100, 5);`
 	}
-	warm := waitStart(b, ctx, p)
+	_, err = chromedp.Run(bctx, chromedp.Evaluate[chromedp.Void](`(async () => {`+work+`})()`, chromedp.EvalAwaitPromise))
+	require.NoError(b, err)
+	time.Sleep(3 * time.Second)
+	_, err = chromedp.Run(bctx, chromedp.Navigate("about:blank"))
+	require.NoError(b, err)
+	_, err = chromedp.Run(bctx, chromedp.Navigate(url))
+	require.NoError(b, err)
+	warm := waitStart(b, bctx)
 	t.add("warm-"+side, warm.Ms)
 	t.add("warmlongtask-"+side, warm.Longest)
+	if side != "sdk" {
+		t.add("compile-cold-"+side, cold.Compile)
+		t.add("compile-warm-"+side, warm.Compile)
+	}
 }
 
-type startTimes struct{ Ms, Longest float64 }
+// ownBrowser starts a headless Chromium of the benchmark's own, with a fresh profile on
+// disk (browsertest's tabs live in off-the-record contexts), with browsertest's flags.
+func ownBrowser(tb testing.TB) (context.Context, context.CancelFunc) {
+	path := os.Getenv("CHROMIUM")
+	if path == "" {
+		path = "/usr/bin/chromium"
+	}
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(path), chromedp.UserDataDir(tb.TempDir()),
+		chromedp.Flag("headless", true), chromedp.Flag("no-sandbox", true), chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("disable-quic", true), chromedp.Flag("no-first-run", true),
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-background-timer-throttling", true),
+		chromedp.Flag("disable-renderer-backgrounding", true))
+	ctx, cancel := chromedp.NewContext(alloc)
+	return ctx, func() {
+		cancel()
+		cancelAlloc()
+	}
+}
+
+type startTimes struct{ Ms, Longest, Compile float64 }
 
 // waitStart waits for the page's first answer and returns when it came (ms since
 // navigation) and the longest main-thread task before it.
-func waitStart(b *testing.B, ctx context.Context, p *browsertest.Page) startTimes {
+func waitStart(b *testing.B, ctx context.Context) startTimes {
 	b.Helper()
-	var st startTimes
-	require.NoError(b, p.Eval(ctx, `
+	st, err := chromedp.Run(ctx, chromedp.Evaluate[startTimes](`(async () => {
 		const { text, ms } = await started;
 		if (text !== "hi") throw new Error("first answer: " + text);
 		await new Promise((r) => setTimeout(r, 200)); // long tasks are reported late
 		let longest = 0;
 		for (const t of longTasks) if (t.start < ms) longest = Math.max(longest, t.duration);
-		return { Ms: ms, Longest: longest };`, &st))
+		return { Ms: ms, Longest: longest, Compile: globalThis.compileMs ?? 0 };
+	})()`, chromedp.EvalAwaitPromise))
+	require.NoError(b, err)
 	return st
 }
 
@@ -268,10 +346,12 @@ func (t *table) figures() []figure {
 	return append(fs,
 		figure{"10,000 messages: SDK one call / module create({initialPrompts})", "history-sdk", "history-module", "ms", "≤ 0.5×", "history-ratio"},
 		figure{"then one prompt on that session", "", "history-prompt", "ms", "≤ 1 ms", ""},
-		figure{"navigation to first answer, cold (fresh profile)", "cold-sdk", "cold-module", "ms", "≤ 1.2×", "cold-ratio"},
-		figure{"the same, warm reload (HTTP cache)", "warm-sdk", "warm-module", "ms", "≤ 1.5×", "warm-ratio"},
-		figure{"longest main-thread task before the first answer, cold", "longtask-sdk", "longtask-module", "ms", "≤ 16 ms (worker mode)", "longtask-ratio"},
-		figure{"the same, warm reload", "warmlongtask-sdk", "warmlongtask-module", "ms", "≤ 16 ms (worker mode)", ""},
+		figure{"navigation to first answer, first visit (fresh profile)", "cold-sdk", "cold-module", "ms", "≤ 1.2×", "cold-ratio"},
+		figure{"the same, repeat visit (HTTP cache)", "warm-sdk", "warm-module", "ms", "≤ 1.5×", "warm-ratio"},
+		figure{"first visit, the module started by hand (instantiateStreaming, no install() loading)", "cold-sdk", "cold-streaming", "ms", "≤ 1.2×", "cold-streaming-ratio"},
+		figure{"repeat visit, the same (V8's code cache)", "warm-sdk", "warm-streaming", "ms", "≤ 1.5×", "warm-streaming-ratio"},
+		figure{"longest main-thread task before the first answer, first visit", "longtask-sdk", "longtask-module", "ms", "≤ 16 ms (worker mode)", "longtask-ratio"},
+		figure{"the same, repeat visit", "warmlongtask-sdk", "warmlongtask-module", "ms", "≤ 16 ms (worker mode)", ""},
 	)
 }
 
@@ -311,7 +391,11 @@ func (t *table) String() string {
 		}
 		fmt.Fprintf(&s, "| %s | %s | %s | %s | %s |\n", f.name, t.cell(f.sdk, f.unit), t.cell(f.module, f.unit), ratio, f.target)
 	}
-	fmt.Fprintf(&s, "| transfer, brotli -q 11 | %.0f B | %.0f B | %.2f× | ≤ 850,000 B |\n", t.sdkBytes, t.modBytes, t.modBytes/t.sdkBytes)
+	fmt.Fprintf(&s, "| transfer, brotli -q 11 | %.0f B | %.0f B | %.2f× | the .wasm ≤ 850,000 B (make size) |\n", t.sdkBytes, t.modBytes, t.modBytes/t.sdkBytes)
 	fmt.Fprintf(&s, "\nthe module's transfer: %s\n", t.modParts)
+	for _, side := range []string{"module", "streaming"} {
+		fmt.Fprintf(&s, "instantiation alone (WebAssembly.instantiate or instantiateStreaming), %s page: first visit %s, repeat visit %s\n",
+			side, t.cell("compile-cold-"+side, "ms"), t.cell("compile-warm-"+side, "ms"))
+	}
 	return s.String()
 }

@@ -3,11 +3,11 @@ package openai
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"strconv"
 	"unicode/utf8"
 
 	"langmodel/internal/jsonv"
+	"langmodel/internal/sfmt"
 )
 
 // reader walks one JSON document in place and reads the members a caller asks for, the
@@ -400,7 +400,7 @@ func (r *reader) wrong(at, field, want string, depth int) {
 
 func (r *reader) mismatchf(format string, args ...any) {
 	if r.mismatch == nil {
-		r.mismatch = fmt.Errorf(format, args...)
+		r.mismatch = sfmt.Errorf(format, args...)
 	}
 }
 

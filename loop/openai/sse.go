@@ -7,7 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"sort"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -82,7 +82,7 @@ func (a *Assembler) appendArguments(b *strings.Builder, args []byte) {
 // Calls returns the assembled calls in index order. Empty arguments are {}.
 func (a *Assembler) Calls() []session.ToolCall {
 	idx := append([]int(nil), a.order...)
-	sort.Ints(idx)
+	slices.Sort(idx)
 	out := make([]session.ToolCall, 0, len(idx))
 	for _, i := range idx {
 		pc := a.calls[i]

@@ -2,9 +2,9 @@ package scripted
 
 import (
 	"encoding/json"
-	"fmt"
 
 	"langmodel/internal/jsonv"
+	"langmodel/internal/sfmt"
 	"langmodel/loop"
 	"langmodel/session"
 )
@@ -25,7 +25,7 @@ func FromJSON(obj map[string]any) (loop.Model, error) {
 	if hasRules && rules != nil || !hasTurns || turns == nil {
 		m := &Rules{Window: window}
 		for i, v := range r.list(rules, "rules") {
-			o := r.object(v, fmt.Sprintf("rules[%d]", i))
+			o := r.object(v, sfmt.Sprintf("rules[%d]", i))
 			m.Rules = append(m.Rules, Rule{
 				Match:     r.str(o["match"], "match"),
 				Tool:      r.str(o["tool"], "tool"),
@@ -36,7 +36,7 @@ func FromJSON(obj map[string]any) (loop.Model, error) {
 	}
 	var ts []Turn
 	for i, v := range r.list(turns, "turns") {
-		ts = append(ts, r.turn(r.object(v, fmt.Sprintf("turns[%d]", i))))
+		ts = append(ts, r.turn(r.object(v, sfmt.Sprintf("turns[%d]", i))))
 	}
 	if r.err != nil {
 		return nil, r.err
@@ -52,7 +52,7 @@ type reader struct{ err error }
 
 func (r *reader) fail(what, want string) {
 	if r.err == nil {
-		r.err = fmt.Errorf("scripted backend: %s must be %s", what, want)
+		r.err = sfmt.Errorf("scripted backend: %s must be %s", what, want)
 	}
 }
 
@@ -123,7 +123,7 @@ func (r *reader) raw(v any) json.RawMessage {
 	}
 	b, err := jsonv.Marshal(v)
 	if err != nil && r.err == nil {
-		r.err = fmt.Errorf("scripted backend: %w", err)
+		r.err = sfmt.Errorf("scripted backend: %w", err)
 	}
 	return b
 }

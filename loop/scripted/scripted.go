@@ -8,9 +8,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"sync"
 
+	"langmodel/internal/sfmt"
 	"langmodel/loop"
 	"langmodel/session"
 )
@@ -132,4 +132,4 @@ func play(ctx context.Context, t Turn, emit func(loop.Delta) error) error {
 // ServesLanguage: a script is written in English (loop.Linguist).
 func (s *Script) ServesLanguage(tag string) bool { return session.LanguageOf(tag) == "en" }
 
-func (s *Script) String() string { return fmt.Sprintf("scripted model (%d turns)", len(s.turns)) }
+func (s *Script) String() string { return sfmt.Sprintf("scripted model (%d turns)", len(s.turns)) }

@@ -9,12 +9,12 @@ package textproto
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
 	"iter"
 	"strings"
 
 	"langmodel/internal/jsonv"
+	"langmodel/internal/sfmt"
 )
 
 // callJSON is a call object as models write it: the text of each member that matters,
@@ -163,7 +163,7 @@ func shaped(v []byte) bool {
 func compact(s []byte) (json.RawMessage, error) {
 	var b bytes.Buffer
 	if err := json.Compact(&b, s); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadJSON, err)
+		return nil, sfmt.Errorf("%w: %v", ErrBadJSON, err)
 	}
 	return b.Bytes(), nil
 }

@@ -2,10 +2,11 @@ package textproto
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
 	"strings"
 	"unicode/utf8"
+
+	"langmodel/internal/sfmt"
 )
 
 // Format is the shape a call block was written in.
@@ -455,7 +456,7 @@ func (p *Parser) finish(bodyEnd, end int, closed bool) bool {
 		return p.release()
 	}
 	if err != nil && !closed {
-		err = fmt.Errorf("%w, and %w", ErrNotClosed, err)
+		err = sfmt.Errorf("%w, and %w", ErrNotClosed, err)
 	}
 	raw := string(p.buf[b.open:end])
 	if b.format == FormatBare {
@@ -684,7 +685,7 @@ func readBody(f Format, name, body string) ([]Call, error) {
 			return calls, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrBadJSON, err)
+			return nil, sfmt.Errorf("%w: %v", ErrBadJSON, err)
 		}
 		data = rest
 		if v[0] != '[' {

@@ -81,10 +81,10 @@ package textproto
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 	"strings"
 
+	"langmodel/internal/sfmt"
 	"langmodel/loop"
 	"langmodel/session"
 )
@@ -340,16 +340,16 @@ func (a *attempt) check(c Call) string {
 	}
 	if t == nil {
 		if a.choice.Mode == "tool" {
-			return fmt.Sprintf("only the tool %q may be called now, not %q", a.choice.Name, c.Name)
+			return sfmt.Sprintf("only the tool %q may be called now, not %q", a.choice.Name, c.Name)
 		}
 		names := make([]string, len(a.tools))
 		for i := range a.tools {
 			names[i] = a.tools[i].Name
 		}
-		return fmt.Sprintf("unknown tool %q; the tools are: %s", c.Name, strings.Join(names, ", "))
+		return sfmt.Sprintf("unknown tool %q; the tools are: %s", c.Name, strings.Join(names, ", "))
 	}
 	if len(c.Arguments) == 0 || c.Arguments[0] != '{' {
-		return fmt.Sprintf("the arguments of %q must be a JSON object, not %s", c.Name, c.Arguments)
+		return sfmt.Sprintf("the arguments of %q must be a JSON object, not %s", c.Name, c.Arguments)
 	}
 	return t.ValidateArguments(c.Arguments)
 }

@@ -1,7 +1,7 @@
 package schema
 
 import (
-	"sort"
+	"slices"
 )
 
 // kind is the JSON type of a decoded value.
@@ -116,16 +116,16 @@ func sortedKeys[V any](m map[string]V) []string {
 // sortKeysInto returns the keys of m sorted, in buf's storage when it
 // fits (buf's contents are discarded). Small sets are insertion-sorted in
 // place (no allocation, so a caller's stack buffer stays on the stack);
-// larger ones use the interface sort, which the module links anyway, unlike
-// the generic sort.Strings.
+// larger ones are copied and sorted with slices.Sort (the module links
+// slices, not sort: make size).
 func sortKeysInto[V any](buf []string, m map[string]V) []string {
 	keys := buf[:0]
 	for k := range m {
 		keys = append(keys, k)
 	}
 	if len(m) > 12 {
-		big := sort.StringSlice(append([]string(nil), keys...))
-		sort.Sort(big)
+		big := append([]string(nil), keys...)
+		slices.Sort(big)
 		return big
 	}
 	for i := 1; i < len(keys); i++ {

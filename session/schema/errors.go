@@ -2,10 +2,11 @@ package schema
 
 import (
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"langmodel/internal/sfmt"
 )
 
 // ErrUnsupported is wrapped by Compile errors for a keyword (or a form of a
@@ -29,11 +30,11 @@ func (e *schemaError) Error() string { return e.msg }
 func (e *schemaError) Unwrap() error { return e.kind }
 
 func unsupported(feature, format string, args ...any) error {
-	return &schemaError{msg: "schema: unsupported " + fmt.Sprintf(format, args...), kind: ErrUnsupported, feature: feature}
+	return &schemaError{msg: "schema: unsupported " + sfmt.Sprintf(format, args...), kind: ErrUnsupported, feature: feature}
 }
 
 func invalid(format string, args ...any) error {
-	return &schemaError{msg: "schema: " + fmt.Sprintf(format, args...), kind: ErrInvalid}
+	return &schemaError{msg: "schema: " + sfmt.Sprintf(format, args...), kind: ErrInvalid}
 }
 
 // where renders a schema location for a Compile error message.
@@ -111,7 +112,7 @@ func fail(q bool, p *state, keyword, format string, args ...any) *ValidationErro
 	if q {
 		return errQuiet
 	}
-	return newValidationError(p.pointer(), keyword, fmt.Sprintf(format, args...))
+	return newValidationError(p.pointer(), keyword, sfmt.Sprintf(format, args...))
 }
 
 // render shows a JSON value in a message, shortened to about max characters.
@@ -158,7 +159,7 @@ func appendValue(b []byte, v any, canon bool, max int) []byte {
 	}
 	s, ok := numText(v)
 	if !ok {
-		return fmt.Appendf(b, "(%T)", v)
+		return sfmt.Appendf(b, "(%T)", v)
 	}
 	d, ok := parseDecimal(s)
 	if !canon || !ok {
@@ -191,7 +192,7 @@ func renderList(vals []any) string {
 	var b strings.Builder
 	for i, v := range vals {
 		if i == 10 {
-			fmt.Fprintf(&b, ", … (%d more)", len(vals)-10)
+			b.WriteString(", … (" + strconv.Itoa(len(vals)-10) + " more)")
 			break
 		}
 		if i > 0 {

@@ -74,10 +74,12 @@ func BenchmarkModule_ClosedLoopStep(b *testing.B) {
 	b.ReportMetric(0, "ns/op")
 }
 
-// BenchmarkBrowser_Instantiate: instantiation to ready of the module against the bare
-// syscall/js module, in the same page and run (budget: 1.5×, DESIGN.md §5). A third
-// module, bare plus easyjson's jlexer (wasm/testdata/jlexer), shows in the same run how
-// much of the budget the channel's JSON decoder alone takes.
+// BenchmarkBrowser_Instantiate: instantiation to ready of the module against a bare
+// syscall/js module that links easyjson's jlexer (wasm/testdata/jlexer), in the same page
+// and run. The budget, as issue 12 restates it: at most 1.5× that module (the metrics
+// cold-budget-ratio and warm-budget-ratio). The bare syscall/js module alone is measured
+// too (cold-ratio, warm-ratio: DESIGN.md §5's first budget, which a standard-Go module
+// with a JSON decoder cannot meet; README.md says why).
 func BenchmarkBrowser_Instantiate(b *testing.B) {
 	base := browsertest.Serve(b, "", map[string]http.Handler{
 		"/langmodel.wasm": browsertest.File(moduleWasm),
@@ -112,6 +114,7 @@ func BenchmarkBrowser_Instantiate(b *testing.B) {
 	for _, c := range []string{"cold", "warm"} {
 		b.ReportMetric(browsertest.Median(times["module-"+c])/browsertest.Median(times["bare-"+c]), c+"-ratio")
 		b.ReportMetric(browsertest.Median(times["jlexer-"+c])/browsertest.Median(times["bare-"+c]), "jlexer-"+c+"-ratio")
+		b.ReportMetric(browsertest.Median(times["module-"+c])/browsertest.Median(times["jlexer-"+c]), c+"-budget-ratio")
 	}
 	b.ReportMetric(0, "ns/op")
 }

@@ -1,0 +1,132 @@
+//go:build !js
+
+package peerbench
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/profiler"
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/require"
+
+	"langmodel/internal/browsertest"
+)
+
+// BenchmarkPeersProfile profiles the module's closed loop in Chromium (V8's sampling
+// profiler through CDP, on a build that keeps function names) and prints where the time
+// goes: by file (wasm is the Go side), then the functions by self and inclusive time. The
+// profile issue 12 asks for before cutting crossings:
+//
+//	go test -run '^$' -bench PeersProfile -benchtime 1x ./internal/peerbench/
+func BenchmarkPeersProfile(b *testing.B) {
+	out := filepath.Join(b.TempDir(), "lm.wasm")
+	cmd := exec.Command("go", "build", "-trimpath", "-o", out, ".")
+	cmd.Dir = "../../wasm/cmd/langmodel"
+	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+	msg, err := cmd.CombinedOutput()
+	require.NoError(b, err, string(msg))
+	base := browsertest.Serve(b, "", map[string]http.Handler{
+		"/langmodel.wasm": browsertest.File(out),
+		"/wasm_exec.js":   browsertest.File(browsertest.WasmExecJS(b)),
+		"/js/":            http.StripPrefix("/js/", http.FileServer(http.Dir("../../js"))),
+		"/peer/bench.js":  browsertest.File("bench.js"),
+	})
+	ctx, cancel := ownBrowser(b)
+	defer cancel()
+	_, err = chromedp.Run(ctx, chromedp.Navigate(base+"/"))
+	require.NoError(b, err)
+	ev := func(js string) float64 {
+		v, err := chromedp.Run(ctx, chromedp.Evaluate[float64]("(async () => {"+js+"})()", chromedp.EvalAwaitPromise))
+		require.NoError(b, err)
+		return v
+	}
+	ev(`globalThis.bench = await import("/peer/bench.js"); globalThis.lm = await import("/js/language-model.js"); await lm.install({ wasm: "/langmodel.wasm" }); return 0`)
+	for range 5 { // V8 tiers the code up first
+		ev(`return bench.moduleLoop(LanguageModel, 100, 2)`)
+	}
+	_, err = chromedp.Call(ctx, profiler.Enable, cdp.Empty{})
+	require.NoError(b, err)
+	_, err = chromedp.Call(ctx, profiler.SetSamplingInterval, profiler.SetSamplingIntervalParams{Interval: 50})
+	require.NoError(b, err)
+	_, err = chromedp.Call(ctx, profiler.Start, cdp.Empty{})
+	require.NoError(b, err)
+	fmt.Printf("profiled: %.0f µs/step (100-step loops, sampled every 50 µs)\n", ev(`return bench.moduleLoop(LanguageModel, 100, 10)`)*1000)
+	res, err := chromedp.Call(ctx, profiler.Stop, cdp.Empty{})
+	require.NoError(b, err)
+	prof := res.Profile
+	self := map[string]int64{}
+	cat := map[string]int64{}
+	var total int64
+	for _, n := range prof.Nodes {
+		k := n.CallFrame.FunctionName
+		if k == "" {
+			k = "(anon " + filepath.Base(n.CallFrame.URL) + fmt.Sprint(":", n.CallFrame.LineNumber) + ")"
+		}
+		self[k] += n.HitCount
+		total += n.HitCount
+		u := n.CallFrame.URL
+		switch {
+		case strings.HasPrefix(u, "wasm://"):
+			u = "wasm"
+		case u == "":
+			u = "native builtins"
+			if strings.HasPrefix(n.CallFrame.FunctionName, "(") { // (program), (garbage collector), (idle)
+				u = n.CallFrame.FunctionName
+			}
+		default:
+			u = filepath.Base(u)
+		}
+		cat[u] += n.HitCount
+	}
+	printTop("self time:", self, total, 40)
+	parent := map[int64]int64{}
+	byID := map[int64]*profiler.ProfileNode{}
+	for _, n := range prof.Nodes {
+		byID[int64(n.ID)] = n
+		for _, c := range n.Children {
+			parent[int64(c)] = int64(n.ID)
+		}
+	}
+	incl := map[string]int64{}
+	for _, n := range prof.Nodes {
+		if n.HitCount == 0 {
+			continue
+		}
+		seen := map[string]bool{}
+		for id := int64(n.ID); ; {
+			nn := byID[id]
+			f := nn.CallFrame.FunctionName
+			if !seen[f] {
+				seen[f] = true
+				incl[f] += n.HitCount
+			}
+			p, ok := parent[id]
+			if !ok {
+				break
+			}
+			id = p
+		}
+	}
+	printTop("inclusive time:", incl, total, 60)
+	printTop("by file (wasm: the Go side):", cat, total, len(cat))
+	b.ReportMetric(0, "ns/op")
+}
+
+// printTop prints the n largest shares of hits, largest first.
+func printTop(title string, hits map[string]int64, total int64, n int) {
+	keys := slices.SortedFunc(maps.Keys(hits), func(a, b string) int { return cmp.Compare(hits[b], hits[a]) })
+	fmt.Println(title)
+	for _, k := range keys[:min(n, len(keys))] {
+		fmt.Printf("%6.2f%% %s\n", 100*float64(hits[k])/float64(total), k)
+	}
+}

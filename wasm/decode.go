@@ -1,0 +1,377 @@
+package wasm
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strconv"
+
+	"langmodel/internal/jsonv"
+)
+
+// The page's messages are read by hand, field by field, instead of with easyjson's
+// jlexer: jlexer links fmt (and, through it, most of reflect) into the module, and the
+// messages are a handful of flat objects (RATIONALE.md "Why is the module still over
+// 850 KB?"). A message is first checked whole by encoding/json's scanner, which the engine
+// links anyway, so the readers below only walk well-formed JSON.
+
+// fields is a message's type: it takes the value of each field it knows.
+type fields interface {
+	field(key string, v value) error
+}
+
+// value is one field's value, as its JSON text.
+type value []byte
+
+func (v value) null() bool { return string(v) == "null" }
+
+func (v value) str(into *string) error {
+	if v.null() {
+		return nil
+	}
+	if len(v) == 0 || v[0] != '"' {
+		return errors.New("expected a string")
+	}
+	if _, plain, _, _ := jsonv.StringEnd(v, 0); plain {
+		*into = string(v[1 : len(v)-1])
+		return nil
+	}
+	*into = string(jsonv.Unescape(nil, v[1:len(v)-1]))
+	return nil
+}
+
+func (v value) int64(into *int64) error {
+	if v.null() {
+		return nil
+	}
+	n, err := strconv.ParseInt(string(v), 10, 64)
+	if err != nil {
+		return errors.New("expected an integer")
+	}
+	*into = n
+	return nil
+}
+
+func (v value) int(into *int) error {
+	var n int64
+	if err := v.int64(&n); err != nil {
+		return err
+	}
+	if n != int64(int(n)) {
+		return errors.New("expected an integer")
+	}
+	if !v.null() {
+		*into = int(n)
+	}
+	return nil
+}
+
+func (v value) bool(into *bool) error {
+	switch string(v) {
+	case "true":
+		*into = true
+	case "false":
+		*into = false
+	case "null":
+	default:
+		return errors.New("expected a boolean")
+	}
+	return nil
+}
+
+// boolPtr sets *into to a fresh bool, or leaves it nil for null.
+func (v value) boolPtr(into **bool) error {
+	if v.null() {
+		return nil
+	}
+	b := new(bool)
+	if err := v.bool(b); err != nil {
+		return err
+	}
+	*into = b
+	return nil
+}
+
+// raw keeps the value's text as it stands (null included), as json.RawMessage does.
+func (v value) raw(into *json.RawMessage) error {
+	*into = json.RawMessage(v)
+	return nil
+}
+
+// object reads an object value into f; null leaves f as it is.
+func (v value) object(f fields) error {
+	if v.null() {
+		return nil
+	}
+	return walk(v, f)
+}
+
+// decode reads one message from the page into f.
+func decode(raw []byte, f fields) error {
+	if !json.Valid(raw) {
+		var b bytes.Buffer
+		return json.Compact(&b, raw) // the scanner's own words
+	}
+	return walk(bytes.TrimSpace(raw), f)
+}
+
+// walk reads the object that is all of data (well-formed JSON) into f.
+func walk(data []byte, f fields) error {
+	if len(data) == 0 || data[0] != '{' {
+		return errors.New("expected an object")
+	}
+	i := space(data, 1)
+	for i < len(data) && data[i] != '}' {
+		end, _, _, _ := jsonv.StringEnd(data, i)
+		var key string
+		if err := value(data[i:end]).str(&key); err != nil {
+			return err
+		}
+		i = space(data, space(data, end)+1) // past the colon
+		vend := skip(data, i)
+		if err := f.field(key, value(data[i:vend])); err != nil {
+			return errors.New(key + ": " + err.Error())
+		}
+		i = space(data, vend)
+		if i < len(data) && data[i] == ',' {
+			i = space(data, i+1)
+		}
+	}
+	return nil
+}
+
+func space(data []byte, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skip returns the offset just past the well-formed value at data[i].
+func skip(data []byte, i int) int {
+	switch c := data[i]; {
+	case c == '"':
+		end, _, _, _ := jsonv.StringEnd(data, i)
+		return end
+	case c == '{' || c == '[':
+		depth := 0
+		for ; i < len(data); i++ {
+			switch data[i] {
+			case '"':
+				end, _, _, _ := jsonv.StringEnd(data, i)
+				i = end - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return i
+	case c == 't' || c == 'n':
+		return i + 4
+	case c == 'f':
+		return i + 5
+	}
+	end, _ := jsonv.NumberEnd(data, i)
+	return end
+}
+
+// head reads the type and id every message has.
+func head(key string, v value, typ *string, id *int64) error {
+	switch key {
+	case "type":
+		return v.str(typ)
+	case "id":
+		return v.int64(id)
+	}
+	return nil
+}
+
+func (m *envelope) field(key string, v value) error { return head(key, v, &m.Type, &m.ID) }
+
+func (m *HelloRequest) field(key string, v value) error {
+	if key == "version" {
+		return v.int(&m.Version)
+	}
+	return head(key, v, &m.Type, &m.ID)
+}
+
+func (m *CreateRequest) field(key string, v value) error {
+	switch key {
+	case "session":
+		return v.int64(&m.Session)
+	case "options":
+		return v.object(&m.Options)
+	}
+	return head(key, v, &m.Type, &m.ID)
+}
+
+func (m *CreateOptions) field(key string, v value) error {
+	switch key {
+	case "backend":
+		return v.raw(&m.Backend)
+	case "initialPrompts":
+		return v.raw(&m.InitialPrompts)
+	case "expectedInputs":
+		return v.raw(&m.ExpectedInputs)
+	case "expectedOutputs":
+		return v.raw(&m.ExpectedOutputs)
+	case "tools":
+		return v.raw(&m.Tools)
+	case "toolUseConfig":
+		if v.null() {
+			m.ToolUseConfig = nil
+			return nil
+		}
+		m.ToolUseConfig = new(ToolUseConfig)
+		return v.object(m.ToolUseConfig)
+	case "samplingMode":
+		return v.str(&m.SamplingMode)
+	case "temperature":
+		return v.raw(&m.Temperature)
+	case "topK":
+		return v.raw(&m.TopK)
+	case "toolChoice":
+		return v.raw(&m.ToolChoice)
+	}
+	return nil
+}
+
+func (m *ToolUseConfig) field(key string, v value) error {
+	switch key {
+	case "enabled":
+		return v.boolPtr(&m.Enabled)
+	case "maxToolCalls":
+		return v.int(&m.MaxToolCalls)
+	case "parallel":
+		return v.boolPtr(&m.Parallel)
+	case "onLimit":
+		return v.str(&m.OnLimit)
+	case "approve":
+		return v.int64(&m.Approve)
+	}
+	return nil
+}
+
+func (m *PromptRequest) field(key string, v value) error {
+	switch key {
+	case "session":
+		return v.int64(&m.Session)
+	case "input":
+		return v.raw(&m.Input)
+	case "stream":
+		return v.bool(&m.Stream)
+	case "responseConstraint":
+		return v.raw(&m.ResponseConstraint)
+	case "omitResponseConstraintInput":
+		return v.bool(&m.OmitResponseConstraintInput)
+	case "toolChoice":
+		return v.raw(&m.ToolChoice)
+	}
+	return head(key, v, &m.Type, &m.ID)
+}
+
+func (m *InputRequest) field(key string, v value) error {
+	switch key {
+	case "session":
+		return v.int64(&m.Session)
+	case "input":
+		return v.raw(&m.Input)
+	}
+	return head(key, v, &m.Type, &m.ID)
+}
+
+func (m *CloneRequest) field(key string, v value) error {
+	switch key {
+	case "session":
+		return v.int64(&m.Session)
+	case "clone":
+		return v.int64(&m.Clone)
+	}
+	return head(key, v, &m.Type, &m.ID)
+}
+
+func (m *AbortMessage) field(key string, v value) error {
+	switch key {
+	case "type":
+		return v.str(&m.Type)
+	case "target":
+		return v.int64(&m.Target)
+	}
+	return nil
+}
+
+func (m *PageReturn) field(key string, v value) error {
+	switch key {
+	case "value":
+		return v.raw(&m.Value)
+	case "error":
+		if v.null() {
+			m.Error = nil
+			return nil
+		}
+		m.Error = new(WireError)
+		return v.object(m.Error)
+	case "status":
+		return v.int(&m.Status)
+	case "headers":
+		if v.null() {
+			return nil
+		}
+		m.Headers = map[string]string{}
+		return v.object(headers(m.Headers))
+	case "data":
+		return v.str(&m.Data)
+	}
+	return head(key, v, &m.Type, &m.ID)
+}
+
+// headers reads an object of strings.
+type headers map[string]string
+
+func (h headers) field(key string, v value) error {
+	var s string
+	if err := v.str(&s); err != nil {
+		return err
+	}
+	h[key] = s
+	return nil
+}
+
+func (m *WireError) field(key string, v value) error {
+	switch key {
+	case "name":
+		return v.str(&m.Name)
+	case "message":
+		return v.str(&m.Message)
+	case "fields":
+		if v.null() {
+			m.Fields = nil
+			return nil
+		}
+		m.Fields = new(ErrorExtra)
+		return v.object(m.Fields)
+	}
+	return nil
+}
+
+func (m *ErrorExtra) field(key string, v value) error {
+	switch key {
+	case "requested":
+		return v.int(&m.Requested)
+	case "quota":
+		return v.int(&m.Quota)
+	case "transcript":
+		return v.raw(&m.Transcript)
+	}
+	return nil
+}
+
+func (m *ToolProgress) field(key string, v value) error {
+	if key == "value" {
+		return v.raw(&m.Value)
+	}
+	return head(key, v, &m.Type, &m.ID)
+}
