@@ -1,8 +1,7 @@
 package loop
 
 import (
-	"fmt"
-
+	"langmodel/internal/sfmt"
 	"langmodel/session"
 )
 
@@ -47,5 +46,5 @@ func (r *run) keepResults(results []session.ToolResult) error {
 // TooBigMessage is the tool error that replaces a result of tokens (estimated) that did
 // not fit in a context window of window.
 func TooBigMessage(name string, tokens, window int) string {
-	return fmt.Sprintf("the result of %s was %d tokens, more than the context window (%d tokens) allows; it was dropped: ask for less, or answer without it", name, tokens, window)
+	return sfmt.Sprintf("the result of %s was %d tokens, more than the context window (%d tokens) allows; it was dropped: ask for less, or answer without it", name, tokens, window)
 }
