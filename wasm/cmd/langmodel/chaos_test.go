@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"strconv"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"langmodel/internal/browsertest"
 	"langmodel/internal/chaos"
 	"langmodel/wasm/jshost"
 )
@@ -187,6 +189,56 @@ func TestModule_AbortWhileWaiting(t *testing.T) {
 				return { got, same: JSON.stringify(s.history) === before && s.contextUsage === usage };`)
 			require.NoError(t, err)
 			requireJSON(t, `{"got":"the signal's reason","same":true}`, v)
+		})
+	}
+}
+
+// TestBrowser_Chaos plays the chaos suite in headless Chromium: the page's real fetch
+// against the chaos server on the page's origin, real time (retry backoffs included), so
+// it plays fewer steps (CHAOS_STEPS sets them; make chaos plays more). The page's console
+// must hold no error but the browser's own reports of the server's error statuses and
+// dropped streams, no unhandled rejection, and no key.
+func TestBrowser_Chaos(t *testing.T) {
+	seeds, steps := chaosConfig(t)
+	if os.Getenv("CHAOS_STEPS") == "" {
+		steps = 20
+	}
+	if os.Getenv("CHAOS_SEED") == "" {
+		seeds = seeds[:1]
+	}
+	b := browsertest.Shared(t)
+	for _, seed := range seeds {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			srv := &chaos.Server{Key: chaosKey}
+			base := browsertest.Serve(t, "", map[string]http.Handler{
+				"/langmodel.wasm": browsertest.File(moduleWasm),
+				"/wasm_exec.js":   browsertest.File(browsertest.WasmExecJS(t)),
+				"/js/":            http.StripPrefix("/js/", http.FileServer(http.Dir("../../../js"))),
+				"/chaos.js":       browsertest.File("../../../internal/chaos/chaos.js"),
+				"/usage/v1/":      srv,
+				"/plain/v1/":      srv,
+			})
+			p := b.Open(t, base+"/")
+			var rep chaosReport
+			require.NoError(t, p.Eval(t.Context(), browserPrelude+fmt.Sprintf(`
+				globalThis.unhandled = [];
+				addEventListener("unhandledrejection", (e) => unhandled.push(String(e.reason?.name) + ": " + String(e.reason?.message ?? e.reason)));
+				const { run } = await import("/chaos.js");
+				const r = await run(lm, { seed: %d, steps: %d, key: %q, baseURL: { usage: location.origin + "/usage/v1", plain: location.origin + "/plain/v1" } });
+				await new Promise((res) => setTimeout(res, 50));
+				r.violations.push(...unhandled.map((u) => "unhandled rejection: " + u));
+				return r;`, seed, steps, chaosKey), &rep), "seed %d: CHAOS_SEED=%d replays it", seed, seed)
+			t.Logf("seed %d: %v", seed, rep.Counts)
+			require.Empty(t, rep.Violations, "seed %d (CHAOS_SEED=%d replays it)", seed, seed)
+			_, faults := srv.Requests()
+			require.Empty(t, faults, "requests the server saw (seed %d)", seed)
+			for _, line := range p.Console() {
+				require.NotContains(t, line, chaosKey, "the key in the console (seed %d)", seed)
+				if strings.HasPrefix(line, "error: Failed to load resource") {
+					continue // the browser's own report of a status >= 400 or a dropped stream
+				}
+				require.False(t, strings.HasPrefix(line, "error") || strings.HasPrefix(line, "exception"), "console (seed %d): %s", seed, line)
+			}
 		})
 	}
 }
