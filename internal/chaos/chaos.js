@@ -9,7 +9,7 @@
 //   - every call in the history has exactly one result, and every result one call;
 //   - contextUsage is the sum of the history's costs (what measureContextUsage says of
 //     each message, plus the tool declarations) when the server reports no usage, and
-//     moves only with the history when it does;
+//     the usage the server reported for the last step of an answered prompt when it does;
 //   - no promise is left pending after destroy() (all settle, in-flight ones AbortError);
 //   - the API key is in no error, transcript, history or event, and no fetch carries it
 //     except those to the configured base URL;
@@ -56,7 +56,7 @@ export async function run(lm, { seed, steps, baseURL, key, hugeTool = 1 << 20, t
   const int = (lo, hi) => lo + Math.floor(rand() * (hi - lo + 1));
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
   const violations = [];
-  const counts = { prompts: 0, answered: 0, rejected: {}, sessions: 0, destroyed: 0, clones: 0, appends: 0, aborts: 0, fetches: 0 };
+  const counts = { prompts: 0, answered: 0, rejected: {}, sessions: 0, destroyed: 0, clones: 0, appends: 0, aborts: 0, fetches: 0, usageChecks: 0, sumChecks: 0 };
   let step = 0;
   const fail = (what) => violations.push(`step ${step}: ${what}`);
   const leaks = (what, v) => {
@@ -158,6 +158,7 @@ export async function run(lm, { seed, steps, baseURL, key, hugeTool = 1 << 20, t
   // contextUsage against the history: the exact sum when the server reports no usage.
   const checkUsage = async (c, what) => {
     if (c.cfg.usage) return;
+    counts.sumChecks++;
     const h = c.s.history;
     let sum = c.usage0;
     for (const m of h) sum += await c.s.measureContextUsage([m]);
@@ -286,6 +287,12 @@ export async function run(lm, { seed, steps, baseURL, key, hugeTool = 1 << 20, t
       }
     } else {
       counts.answered++;
+      if (c.cfg.usage && !c.cfg.small && !["append", "second"].includes(action)) {
+        // The server's own count of the last step replaces the estimate (History.Calibrate).
+        const { total } = await (await realFetch(`${baseURL.usage}/chaos/usage?text=${encodeURIComponent(text)}`)).json();
+        counts.usageChecks++;
+        if (s.contextUsage !== total) fail(`contextUsage ${s.contextUsage} after an answer whose usage the server reported as ${total} (${p.spec})`);
+      }
       if (!c.overflowed && action !== "append" && action !== "second" && !snapshot(s).h.startsWith(before.h.slice(0, -1))) fail("an answered prompt rewrote earlier history");
       leaks("an answer", t.value);
     }

@@ -34,7 +34,10 @@
 // ("choices": []), under <server>/plain/v1 none does.
 //
 // The server records what every request carried: Requests reports any whose body holds
-// the key or whose Authorization is not "Bearer <key>".
+// the key or whose Authorization is not "Bearer <key>". GET <base>/chaos/usage?text=T
+// answers {"total": N}, the usage (prompt + completion tokens) of the last stream sent
+// whole, with usage, to a request whose last user message is T: after an answered
+// prompt, the page's contextUsage must be exactly that.
 package chaos
 
 import (
@@ -62,6 +65,7 @@ type Server struct {
 
 	mu       sync.Mutex
 	seen     map[string]int
+	totals   map[string]int // last user message → usage of the last whole stream
 	requests int
 	faults   []string
 }
@@ -95,6 +99,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/chaos/usage") {
+		s.mu.Lock()
+		total, ok := s.totals[r.URL.Query().Get("text")]
+		s.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		if !ok {
+			_, _ = io.WriteString(w, `{"total":null}`)
+			return
+		}
+		_, _ = fmt.Fprintf(w, `{"total":%d}`, total)
+		return
+	}
 	body, _ := io.ReadAll(r.Body)
 	usage := strings.HasPrefix(r.URL.Path, "/usage/v1/")
 	var faults []string
@@ -124,16 +140,24 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	answer := "text"
-	if plan, step := schedule(req); len(plan) > 0 {
+	plan, step, userText := schedule(req)
+	if len(plan) > 0 {
 		alts := strings.Split(plan[min(step, len(plan)-1)], "+")
 		answer = alts[min(attempt, len(alts)-1)]
 	}
 	st := stream{id: "chatcmpl-" + hex.EncodeToString(sum[:16]), usage: usage, tokens: len(body) / 4}
-	s.answer(w, r, answer, st)
+	if total := s.answer(w, r, answer, st); total > 0 {
+		s.mu.Lock()
+		if s.totals == nil {
+			s.totals = map[string]int{}
+		}
+		s.totals[userText] = total
+		s.mu.Unlock()
+	}
 }
 
-// schedule finds the plan in the last user message and the step a request is at.
-func schedule(req request) (plan []string, step int) {
+// schedule finds the plan in the last user message (text) and the step a request is at.
+func schedule(req request) (plan []string, step int, text string) {
 	for i := len(req.Messages) - 1; i >= 0; i-- {
 		m := req.Messages[i]
 		if m.Role == "assistant" {
@@ -143,7 +167,6 @@ func schedule(req request) (plan []string, step int) {
 		if m.Role != "user" {
 			continue
 		}
-		var text string
 		if json.Unmarshal(m.Content, &text) != nil {
 			var parts []struct {
 				Text string `json:"text"`
@@ -154,30 +177,38 @@ func schedule(req request) (plan []string, step int) {
 			}
 		}
 		if sm := specRE.FindStringSubmatch(text); sm != nil {
-			return strings.Split(sm[1], "|"), step
+			return strings.Split(sm[1], "|"), step, text
 		}
-		return nil, step
+		return nil, step, text
 	}
-	return nil, step
+	return nil, step, text
 }
 
-func (s *Server) answer(w http.ResponseWriter, r *http.Request, answer string, st stream) {
+// answer writes one answer; for a stream sent whole with usage, it returns the usage it
+// reported.
+func (s *Server) answer(w http.ResponseWriter, r *http.Request, answer string, st stream) (total int) {
 	name, arg, _ := strings.Cut(answer, ":")
 	switch name {
 	case "text":
-		st.send(w, st.text())
+		data, total := st.text()
+		if st.send(w, data) && st.usage {
+			return total
+		}
 	case "call", "call2":
 		n := 1
 		if name == "call2" {
 			n = 2
 		}
-		st.send(w, st.calls(arg, n))
+		data, total := st.calls(arg, n)
+		if st.send(w, data) && st.usage {
+			return total
+		}
 	case "trunc":
-		full := st.text()
+		full, _ := st.text()
 		st.send(w, full[:len(full)/2])
 		panic(http.ErrAbortHandler) // the connection drops mid-stream
 	case "stall":
-		full := st.text()
+		full, _ := st.text()
 		st.send(w, full[:len(full)/2])
 		<-r.Context().Done()
 	case "badjson":
@@ -195,7 +226,9 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, answer string, s
 				return
 			}
 		}
-		st.send(w, st.end("stop"))
+		end, _ := st.end("stop", 1)
+		st.send(w, end)
+		return 0
 	case "huge500":
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusInternalServerError)
@@ -221,6 +254,7 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, answer string, s
 		}
 		writeStatus(w, status, http.StatusText(status), ra)
 	}
+	return 0
 }
 
 func writeStatus(w http.ResponseWriter, status int, msg string, retryAfter bool) {
@@ -248,22 +282,19 @@ func (st stream) chunk(delta, finish string) string {
 		`","model":"/models/tiny-tools.gguf","system_fingerprint":"b11669-6e1a2e3","object":"chat.completion.chunk"}` + "\n\n"
 }
 
-func (st stream) end(finish string, deltas ...int) string {
-	out := st.chunk(`{}`, `"`+finish+`"`)
+// end closes a stream of c deltas; total is the usage it reports (when it does).
+func (st stream) end(finish string, c int) (out string, total int) {
+	out = st.chunk(`{}`, `"`+finish+`"`)
 	if st.usage {
-		c := 1
-		if len(deltas) > 0 {
-			c = deltas[0]
-		}
 		out += fmt.Sprintf(`data: {"choices":[],"created":1764057600,"id":"%s","model":"/models/tiny-tools.gguf","system_fingerprint":"b11669-6e1a2e3","object":"chat.completion.chunk","usage":{"completion_tokens":%d,"prompt_tokens":%d,"total_tokens":%d},"timings":{"prompt_n":%d,"prompt_ms":12.5,"predicted_n":%d,"predicted_ms":40.1}}`+"\n\n",
 			st.id, c, st.tokens, c+st.tokens, st.tokens, c)
 	}
-	return out + "data: [DONE]\n\n"
+	return out + "data: [DONE]\n\n", c + st.tokens
 }
 
 var words = strings.Fields("Here is what I found : the weather is mild , 21 °C , and the café opens at nine — «bon appétit» 😀 .")
 
-func (st stream) text() string {
+func (st stream) text() (string, int) {
 	var b strings.Builder
 	b.WriteString(st.chunk(`{"role":"assistant","content":null}`, "null"))
 	for i, w := range words {
@@ -273,15 +304,15 @@ func (st stream) text() string {
 		j, _ := json.Marshal(w)
 		b.WriteString(st.chunk(`{"content":`+string(j)+`}`, "null"))
 	}
-	b.WriteString(st.end("stop", len(words)))
-	return b.String()
+	end, total := st.end("stop", len(words))
+	return b.String() + end, total
 }
 
 // arguments are a call's arguments as the model writes them: escapes, a non-ASCII
 // character, a quote.
 const arguments = `{"q":"caf\u00e9 \"Ñ\" 😀 \\ \/"}`
 
-func (st stream) calls(name string, n int) string {
+func (st stream) calls(name string, n int) (string, int) {
 	var b strings.Builder
 	b.WriteString(st.chunk(`{"role":"assistant","content":null}`, "null"))
 	nameJSON, _ := json.Marshal(name)
@@ -297,8 +328,8 @@ func (st stream) calls(name string, n int) string {
 			deltas++
 		}
 	}
-	b.WriteString(st.end("tool_calls", deltas))
-	return b.String()
+	end, total := st.end("tool_calls", deltas)
+	return b.String() + end, total
 }
 
 // splitBytes cuts s before every byte, except inside a multi-byte UTF-8 character.
@@ -310,13 +341,13 @@ func splitBytes(s string) []string {
 	return out
 }
 
-// send writes data, flushed.
-func (st stream) send(w http.ResponseWriter, data string) {
+// send writes data, flushed; false if the client was gone.
+func (st stream) send(w http.ResponseWriter, data string) bool {
 	if w.Header().Get("Content-Type") == "" {
 		w.Header().Set("Content-Type", "text/event-stream")
 	}
-	_, _ = io.WriteString(w, data)
-	if f, ok := w.(http.Flusher); ok {
-		f.Flush()
+	if _, err := io.WriteString(w, data); err != nil {
+		return false
 	}
+	return http.NewResponseController(w).Flush() == nil
 }

@@ -120,7 +120,7 @@ func chaosHost(t *testing.T, stdout, stderr io.Writer) *jshost.Host {
 	t.Helper()
 	wasmBytes, err := os.ReadFile(moduleWasm)
 	require.NoError(t, err)
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	h, err := jshost.New(ctx, wasmBytes, jshost.Config{
 		Stdout: io.MultiWriter(stdout, jshost.LogWriter(t.Logf)),
@@ -220,7 +220,9 @@ func TestBrowser_Chaos(t *testing.T) {
 			})
 			p := b.Open(t, base+"/")
 			var rep chaosReport
-			require.NoError(t, p.Eval(t.Context(), browserPrelude+fmt.Sprintf(`
+			ctx, cancel := context.WithTimeout(t.Context(), 20*time.Minute) // steps run in real time
+			defer cancel()
+			require.NoError(t, p.Eval(ctx, browserPrelude+fmt.Sprintf(`
 				globalThis.unhandled = [];
 				addEventListener("unhandledrejection", (e) => unhandled.push(String(e.reason?.name) + ": " + String(e.reason?.message ?? e.reason)));
 				const { run } = await import("/chaos.js");
