@@ -56,7 +56,7 @@ export async function run(lm, { seed, steps, baseURL, key, hugeTool = 1 << 20, t
   const int = (lo, hi) => lo + Math.floor(rand() * (hi - lo + 1));
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
   const violations = [];
-  const counts = { prompts: 0, answered: 0, rejected: {}, sessions: 0, destroyed: 0, clones: 0, appends: 0, aborts: 0, fetches: 0, usageChecks: 0, sumChecks: 0 };
+  const counts = { prompts: 0, answered: 0, rejected: {}, sessions: 0, destroyed: 0, clones: 0, appends: 0, aborts: 0, fetches: 0, usageChecks: 0, sumChecks: 0, lateCancels: 0 };
   let step = 0;
   const fail = (what) => violations.push(`step ${step}: ${what}`);
   const leaks = (what, v) => {
@@ -221,7 +221,9 @@ export async function run(lm, { seed, steps, baseURL, key, hugeTool = 1 << 20, t
       out.push(value);
       if (out.length === cancelAt) {
         await r.cancel();
-        throw new DOMException("cancelled by the page", "AbortError");
+        const e = new DOMException("cancelled by the page", "AbortError");
+        e.cancelledByPage = true;
+        throw e;
       }
     }
   };
@@ -272,7 +274,11 @@ export async function run(lm, { seed, steps, baseURL, key, hugeTool = 1 << 20, t
       cur = await newSession();
       return;
     }
-    if (t.error) {
+    // A stream the page cancels after the engine has answered keeps the answer (as a late
+    // abort does): then the history holds the whole answer, or else it is as before.
+    const lateCancel = t.error?.cancelledByPage && snapshot(s).h !== before.h;
+    if (lateCancel) counts.lateCancels++;
+    if (t.error && !lateCancel) {
       const e = t.error;
       counts.rejected[e.name] = (counts.rejected[e.name] ?? 0) + 1;
       if (aborted && e !== ac.signal.reason) fail(`aborted, but the prompt rejected with ${e.name}: ${e.message}, not the signal's reason`);
@@ -294,7 +300,8 @@ export async function run(lm, { seed, steps, baseURL, key, hugeTool = 1 << 20, t
         if (s.contextUsage !== total) fail(`contextUsage ${s.contextUsage} after an answer whose usage the server reported as ${total} (${p.spec})`);
       }
       if (!c.overflowed && action !== "append" && action !== "second" && !snapshot(s).h.startsWith(before.h.slice(0, -1))) fail("an answered prompt rewrote earlier history");
-      leaks("an answer", t.value);
+      if (!lateCancel) leaks("an answer", t.value);
+      else if (s.history.at(-1)?.role !== "assistant") fail(`a stream cancelled late left a partial answer: the history ends with ${JSON.stringify(s.history.at(-1))}`);
     }
     if (extra?.error && !(extra.error.name === "QuotaExceededError" && c.cfg.small)) fail(`the request queued behind the prompt rejected: ${extra.error.name}: ${extra.error.message}`);
     if (clone) {

@@ -57,11 +57,10 @@ import (
 // HugeSize is the size of the "huge" answers.
 const HugeSize = 20 << 20
 
-// Server is the misbehaving server. Key is the API key the page uses.
+// Server is the misbehaving server, for pages on its own origin. Key is the API key the
+// page uses.
 type Server struct {
 	Key string
-	// CORS allows every origin, preflights included (for a page on another origin).
-	CORS bool
 
 	mu       sync.Mutex
 	seen     map[string]int
@@ -89,16 +88,6 @@ type request struct {
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if s.CORS {
-		h := w.Header()
-		h.Set("Access-Control-Allow-Origin", "*")
-		h.Set("Access-Control-Allow-Headers", "authorization, content-type, accept")
-		h.Set("Access-Control-Allow-Methods", "POST, OPTIONS")
-		if r.Method == http.MethodOptions {
-			w.WriteHeader(http.StatusNoContent)
-			return
-		}
-	}
 	if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/chaos/usage") {
 		s.mu.Lock()
 		total, ok := s.totals[r.URL.Query().Get("text")]

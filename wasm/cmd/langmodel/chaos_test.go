@@ -3,11 +3,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -83,7 +81,7 @@ func TestModule_Chaos(t *testing.T) {
 			srv := &chaos.Server{Key: chaosKey}
 			hs := httptest.NewServer(srv)
 			t.Cleanup(hs.Close)
-			var out, errOut syncBuffer
+			var out, errOut lines
 			h := chaosHost(t, &out, &errOut)
 			require.NoError(t, installFetch(h, hs.Client(), 61))
 			t0 := time.Now()
@@ -114,17 +112,17 @@ func TestModule_Chaos(t *testing.T) {
 	}
 }
 
-// chaosHost is faceHost with the host's output also kept, and chaos.js loaded as the
-// global chaos.
-func chaosHost(t *testing.T, stdout, stderr io.Writer) *jshost.Host {
+// chaosHost is faceHost with the host's output also kept (nil: only logged), and chaos.js
+// loaded as the global chaos.
+func chaosHost(t *testing.T, stdout, stderr *lines) *jshost.Host {
 	t.Helper()
 	wasmBytes, err := os.ReadFile(moduleWasm)
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	h, err := jshost.New(ctx, wasmBytes, jshost.Config{
-		Stdout: io.MultiWriter(stdout, jshost.LogWriter(t.Logf)),
-		Stderr: io.MultiWriter(stderr, jshost.LogWriter(t.Logf)),
+		Stdout: jshost.LogWriter(stdout.keep(t)),
+		Stderr: jshost.LogWriter(stderr.keep(t)),
 	})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = h.Close() })
@@ -137,22 +135,28 @@ func chaosHost(t *testing.T, stdout, stderr io.Writer) *jshost.Host {
 	return h
 }
 
-// syncBuffer is a bytes.Buffer safe for the host's writers and the test.
-type syncBuffer struct {
+// lines keeps what a host printed, line by line, for the test to read.
+type lines struct {
 	mu sync.Mutex
-	b  bytes.Buffer
+	s  []string
 }
 
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
+// keep returns a logf for jshost.LogWriter that logs each line and keeps it (l may be nil).
+func (l *lines) keep(t *testing.T) func(string, ...any) {
+	return func(format string, args ...any) {
+		t.Logf(format, args...)
+		if l != nil {
+			l.mu.Lock()
+			l.s = append(l.s, fmt.Sprintf(format, args...))
+			l.mu.Unlock()
+		}
+	}
 }
 
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+func (l *lines) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.s, "\n")
 }
 
 // TestModule_AbortWhileWaiting: a prompt aborted while the engine waits (on a stalled
@@ -163,7 +167,7 @@ func TestModule_AbortWhileWaiting(t *testing.T) {
 	srv := &chaos.Server{Key: chaosKey}
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
-	h := chaosHost(t, io.Discard, io.Discard)
+	h := chaosHost(t, nil, nil)
 	require.NoError(t, installFetch(h, hs.Client(), 61))
 	h.Set("BASE", hs.URL+"/plain/v1")
 	h.Set("KEY", chaosKey)
