@@ -10,7 +10,8 @@
 //   - contextUsage is the sum of the history's costs (what measureContextUsage says of
 //     each message, plus the tool declarations) when the server reports no usage, and
 //     the usage the server reported for the last step of an answered prompt when it does;
-//   - no promise is left pending after destroy() (all settle, in-flight ones AbortError);
+//   - no promise is left pending after destroy() (all settle, in-flight ones AbortError),
+//     and a tool still running when its prompt settles has seen its signal abort;
 //   - the API key is in no error, transcript, history or event, and no fetch carries it
 //     except those to the configured base URL;
 //   - a prompt whose schedule has nothing fatal in it (retryable storms of at most three
@@ -56,7 +57,7 @@ export async function run(lm, { seed, steps, baseURL, key, hugeTool = 1 << 20, t
   const int = (lo, hi) => lo + Math.floor(rand() * (hi - lo + 1));
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
   const violations = [];
-  const counts = { prompts: 0, answered: 0, rejected: {}, sessions: 0, destroyed: 0, clones: 0, appends: 0, aborts: 0, fetches: 0, usageChecks: 0, sumChecks: 0, lateCancels: 0 };
+  const counts = { prompts: 0, answered: 0, rejected: {}, sessions: 0, destroyed: 0, clones: 0, appends: 0, aborts: 0, fetches: 0, usageChecks: 0, sumChecks: 0, lateCancels: 0, hangs: 0 };
   let step = 0;
   const fail = (what) => violations.push(`step ${step}: ${what}`);
   const leaks = (what, v) => {
@@ -95,7 +96,7 @@ export async function run(lm, { seed, steps, baseURL, key, hugeTool = 1 << 20, t
     return t.settled;
   };
 
-  const tools = (abortSeen) => [
+  const tools = (abortSeen, hangStarted) => [
     { name: "ok", description: "Looks something up", execute: (a) => "found " + a.q },
     { name: "throw", description: "Always fails", execute: () => { throw new Error("the tool failed"); } },
     { name: "garbage", description: "Returns odd values", execute: () => garbage(int(0, 99)) },
@@ -103,6 +104,7 @@ export async function run(lm, { seed, steps, baseURL, key, hugeTool = 1 << 20, t
     { name: "progress", description: "Reports progress", execute: async (a, ctx) => { for (let i = 0; i < 5; i++) ctx.progress(i); return [{ type: "text", value: "done" }]; } },
     { name: "huge", description: "Returns too much", execute: () => "x".repeat(hugeTool) },
     { name: "hang", description: "Never answers", execute: (a, ctx) => new Promise((_, reject) => {
+      hangStarted.push(ctx.callID);
       ctx.signal.addEventListener("abort", () => { abortSeen.push(ctx.callID); reject(ctx.signal.reason); });
     }) },
   ].map((t) => ({ ...t, inputSchema: { type: "object", properties: { q: { type: "string" } }, required: ["q"] } }));
@@ -115,11 +117,11 @@ export async function run(lm, { seed, steps, baseURL, key, hugeTool = 1 << 20, t
     const cfg = {
       usage, small,
       max: int(1, 6), onLimit: pick(["error", "answer"]), parallel: chance(0.7),
-      abortSeen: [],
+      abortSeen: [], hangStarted: [],
     };
     const s = await LanguageModel.create({
       backend: { kind: "openai", baseURL: usage ? baseURL.usage : baseURL.plain, model: "tiny", apiKey: key, ...(small ? { contextWindow: 900 } : {}) },
-      tools: tools(cfg.abortSeen),
+      tools: tools(cfg.abortSeen, cfg.hangStarted),
       toolUseConfig: { maxToolCalls: cfg.max, onLimit: cfg.onLimit, parallel: cfg.parallel },
     });
     watch(s);
@@ -262,6 +264,13 @@ export async function run(lm, { seed, steps, baseURL, key, hugeTool = 1 << 20, t
     }
     if (extra) await settle(extra, "the request queued behind the prompt");
     if (clone) await settle(clone, "the clone queued behind the prompt");
+    // A tool still running when its prompt settles sees its signal abort.
+    await sleep(1);
+    for (const id of c.cfg.hangStarted.splice(0)) {
+      counts.hangs++;
+      if (!c.cfg.abortSeen.includes(id)) fail(`the prompt settled (${action}) while tool call ${id} ran, and its signal never aborted`);
+    }
+    c.cfg.abortSeen.length = 0;
 
     if (destroyed) {
       counts.destroyed++;
