@@ -57,7 +57,7 @@ export async function run(lm, { seed, steps, baseURL, key, hugeTool = 1 << 20, t
   const int = (lo, hi) => lo + Math.floor(rand() * (hi - lo + 1));
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
   const violations = [];
-  const counts = { prompts: 0, answered: 0, rejected: {}, sessions: 0, destroyed: 0, clones: 0, appends: 0, aborts: 0, fetches: 0, usageChecks: 0, sumChecks: 0, lateCancels: 0, hangs: 0 };
+  const counts = { prompts: 0, answered: 0, rejected: {}, sessions: 0, destroyed: 0, clones: 0, appends: 0, aborts: 0, fetches: 0, usageChecks: 0, sumChecks: 0, lateCancels: 0, hangs: 0, handedBack: 0 };
   let step = 0;
   const fail = (what) => violations.push(`step ${step}: ${what}`);
   const leaks = (what, v) => {
@@ -114,14 +114,19 @@ export async function run(lm, { seed, steps, baseURL, key, hugeTool = 1 << 20, t
     counts.sessions++;
     const usage = chance(0.5);
     const small = chance(0.2);
+    // closed: every tool runs in the module; open: none does, the calls come back to the
+    // page; hybrid: the first three run, the others come back.
+    const mode = pick(["closed", "closed", "closed", "open", "hybrid"]);
     const cfg = {
-      usage, small,
+      usage, small, mode,
       max: int(1, 6), onLimit: pick(["error", "answer"]), parallel: chance(0.7),
       abortSeen: [], hangStarted: [],
     };
     const s = await LanguageModel.create({
       backend: { kind: "openai", baseURL: usage ? baseURL.usage : baseURL.plain, model: "tiny", apiKey: key, ...(small ? { contextWindow: 900 } : {}) },
-      tools: tools(cfg.abortSeen, cfg.hangStarted),
+      tools: tools(cfg.abortSeen, cfg.hangStarted).map((t, i) =>
+        mode === "open" || (mode === "hybrid" && i >= 3) ? { ...t, execute: undefined } : t),
+      ...(mode === "closed" ? {} : { expectedOutputs: [{ type: "text" }, { type: "tool-call" }] }),
       toolUseConfig: { maxToolCalls: cfg.max, onLimit: cfg.onLimit, parallel: cfg.parallel },
     });
     watch(s);
@@ -138,8 +143,18 @@ export async function run(lm, { seed, steps, baseURL, key, hugeTool = 1 << 20, t
 
   const snapshot = (s) => ({ h: JSON.stringify(s.history), u: s.contextUsage });
 
-  // The history's calls and results pair up; open calls are allowed only when asked.
-  const checkCalls = (s, what) => {
+  // The history's calls and results pair up. Calls without a result are allowed only in
+  // open and hybrid sessions, and only at the end of the history (the calls a prompt
+  // handed back); openCalls returns them.
+  const openCalls = (s) => {
+    const h = s.history, out = [];
+    for (let i = h.length - 1; i >= 0 && (h[i].role === "tool-call" || h[i].role === "tool-result"); i--) {
+      if (h[i].role === "tool-result") break;
+      out.unshift(...h[i].content.map((p) => p.value));
+    }
+    return out;
+  };
+  const checkCalls = (s, what, mode) => {
     const open = new Map();
     const answered = new Set();
     for (const m of s.history) {
@@ -154,6 +169,8 @@ export async function run(lm, { seed, steps, baseURL, key, hugeTool = 1 << 20, t
         }
       }
     }
+    const handedBack = mode === "closed" ? new Set() : new Set(openCalls(s).map((c) => c.callID));
+    for (const id of handedBack) open.delete(id);
     if (open.size) fail(`${what}: calls without a result: ${[...open.keys()].join(", ")}`);
   };
 
@@ -192,7 +209,7 @@ export async function run(lm, { seed, steps, baseURL, key, hugeTool = 1 << 20, t
       if (tool === "huge") risky = true;
       const two = chance(0.3);
       calls += two ? 2 : 1;
-      steps.push(answer((two ? "call2:" : "call:") + tool));
+      steps.push(answer((two ? pick(["call2:", "call2:", "dup2:"]) : "call:") + tool));
       if (fatal || needsStop) break;
     }
     if (!fatal && !needsStop) steps.push(answer("text"));
@@ -230,11 +247,32 @@ export async function run(lm, { seed, steps, baseURL, key, hugeTool = 1 << 20, t
     }
   };
 
+  // The page's results for calls handed back: a text, an error, or garbage-free objects.
+  const resultsFor = (calls) => calls.map((call, i) => ({ type: "tool-result", value: i % 3 === 2
+    ? { callID: call.callID, name: call.name, errorMessage: "the page refused" }
+    : { callID: call.callID, name: call.name, result: [i % 3 ? { type: "object", value: { q: call.arguments.q ?? null } } : { type: "text", value: "from the page" }] } }));
+
   const promptStep = async () => {
     const c = cur;
     const s = c.s;
     const p = plan(c);
     const text = `step ${step}: chaos[${p.spec}]`;
+    // Calls handed back by the last prompt: answered with append(), inside this prompt,
+    // or not at all (the module answers them with an error before the new input).
+    let input = text;
+    const pending = c.cfg.mode === "closed" ? [] : openCalls(s);
+    if (pending.length) {
+      const how = pick(["append", "inline", "none"]);
+      if (how === "append") {
+        const b = snapshot(s);
+        await s.append([{ role: "tool-result", content: resultsFor(pending) }]);
+        if (JSON.stringify(s.history.slice(0, JSON.parse(b.h).length)) !== b.h) fail("append() of tool results rewrote the history");
+        if (openCalls(s).length) fail("append() of every result left calls open");
+      } else if (how === "inline") {
+        input = [{ role: "tool-result", content: resultsFor(pending) }, { role: "user", content: text }];
+      }
+      counts.handedBack += pending.length;
+    }
     trace?.(`step ${step}: prompt ${p.spec}`);
     const before = snapshot(s);
     c.overflowed = false;
@@ -243,8 +281,8 @@ export async function run(lm, { seed, steps, baseURL, key, hugeTool = 1 << 20, t
     const ac = new AbortController();
     counts.prompts++;
     const t = track(action === "stream"
-      ? readAll(s.promptStreaming(text, { signal: ac.signal }), chance(0.3) ? int(1, 20) : -1)
-      : s.prompt(text, { signal: ac.signal }), s);
+      ? readAll(s.promptStreaming(input, { signal: ac.signal }), chance(0.3) ? int(1, 20) : -1)
+      : s.prompt(input, { signal: ac.signal }), s);
     let aborted = false, destroyed = false, extra = null, clone = null;
     const act = () => {
       if (t.settled) return;
@@ -310,7 +348,7 @@ export async function run(lm, { seed, steps, baseURL, key, hugeTool = 1 << 20, t
       }
       if (!c.overflowed && action !== "append" && action !== "second" && !snapshot(s).h.startsWith(before.h.slice(0, -1))) fail("an answered prompt rewrote earlier history");
       if (!lateCancel) leaks("an answer", t.value);
-      else if (s.history.at(-1)?.role !== "assistant") fail(`a stream cancelled late left a partial answer: the history ends with ${JSON.stringify(s.history.at(-1))}`);
+      else if (c.cfg.mode === "closed" && s.history.at(-1)?.role !== "assistant") fail(`a stream cancelled late left a partial answer: the history ends with ${JSON.stringify(s.history.at(-1))}`);
     }
     if (extra?.error && !(extra.error.name === "QuotaExceededError" && c.cfg.small)) fail(`the request queued behind the prompt rejected: ${extra.error.name}: ${extra.error.message}`);
     if (clone) {
@@ -322,7 +360,13 @@ export async function run(lm, { seed, steps, baseURL, key, hugeTool = 1 << 20, t
       }
     }
     leaks("the history", s.history);
-    checkCalls(s, "after the prompt");
+    checkCalls(s, "after the prompt", c.cfg.mode);
+    if (t.value && Array.isArray(t.value) && !lateCancel) {
+      // An open or hybrid answer: its tool-call parts are exactly the calls left open.
+      const returned = t.value.filter((part) => part.type === "tool-call").map((part) => part.value.callID);
+      const open = openCalls(s).map((call) => call.callID);
+      if (!["second", "append", "stream"].includes(action) && JSON.stringify(returned) !== JSON.stringify(open)) fail(`the prompt handed back calls ${returned}, but the history leaves ${open} open (it ends ${JSON.stringify(s.history.slice(-3)).slice(0, 600)})`);
+    }
     await checkUsage(c, "after the prompt");
   };
 
@@ -334,10 +378,11 @@ export async function run(lm, { seed, steps, baseURL, key, hugeTool = 1 << 20, t
       else if (op < 0.82) {
         counts.appends++;
         const before = cur.s.contextUsage;
+        const repaired = openCalls(cur.s).length > 0; // answered with an error first
         const m = `a note at step ${step}`;
         const cost = await cur.s.measureContextUsage(m);
         await cur.s.append(m);
-        if (!cur.cfg.usage && !cur.overflowed && cur.s.contextUsage !== before + cost && !cur.cfg.small) fail(`append() of ${cost} moved contextUsage from ${before} to ${cur.s.contextUsage}`);
+        if (!cur.cfg.usage && !cur.overflowed && !repaired && cur.s.contextUsage !== before + cost && !cur.cfg.small) fail(`append() of ${cost} moved contextUsage from ${before} to ${cur.s.contextUsage}`);
         await checkUsage(cur, "after append()");
       } else if (op < 0.9) {
         counts.clones++;

@@ -19,6 +19,7 @@
 //	call:NAME   a call of tool NAME, its arguments streamed one byte per delta (escapes
 //	            cut anywhere; a non-ASCII character whole, as JSON needs)
 //	call2:NAME  two parallel calls of NAME, their deltas interleaved
+//	dup2:NAME   the same, both calls with one id (as some servers send)
 //	trunc       half a text stream, then the connection dropped
 //	stall       half a text stream, then nothing until the client gives up
 //	badjson     a valid first chunk, then a chunk that is not JSON
@@ -183,12 +184,12 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, answer string, s
 		if st.send(w, data) && st.usage {
 			return total
 		}
-	case "call", "call2":
+	case "call", "call2", "dup2":
 		n := 1
-		if name == "call2" {
+		if name != "call" {
 			n = 2
 		}
-		data, total := st.calls(arg, n)
+		data, total := st.calls(arg, n, name == "dup2")
 		if st.send(w, data) && st.usage {
 			return total
 		}
@@ -301,12 +302,16 @@ func (st stream) text() (string, int) {
 // character, a quote.
 const arguments = `{"q":"caf\u00e9 \"Ñ\" 😀 \\ \/"}`
 
-func (st stream) calls(name string, n int) (string, int) {
+// calls streams n calls of name, with ids of 32 characters (one id for all if dup).
+func (st stream) calls(name string, n int, dup bool) (string, int) {
 	var b strings.Builder
 	b.WriteString(st.chunk(`{"role":"assistant","content":null}`, "null"))
 	nameJSON, _ := json.Marshal(name)
 	for i := range n {
-		id := fmt.Sprintf("%.32s", st.id[9:]+strconv.Itoa(i)+"0000000000000000000000000000000")
+		id := st.id[9:9+31] + strconv.Itoa(i)
+		if dup {
+			id = st.id[9 : 9+32]
+		}
 		b.WriteString(st.chunk(fmt.Sprintf(`{"tool_calls":[{"index":%d,"id":"%s","type":"function","function":{"name":%s,"arguments":""}}]}`, i, id, nameJSON), "null"))
 	}
 	deltas := 0

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -112,6 +113,12 @@ func TestServer_Answers(t *testing.T) {
 			require.Equal(t, []string{"tool_calls"}, finish)
 			require.Equal(t, len([]rune(arguments)), strings.Count(body, `"index":0,"function":{"arguments"`))
 		}},
+		{name: "two calls, two ids", prompt: "chaos[call2:ok]", status: 200, check: func(t *testing.T, body string) {
+			require.Len(t, ids(body), 2)
+		}},
+		{name: "two calls, one id", prompt: "chaos[dup2:ok]", status: 200, check: func(t *testing.T, body string) {
+			require.Len(t, ids(body), 1)
+		}},
 		{name: "the step after one tool round", prompt: "chaos[call:ok|503]", assistants: 1, status: 503},
 		{name: "the last step repeats", prompt: "chaos[call:ok|401]", assistants: 5, status: 401, check: func(t *testing.T, body string) {
 			require.Contains(t, body, key, "a 401 that echoes the key")
@@ -175,4 +182,13 @@ func TestServer_RetriesAndFaults(t *testing.T) {
 	resp.Body.Close()
 	_, faults := srv.Requests()
 	require.Equal(t, []string{"request to /elsewhere/chat/completions", "the key in a request body", `Authorization "Bearer other"`}, faults)
+}
+
+// ids are the distinct call ids of a stream, each 32 characters.
+func ids(body string) map[string]bool {
+	out := map[string]bool{}
+	for _, m := range regexp.MustCompile(`"id":"([0-9a-f]{32})","type":"function"`).FindAllStringSubmatch(body, -1) {
+		out[m[1]] = true
+	}
+	return out
 }
