@@ -6,7 +6,9 @@
 //
 //   - a failed prompt leaves history and contextUsage exactly as before, with a named
 //     error (the signal's own reason when the page aborted);
-//   - every call in the history has exactly one result, and every result one call;
+//   - every call in the history has exactly one result, and every result one call, but
+//     for the calls an open or hybrid prompt handed back: those stand at the end of the
+//     history, and are exactly the tool-call parts the prompt resolved to;
 //   - contextUsage is the sum of the history's costs (what measureContextUsage says of
 //     each message, plus the tool declarations) when the server reports no usage, and
 //     the usage the server reported for the last step of an answered prompt when it does;
