@@ -59,7 +59,7 @@ export async function run(lm, { seed, steps, baseURL, key, hugeTool = 1 << 20, t
   const int = (lo, hi) => lo + Math.floor(rand() * (hi - lo + 1));
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
   const violations = [];
-  const counts = { prompts: 0, answered: 0, rejected: {}, sessions: 0, destroyed: 0, clones: 0, appends: 0, aborts: 0, fetches: 0, usageChecks: 0, sumChecks: 0, lateCancels: 0, hangs: 0, handedBack: 0 };
+  const counts = { prompts: 0, answered: 0, rejected: {}, sessions: 0, destroyed: 0, clones: 0, appends: 0, aborts: 0, fetches: 0, usageChecks: 0, sumChecks: 0, lateCancels: 0, hangs: 0, handedBack: 0, textProtocol: 0 };
   let step = 0;
   const fail = (what) => violations.push(`step ${step}: ${what}`);
   const leaks = (what, v) => {
@@ -119,13 +119,15 @@ export async function run(lm, { seed, steps, baseURL, key, hugeTool = 1 << 20, t
     // closed: every tool runs in the module; open: none does, the calls come back to the
     // page; hybrid: the first three run, the others come back.
     const mode = pick(["closed", "closed", "closed", "open", "hybrid"]);
+    const textProtocol = chance(0.25); // calls as blocks in the text (loop/textproto)
+    if (textProtocol) counts.textProtocol++;
     const cfg = {
-      usage, small, mode,
+      usage, small, mode, textProtocol,
       max: int(1, 6), onLimit: pick(["error", "answer"]), parallel: chance(0.7),
       abortSeen: [], hangStarted: [],
     };
     const s = await LanguageModel.create({
-      backend: { kind: "openai", baseURL: usage ? baseURL.usage : baseURL.plain, model: "tiny", apiKey: key, ...(small ? { contextWindow: 900 } : {}) },
+      backend: { kind: "openai", baseURL: usage ? baseURL.usage : baseURL.plain, model: "tiny", apiKey: key, ...(small ? { contextWindow: 900 } : {}), ...(textProtocol ? { nativeTools: false } : {}) },
       tools: tools(cfg.abortSeen, cfg.hangStarted).map((t, i) =>
         mode === "open" || (mode === "hybrid" && i >= 3) ? { ...t, execute: undefined } : t),
       ...(mode === "closed" ? {} : { expectedOutputs: [{ type: "text" }, { type: "tool-call" }] }),

@@ -5,7 +5,7 @@
 // the wazero host and in headless Chromium.
 //
 // The schedule travels in the conversation itself, so that the server keeps no state but
-// a retry counter: the last user message of a request holds
+// a retry counter: the last user message of a request that has one holds
 //
 //	chaos[step0|step1|…]
 //
@@ -17,7 +17,8 @@
 //
 //	text        a text answer streamed one word per delta, as llama.cpp's server does
 //	call:NAME   a call of tool NAME, its arguments streamed one byte per delta (escapes
-//	            cut anywhere; a non-ASCII character whole, as JSON needs)
+//	            cut anywhere; a non-ASCII character whole, as JSON needs); to a request
+//	            without tools (the text protocol), a call block in the text instead
 //	call2:NAME  two parallel calls of NAME, their deltas interleaved
 //	dup2:NAME   the same, both calls with one id (as some servers send)
 //	trunc       half a text stream, then the connection dropped
@@ -82,6 +83,7 @@ var specRE = regexp.MustCompile(`chaos\[([^\]]*)\]`)
 
 // request is the part of a Chat Completions request the server reads.
 type request struct {
+	Tools    []json.RawMessage `json:"tools"`
 	Messages []struct {
 		Role    string          `json:"role"`
 		Content json.RawMessage `json:"content"`
@@ -135,7 +137,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		alts := strings.Split(plan[min(step, len(plan)-1)], "+")
 		answer = alts[min(attempt, len(alts)-1)]
 	}
-	st := stream{id: "chatcmpl-" + hex.EncodeToString(sum[:16]), usage: usage, tokens: len(body) / 4}
+	st := stream{id: "chatcmpl-" + hex.EncodeToString(sum[:16]), usage: usage, tokens: len(body) / 4, native: len(req.Tools) > 0}
 	if total := s.answer(w, r, answer, st); total > 0 {
 		s.mu.Lock()
 		if s.totals == nil {
@@ -157,6 +159,7 @@ func schedule(req request) (plan []string, step int, text string) {
 		if m.Role != "user" {
 			continue
 		}
+		text = ""
 		if json.Unmarshal(m.Content, &text) != nil {
 			var parts []struct {
 				Text string `json:"text"`
@@ -169,9 +172,10 @@ func schedule(req request) (plan []string, step int, text string) {
 		if sm := specRE.FindStringSubmatch(text); sm != nil {
 			return strings.Split(sm[1], "|"), step, text
 		}
-		return nil, step, text
+		// A user message without a plan: a tool result in the text protocol, or a note;
+		// the plan is further back.
 	}
-	return nil, step, text
+	return nil, 0, ""
 }
 
 // answer writes one answer; for a stream sent whole with usage, it returns the usage it
@@ -264,7 +268,8 @@ func writeStatus(w http.ResponseWriter, status int, msg string, retryAfter bool)
 type stream struct {
 	id     string
 	usage  bool
-	tokens int // prompt tokens reported with usage
+	tokens int  // prompt tokens reported with usage
+	native bool // the request declares tools: calls as tool_calls deltas, else as text
 }
 
 func (st stream) chunk(delta, finish string) string {
@@ -302,9 +307,24 @@ func (st stream) text() (string, int) {
 // character, a quote.
 const arguments = `{"q":"caf\u00e9 \"Ñ\" 😀 \\ \/"}`
 
-// calls streams n calls of name, with ids of 32 characters (one id for all if dup).
+// calls streams n calls of name, with ids of 32 characters (one id for all if dup). To
+// a request without tools (the text protocol) the calls are call blocks in the text,
+// one character a delta.
 func (st stream) calls(name string, n int, dup bool) (string, int) {
 	var b strings.Builder
+	if !st.native {
+		b.WriteString(st.chunk(`{"role":"assistant","content":null}`, "null"))
+		text := "Let me check.\n"
+		for range n {
+			text += "```tool_call\n{\"name\": " + strconv.Quote(name) + ", \"arguments\": " + arguments + "}\n```\n"
+		}
+		for _, piece := range splitBytes(text) {
+			j, _ := json.Marshal(piece)
+			b.WriteString(st.chunk(`{"content":`+string(j)+`}`, "null"))
+		}
+		end, total := st.end("stop", len(splitBytes(text)))
+		return b.String() + end, total
+	}
 	b.WriteString(st.chunk(`{"role":"assistant","content":null}`, "null"))
 	nameJSON, _ := json.Marshal(name)
 	for i := range n {

@@ -16,17 +16,21 @@ import (
 const key = "sk-test-key"
 
 // post sends a Chat Completions request whose last user message is prompt, after
-// `assistants` assistant messages.
-func post(t *testing.T, url, prompt string, assistants int) (*http.Response, string) {
+// `assistants` assistant messages, declaring a tool unless textProtocol.
+func post(t *testing.T, url, prompt string, assistants int, textProtocol bool) (*http.Response, string) {
 	t.Helper()
 	msgs := []map[string]any{{"role": "user", "content": prompt}}
 	for range assistants {
 		msgs = append(msgs, map[string]any{"role": "assistant", "content": nil}, map[string]any{"role": "tool", "content": "x"})
 	}
-	body, _ := json.Marshal(map[string]any{"model": "m", "stream": true, "messages": msgs})
-	req, _ := http.NewRequest("POST", url+"/chat/completions", strings.NewReader(string(body)))
-	req.Header.Set("Authorization", "Bearer "+key)
-	resp, err := http.DefaultClient.Do(req)
+	req := map[string]any{"model": "m", "stream": true, "messages": msgs}
+	if !textProtocol {
+		req["tools"] = []any{map[string]any{"type": "function", "function": map[string]any{"name": "ok", "parameters": map[string]any{"type": "object"}}}}
+	}
+	body, _ := json.Marshal(req)
+	r, _ := http.NewRequest("POST", url+"/chat/completions", strings.NewReader(string(body)))
+	r.Header.Set("Authorization", "Bearer "+key)
+	resp, err := http.DefaultClient.Do(r)
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
@@ -91,7 +95,7 @@ func TestServer_Answers(t *testing.T) {
 	tests := []struct {
 		name, prompt string
 		assistants   int
-		usage        bool
+		usage, text  bool
 		status       int
 		check        func(t *testing.T, body string)
 	}{
@@ -112,6 +116,13 @@ func TestServer_Answers(t *testing.T) {
 			require.Equal(t, arguments, args)
 			require.Equal(t, []string{"tool_calls"}, finish)
 			require.Equal(t, len([]rune(arguments)), strings.Count(body, `"index":0,"function":{"arguments"`))
+		}},
+		{name: "a call block in the text protocol", prompt: "chaos[call2:ok]", text: true, status: 200, check: func(t *testing.T, body string) {
+			content, args, finish, _, _ := deltas(t, body)
+			block := "```tool_call\n{\"name\": \"ok\", \"arguments\": " + arguments + "}\n```\n"
+			require.Equal(t, "Let me check.\n"+block+block, content)
+			require.Empty(t, args)
+			require.Equal(t, []string{"stop"}, finish)
 		}},
 		{name: "two calls, two ids", prompt: "chaos[call2:ok]", status: 200, check: func(t *testing.T, body string) {
 			require.Len(t, ids(body), 2)
@@ -141,7 +152,7 @@ func TestServer_Answers(t *testing.T) {
 			if tt.usage {
 				base = hs.URL + "/usage/v1"
 			}
-			resp, body := post(t, base, tt.prompt+" "+tt.name, tt.assistants)
+			resp, body := post(t, base, tt.prompt+" "+tt.name, tt.assistants, tt.text)
 			require.Equal(t, tt.status, resp.StatusCode, "%s", body)
 			if tt.name == "Retry-After" {
 				require.Equal(t, "0", resp.Header.Get("Retry-After"))
@@ -165,7 +176,7 @@ func TestServer_RetriesAndFaults(t *testing.T) {
 	defer hs.Close()
 	var got []int
 	for range 4 {
-		resp, _ := post(t, hs.URL+"/usage/v1", "chaos[429+500+text]", 0)
+		resp, _ := post(t, hs.URL+"/usage/v1", "chaos[429+500+text]", 0, false)
 		got = append(got, resp.StatusCode)
 	}
 	require.Equal(t, []int{429, 500, 200, 200}, got)
