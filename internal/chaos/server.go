@@ -37,8 +37,8 @@
 //
 // The server records what every request carried: Requests reports any whose body holds
 // the key or whose Authorization is not "Bearer <key>". GET <base>/chaos/usage?text=T
-// answers {"total": N}, the usage (prompt + completion tokens) of the last stream sent
-// whole, with usage, to a request whose last user message is T: after an answered
+// answers {"total": N}, the usage (prompt + completion tokens) of the last whole stream
+// sent, with usage, to a request whose plan stands in the line T: after an answered
 // prompt, the page's contextUsage must be exactly that.
 package chaos
 
@@ -138,7 +138,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		answer = alts[min(attempt, len(alts)-1)]
 	}
 	st := stream{id: "chatcmpl-" + hex.EncodeToString(sum[:16]), usage: usage, tokens: len(body) / 4, native: len(req.Tools) > 0}
-	if total := s.answer(w, r, answer, st); total > 0 {
+	st.record = func(total int) {
 		s.mu.Lock()
 		if s.totals == nil {
 			s.totals = map[string]int{}
@@ -146,6 +146,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.totals[userText] = total
 		s.mu.Unlock()
 	}
+	s.answer(w, r, answer, st)
 }
 
 // schedule finds the plan in the last user message (text) and the step a request is at.
@@ -170,6 +171,14 @@ func schedule(req request) (plan []string, step int, text string) {
 			}
 		}
 		if sm := specRE.FindStringSubmatch(text); sm != nil {
+			// The line of the plan is the page's prompt; the text protocol may have
+			// joined tool results to it in one user message.
+			for line := range strings.SplitSeq(text, "\n") {
+				if strings.Contains(line, sm[0]) {
+					text = line
+					break
+				}
+			}
 			return strings.Split(sm[1], "|"), step, text
 		}
 		// A user message without a plan: a tool result in the text protocol, or a note;
@@ -178,25 +187,22 @@ func schedule(req request) (plan []string, step int, text string) {
 	return nil, 0, ""
 }
 
-// answer writes one answer; for a stream sent whole with usage, it returns the usage it
-// reported.
-func (s *Server) answer(w http.ResponseWriter, r *http.Request, answer string, st stream) (total int) {
+// answer writes one answer.
+func (s *Server) answer(w http.ResponseWriter, r *http.Request, answer string, st stream) {
 	name, arg, _ := strings.Cut(answer, ":")
 	switch name {
 	case "text":
 		data, total := st.text()
-		if st.send(w, data) && st.usage {
-			return total
-		}
+		st.whole(total)
+		st.send(w, data)
 	case "call", "call2", "dup2":
 		n := 1
 		if name != "call" {
 			n = 2
 		}
 		data, total := st.calls(arg, n, name == "dup2")
-		if st.send(w, data) && st.usage {
-			return total
-		}
+		st.whole(total)
+		st.send(w, data)
 	case "trunc":
 		full, _ := st.text()
 		st.send(w, full[:len(full)/2])
@@ -222,7 +228,6 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, answer string, s
 		}
 		end, _ := st.end("stop", 1)
 		st.send(w, end)
-		return 0
 	case "huge500":
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusInternalServerError)
@@ -248,7 +253,6 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, answer string, s
 		}
 		writeStatus(w, status, http.StatusText(status), ra)
 	}
-	return 0
 }
 
 func writeStatus(w http.ResponseWriter, status int, msg string, retryAfter bool) {
@@ -270,6 +274,16 @@ type stream struct {
 	usage  bool
 	tokens int  // prompt tokens reported with usage
 	native bool // the request declares tools: calls as tool_calls deltas, else as text
+	record func(total int)
+}
+
+// whole records, before a whole stream goes out, the usage it reports (if it does): the
+// page compares it with contextUsage once the prompt is answered, when the stream has
+// been read to its end.
+func (st stream) whole(total int) {
+	if st.usage {
+		st.record(total)
+	}
 }
 
 func (st stream) chunk(delta, finish string) string {
@@ -355,13 +369,12 @@ func splitBytes(s string) []string {
 	return out
 }
 
-// send writes data, flushed; false if the client was gone.
-func (st stream) send(w http.ResponseWriter, data string) bool {
+// send writes data, flushed.
+func (st stream) send(w http.ResponseWriter, data string) {
 	if w.Header().Get("Content-Type") == "" {
 		w.Header().Set("Content-Type", "text/event-stream")
 	}
-	if _, err := io.WriteString(w, data); err != nil {
-		return false
+	if _, err := io.WriteString(w, data); err == nil {
+		_ = http.NewResponseController(w).Flush()
 	}
-	return http.NewResponseController(w).Flush() == nil
 }
