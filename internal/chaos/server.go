@@ -66,7 +66,8 @@ type Server struct {
 
 	mu       sync.Mutex
 	seen     map[string]int
-	totals   map[string]int // last user message → usage of the last whole stream
+	totals   map[string]int // plan's line → usage of the last whole stream
+	prompts  map[string]int // plan's line → prompt tokens of its last request but repairs
 	requests int
 	faults   []string
 }
@@ -138,15 +139,38 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		answer = alts[min(attempt, len(alts)-1)]
 	}
 	st := stream{id: "chatcmpl-" + hex.EncodeToString(sum[:16]), usage: usage, tokens: len(body) / 4, native: len(req.Tools) > 0}
+	// The text protocol's repair round (loop/textproto): the loop calibrates on the first
+	// request's input and the repair's output, since the history keeps neither the broken
+	// reply nor the repair message.
+	repair := isRepair(req)
+	s.mu.Lock()
+	if s.prompts == nil {
+		s.totals, s.prompts = map[string]int{}, map[string]int{}
+	}
+	if !repair {
+		s.prompts[userText] = st.tokens
+	}
+	first := s.prompts[userText]
+	s.mu.Unlock()
 	st.record = func(total int) {
-		s.mu.Lock()
-		if s.totals == nil {
-			s.totals = map[string]int{}
+		if repair {
+			total += first - st.tokens
 		}
+		s.mu.Lock()
 		s.totals[userText] = total
 		s.mu.Unlock()
 	}
 	s.answer(w, r, answer, st)
+}
+
+// isRepair tells a repair round of the text protocol by its last message, which asks for
+// the calls again "in its own block exactly like this".
+func isRepair(req request) bool {
+	if len(req.Messages) == 0 {
+		return false
+	}
+	m := req.Messages[len(req.Messages)-1]
+	return m.Role == "user" && bytes.Contains(m.Content, []byte("in its own block exactly like this"))
 }
 
 // schedule finds the plan in the last user message (text) and the step a request is at.
