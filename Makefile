@@ -60,6 +60,12 @@ bench-peers: deps
 	cd internal/peerbench && npm ci --no-audit --no-fund
 	$(GO) test -run='^$$' -bench=Peers -benchtime=1x -timeout=60m ./internal/peerbench/ -peers.rounds=$(ROUNDS)
 
+## soak: 10,000 sessions and 10,000-step closed loops in headless Chromium, with forced
+## garbage collections between phases; prints the JS heap and the module's linear memory
+## and fails if either grows with the work (issue 13). Not part of make test (~2 min).
+soak:
+	$(GO) test -count=1 -timeout=30m -run='^$$' -bench='BenchmarkBrowser_Soak' -benchtime=1x -v ./wasm/cmd/langmodel/
+
 ## fuzz: a short run of every fuzz target
 FUZZTIME ?= 30s
 fuzz:

@@ -6,11 +6,14 @@
 //
 //   - a failed prompt leaves history and contextUsage exactly as before, with a named
 //     error (the signal's own reason when the page aborted);
-//   - every call in the history has exactly one result, and every result one call;
+//   - every call in the history has exactly one result, and every result one call, but
+//     for the calls an open or hybrid prompt handed back: those stand at the end of the
+//     history, and are exactly the tool-call parts the prompt resolved to;
 //   - contextUsage is the sum of the history's costs (what measureContextUsage says of
 //     each message, plus the tool declarations) when the server reports no usage, and
-//     moves only with the history when it does;
-//   - no promise is left pending after destroy() (all settle, in-flight ones AbortError);
+//     the usage the server reported for the last step of an answered prompt when it does;
+//   - no promise is left pending after destroy() (all settle, in-flight ones AbortError),
+//     and a tool still running when its prompt settles has seen its signal abort;
 //   - the API key is in no error, transcript, history or event, and no fetch carries it
 //     except those to the configured base URL;
 //   - a prompt whose schedule has nothing fatal in it (retryable storms of at most three
@@ -56,9 +59,13 @@ export async function run(lm, { seed, steps, baseURL, key, hugeTool = 1 << 20, t
   const int = (lo, hi) => lo + Math.floor(rand() * (hi - lo + 1));
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
   const violations = [];
-  const counts = { prompts: 0, answered: 0, rejected: {}, sessions: 0, destroyed: 0, clones: 0, appends: 0, aborts: 0, fetches: 0 };
+  const counts = { prompts: 0, answered: 0, rejected: {}, sessions: 0, destroyed: 0, clones: 0, appends: 0, aborts: 0, fetches: 0, usageChecks: 0, sumChecks: 0, lateCancels: 0, hangs: 0, handedBack: 0, textProtocol: 0 };
   let step = 0;
-  const fail = (what) => violations.push(`step ${step}: ${what}`);
+  const fail = (what) => {
+    const c = cur?.cfg;
+    const session = c ? ` (${c.mode}${c.textProtocol ? ", text protocol" : ""}${c.usage ? ", usage" : ""}${c.small ? ", small window" : ""})` : "";
+    violations.push(`step ${step}${session}: ${what}`);
+  };
   const leaks = (what, v) => {
     let s;
     try { s = typeof v === "string" ? v : JSON.stringify(v); } catch { s = String(v); }
@@ -95,7 +102,7 @@ export async function run(lm, { seed, steps, baseURL, key, hugeTool = 1 << 20, t
     return t.settled;
   };
 
-  const tools = (abortSeen) => [
+  const tools = (abortSeen, hangStarted) => [
     { name: "ok", description: "Looks something up", execute: (a) => "found " + a.q },
     { name: "throw", description: "Always fails", execute: () => { throw new Error("the tool failed"); } },
     { name: "garbage", description: "Returns odd values", execute: () => garbage(int(0, 99)) },
@@ -103,6 +110,7 @@ export async function run(lm, { seed, steps, baseURL, key, hugeTool = 1 << 20, t
     { name: "progress", description: "Reports progress", execute: async (a, ctx) => { for (let i = 0; i < 5; i++) ctx.progress(i); return [{ type: "text", value: "done" }]; } },
     { name: "huge", description: "Returns too much", execute: () => "x".repeat(hugeTool) },
     { name: "hang", description: "Never answers", execute: (a, ctx) => new Promise((_, reject) => {
+      hangStarted.push(ctx.callID);
       ctx.signal.addEventListener("abort", () => { abortSeen.push(ctx.callID); reject(ctx.signal.reason); });
     }) },
   ].map((t) => ({ ...t, inputSchema: { type: "object", properties: { q: { type: "string" } }, required: ["q"] } }));
@@ -112,14 +120,21 @@ export async function run(lm, { seed, steps, baseURL, key, hugeTool = 1 << 20, t
     counts.sessions++;
     const usage = chance(0.5);
     const small = chance(0.2);
+    // closed: every tool runs in the module; open: none does, the calls come back to the
+    // page; hybrid: the first three run, the others come back.
+    const mode = pick(["closed", "closed", "closed", "open", "hybrid"]);
+    const textProtocol = chance(0.25); // calls as blocks in the text (loop/textproto)
+    if (textProtocol) counts.textProtocol++;
     const cfg = {
-      usage, small,
+      usage, small, mode, textProtocol,
       max: int(1, 6), onLimit: pick(["error", "answer"]), parallel: chance(0.7),
-      abortSeen: [],
+      abortSeen: [], hangStarted: [],
     };
     const s = await LanguageModel.create({
-      backend: { kind: "openai", baseURL: usage ? baseURL.usage : baseURL.plain, model: "tiny", apiKey: key, ...(small ? { contextWindow: 900 } : {}) },
-      tools: tools(cfg.abortSeen),
+      backend: { kind: "openai", baseURL: usage ? baseURL.usage : baseURL.plain, model: "tiny", apiKey: key, ...(small ? { contextWindow: 900 } : {}), ...(textProtocol ? { nativeTools: false } : {}) },
+      tools: tools(cfg.abortSeen, cfg.hangStarted).map((t, i) =>
+        mode === "open" || (mode === "hybrid" && i >= 3) ? { ...t, execute: undefined } : t),
+      ...(mode === "closed" ? {} : { expectedOutputs: [{ type: "text" }, { type: "tool-call" }] }),
       toolUseConfig: { maxToolCalls: cfg.max, onLimit: cfg.onLimit, parallel: cfg.parallel },
     });
     watch(s);
@@ -136,8 +151,18 @@ export async function run(lm, { seed, steps, baseURL, key, hugeTool = 1 << 20, t
 
   const snapshot = (s) => ({ h: JSON.stringify(s.history), u: s.contextUsage });
 
-  // The history's calls and results pair up; open calls are allowed only when asked.
-  const checkCalls = (s, what) => {
+  // The history's calls and results pair up. Calls without a result are allowed only in
+  // open and hybrid sessions, and only at the end of the history (the calls a prompt
+  // handed back); openCalls returns them.
+  const openCalls = (s) => {
+    const h = s.history, out = [];
+    for (let i = h.length - 1; i >= 0 && (h[i].role === "tool-call" || h[i].role === "tool-result"); i--) {
+      if (h[i].role === "tool-result") break;
+      out.unshift(...h[i].content.map((p) => p.value));
+    }
+    return out;
+  };
+  const checkCalls = (s, what, mode) => {
     const open = new Map();
     const answered = new Set();
     for (const m of s.history) {
@@ -152,12 +177,15 @@ export async function run(lm, { seed, steps, baseURL, key, hugeTool = 1 << 20, t
         }
       }
     }
+    const handedBack = mode === "closed" ? new Set() : new Set(openCalls(s).map((c) => c.callID));
+    for (const id of handedBack) open.delete(id);
     if (open.size) fail(`${what}: calls without a result: ${[...open.keys()].join(", ")}`);
   };
 
   // contextUsage against the history: the exact sum when the server reports no usage.
   const checkUsage = async (c, what) => {
     if (c.cfg.usage) return;
+    counts.sumChecks++;
     const h = c.s.history;
     let sum = c.usage0;
     for (const m of h) sum += await c.s.measureContextUsage([m]);
@@ -189,7 +217,7 @@ export async function run(lm, { seed, steps, baseURL, key, hugeTool = 1 << 20, t
       if (tool === "huge") risky = true;
       const two = chance(0.3);
       calls += two ? 2 : 1;
-      steps.push(answer((two ? "call2:" : "call:") + tool));
+      steps.push(answer((two ? pick(["call2:", "call2:", "dup2:"]) : "call:") + tool));
       if (fatal || needsStop) break;
     }
     if (!fatal && !needsStop) steps.push(answer("text"));
@@ -220,16 +248,40 @@ export async function run(lm, { seed, steps, baseURL, key, hugeTool = 1 << 20, t
       out.push(value);
       if (out.length === cancelAt) {
         await r.cancel();
-        throw new DOMException("cancelled by the page", "AbortError");
+        const e = new DOMException("cancelled by the page", "AbortError");
+        e.cancelledByPage = true;
+        throw e;
       }
     }
   };
+
+  // The page's results for calls handed back: a text, an error, or garbage-free objects.
+  const resultsFor = (calls) => calls.map((call, i) => ({ type: "tool-result", value: i % 3 === 2
+    ? { callID: call.callID, name: call.name, errorMessage: "the page refused" }
+    : { callID: call.callID, name: call.name, result: [i % 3 ? { type: "object", value: { q: call.arguments.q ?? null } } : { type: "text", value: "from the page" }] } }));
 
   const promptStep = async () => {
     const c = cur;
     const s = c.s;
     const p = plan(c);
     const text = `step ${step}: chaos[${p.spec}]`;
+    // Calls handed back by the last prompt: answered with append(), inside this prompt,
+    // or not at all (the module answers them with an error before the new input).
+    let input = text;
+    const pending = c.cfg.mode === "closed" ? [] : openCalls(s);
+    if (pending.length) {
+      const how = pick(["append", "inline", "none"]);
+      if (how === "append") {
+        const b = snapshot(s);
+        c.overflowed = false;
+        await s.append([{ role: "tool-result", content: resultsFor(pending) }]);
+        if (!c.overflowed && JSON.stringify(s.history.slice(0, JSON.parse(b.h).length)) !== b.h) fail("append() of tool results rewrote the history");
+        if (openCalls(s).length) fail("append() of every result left calls open");
+      } else if (how === "inline") {
+        input = [{ role: "tool-result", content: resultsFor(pending) }, { role: "user", content: text }];
+      }
+      counts.handedBack += pending.length;
+    }
     trace?.(`step ${step}: prompt ${p.spec}`);
     const before = snapshot(s);
     c.overflowed = false;
@@ -238,8 +290,8 @@ export async function run(lm, { seed, steps, baseURL, key, hugeTool = 1 << 20, t
     const ac = new AbortController();
     counts.prompts++;
     const t = track(action === "stream"
-      ? readAll(s.promptStreaming(text, { signal: ac.signal }), chance(0.3) ? int(1, 20) : -1)
-      : s.prompt(text, { signal: ac.signal }), s);
+      ? readAll(s.promptStreaming(input, { signal: ac.signal }), chance(0.3) ? int(1, 20) : -1)
+      : s.prompt(input, { signal: ac.signal }), s);
     let aborted = false, destroyed = false, extra = null, clone = null;
     const act = () => {
       if (t.settled) return;
@@ -259,6 +311,13 @@ export async function run(lm, { seed, steps, baseURL, key, hugeTool = 1 << 20, t
     }
     if (extra) await settle(extra, "the request queued behind the prompt");
     if (clone) await settle(clone, "the clone queued behind the prompt");
+    // A tool still running when its prompt settles sees its signal abort.
+    await sleep(1);
+    for (const id of c.cfg.hangStarted.splice(0)) {
+      counts.hangs++;
+      if (!c.cfg.abortSeen.includes(id)) fail(`the prompt settled (${action}) while tool call ${id} ran, and its signal never aborted`);
+    }
+    c.cfg.abortSeen.length = 0;
 
     if (destroyed) {
       counts.destroyed++;
@@ -271,7 +330,11 @@ export async function run(lm, { seed, steps, baseURL, key, hugeTool = 1 << 20, t
       cur = await newSession();
       return;
     }
-    if (t.error) {
+    // A stream the page cancels after the engine has answered keeps the answer (as a late
+    // abort does): then the history holds the whole answer, or else it is as before.
+    const lateCancel = t.error?.cancelledByPage && snapshot(s).h !== before.h;
+    if (lateCancel) counts.lateCancels++;
+    if (t.error && !lateCancel) {
       const e = t.error;
       counts.rejected[e.name] = (counts.rejected[e.name] ?? 0) + 1;
       if (aborted && e !== ac.signal.reason) fail(`aborted, but the prompt rejected with ${e.name}: ${e.message}, not the signal's reason`);
@@ -286,8 +349,15 @@ export async function run(lm, { seed, steps, baseURL, key, hugeTool = 1 << 20, t
       }
     } else {
       counts.answered++;
+      if (c.cfg.usage && !c.cfg.small && !["append", "second"].includes(action)) {
+        // The server's own count of the last step replaces the estimate (History.Calibrate).
+        const { total } = await (await realFetch(`${baseURL.usage}/chaos/usage?text=${encodeURIComponent(text)}`)).json();
+        counts.usageChecks++;
+        if (s.contextUsage !== total) fail(`contextUsage ${s.contextUsage} after an answer whose usage the server reported as ${total} (${p.spec})`);
+      }
       if (!c.overflowed && action !== "append" && action !== "second" && !snapshot(s).h.startsWith(before.h.slice(0, -1))) fail("an answered prompt rewrote earlier history");
-      leaks("an answer", t.value);
+      if (!lateCancel) leaks("an answer", t.value);
+      else if (c.cfg.mode === "closed" && s.history.at(-1)?.role !== "assistant") fail(`a stream cancelled late left a partial answer: the history ends with ${JSON.stringify(s.history.at(-1))}`);
     }
     if (extra?.error && !(extra.error.name === "QuotaExceededError" && c.cfg.small)) fail(`the request queued behind the prompt rejected: ${extra.error.name}: ${extra.error.message}`);
     if (clone) {
@@ -299,7 +369,13 @@ export async function run(lm, { seed, steps, baseURL, key, hugeTool = 1 << 20, t
       }
     }
     leaks("the history", s.history);
-    checkCalls(s, "after the prompt");
+    checkCalls(s, "after the prompt", c.cfg.mode);
+    if (t.value && Array.isArray(t.value) && !lateCancel) {
+      // An open or hybrid answer: its tool-call parts are exactly the calls left open.
+      const returned = t.value.filter((part) => part.type === "tool-call").map((part) => part.value.callID);
+      const open = openCalls(s).map((call) => call.callID);
+      if (!["second", "append", "stream"].includes(action) && JSON.stringify(returned) !== JSON.stringify(open)) fail(`the prompt handed back calls ${returned}, but the history leaves ${open} open (it ends ${JSON.stringify(s.history.slice(-3)).slice(0, 600)})`);
+    }
     await checkUsage(c, "after the prompt");
   };
 
@@ -311,10 +387,11 @@ export async function run(lm, { seed, steps, baseURL, key, hugeTool = 1 << 20, t
       else if (op < 0.82) {
         counts.appends++;
         const before = cur.s.contextUsage;
+        const repaired = openCalls(cur.s).length > 0; // answered with an error first
         const m = `a note at step ${step}`;
         const cost = await cur.s.measureContextUsage(m);
         await cur.s.append(m);
-        if (!cur.cfg.usage && !cur.overflowed && cur.s.contextUsage !== before + cost && !cur.cfg.small) fail(`append() of ${cost} moved contextUsage from ${before} to ${cur.s.contextUsage}`);
+        if (!cur.cfg.usage && !cur.overflowed && !repaired && cur.s.contextUsage !== before + cost && !cur.cfg.small) fail(`append() of ${cost} moved contextUsage from ${before} to ${cur.s.contextUsage}`);
         await checkUsage(cur, "after append()");
       } else if (op < 0.9) {
         counts.clones++;

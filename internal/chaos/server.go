@@ -5,7 +5,7 @@
 // the wazero host and in headless Chromium.
 //
 // The schedule travels in the conversation itself, so that the server keeps no state but
-// a retry counter: the last user message of a request holds
+// a retry counter: the last user message of a request that has one holds
 //
 //	chaos[step0|step1|…]
 //
@@ -17,8 +17,10 @@
 //
 //	text        a text answer streamed one word per delta, as llama.cpp's server does
 //	call:NAME   a call of tool NAME, its arguments streamed one byte per delta (escapes
-//	            cut anywhere; a non-ASCII character whole, as JSON needs)
+//	            cut anywhere; a non-ASCII character whole, as JSON needs); to a request
+//	            without tools (the text protocol), a call block in the text instead
 //	call2:NAME  two parallel calls of NAME, their deltas interleaved
+//	dup2:NAME   the same, both calls with one id (as some servers send)
 //	trunc       half a text stream, then the connection dropped
 //	stall       half a text stream, then nothing until the client gives up
 //	badjson     a valid first chunk, then a chunk that is not JSON
@@ -34,7 +36,10 @@
 // ("choices": []), under <server>/plain/v1 none does.
 //
 // The server records what every request carried: Requests reports any whose body holds
-// the key or whose Authorization is not "Bearer <key>".
+// the key or whose Authorization is not "Bearer <key>". GET <base>/chaos/usage?text=T
+// answers {"total": N}, the usage (prompt + completion tokens) of the last whole stream
+// sent, with usage, to a request whose plan stands in the line T: after an answered
+// prompt, the page's contextUsage must be exactly that.
 package chaos
 
 import (
@@ -54,14 +59,15 @@ import (
 // HugeSize is the size of the "huge" answers.
 const HugeSize = 20 << 20
 
-// Server is the misbehaving server. Key is the API key the page uses.
+// Server is the misbehaving server, for pages on its own origin. Key is the API key the
+// page uses.
 type Server struct {
 	Key string
-	// CORS allows every origin, preflights included (for a page on another origin).
-	CORS bool
 
 	mu       sync.Mutex
 	seen     map[string]int
+	totals   map[string]int // plan's line → usage of the last whole stream
+	prompts  map[string]int // plan's line → prompt tokens of its last request but repairs
 	requests int
 	faults   []string
 }
@@ -78,6 +84,7 @@ var specRE = regexp.MustCompile(`chaos\[([^\]]*)\]`)
 
 // request is the part of a Chat Completions request the server reads.
 type request struct {
+	Tools    []json.RawMessage `json:"tools"`
 	Messages []struct {
 		Role    string          `json:"role"`
 		Content json.RawMessage `json:"content"`
@@ -85,15 +92,17 @@ type request struct {
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if s.CORS {
-		h := w.Header()
-		h.Set("Access-Control-Allow-Origin", "*")
-		h.Set("Access-Control-Allow-Headers", "authorization, content-type, accept")
-		h.Set("Access-Control-Allow-Methods", "POST, OPTIONS")
-		if r.Method == http.MethodOptions {
-			w.WriteHeader(http.StatusNoContent)
+	if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/chaos/usage") {
+		s.mu.Lock()
+		total, ok := s.totals[r.URL.Query().Get("text")]
+		s.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		if !ok {
+			_, _ = io.WriteString(w, `{"total":null}`)
 			return
 		}
+		_, _ = fmt.Fprintf(w, `{"total":%d}`, total)
+		return
 	}
 	body, _ := io.ReadAll(r.Body)
 	usage := strings.HasPrefix(r.URL.Path, "/usage/v1/")
@@ -124,16 +133,48 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	answer := "text"
-	if plan, step := schedule(req); len(plan) > 0 {
+	plan, step, userText := schedule(req)
+	if len(plan) > 0 {
 		alts := strings.Split(plan[min(step, len(plan)-1)], "+")
 		answer = alts[min(attempt, len(alts)-1)]
 	}
-	st := stream{id: "chatcmpl-" + hex.EncodeToString(sum[:16]), usage: usage, tokens: len(body) / 4}
+	st := stream{id: "chatcmpl-" + hex.EncodeToString(sum[:16]), usage: usage, tokens: len(body) / 4, native: len(req.Tools) > 0}
+	// The text protocol's repair round (loop/textproto): the loop calibrates on the first
+	// request's input and the repair's output, since the history keeps neither the broken
+	// reply nor the repair message.
+	repair := isRepair(req)
+	s.mu.Lock()
+	if s.prompts == nil {
+		s.totals, s.prompts = map[string]int{}, map[string]int{}
+	}
+	if !repair {
+		s.prompts[userText] = st.tokens
+	}
+	first := s.prompts[userText]
+	s.mu.Unlock()
+	st.record = func(total int) {
+		if repair {
+			total += first - st.tokens
+		}
+		s.mu.Lock()
+		s.totals[userText] = total
+		s.mu.Unlock()
+	}
 	s.answer(w, r, answer, st)
 }
 
-// schedule finds the plan in the last user message and the step a request is at.
-func schedule(req request) (plan []string, step int) {
+// isRepair tells a repair round of the text protocol by its last message, which asks for
+// the calls again "in its own block exactly like this".
+func isRepair(req request) bool {
+	if len(req.Messages) == 0 {
+		return false
+	}
+	m := req.Messages[len(req.Messages)-1]
+	return m.Role == "user" && bytes.Contains(m.Content, []byte("in its own block exactly like this"))
+}
+
+// schedule finds the plan in the last user message (text) and the step a request is at.
+func schedule(req request) (plan []string, step int, text string) {
 	for i := len(req.Messages) - 1; i >= 0; i-- {
 		m := req.Messages[i]
 		if m.Role == "assistant" {
@@ -143,7 +184,7 @@ func schedule(req request) (plan []string, step int) {
 		if m.Role != "user" {
 			continue
 		}
-		var text string
+		text = ""
 		if json.Unmarshal(m.Content, &text) != nil {
 			var parts []struct {
 				Text string `json:"text"`
@@ -154,30 +195,44 @@ func schedule(req request) (plan []string, step int) {
 			}
 		}
 		if sm := specRE.FindStringSubmatch(text); sm != nil {
-			return strings.Split(sm[1], "|"), step
+			// The line of the plan is the page's prompt; the text protocol may have
+			// joined tool results to it in one user message.
+			for line := range strings.SplitSeq(text, "\n") {
+				if strings.Contains(line, sm[0]) {
+					text = line
+					break
+				}
+			}
+			return strings.Split(sm[1], "|"), step, text
 		}
-		return nil, step
+		// A user message without a plan: a tool result in the text protocol, or a note;
+		// the plan is further back.
 	}
-	return nil, step
+	return nil, 0, ""
 }
 
+// answer writes one answer.
 func (s *Server) answer(w http.ResponseWriter, r *http.Request, answer string, st stream) {
 	name, arg, _ := strings.Cut(answer, ":")
 	switch name {
 	case "text":
-		st.send(w, st.text())
-	case "call", "call2":
+		data, total := st.text()
+		st.whole(total)
+		st.send(w, data)
+	case "call", "call2", "dup2":
 		n := 1
-		if name == "call2" {
+		if name != "call" {
 			n = 2
 		}
-		st.send(w, st.calls(arg, n))
+		data, total := st.calls(arg, n, name == "dup2")
+		st.whole(total)
+		st.send(w, data)
 	case "trunc":
-		full := st.text()
+		full, _ := st.text()
 		st.send(w, full[:len(full)/2])
 		panic(http.ErrAbortHandler) // the connection drops mid-stream
 	case "stall":
-		full := st.text()
+		full, _ := st.text()
 		st.send(w, full[:len(full)/2])
 		<-r.Context().Done()
 	case "badjson":
@@ -195,7 +250,8 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, answer string, s
 				return
 			}
 		}
-		st.send(w, st.end("stop"))
+		end, _ := st.end("stop", 1)
+		st.send(w, end)
 	case "huge500":
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusInternalServerError)
@@ -240,7 +296,18 @@ func writeStatus(w http.ResponseWriter, status int, msg string, retryAfter bool)
 type stream struct {
 	id     string
 	usage  bool
-	tokens int // prompt tokens reported with usage
+	tokens int  // prompt tokens reported with usage
+	native bool // the request declares tools: calls as tool_calls deltas, else as text
+	record func(total int)
+}
+
+// whole records, before a whole stream goes out, the usage it reports (if it does): the
+// page compares it with contextUsage once the prompt is answered, when the stream has
+// been read to its end.
+func (st stream) whole(total int) {
+	if st.usage {
+		st.record(total)
+	}
 }
 
 func (st stream) chunk(delta, finish string) string {
@@ -248,22 +315,19 @@ func (st stream) chunk(delta, finish string) string {
 		`","model":"/models/tiny-tools.gguf","system_fingerprint":"b11669-6e1a2e3","object":"chat.completion.chunk"}` + "\n\n"
 }
 
-func (st stream) end(finish string, deltas ...int) string {
-	out := st.chunk(`{}`, `"`+finish+`"`)
+// end closes a stream of c deltas; total is the usage it reports (when it does).
+func (st stream) end(finish string, c int) (out string, total int) {
+	out = st.chunk(`{}`, `"`+finish+`"`)
 	if st.usage {
-		c := 1
-		if len(deltas) > 0 {
-			c = deltas[0]
-		}
 		out += fmt.Sprintf(`data: {"choices":[],"created":1764057600,"id":"%s","model":"/models/tiny-tools.gguf","system_fingerprint":"b11669-6e1a2e3","object":"chat.completion.chunk","usage":{"completion_tokens":%d,"prompt_tokens":%d,"total_tokens":%d},"timings":{"prompt_n":%d,"prompt_ms":12.5,"predicted_n":%d,"predicted_ms":40.1}}`+"\n\n",
 			st.id, c, st.tokens, c+st.tokens, st.tokens, c)
 	}
-	return out + "data: [DONE]\n\n"
+	return out + "data: [DONE]\n\n", c + st.tokens
 }
 
 var words = strings.Fields("Here is what I found : the weather is mild , 21 °C , and the café opens at nine — «bon appétit» 😀 .")
 
-func (st stream) text() string {
+func (st stream) text() (string, int) {
 	var b strings.Builder
 	b.WriteString(st.chunk(`{"role":"assistant","content":null}`, "null"))
 	for i, w := range words {
@@ -273,20 +337,39 @@ func (st stream) text() string {
 		j, _ := json.Marshal(w)
 		b.WriteString(st.chunk(`{"content":`+string(j)+`}`, "null"))
 	}
-	b.WriteString(st.end("stop", len(words)))
-	return b.String()
+	end, total := st.end("stop", len(words))
+	return b.String() + end, total
 }
 
 // arguments are a call's arguments as the model writes them: escapes, a non-ASCII
 // character, a quote.
 const arguments = `{"q":"caf\u00e9 \"Ñ\" 😀 \\ \/"}`
 
-func (st stream) calls(name string, n int) string {
+// calls streams n calls of name, with ids of 32 characters (one id for all if dup). To
+// a request without tools (the text protocol) the calls are call blocks in the text,
+// one character a delta.
+func (st stream) calls(name string, n int, dup bool) (string, int) {
 	var b strings.Builder
+	if !st.native {
+		b.WriteString(st.chunk(`{"role":"assistant","content":null}`, "null"))
+		text := "Let me check.\n"
+		for range n {
+			text += "```tool_call\n{\"name\": " + strconv.Quote(name) + ", \"arguments\": " + arguments + "}\n```\n"
+		}
+		for _, piece := range splitBytes(text) {
+			j, _ := json.Marshal(piece)
+			b.WriteString(st.chunk(`{"content":`+string(j)+`}`, "null"))
+		}
+		end, total := st.end("stop", len(splitBytes(text)))
+		return b.String() + end, total
+	}
 	b.WriteString(st.chunk(`{"role":"assistant","content":null}`, "null"))
 	nameJSON, _ := json.Marshal(name)
 	for i := range n {
-		id := fmt.Sprintf("%.32s", st.id[9:]+strconv.Itoa(i)+"0000000000000000000000000000000")
+		id := st.id[9:9+31] + strconv.Itoa(i)
+		if dup {
+			id = st.id[9 : 9+32]
+		}
 		b.WriteString(st.chunk(fmt.Sprintf(`{"tool_calls":[{"index":%d,"id":"%s","type":"function","function":{"name":%s,"arguments":""}}]}`, i, id, nameJSON), "null"))
 	}
 	deltas := 0
@@ -297,8 +380,8 @@ func (st stream) calls(name string, n int) string {
 			deltas++
 		}
 	}
-	b.WriteString(st.end("tool_calls", deltas))
-	return b.String()
+	end, total := st.end("tool_calls", deltas)
+	return b.String() + end, total
 }
 
 // splitBytes cuts s before every byte, except inside a multi-byte UTF-8 character.
@@ -315,8 +398,7 @@ func (st stream) send(w http.ResponseWriter, data string) {
 	if w.Header().Get("Content-Type") == "" {
 		w.Header().Set("Content-Type", "text/event-stream")
 	}
-	_, _ = io.WriteString(w, data)
-	if f, ok := w.(http.Flusher); ok {
-		f.Flush()
+	if _, err := io.WriteString(w, data); err == nil {
+		_ = http.NewResponseController(w).Flush()
 	}
 }

@@ -3,11 +3,10 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"strconv"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"langmodel/internal/browsertest"
 	"langmodel/internal/chaos"
 	"langmodel/internal/jshost"
 )
@@ -81,7 +81,7 @@ func TestModule_Chaos(t *testing.T) {
 			srv := &chaos.Server{Key: chaosKey}
 			hs := httptest.NewServer(srv)
 			t.Cleanup(hs.Close)
-			var out, errOut syncBuffer
+			var out, errOut lines
 			h := chaosHost(t, &out, &errOut)
 			require.NoError(t, installFetch(h, hs.Client(), 61))
 			t0 := time.Now()
@@ -112,17 +112,17 @@ func TestModule_Chaos(t *testing.T) {
 	}
 }
 
-// chaosHost is faceHost with the host's output also kept, and chaos.js loaded as the
-// global chaos.
-func chaosHost(t *testing.T, stdout, stderr io.Writer) *jshost.Host {
+// chaosHost is faceHost with the host's output also kept (nil: only logged), and chaos.js
+// loaded as the global chaos.
+func chaosHost(t *testing.T, stdout, stderr *lines) *jshost.Host {
 	t.Helper()
 	wasmBytes, err := os.ReadFile(moduleWasm)
 	require.NoError(t, err)
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	h, err := jshost.New(ctx, wasmBytes, jshost.Config{
-		Stdout: io.MultiWriter(stdout, jshost.LogWriter(t.Logf)),
-		Stderr: io.MultiWriter(stderr, jshost.LogWriter(t.Logf)),
+		Stdout: jshost.LogWriter(stdout.keep(t)),
+		Stderr: jshost.LogWriter(stderr.keep(t)),
 	})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = h.Close() })
@@ -135,22 +135,28 @@ func chaosHost(t *testing.T, stdout, stderr io.Writer) *jshost.Host {
 	return h
 }
 
-// syncBuffer is a bytes.Buffer safe for the host's writers and the test.
-type syncBuffer struct {
+// lines keeps what a host printed, line by line, for the test to read.
+type lines struct {
 	mu sync.Mutex
-	b  bytes.Buffer
+	s  []string
 }
 
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
+// keep returns a logf for jshost.LogWriter that logs each line and keeps it (l may be nil).
+func (l *lines) keep(t *testing.T) func(string, ...any) {
+	return func(format string, args ...any) {
+		t.Logf(format, args...)
+		if l != nil {
+			l.mu.Lock()
+			l.s = append(l.s, fmt.Sprintf(format, args...))
+			l.mu.Unlock()
+		}
+	}
 }
 
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+func (l *lines) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.s, "\n")
 }
 
 // TestModule_AbortWhileWaiting: a prompt aborted while the engine waits (on a stalled
@@ -161,7 +167,7 @@ func TestModule_AbortWhileWaiting(t *testing.T) {
 	srv := &chaos.Server{Key: chaosKey}
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
-	h := chaosHost(t, io.Discard, io.Discard)
+	h := chaosHost(t, nil, nil)
 	require.NoError(t, installFetch(h, hs.Client(), 61))
 	h.Set("BASE", hs.URL+"/plain/v1")
 	h.Set("KEY", chaosKey)
@@ -187,6 +193,58 @@ func TestModule_AbortWhileWaiting(t *testing.T) {
 				return { got, same: JSON.stringify(s.history) === before && s.contextUsage === usage };`)
 			require.NoError(t, err)
 			requireJSON(t, `{"got":"the signal's reason","same":true}`, v)
+		})
+	}
+}
+
+// TestBrowser_Chaos plays the chaos suite in headless Chromium: the page's real fetch
+// against the chaos server on the page's origin, real time (retry backoffs included), so
+// it plays fewer steps (CHAOS_STEPS sets them; make chaos plays more). The page's console
+// must hold no error but the browser's own reports of the server's error statuses and
+// dropped streams, no unhandled rejection, and no key.
+func TestBrowser_Chaos(t *testing.T) {
+	seeds, steps := chaosConfig(t)
+	if os.Getenv("CHAOS_STEPS") == "" {
+		steps = 20
+	}
+	if os.Getenv("CHAOS_SEED") == "" {
+		seeds = seeds[:1]
+	}
+	b := browsertest.Shared(t)
+	for _, seed := range seeds {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			srv := &chaos.Server{Key: chaosKey}
+			base := browsertest.Serve(t, "", map[string]http.Handler{
+				"/langmodel.wasm": browsertest.File(moduleWasm),
+				"/wasm_exec.js":   browsertest.File(browsertest.WasmExecJS(t)),
+				"/js/":            http.StripPrefix("/js/", http.FileServer(http.Dir("../../../js"))),
+				"/chaos.js":       browsertest.File("../../../internal/chaos/chaos.js"),
+				"/usage/v1/":      srv,
+				"/plain/v1/":      srv,
+			})
+			p := b.Open(t, base+"/")
+			var rep chaosReport
+			ctx, cancel := context.WithTimeout(t.Context(), 20*time.Minute) // steps run in real time
+			defer cancel()
+			require.NoError(t, p.Eval(ctx, browserPrelude+fmt.Sprintf(`
+				globalThis.unhandled = [];
+				addEventListener("unhandledrejection", (e) => unhandled.push(String(e.reason?.name) + ": " + String(e.reason?.message ?? e.reason)));
+				const { run } = await import("/chaos.js");
+				const r = await run(lm, { seed: %d, steps: %d, key: %q, baseURL: { usage: location.origin + "/usage/v1", plain: location.origin + "/plain/v1" } });
+				await new Promise((res) => setTimeout(res, 50));
+				r.violations.push(...unhandled.map((u) => "unhandled rejection: " + u));
+				return r;`, seed, steps, chaosKey), &rep), "seed %d: CHAOS_SEED=%d replays it", seed, seed)
+			t.Logf("seed %d: %v", seed, rep.Counts)
+			require.Empty(t, rep.Violations, "seed %d (CHAOS_SEED=%d replays it)", seed, seed)
+			_, faults := srv.Requests()
+			require.Empty(t, faults, "requests the server saw (seed %d)", seed)
+			for _, line := range p.Console() {
+				require.NotContains(t, line, chaosKey, "the key in the console (seed %d)", seed)
+				if strings.HasPrefix(line, "error: Failed to load resource") {
+					continue // the browser's own report of a status >= 400 or a dropped stream
+				}
+				require.False(t, strings.HasPrefix(line, "error") || strings.HasPrefix(line, "exception"), "console (seed %d): %s", seed, line)
+			}
 		})
 	}
 }
