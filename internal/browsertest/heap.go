@@ -2,6 +2,7 @@ package browsertest
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/heapprofiler"
@@ -19,9 +20,13 @@ type HeapUsage struct {
 // CollectGarbage forces full garbage collections in the page (CDP
 // HeapProfiler.collectGarbage, twice: finalizers and weak references free more on the
 // second) and returns the heap usage after them. For soak benchmarks: compare two
-// readings, never time them.
+// readings, never time them. Chromium only (the DevTools protocol).
 func (p *Page) CollectGarbage(ctx context.Context) (HeapUsage, error) {
-	c, cancel := p.bound(ctx)
+	t, ok := p.tab.(*chromiumTab)
+	if !ok {
+		return HeapUsage{}, fmt.Errorf("browsertest: CollectGarbage needs Chromium, not %s", p.Engine)
+	}
+	c, cancel := t.bound(ctx)
 	defer cancel()
 	for range 2 {
 		if _, err := chromedp.Call(c, heapprofiler.CollectGarbage, cdp.Empty{}); err != nil {
