@@ -135,6 +135,9 @@ export async function run(lm, { seed, steps, baseURL, key, hugeTool = 1 << 20, t
       tools: tools(cfg.abortSeen, cfg.hangStarted).map((t, i) =>
         mode === "open" || (mode === "hybrid" && i >= 3) ? { ...t, execute: undefined } : t),
       ...(mode === "closed" ? {} : { expectedOutputs: [{ type: "text" }, { type: "tool-call" }] }),
+      // the page measures the exported history and answers handed-back calls: both are
+      // caller-supplied tool calls and responses, which the spec asks to be declared
+      expectedInputs: [{ type: "text" }, { type: "tool-call" }, { type: "tool-response" }],
       toolUseConfig: { maxToolCalls: cfg.max, onLimit: cfg.onLimit, parallel: cfg.parallel },
     });
     watch(s);
