@@ -27,7 +27,7 @@ deps:
 	@command -v brotli >/dev/null || bash .ci/install-debian.sh brotli
 
 test-native:
-	$(GO) test -count=1 $$($(GO) list $(PKGS) | grep -v /internal/pkgtest)
+	$(GO) test -count=1 -timeout=30m $$($(GO) list $(PKGS) | grep -v /internal/pkgtest)
 
 ## test-race: the concurrent engine and binding under the race detector
 test-race:

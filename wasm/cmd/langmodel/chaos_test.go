@@ -83,7 +83,10 @@ func TestModule_Chaos(t *testing.T) {
 			t.Cleanup(hs.Close)
 			var out, errOut lines
 			h := chaosHost(t, &out, &errOut)
-			require.NoError(t, installFetch(h, hs.Client(), 61))
+			// 16 KiB pieces: the server splits what matters (argument deltas a byte at a time,
+			// call blocks a character at a time) itself, and a 20 MB answer read 61 bytes at a
+			// time keeps goja busy for minutes (about 340,000 crossings).
+			require.NoError(t, installFetch(h, hs.Client(), 16<<10))
 			t0 := time.Now()
 			h.Set("trace", func(s string) { t.Logf("%6.2fs %s", time.Since(t0).Seconds(), s) })
 			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
@@ -168,7 +171,10 @@ func TestModule_AbortWhileWaiting(t *testing.T) {
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
 	h := chaosHost(t, nil, nil)
-	require.NoError(t, installFetch(h, hs.Client(), 61))
+	// 16 KiB pieces: the server splits what matters (argument deltas a byte at a time,
+			// call blocks a character at a time) itself, and a 20 MB answer read 61 bytes at a
+			// time keeps goja busy for minutes (about 340,000 crossings).
+			require.NoError(t, installFetch(h, hs.Client(), 16<<10))
 	h.Set("BASE", hs.URL+"/plain/v1")
 	h.Set("KEY", chaosKey)
 	for _, tc := range []struct{ name, spec string }{
