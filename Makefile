@@ -151,7 +151,7 @@ test-types:
 ## not link encoding/json's reflection coder nor fmt (startup: V8 validates all code first;
 ## fmt keeps most of reflect: use internal/sfmt). It prints where the bytes go, package by
 ## package, the Go runtime's share apart (internal/wasmsize, on a build that keeps function
-## names). Issue 12's target is 850,000; the module is 863,619 since the linear-time
+## names). Issue 12's target is 850,000; the module is 864,132 since the linear-time
 ## pattern engine (internal/relin, +10 KB) and issue 9's rules (+14 KB) joined the cuts
 ## that had brought it to 847,704, so the guard holds the line at 870,000 until the next cut.
 SIZE_BUDGET := 870000
