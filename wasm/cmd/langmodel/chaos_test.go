@@ -172,9 +172,9 @@ func TestModule_AbortWhileWaiting(t *testing.T) {
 	t.Cleanup(hs.Close)
 	h := chaosHost(t, nil, nil)
 	// 16 KiB pieces: the server splits what matters (argument deltas a byte at a time,
-			// call blocks a character at a time) itself, and a 20 MB answer read 61 bytes at a
-			// time keeps goja busy for minutes (about 340,000 crossings).
-			require.NoError(t, installFetch(h, hs.Client(), 16<<10))
+	// call blocks a character at a time) itself, and a 20 MB answer read 61 bytes at a
+	// time keeps goja busy for minutes (about 340,000 crossings).
+	require.NoError(t, installFetch(h, hs.Client(), 16<<10))
 	h.Set("BASE", hs.URL+"/plain/v1")
 	h.Set("KEY", chaosKey)
 	for _, tc := range []struct{ name, spec string }{
