@@ -9,7 +9,7 @@ import (
 
 // Kind is the name of the exception a failure becomes in the page: a DOMException name,
 // or "TypeError" for the ECMAScript error. The engine keeps errors as values; only js/
-// builds exceptions from {kind, message, fields}. See RATIONALE.md "Why are errors values?".
+// builds exceptions from {kind, message, fields}. See RATIONALE.md "Why are errors values, and who builds the DOMException?".
 type Kind string
 
 // The kinds the explainer and DESIGN.md §3 name.

@@ -10,7 +10,7 @@ import (
 // be a structurally valid Unicode BCP 47 locale identifier (UTS 35), which is what
 // `new Intl.Locale(tag)` accepts, and is written in canonical case. Written by hand:
 // golang.org/x/text/language would cost the module far more than these few hundred
-// lines (see RATIONALE.md "Why are language tags checked by hand?").
+// lines (see RATIONALE.md "Why are language tags checked by hand, and which languages does each backend serve?").
 
 // ErrLanguageTag is the rule an invalid tag breaks: a RangeError, as Intl.Locale throws.
 var ErrLanguageTag = errors.New("invalid language tag")
@@ -235,7 +235,7 @@ func LanguageOf(tag string) string {
 // a few widely written languages that have only a three-letter code. It is what a backend
 // that does not know its model's languages (an OpenAI-compatible server, a page's own
 // generate, the browser's model before it answers itself) serves; "unk", "und" or "zxx"
-// are not served. See RATIONALE.md "Which languages does each backend serve?".
+// are not served. See RATIONALE.md "Why are language tags checked by hand, and which languages does each backend serve?".
 func CommonLanguage(tag string) bool {
 	l := LanguageOf(tag)
 	switch len(l) {

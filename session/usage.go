@@ -14,7 +14,7 @@ package session
 //
 // It is deterministic and needs no tokenizer, so measureContextUsage() answers the same
 // in every backend and in tests. Backends that report real usage do not change it; see
-// RATIONALE.md "Why estimate context usage instead of asking the model?".
+// RATIONALE.md "Why is context usage an estimate?".
 
 const (
 	perMessage = 4

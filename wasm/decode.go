@@ -11,8 +11,8 @@ import (
 
 // The page's messages are read by hand, field by field, instead of with easyjson's
 // jlexer: jlexer links fmt (and, through it, most of reflect) into the module, and the
-// messages are a handful of flat objects (RATIONALE.md "Why is the module still over
-// 850 KB?"). A message is first checked whole by encoding/json's scanner, which the engine
+// messages are a handful of flat objects (RATIONALE.md "How does the module stay
+// under 850 KB?"). A message is first checked whole by encoding/json's scanner, which the engine
 // links anyway, so the readers below only walk well-formed JSON.
 
 // fields is a message's type: it takes the value of each field it knows.
