@@ -22,8 +22,10 @@ export function promptStream(userSignal, run) {
       controller = c;
       try {
         if (userSignal?.aborted) throw abortReason(userSignal);
-        userSignal?.addEventListener("abort", () => ctrl.abort(abortReason(userSignal)));
-        run(ctrl.signal, enqueue).then(
+        const onAbort = () => ctrl.abort(abortReason(userSignal));
+        userSignal?.addEventListener("abort", onAbort);
+        // a long-lived page signal must not keep every finished prompt's listener
+        run(ctrl.signal, enqueue).finally(() => userSignal?.removeEventListener("abort", onAbort)).then(
           () => {
             try {
               c.close();
@@ -46,7 +48,8 @@ export function promptStream(userSignal, run) {
     cancel: (reason) => {
       ctrl.abort(reason ?? new DOMException("The stream was cancelled.", "AbortError"));
     },
-  });  return iterable(stream);
+  });
+  return iterable(stream);
 }
 
 // iterable gives a stream the Streams standard's async iteration where the engine's own
