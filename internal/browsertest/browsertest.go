@@ -29,9 +29,7 @@
 // measurements, Chromium's own LanguageModel, benchmarks) call Shared, which is
 // Chromium, and skip loudly when $BROWSERS leaves Chromium out.
 //
-// The package never skips otherwise (but for Page.Pending, which says PENDING
-// where a test waits for another branch's work in one engine). Without a
-// browser, Start returns an error
+// The package never skips otherwise. Without a browser, Start returns an error
 // that names the install script and the test fails: a skipped browser layer
 // looks the same as a passing one in a CI summary, so CI could go green with the
 // layer silently off. The one way out is LANGMODEL_SKIP_BROWSER=1, for quick
