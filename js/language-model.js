@@ -16,7 +16,8 @@
 //   channel.js   the channel to the module: requests, replies, calls to the page
 //   tools.js     the tool classes
 //   native.js    the browser's own LanguageModel, as the "browser" backend
-//   install.js   install(): loading the module, the handshake, the globals
+//   install.js   install(): the handshake, the default backend, the globals
+//   load.js      loading the module: its files, fetch with progress, wasm_exec.js, instantiation
 //   language-model.node.js  the entry Node resolves: this one, reading files from disk
 //   runtime.js   what install() leaves for the sessions
 //   errors.js    exceptions from the engine's error data

@@ -6,7 +6,7 @@
 
 import { readFile } from "node:fs/promises";
 import { pathToFileURL } from "node:url";
-import { assets } from "./install.js";
+import { assets } from "./load.js";
 
 assets.readFile = (url) => readFile(url);
 assets.cwd = () => pathToFileURL(`${process.cwd()}/`).href;

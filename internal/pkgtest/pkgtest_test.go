@@ -297,7 +297,7 @@ func TestPackage_Contents(t *testing.T) {
 	require.NoError(t, err)
 	files := strings.Fields(string(out))
 	require.ElementsMatch(t, []string{
-		"package/LICENSE-go", "package/channel.js", "package/errors.js", "package/install.js",
+		"package/LICENSE-go", "package/channel.js", "package/errors.js", "package/install.js", "package/load.js",
 		"package/language-model.d.ts", "package/language-model.js", "package/language-model.node.js",
 		"package/langmodel.wasm", "package/media.js", "package/native.js", "package/package.json",
 		"package/protocol.js", "package/runtime.js", "package/session.js", "package/stash.js",
@@ -379,7 +379,7 @@ for (const config of [{ wasm: "nowhere.wasm" }, { wasm: "nowhere.wasm", wasmExec
   try { console.log("version " + (await install(config)).version); } catch (e) { console.log(e.name + ": " + e.message.replaceAll(process.cwd(), ".")); }
 }
 `), 0o644))
-	require.Equal(t, `NetworkError: Could not load file://./wasm_exec.js: Cannot find module './wasm_exec.js' imported from ./node_modules/langmodel/install.js
+	require.Equal(t, `NetworkError: Could not load file://./wasm_exec.js: Cannot find module './wasm_exec.js' imported from ./node_modules/langmodel/load.js
 NetworkError: Could not read file://./nowhere.wasm: ENOENT: no such file or directory, open './nowhere.wasm'
 NetworkError: file://./page.html is not a WebAssembly module (it starts with "<!do"): serve langmodel.wasm there, or pass install({wasm}); a bundler must keep it beside the code (Vite's dev server: optimizeDeps.exclude).
 version 2

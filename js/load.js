@@ -1,0 +1,130 @@
+// Loading the module: where its two files are, fetching the .wasm with progress (or
+// reading it from disk in Node), Go's wasm_exec.js, instantiation, and the wait for the
+// module to register its channel. Where the module's assets are found is decided here and
+// nowhere else.
+
+// load fetches the module with progress, runs it with Go's wasm_exec.js and waits for it
+// to register its channel.
+export async function load(config, progress) {
+  const fetchFn = config.fetch ?? globalThis.fetch;
+  const { wasm, wasmExec } = assetURLs(config);
+  // wasm_exec.js and the .wasm load at once: on a first visit they are two round trips.
+  const goReady = typeof globalThis.Go === "function" ? null : loadWasmExec(wasmExec);
+  const fetched = wasm.protocol === "file:" ? readFile(wasm, progress) : download(wasm, progress, fetchFn);
+  fetched.catch(() => {}); // reported below, after wasm_exec.js's own error if any
+  await goReady;
+  const bytes = await fetched;
+  notWasm(wasm, bytes);
+  const go = new globalThis.Go();
+  const ready = new Promise((resolve) => (globalThis.__langmodel_ready = resolve));
+  const { instance } = await WebAssembly.instantiate(bytes, go.importObject);
+  const exited = go.run(instance);
+  await Promise.race([
+    ready,
+    exited.then(() => {
+      throw new DOMException("The language model module exited while starting.", "OperationError");
+    }),
+  ]);
+  delete globalThis.__langmodel_ready;
+  return { port: globalThis.__langmodel_channel, exited };
+}
+
+// assetURLs says where the module's two files are. By default both sit beside this file,
+// found with new URL("./…", import.meta.url), the pattern Vite and webpack rewrite when they
+// bundle (they emit the file and give its final URL); wasmExec is then undefined, meaning
+// the wasm_exec.js beside this file, imported by a literal path so that bundlers include
+// it. A config.wasm is resolved against the page (or, in Node, the working directory), and
+// Go's wasm_exec.js is then looked for beside that .wasm, since the two must come from the
+// same Go: see RATIONALE.md "Why are the module's files found beside the face?".
+function assetURLs(config) {
+  const base = globalThis.location?.href ?? assets.cwd?.();
+  if (config.wasm === undefined) {
+    return {
+      wasm: new URL("./langmodel.wasm", import.meta.url),
+      wasmExec: config.wasmExec === undefined ? undefined : new URL(config.wasmExec, base),
+    };
+  }
+  const wasm = new URL(config.wasm, base);
+  return { wasm, wasmExec: new URL(config.wasmExec ?? "wasm_exec.js", config.wasmExec === undefined ? wasm : base) };
+}
+
+// notWasm throws when bytes are not a WebAssembly module: a server's fallback page where
+// the file should be, which is what a bundler that moved the code away from the .wasm
+// gives (Vite's dev server pre-bundling, say), named instead of a compile error.
+function notWasm(url, bytes) {
+  const head = new Uint8Array(bytes.buffer ?? bytes, bytes.byteOffset ?? 0, Math.min(bytes.byteLength, 4));
+  if (head.length === 4 && head[0] === 0 && head[1] === 0x61 && head[2] === 0x73 && head[3] === 0x6d) return;
+  const start = JSON.stringify(new TextDecoder().decode(head));
+  throw new DOMException(
+    `${url.href} is not a WebAssembly module (it starts with ${start}): serve langmodel.wasm there, or pass install({wasm}); a bundler must keep it beside the code (Vite's dev server: optimizeDeps.exclude).`,
+    "NetworkError",
+  );
+}
+
+// loadWasmExec runs Go's wasm_exec.js, a classic script that defines globalThis.Go, as a
+// module imported for its side effect: no <script> element, so it works in Workers and
+// Node too.
+async function loadWasmExec(url) {
+  try {
+    if (url === undefined) await import("./wasm_exec.js");
+    else await import(/* webpackIgnore: true */ /* @vite-ignore */ url.href);
+  } catch (e) {
+    const where = url?.href ?? new URL("./wasm_exec.js", import.meta.url).href;
+    throw new DOMException(`Could not load ${where}: ${e?.message ?? e}`, "NetworkError");
+  }
+  if (typeof globalThis.Go !== "function") throw new DOMException("Go's wasm_exec.js did not define globalThis.Go.", "OperationError");
+}
+
+// assets holds what install() cannot find in every environment: readFile(url) reads a
+// file: URL's bytes (Node's fetch takes no file: URLs), cwd() is the URL that relative
+// URLs resolve against where there is no page. language-model.node.js, the entry Node
+// resolves, sets both from node:fs and node:url, so that this file imports nothing of
+// Node's.
+export const assets = { readFile: null, cwd: null };
+
+async function readFile(url, progress) {
+  if (!assets.readFile) throw new DOMException(`Could not read ${url.href}: file: URLs are read in Node, through language-model.node.js (the package's "node" entry).`, "NetworkError");
+  progress.update(0);
+  let bytes;
+  try {
+    bytes = await assets.readFile(url);
+  } catch (e) {
+    throw new DOMException(`Could not read ${url.href}: ${e?.message ?? e}`, "NetworkError");
+  }
+  progress.update(1);
+  return bytes;
+}
+
+// download reads the module's body as it streams, reporting the fraction received
+// (Content-Length of the response; 0 and 1 at least).
+async function download(url, progress, fetchFn) {
+  progress.update(0);
+  const res = await fetchFn(url);
+  if (!res.ok) throw new DOMException(`Could not fetch ${url.href}: HTTP ${res.status}.`, "NetworkError");
+  const total = Number(res.headers.get("Content-Length")) || 0;
+  if (!res.body || !total) {
+    const buf = await res.arrayBuffer();
+    progress.update(1);
+    return buf;
+  }
+  const reader = res.body.getReader();
+  const chunks = [];
+  let loaded = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    loaded += value.byteLength;
+    // Content-Length counts compressed bytes when the server compresses: clamp below 1
+    // until the body has ended.
+    progress.update(Math.min(loaded / total, 0.999));
+  }
+  const bytes = new Uint8Array(loaded);
+  let at = 0;
+  for (const c of chunks) {
+    bytes.set(c, at);
+    at += c.byteLength;
+  }
+  progress.update(1);
+  return bytes;
+}
