@@ -2,7 +2,7 @@
 // and the globals.
 
 import { Channel } from "./channel.js";
-import { browserGenerate, nativeAtLoad, nativeToolsAtLoad } from "./native.js";
+import { browserGenerate, nativeAtLoad, nativeAvailability, nativeToolsAtLoad } from "./native.js";
 import { PROTOCOL_VERSION } from "./protocol.js";
 import { runtime } from "./runtime.js";
 import { load } from "./load.js";
@@ -59,6 +59,9 @@ async function doInstall(config, progress) {
   // may install a stand-in after loading this module), else the one at load.
   const current = globalThis.LanguageModel;
   const native = current !== undefined && current !== LanguageModel ? current : nativeAtLoad !== LanguageModel ? nativeAtLoad : undefined;
+  // Whether the native model is there is asked now, while the module loads, not after.
+  const mode = config.globals ?? "auto";
+  const nativeAnswer = mode === "auto" && native ? nativeAvailability(native) : undefined;
   let port = globalThis.__langmodel_channel;
   let exited = null;
   if (port) {
@@ -92,24 +95,15 @@ async function doInstall(config, progress) {
   };
   if (config.backend !== undefined) st.backend = wireBackend(config.backend, [], st);
   runtime.installed = st;
-  const globals = await defineGlobals(config.globals ?? "auto", native);
+  const globals = defineGlobals(mode, await nativeAnswer);
   return { version: hello.version, globals, native };
 }
 
 // defineGlobals defines the globals "always", "never", or ("auto") where the browser has
-// no LanguageModel or its own reports "unavailable".
-async function defineGlobals(mode, native) {
+// no LanguageModel or its own reports "unavailable" (nativeAnswer, its availability()).
+function defineGlobals(mode, nativeAnswer) {
   let define = mode === "always" || mode === true;
-  if (mode === "auto") {
-    define = true;
-    if (native) {
-      try {
-        define = (await native.availability()) === "unavailable";
-      } catch {
-        define = true;
-      }
-    }
-  }
+  if (mode === "auto") define = nativeAnswer === undefined || nativeAnswer === "unavailable";
   if (!define) return false;
   for (const [name, value] of Object.entries({ LanguageModel, LanguageModelToolCall, LanguageModelToolSuccess, LanguageModelToolError })) {
     Object.defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });

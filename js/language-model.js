@@ -26,6 +26,20 @@
 //
 // It has no dependencies and no build step. Types: language-model.d.ts.
 
+// Every file of the face is named here, though only three export from it, so that a page
+// that loads the files as they are (no bundler) fetches them all in one round trip, not
+// one round trip per level of imports (a first visit measured 40 ms faster).
+import "./channel.js";
+import "./errors.js";
+import "./load.js";
+import "./media.js";
+import "./native.js";
+import "./protocol.js";
+import "./runtime.js";
+import "./stash.js";
+import "./stream.js";
+import "./webidl.js";
+
 export { install } from "./install.js";
 export { LanguageModel } from "./session.js";
 export { LanguageModelToolCall, LanguageModelToolError, LanguageModelToolSuccess } from "./tools.js";

@@ -3,21 +3,20 @@
 // module to register its channel. Where the module's assets are found is decided here and
 // nowhere else.
 
-// load fetches the module with progress, runs it with Go's wasm_exec.js and waits for it
-// to register its channel.
+// load fetches and compiles the module with progress, runs it with Go's wasm_exec.js and
+// waits for it to register its channel.
 export async function load(config, progress) {
   const fetchFn = config.fetch ?? globalThis.fetch;
   const { wasm, wasmExec } = assetURLs(config);
   // wasm_exec.js and the .wasm load at once: on a first visit they are two round trips.
   const goReady = typeof globalThis.Go === "function" ? null : loadWasmExec(wasmExec);
-  const fetched = wasm.protocol === "file:" ? readFile(wasm, progress) : download(wasm, progress, fetchFn);
-  fetched.catch(() => {}); // reported below, after wasm_exec.js's own error if any
+  const compiled = wasm.protocol === "file:" ? readFile(wasm, progress).then((bytes) => compile(wasm, bytes)) : fetchModule(wasm, progress, fetchFn);
+  compiled.catch(() => {}); // reported below, after wasm_exec.js's own error if any
   await goReady;
-  const bytes = await fetched;
-  notWasm(wasm, bytes);
+  const module = await compiled;
   const go = new globalThis.Go();
   const ready = new Promise((resolve) => (globalThis.__langmodel_ready = resolve));
-  const { instance } = await WebAssembly.instantiate(bytes, go.importObject);
+  const instance = await WebAssembly.instantiate(module, go.importObject);
   const exited = go.run(instance);
   await Promise.race([
     ready,
@@ -27,6 +26,12 @@ export async function load(config, progress) {
   ]);
   delete globalThis.__langmodel_ready;
   return { port: globalThis.__langmodel_channel, exited };
+}
+
+// compile compiles the module's bytes, read whole.
+function compile(url, bytes) {
+  notWasm(url, bytes);
+  return WebAssembly.compile(bytes);
 }
 
 // assetURLs says where the module's two files are. By default both sit beside this file,
@@ -95,36 +100,68 @@ async function readFile(url, progress) {
   return bytes;
 }
 
-// download reads the module's body as it streams, reporting the fraction received
-// (Content-Length of the response; 0 and 1 at least).
-async function download(url, progress, fetchFn) {
+// fetchModule fetches the module and compiles it as its bytes arrive
+// (WebAssembly.compileStreaming), counting them on the way for progress: the fraction of
+// the response's Content-Length received, 0 and 1 at least. Compiling while downloading
+// saves the wait for the last byte and the copy of the whole body (RATIONALE.md "What must
+// install() do for V8's code cache?"). Where a browser lacks compileStreaming or
+// TransformStream, the body is read whole first.
+async function fetchModule(url, progress, fetchFn) {
   progress.update(0);
   const res = await fetchFn(url);
   if (!res.ok) throw new DOMException(`Could not fetch ${url.href}: HTTP ${res.status}.`, "NetworkError");
   const total = Number(res.headers.get("Content-Length")) || 0;
-  if (!res.body || !total) {
-    const buf = await res.arrayBuffer();
+  // Content-Length counts compressed bytes when the server compresses: clamp below 1
+  // until the module is compiled.
+  let loaded = 0;
+  const count = (chunk) => {
+    loaded += chunk.byteLength;
+    if (total) progress.update(Math.min(loaded / total, 0.999));
+  };
+  if (!res.body || typeof WebAssembly.compileStreaming !== "function" || typeof TransformStream !== "function") {
+    const module = await compile(url, await readBody(res, count));
     progress.update(1);
-    return buf;
+    return module;
   }
+  let head = new Uint8Array(0); // the first four bytes, to name a body that is not a module
+  const counted = res.body.pipeThrough(
+    new TransformStream({
+      transform(chunk, controller) {
+        if (head.length < 4) head = Uint8Array.of(...head, ...chunk.subarray(0, 4 - head.length));
+        count(chunk);
+        controller.enqueue(chunk);
+      },
+    }),
+  );
+  let module;
+  try {
+    module = await WebAssembly.compileStreaming(new Response(counted, { headers: { "Content-Type": "application/wasm" } }));
+  } catch (e) {
+    notWasm(url, head);
+    throw e;
+  }
+  progress.update(1);
+  return module;
+}
+
+// readBody reads a response's body whole, calling count with each chunk.
+async function readBody(res, count) {
+  if (!res.body) return res.arrayBuffer();
   const reader = res.body.getReader();
   const chunks = [];
-  let loaded = 0;
+  let length = 0;
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
     chunks.push(value);
-    loaded += value.byteLength;
-    // Content-Length counts compressed bytes when the server compresses: clamp below 1
-    // until the body has ended.
-    progress.update(Math.min(loaded / total, 0.999));
+    length += value.byteLength;
+    count(value);
   }
-  const bytes = new Uint8Array(loaded);
+  const bytes = new Uint8Array(length);
   let at = 0;
   for (const c of chunks) {
     bytes.set(c, at);
     at += c.byteLength;
   }
-  progress.update(1);
   return bytes;
 }
