@@ -1,12 +1,12 @@
 package wasm
 
 import (
-	"context"
 	"errors"
 	"slices"
 	"strings"
 	"time"
 
+	"langmodel/loop"
 	"langmodel/loop/openai"
 	"langmodel/wasm/internal/jsonw"
 )
@@ -25,13 +25,13 @@ type pageFetch struct{ h *Handler }
 // have arrived, or the fetch failed, or ctx ended (the page is then told, with
 // fetch-abort, and aborts the request). The body stops, and tells the page, when ctx
 // ends or it is closed.
-func (f *pageFetch) Do(ctx context.Context, req *openai.Request) (*openai.Response, error) {
+func (f *pageFetch) Do(ctx loop.Context, req *openai.Request) (*openai.Response, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	s := newStream()
 	id, pc := f.h.openCall(TypeFetch, nil, s)
-	stop := context.AfterFunc(ctx, func() {
+	stop := loop.AfterFunc(ctx, func() {
 		f.h.abortCall(id, TypeFetchAbort)
 		s.end(ctx.Err())
 	})

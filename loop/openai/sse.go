@@ -3,7 +3,6 @@ package openai
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -98,7 +97,7 @@ func (a *Assembler) Calls() []session.ToolCall {
 // readStream relays a response: server-sent events of chunks (text as it comes, calls when
 // the stream ends, usage when given), or a plain JSON completion from servers that ignore
 // stream: true.
-func readStream(ctx context.Context, resp *Response, emit func(loop.Delta) error) error {
+func readStream(ctx loop.Context, resp *Response, emit func(loop.Delta) error) error {
 	var asm Assembler
 	finished := false // a choice reported its finish_reason
 	// c is reused: its slices keep their room from chunk to chunk.
@@ -161,7 +160,7 @@ func readStream(ctx context.Context, resp *Response, emit func(loop.Delta) error
 	return nil
 }
 
-func streamError(ctx context.Context, err error) error {
+func streamError(ctx loop.Context, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
