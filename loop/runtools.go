@@ -2,11 +2,11 @@ package loop
 
 import (
 	"encoding/json"
-	"slices"
 	"strings"
 	"sync"
 
 	"langmodel/internal/jsonv"
+	"langmodel/internal/order"
 	"langmodel/session"
 )
 
@@ -96,12 +96,7 @@ func (r *run) runOne(ctx Context, c session.ToolCall) session.ToolResult {
 }
 
 func (s *Session) toolNames() []string {
-	names := make([]string, 0, len(s.tools))
-	for n := range s.tools {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
+	return order.Keys(s.tools)
 }
 
 func quote(s string) string {

@@ -2,10 +2,10 @@ package wasm
 
 import (
 	"errors"
-	"slices"
 	"strings"
 	"time"
 
+	"langmodel/internal/order"
 	"langmodel/loop"
 	"langmodel/loop/openai"
 	"langmodel/wasm/internal/jsonw"
@@ -69,7 +69,7 @@ func fetchRequest(req *openai.Request) []byte {
 	for k := range req.Header {
 		names = append(names, k)
 	}
-	slices.Sort(names)
+	order.Sort(names)
 	for i, k := range names {
 		if i > 0 {
 			w.RawByte(',')

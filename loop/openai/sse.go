@@ -6,11 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"langmodel/internal/jsonv"
+	"langmodel/internal/order"
 	"langmodel/loop"
 	"langmodel/session"
 )
@@ -81,7 +81,7 @@ func (a *Assembler) appendArguments(b *strings.Builder, args []byte) {
 // Calls returns the assembled calls in index order. Empty arguments are {}.
 func (a *Assembler) Calls() []session.ToolCall {
 	idx := append([]int(nil), a.order...)
-	slices.Sort(idx)
+	order.Sort(idx)
 	out := make([]session.ToolCall, 0, len(idx))
 	for _, i := range idx {
 		pc := a.calls[i]
