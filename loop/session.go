@@ -183,8 +183,7 @@ func abortError(ctx Context) error {
 	if errors.Is(cause, session.ErrDestroyed) {
 		return session.Errorf(session.KindAbort, session.ErrDestroyed, "")
 	}
-	var e *session.Error
-	if errors.As(cause, &e) {
+	if e, ok := errors.AsType[*session.Error](cause); ok {
 		return e
 	}
 	return session.Wrap(session.KindAbort, session.ErrAborted, cause)

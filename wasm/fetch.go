@@ -110,8 +110,7 @@ func (b *fetchBody) Read(p []byte) (int, error) {
 		}
 		items, err := b.s.next()
 		if err != nil {
-			var pe *pageError
-			if errors.As(err, &pe) { // the connection failed mid-body
+			if pe, ok := errors.AsType[*pageError](err); ok { // the connection failed mid-body
 				err = errors.New(clean(pe.message, b.header))
 			}
 			b.err = err

@@ -56,8 +56,8 @@ func (g *pageGenerator) Generate(ctx loop.Context, request []byte, emit func(pie
 // the page may expect from a model (NotSupportedError for a language the native model
 // lacks, NetworkError from a remote one…); anything else is an OperationError.
 func generateError(err error) error {
-	var pe *pageError
-	if !errors.As(err, &pe) {
+	pe, ok := errors.AsType[*pageError](err)
+	if !ok {
 		return err
 	}
 	kind := session.KindOperation

@@ -164,8 +164,7 @@ func streamError(ctx loop.Context, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	var se *session.Error
-	if errors.As(err, &se) {
+	if se, ok := errors.AsType[*session.Error](err); ok {
 		return se
 	}
 	return session.Errorf(session.KindNetwork, session.ErrModel, "reading the stream: %v", err)
