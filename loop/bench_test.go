@@ -19,7 +19,7 @@ type stepper struct {
 	args  json.RawMessage
 }
 
-func (m *stepper) Step(ctx context.Context, req *loop.Request, emit func(loop.Delta) error) error {
+func (m *stepper) Step(ctx loop.Context, req *loop.Request, emit func(loop.Delta) error) error {
 	last := req.Messages[len(req.Messages)-1]
 	if last.Role == session.RoleUser {
 		m.made = 0
@@ -31,7 +31,7 @@ func (m *stepper) Step(ctx context.Context, req *loop.Request, emit func(loop.De
 	return emit(loop.Delta{Text: "done"})
 }
 
-var noop = loop.RunnerFunc(func(context.Context, session.ToolCall, func(json.RawMessage)) ([]session.ResultPart, error) {
+var noop = loop.RunnerFunc(func(loop.Context, session.ToolCall, func(json.RawMessage)) ([]session.ResultPart, error) {
 	return nil, nil
 })
 

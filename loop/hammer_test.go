@@ -23,7 +23,7 @@ func TestSession_hammer(t *testing.T) {
 	model := &scripted.Rules{Rules: []scripted.Rule{{Match: "tool", Tool: "t", Arguments: json.RawMessage(`{}`)}}}
 	tools, err := session.ParseTools([]any{decl("t", true, "")}, false)
 	require.NoError(t, err)
-	runner := loop.RunnerFunc(func(ctx context.Context, c session.ToolCall, progress func(json.RawMessage)) ([]session.ResultPart, error) {
+	runner := loop.RunnerFunc(func(ctx loop.Context, c session.ToolCall, progress func(json.RawMessage)) ([]session.ResultPart, error) {
 		progress(json.RawMessage(`1`))
 		return []session.ResultPart{{Type: "text", Text: "ok"}}, nil
 	})

@@ -1,7 +1,6 @@
 package loop_test
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"sync"
@@ -15,7 +14,7 @@ import (
 )
 
 // toolFunc is a test tool's execute.
-type toolFunc func(ctx context.Context, args map[string]any, progress func(json.RawMessage)) (any, error)
+type toolFunc func(ctx loop.Context, args map[string]any, progress func(json.RawMessage)) (any, error)
 
 // page is a fake page: its tools, and a record of what happened.
 type page struct {
@@ -25,7 +24,7 @@ type page struct {
 	events []loop.Event
 }
 
-func (p *page) Run(ctx context.Context, c session.ToolCall, progress func(json.RawMessage)) ([]session.ResultPart, error) {
+func (p *page) Run(ctx loop.Context, c session.ToolCall, progress func(json.RawMessage)) ([]session.ResultPart, error) {
 	p.mu.Lock()
 	p.ran = append(p.ran, c.Name+string(c.Arguments))
 	f := p.funcs[c.Name]
@@ -196,6 +195,6 @@ func call(name, args string) scripted.Call {
 	return scripted.Call{Name: name, Arguments: json.RawMessage(args)}
 }
 
-func echo(ctx context.Context, args map[string]any, _ func(json.RawMessage)) (any, error) {
+func echo(ctx loop.Context, args map[string]any, _ func(json.RawMessage)) (any, error) {
 	return args, nil
 }

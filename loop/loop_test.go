@@ -15,7 +15,7 @@ import (
 
 var (
 	weatherSchema = `{"type":"object","properties":{"city":{"type":"string"}},"required":["city"],"additionalProperties":false}`
-	failing       = func(ctx context.Context, args map[string]any, _ func(json.RawMessage)) (any, error) {
+	failing       = func(ctx loop.Context, args map[string]any, _ func(json.RawMessage)) (any, error) {
 		return nil, errors.New("the weather service is down")
 	}
 )
@@ -153,7 +153,7 @@ func TestPrompt_Loop(t *testing.T) {
 				turns: []scripted.Turn{{Calls: []scripted.Call{call("delete", `{}`)}}, {Text: "Not deleted."}},
 				tools: []any{decl("delete", true, "")},
 				funcs: map[string]toolFunc{"delete": echo},
-				use: loop.ToolUse{Approve: func(ctx context.Context, c session.ToolCall, t *session.Tool) (bool, string, error) {
+				use: loop.ToolUse{Approve: func(ctx loop.Context, c session.ToolCall, t *session.Tool) (bool, string, error) {
 					return false, "not today", nil
 				}},
 			},
@@ -167,7 +167,7 @@ func TestPrompt_Loop(t *testing.T) {
 				turns: []scripted.Turn{{Calls: []scripted.Call{call("delete", `{}`)}}, {Text: "Not deleted."}},
 				tools: []any{decl("delete", true, "")},
 				funcs: map[string]toolFunc{"delete": echo},
-				use: loop.ToolUse{Approve: func(ctx context.Context, c session.ToolCall, t *session.Tool) (bool, string, error) {
+				use: loop.ToolUse{Approve: func(ctx loop.Context, c session.ToolCall, t *session.Tool) (bool, string, error) {
 					return false, "", errors.New("dialog closed")
 				}},
 			},
@@ -190,7 +190,7 @@ func TestPrompt_Loop(t *testing.T) {
 			setup: setup{
 				turns: []scripted.Turn{{Calls: []scripted.Call{call("time", `{}`), call("weather", `{"city":"Rome"}`)}}},
 				tools: []any{decl("time", true, ""), decl("weather", false, weatherSchema)},
-				funcs: map[string]toolFunc{"time": func(context.Context, map[string]any, func(json.RawMessage)) (any, error) { return "noon", nil }},
+				funcs: map[string]toolFunc{"time": func(loop.Context, map[string]any, func(json.RawMessage)) (any, error) { return "noon", nil }},
 			},
 			input:   `"Time and weather?"`,
 			want:    loop.Result{Calls: []session.ToolCall{{CallID: "call_2", Name: "weather", Arguments: json.RawMessage(`{"city":"Rome"}`)}}},

@@ -1,7 +1,6 @@
 package loop
 
 import (
-	"context"
 	"encoding/json"
 
 	"langmodel/session"
@@ -12,7 +11,7 @@ import (
 // complete. It must stop promptly, returning ctx.Err(), when ctx is done. An error
 // returned by emit means the loop wants no more: Step returns it.
 type Model interface {
-	Step(ctx context.Context, req *Request, emit func(Delta) error) error
+	Step(ctx Context, req *Request, emit func(Delta) error) error
 }
 
 // Request is one step's input. Messages is the session's own history, shared without a

@@ -22,7 +22,7 @@ func TestOverflow(t *testing.T) {
 				{Text: "second"},
 			},
 			tools:   []any{decl("big", true, "")},
-			funcs:   map[string]toolFunc{"big": func(context.Context, map[string]any, func(json.RawMessage)) (any, error) { return long, nil }},
+			funcs:   map[string]toolFunc{"big": func(loop.Context, map[string]any, func(json.RawMessage)) (any, error) { return long, nil }},
 			initial: `[{"role":"system","content":"S"}]`,
 			window:  140,
 		})

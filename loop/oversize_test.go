@@ -16,7 +16,7 @@ import (
 // error for the model, which answers without it; the prompt does not fail.
 func TestOversizedToolResult(t *testing.T) {
 	returns := func(n int) toolFunc {
-		return func(context.Context, map[string]any, func(json.RawMessage)) (any, error) {
+		return func(loop.Context, map[string]any, func(json.RawMessage)) (any, error) {
 			return strings.Repeat("x", n), nil
 		}
 	}

@@ -1,7 +1,6 @@
 package loop
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"strconv"
@@ -40,7 +39,7 @@ type Result struct {
 }
 
 // Prompt submits a prompt and waits for its answer. input is the prompt as decoded JSON.
-func (s *Session) Prompt(ctx context.Context, input any, po PromptOptions) (Result, error) {
+func (s *Session) Prompt(ctx Context, input any, po PromptOptions) (Result, error) {
 	type out struct {
 		r   Result
 		err error
@@ -53,12 +52,12 @@ func (s *Session) Prompt(ctx context.Context, input any, po PromptOptions) (Resu
 
 // PromptAsync submits a prompt and returns at once; done receives the outcome on another
 // goroutine. Prompts and appends run in the order they were submitted.
-func (s *Session) PromptAsync(ctx context.Context, input any, po PromptOptions, done func(Result, error)) {
+func (s *Session) PromptAsync(ctx Context, input any, po PromptOptions, done func(Result, error)) {
 	if err := s.alive(); err != nil {
 		done(Result{}, err)
 		return
 	}
-	s.submit(ctx, func(ctx context.Context) error {
+	s.submit(ctx, func(ctx Context) error {
 		r, err := s.prompt(ctx, input, po)
 		done(r, err)
 		return err
@@ -67,19 +66,19 @@ func (s *Session) PromptAsync(ctx context.Context, input any, po PromptOptions, 
 
 // Append submits messages without asking for an answer and waits until they are in the
 // history.
-func (s *Session) Append(ctx context.Context, input any) error {
+func (s *Session) Append(ctx Context, input any) error {
 	ch := make(chan error, 1)
 	s.AppendAsync(ctx, input, func(err error) { ch <- err })
 	return <-ch
 }
 
 // AppendAsync is Append returning at once; done receives the outcome.
-func (s *Session) AppendAsync(ctx context.Context, input any, done func(error)) {
+func (s *Session) AppendAsync(ctx Context, input any, done func(error)) {
 	if err := s.alive(); err != nil {
 		done(err)
 		return
 	}
-	s.submit(ctx, func(ctx context.Context) error {
+	s.submit(ctx, func(ctx Context) error {
 		err := s.append(ctx, input)
 		done(err)
 		return err
@@ -157,7 +156,7 @@ func (r *run) input(input any, prompting bool) error {
 	return r.fit()
 }
 
-func (s *Session) append(ctx context.Context, input any) error {
+func (s *Session) append(ctx Context, input any) error {
 	if ctx.Err() != nil {
 		return &FailedPrompt{Err: abortError(ctx)}
 	}
@@ -174,7 +173,7 @@ func (s *Session) append(ctx context.Context, input any) error {
 	return nil
 }
 
-func (s *Session) prompt(ctx context.Context, input any, po PromptOptions) (Result, error) {
+func (s *Session) prompt(ctx Context, input any, po PromptOptions) (Result, error) {
 	if ctx.Err() != nil {
 		return Result{}, &FailedPrompt{Err: abortError(ctx)}
 	}
@@ -310,7 +309,7 @@ func (r *run) handBack(po PromptOptions, calls []session.ToolCall) {
 // step asks the model for one step and returns its text and calls. Calls get an id when
 // the model gave none (or a duplicate), and arguments that are not a JSON object become {}
 // (and the call is answered with a tool error, never run).
-func (r *run) step(ctx context.Context, toolsOn bool, choice ToolChoice, po PromptOptions, tail []session.Message) (string, []session.ToolCall, *Usage, error) {
+func (r *run) step(ctx Context, toolsOn bool, choice ToolChoice, po PromptOptions, tail []session.Message) (string, []session.ToolCall, *Usage, error) {
 	s := r.s
 	msgs := s.hist.Messages()
 	if len(tail) > 0 {

@@ -1,7 +1,5 @@
 package loop
 
-import "context"
-
 // queue runs a session's operations one at a time in the order they were submitted, as the
 // explainer requires of prompt() and append(). Each operation takes a turn synchronously
 // when submitted (so the binding, which reads the page's requests in order on one
@@ -24,7 +22,7 @@ func (q *queue) take() *turn {
 }
 
 // wait blocks until every earlier turn has ended, or ctx is done.
-func (t *turn) wait(ctx context.Context) error {
+func (t *turn) wait(ctx Context) error {
 	if t.prev == nil {
 		t.passed = true
 		return nil

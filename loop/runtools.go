@@ -1,13 +1,12 @@
 package loop
 
 import (
-	"context"
 	"encoding/json"
-	"slices"
 	"strings"
 	"sync"
 
 	"langmodel/internal/jsonv"
+	"langmodel/internal/order"
 	"langmodel/session"
 )
 
@@ -16,7 +15,7 @@ import (
 // call order whatever order the tools finish in. When ctx ends first, runTools returns at
 // once with the abort error; tools still running see ctx done and their results are
 // dropped.
-func (r *run) runTools(ctx context.Context, calls []session.ToolCall) ([]session.ToolResult, error) {
+func (r *run) runTools(ctx Context, calls []session.ToolCall) ([]session.ToolResult, error) {
 	s := r.s
 	results := make([]session.ToolResult, len(calls))
 	finished := make(chan int, len(calls))
@@ -28,7 +27,7 @@ func (r *run) runTools(ctx context.Context, calls []session.ToolCall) ([]session
 			res := r.runOne(ctx, c)
 			if ctx.Err() == nil {
 				results[i] = res
-				s.emit(Event{Type: EventToolResult, Call: &calls[i], Result: &res, Duration: s.opts.Now().Sub(t0)})
+				s.emit(Event{Type: EventToolResult, Call: &calls[i], Result: &res, Duration: s.opts.Now() - t0})
 			}
 			finished <- i
 		}()
@@ -57,7 +56,7 @@ func (r *run) runTools(ctx context.Context, calls []session.ToolCall) ([]session
 // runOne answers one call. Every way a call can fail becomes a tool error for the model,
 // never a failed prompt: an unknown tool, arguments that are not an object or break the
 // schema, a refusal, a tool that throws.
-func (r *run) runOne(ctx context.Context, c session.ToolCall) session.ToolResult {
+func (r *run) runOne(ctx Context, c session.ToolCall) session.ToolResult {
 	s := r.s
 	t := s.tools[c.Name]
 	if t == nil {
@@ -97,12 +96,7 @@ func (r *run) runOne(ctx context.Context, c session.ToolCall) session.ToolResult
 }
 
 func (s *Session) toolNames() []string {
-	names := make([]string, 0, len(s.tools))
-	for n := range s.tools {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
+	return order.Keys(s.tools)
 }
 
 func quote(s string) string {

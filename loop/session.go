@@ -1,7 +1,6 @@
 package loop
 
 import (
-	"context"
 	"errors"
 	"sync"
 	"sync/atomic"
@@ -28,8 +27,10 @@ type Options struct {
 	ToolChoice    ToolChoice
 	// OnEvent receives step events; it must be safe for concurrent use. May be nil.
 	OnEvent func(Event)
-	// Now is the clock for tool durations; nil means time.Now.
-	Now func() time.Time
+	// Now reads the clock that times tools: the time elapsed since any fixed instant
+	// (a duration, not a time.Time: see RATIONALE.md "How does the module stay under
+	// 850 KB?"). nil means the time since the session was created, by time.Since.
+	Now func() time.Duration
 }
 
 // Session is a live conversation: a history, its tools and model, and a queue of
@@ -46,8 +47,8 @@ type Session struct {
 
 	view atomic.Pointer[view] // what readers outside the queue see
 
-	life    context.Context // done when the session is destroyed
-	destroy context.CancelFunc
+	life    Context // done when the session is destroyed
+	destroy CancelFunc
 
 	mu sync.Mutex
 	q  queue
@@ -70,7 +71,8 @@ func New(opts Options) (*Session, error) {
 		return nil, errors.New("loop: tools have execute but Options.Runner is nil")
 	}
 	if opts.Now == nil {
-		opts.Now = time.Now
+		t0 := time.Now()
+		opts.Now = func() time.Duration { return time.Since(t0) }
 	}
 	window := opts.ContextWindow
 	if window <= 0 {
@@ -96,7 +98,7 @@ func New(opts Options) (*Session, error) {
 		return nil, &session.Error{Kind: session.KindQuotaExceeded, Rule: session.ErrQuotaExceeded,
 			Requested: s.hist.Usage(), Quota: window, Msg: session.ErrQuotaExceeded.Error() + ": the tool declarations need more than the context window"}
 	}
-	s.life, s.destroy = context.WithCancel(context.Background())
+	s.life, s.destroy = WithCancel(Background())
 	s.publish()
 	return s, nil
 }
@@ -157,15 +159,15 @@ func (s *Session) Destroyed() bool { return s.life.Err() != nil }
 
 // submit takes a turn for an operation and runs it on a new goroutine once the turns
 // before it have ended. The turn is taken before submit returns, which fixes the order.
-func (s *Session) submit(ctx context.Context, op func(ctx context.Context) error) {
+func (s *Session) submit(ctx Context, op func(ctx Context) error) {
 	s.mu.Lock()
 	t := s.q.take()
 	s.mu.Unlock()
 	go func() {
 		defer t.end()
-		opCtx, cancel := context.WithCancelCause(ctx)
+		opCtx, cancel := WithCancelCause(ctx)
 		defer cancel(nil)
-		stop := context.AfterFunc(s.life, func() { cancel(session.ErrDestroyed) })
+		stop := AfterFunc(s.life, func() { cancel(session.ErrDestroyed) })
 		defer stop()
 		_ = t.wait(opCtx) // on abort, op sees the done context and reports it
 		if s.life.Err() != nil {
@@ -176,13 +178,12 @@ func (s *Session) submit(ctx context.Context, op func(ctx context.Context) error
 }
 
 // abortError turns a done context into the error the page sees.
-func abortError(ctx context.Context) error {
-	cause := context.Cause(ctx)
+func abortError(ctx Context) error {
+	cause := Cause(ctx)
 	if errors.Is(cause, session.ErrDestroyed) {
 		return session.Errorf(session.KindAbort, session.ErrDestroyed, "")
 	}
-	var e *session.Error
-	if errors.As(cause, &e) {
+	if e, ok := errors.AsType[*session.Error](cause); ok {
 		return e
 	}
 	return session.Wrap(session.KindAbort, session.ErrAborted, cause)
@@ -190,7 +191,7 @@ func abortError(ctx context.Context) error {
 
 // Clone waits for the operations before it, then returns a new session with a copy of the
 // history, the same tools, options and usage, and its own queue.
-func (s *Session) Clone(ctx context.Context) (*Session, error) {
+func (s *Session) Clone(ctx Context) (*Session, error) {
 	type out struct {
 		c   *Session
 		err error
@@ -206,12 +207,12 @@ func (s *Session) Clone(ctx context.Context) (*Session, error) {
 // session on another goroutine. adjust, when not nil, may change the clone's hooks before
 // it exists (Runner, OnEvent, ToolUse.Approve, Now): a host that routes events and tool
 // calls by session gives the clone its own. Tools, history and usage are the original's.
-func (s *Session) CloneAsync(ctx context.Context, adjust func(*Options), done func(*Session, error)) {
+func (s *Session) CloneAsync(ctx Context, adjust func(*Options), done func(*Session, error)) {
 	if err := s.alive(); err != nil {
 		done(nil, err)
 		return
 	}
-	s.submit(ctx, func(ctx context.Context) error {
+	s.submit(ctx, func(ctx Context) error {
 		if ctx.Err() != nil {
 			err := abortError(ctx)
 			done(nil, err)
@@ -223,7 +224,7 @@ func (s *Session) CloneAsync(ctx context.Context, adjust func(*Options), done fu
 			opts.Tools = s.opts.Tools
 		}
 		c := &Session{opts: opts, mode: modeOf(opts.Tools, opts.ToolUse), tools: s.tools, hist: s.hist.Clone(), nextID: s.nextID}
-		c.life, c.destroy = context.WithCancel(context.Background())
+		c.life, c.destroy = WithCancel(Background())
 		c.publish()
 		done(c, nil)
 		return nil

@@ -1,7 +1,6 @@
 package loop
 
 import (
-	"context"
 	"encoding/json"
 
 	"langmodel/session"
@@ -13,20 +12,20 @@ import (
 // prompt was aborted or the session destroyed), though the loop does not wait for it.
 // progress reports the tool's progress(value) calls, as JSON.
 type ToolRunner interface {
-	Run(ctx context.Context, call session.ToolCall, progress func(json.RawMessage)) ([]session.ResultPart, error)
+	Run(ctx Context, call session.ToolCall, progress func(json.RawMessage)) ([]session.ResultPart, error)
 }
 
 // RunnerFunc adapts a function to ToolRunner.
-type RunnerFunc func(ctx context.Context, call session.ToolCall, progress func(json.RawMessage)) ([]session.ResultPart, error)
+type RunnerFunc func(ctx Context, call session.ToolCall, progress func(json.RawMessage)) ([]session.ResultPart, error)
 
 // Run calls f.
-func (f RunnerFunc) Run(ctx context.Context, call session.ToolCall, progress func(json.RawMessage)) ([]session.ResultPart, error) {
+func (f RunnerFunc) Run(ctx Context, call session.ToolCall, progress func(json.RawMessage)) ([]session.ResultPart, error) {
 	return f(ctx, call, progress)
 }
 
 // Approver decides whether a call may run. It returns ok, or a reason for refusing; an
 // error counts as a refusal with the error's message. Its ctx ends with the prompt.
-type Approver func(ctx context.Context, call session.ToolCall, tool *session.Tool) (ok bool, reason string, err error)
+type Approver func(ctx Context, call session.ToolCall, tool *session.Tool) (ok bool, reason string, err error)
 
 // OnLimit is what happens when the model asks for more calls than MaxToolCalls allows.
 type OnLimit string

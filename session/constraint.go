@@ -57,8 +57,7 @@ func CompileConstraint(raw json.RawMessage) (*Constraint, error) {
 		}
 		m, err := schema.Patterns(src)
 		if err != nil {
-			var pe *schema.PatternError
-			if errors.As(err, &pe) && pe.Invalid {
+			if pe, ok := errors.AsType[*schema.PatternError](err); ok && pe.Invalid {
 				return nil, Errorf(KindSyntax, ErrBadConstraint, "/%s/ is not a valid regular expression (%s)", src, pe.Reason)
 			}
 			return nil, Errorf(KindNotSupported, ErrBadConstraint, "/%s/: %v", src, err)
@@ -102,8 +101,7 @@ func (c *Constraint) Check(answer string) error {
 		return Errorf(KindSyntax, ErrConstraint, "it is not JSON (%v)", err)
 	}
 	if err := c.schema.Validate(v); err != nil {
-		var ve *schema.ValidationError
-		if errors.As(err, &ve) {
+		if ve, ok := errors.AsType[*schema.ValidationError](err); ok {
 			return Errorf(KindSyntax, ErrConstraint, "it does not match the JSON Schema at %s", ve.Message)
 		}
 		return Wrap(KindSyntax, ErrConstraint, err)

@@ -91,12 +91,13 @@ func Wrap(kind Kind, rule error, err error) *Error {
 // KindOf returns the kind the page sees for err. Context cancellation and deadlines are
 // aborts; anything the engine did not classify is an OperationError.
 func KindOf(err error) Kind {
-	var e *Error
-	switch {
-	case err == nil:
+	if err == nil {
 		return ""
-	case errors.As(err, &e):
+	}
+	if e, ok := errors.AsType[*Error](err); ok {
 		return e.Kind
+	}
+	switch {
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return KindAbort
 	default:

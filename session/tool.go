@@ -3,8 +3,8 @@ package session
 import (
 	"encoding/json"
 	"errors"
-	"slices"
 
+	"langmodel/internal/order"
 	"langmodel/session/schema"
 )
 
@@ -104,12 +104,7 @@ func parseAnnotations(name string, v any) (Annotations, error) {
 		return Annotations{}, Errorf(KindType, ErrBadTool, "tool %q: annotations must be an object", name)
 	}
 	var a Annotations
-	keys := make([]string, 0, len(obj))
-	for k := range obj {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range order.Keys(obj) {
 		val := obj[k]
 		var hint **bool
 		switch k {

@@ -15,12 +15,10 @@ import (
 func wireError(err error) *WireError {
 	w := &WireError{Name: string(session.KindOf(err)), Message: err.Error()}
 	var extra ErrorExtra
-	var se *session.Error
-	if errors.As(err, &se) && se.Kind == session.KindQuotaExceeded {
+	if se, ok := errors.AsType[*session.Error](err); ok && se.Kind == session.KindQuotaExceeded {
 		extra.Requested, extra.Quota = se.Requested, se.Quota
 	}
-	var fp *loop.FailedPrompt
-	if errors.As(err, &fp) {
+	if fp, ok := errors.AsType[*loop.FailedPrompt](err); ok {
 		extra.Transcript = session.MarshalMessages(fp.Transcript)
 	}
 	if extra.Requested != 0 || extra.Quota != 0 || extra.Transcript != nil {

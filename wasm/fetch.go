@@ -1,12 +1,12 @@
 package wasm
 
 import (
-	"context"
 	"errors"
-	"slices"
 	"strings"
 	"time"
 
+	"langmodel/internal/order"
+	"langmodel/loop"
 	"langmodel/loop/openai"
 	"langmodel/wasm/internal/jsonw"
 )
@@ -25,13 +25,13 @@ type pageFetch struct{ h *Handler }
 // have arrived, or the fetch failed, or ctx ended (the page is then told, with
 // fetch-abort, and aborts the request). The body stops, and tells the page, when ctx
 // ends or it is closed.
-func (f *pageFetch) Do(ctx context.Context, req *openai.Request) (*openai.Response, error) {
+func (f *pageFetch) Do(ctx loop.Context, req *openai.Request) (*openai.Response, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	s := newStream()
 	id, pc := f.h.openCall(TypeFetch, nil, s)
-	stop := context.AfterFunc(ctx, func() {
+	stop := loop.AfterFunc(ctx, func() {
 		f.h.abortCall(id, TypeFetchAbort)
 		s.end(ctx.Err())
 	})
@@ -69,7 +69,7 @@ func fetchRequest(req *openai.Request) []byte {
 	for k := range req.Header {
 		names = append(names, k)
 	}
-	slices.Sort(names)
+	order.Sort(names)
 	for i, k := range names {
 		if i > 0 {
 			w.RawByte(',')
@@ -110,8 +110,7 @@ func (b *fetchBody) Read(p []byte) (int, error) {
 		}
 		items, err := b.s.next()
 		if err != nil {
-			var pe *pageError
-			if errors.As(err, &pe) { // the connection failed mid-body
+			if pe, ok := errors.AsType[*pageError](err); ok { // the connection failed mid-body
 				err = errors.New(clean(pe.message, b.header))
 			}
 			b.err = err

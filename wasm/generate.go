@@ -1,10 +1,10 @@
 package wasm
 
 import (
-	"context"
 	"errors"
 	"io"
 
+	"langmodel/loop"
 	"langmodel/session"
 )
 
@@ -20,13 +20,13 @@ type pageGenerator struct {
 
 // Generate implements custom.Generator. When ctx ends, or emit wants no more, the page
 // is told (generate-abort) and aborts the signal it gave generate.
-func (g *pageGenerator) Generate(ctx context.Context, request []byte, emit func(piece []byte) error) error {
+func (g *pageGenerator) Generate(ctx loop.Context, request []byte, emit func(piece []byte) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	s := newStream()
 	id, _ := g.h.openCall(TypeGenerate, nil, s)
-	stop := context.AfterFunc(ctx, func() {
+	stop := loop.AfterFunc(ctx, func() {
 		g.h.abortCall(id, TypeGenerateAbort)
 		s.end(ctx.Err())
 	})
@@ -56,8 +56,8 @@ func (g *pageGenerator) Generate(ctx context.Context, request []byte, emit func(
 // the page may expect from a model (NotSupportedError for a language the native model
 // lacks, NetworkError from a remote one…); anything else is an OperationError.
 func generateError(err error) error {
-	var pe *pageError
-	if !errors.As(err, &pe) {
+	pe, ok := errors.AsType[*pageError](err)
+	if !ok {
 		return err
 	}
 	kind := session.KindOperation

@@ -10,7 +10,6 @@ package wasm
 
 import (
 	"bytes"
-	"context"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -39,9 +38,9 @@ type Handler struct {
 	send    func([]byte)
 	closed  bool // guarded by writeMu
 
-	mu       sync.Mutex                   // guards sessions and inflight
-	sessions map[int64]*entry             // written only while reading
-	inflight map[int64]context.CancelFunc // page request id → cancel, for abort
+	mu       sync.Mutex                // guards sessions and inflight
+	sessions map[int64]*entry          // written only while reading
+	inflight map[int64]loop.CancelFunc // page request id → cancel, for abort
 
 	callsMu  sync.Mutex
 	calls    map[int64]*pageCall // engine → page calls awaiting the page's answers
@@ -75,7 +74,7 @@ func NewHandler(send func([]byte)) *Handler {
 		in:       newFIFO[inItem](),
 		send:     send,
 		sessions: make(map[int64]*entry),
-		inflight: make(map[int64]context.CancelFunc),
+		inflight: make(map[int64]loop.CancelFunc),
 		calls:    make(map[int64]*pageCall),
 	}
 }
@@ -262,8 +261,8 @@ func (h *Handler) sessionInput(id, key int64, raw []byte) (*entry, any, bool) {
 }
 
 // track makes request id abortable.
-func (h *Handler) track(id int64) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancel(context.Background())
+func (h *Handler) track(id int64) (loop.Context, loop.CancelFunc) {
+	ctx, cancel := loop.WithCancel(loop.Background())
 	h.mu.Lock()
 	h.inflight[id] = cancel
 	h.mu.Unlock()

@@ -1,11 +1,11 @@
 package wasm
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 
 	"langmodel/internal/jsonv"
+	"langmodel/loop"
 	"langmodel/session"
 )
 
@@ -46,7 +46,7 @@ func (h *Handler) abortCall(id int64, abortType string) {
 // tool-return. When ctx ends first it tells the page (tool-abort, so the tool's signal
 // aborts) and returns at once: the loop does not wait for tools it has given up on, and
 // a tool-return that comes later finds no call and is dropped.
-func (h *Handler) callPage(ctx context.Context, kind string, msg func(id int64) marshaler, progress func(json.RawMessage)) (PageReturn, error) {
+func (h *Handler) callPage(ctx loop.Context, kind string, msg func(id int64) marshaler, progress func(json.RawMessage)) (PageReturn, error) {
 	id, pc := h.openCall(kind, progress, nil)
 	h.write(msg(id))
 	select {
@@ -137,7 +137,7 @@ type pageTools struct {
 }
 
 // Run implements loop.ToolRunner: it asks the page to call the tool's execute.
-func (p *pageTools) Run(ctx context.Context, call session.ToolCall, progress func(json.RawMessage)) ([]session.ResultPart, error) {
+func (p *pageTools) Run(ctx loop.Context, call session.ToolCall, progress func(json.RawMessage)) ([]session.ResultPart, error) {
 	ret, err := p.h.callPage(ctx, "tool", func(id int64) marshaler {
 		return &PageCall{Type: TypeToolExecute, ID: id, Session: p.key, Fn: p.fns[call.Name], Call: mustCall(call)}
 	}, progress)
@@ -151,7 +151,7 @@ func (p *pageTools) Run(ctx context.Context, call session.ToolCall, progress fun
 }
 
 // approve implements loop.Approver through the page's toolUseConfig.approve.
-func (p *pageTools) approve(ctx context.Context, call session.ToolCall, tool *session.Tool) (bool, string, error) {
+func (p *pageTools) approve(ctx loop.Context, call session.ToolCall, tool *session.Tool) (bool, string, error) {
 	ret, err := p.h.callPage(ctx, "tool", func(id int64) marshaler {
 		return &PageCall{Type: TypeToolApprove, ID: id, Session: p.key, Fn: p.approveFn, Call: mustCall(call), Tool: tool.Name}
 	}, nil)

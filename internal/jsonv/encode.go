@@ -3,12 +3,11 @@ package jsonv
 import (
 	"bytes"
 	"encoding/json"
-	"maps"
 	"math"
-	"slices"
 	"strconv"
 	"unicode/utf8"
 
+	"langmodel/internal/order"
 	"langmodel/internal/sfmt"
 )
 
@@ -76,7 +75,7 @@ func appendValue(b []byte, v any) ([]byte, error) {
 			return append(b, "null"...), nil
 		}
 		b = append(b, '{')
-		for i, k := range slices.Sorted(maps.Keys(v)) {
+		for i, k := range order.Keys(v) {
 			if i > 0 {
 				b = append(b, ',')
 			}
@@ -92,7 +91,7 @@ func appendValue(b []byte, v any) ([]byte, error) {
 			return append(b, "null"...), nil
 		}
 		b = append(b, '{')
-		for i, k := range slices.Sorted(maps.Keys(v)) {
+		for i, k := range order.Keys(v) {
 			if i > 0 {
 				b = append(b, ',')
 			}

@@ -12,7 +12,6 @@
 package custom
 
 import (
-	"context"
 	"encoding/json"
 
 	"langmodel/internal/jsonv"
@@ -24,7 +23,7 @@ import (
 // emit, in order. It returns when the page's generator is done, or ctx ends (the binding
 // then aborts the signal it gave the page).
 type Generator interface {
-	Generate(ctx context.Context, request []byte, emit func(piece []byte) error) error
+	Generate(ctx loop.Context, request []byte, emit func(piece []byte) error) error
 }
 
 // Model is a loop.Model over a Generator.
@@ -41,7 +40,7 @@ func New(gen Generator, window int) *Model { return &Model{gen: gen, window: win
 func (m *Model) ContextWindow() int { return m.window }
 
 // Step renders the request, runs the generator and relays its pieces.
-func (m *Model) Step(ctx context.Context, req *loop.Request, emit func(loop.Delta) error) error {
+func (m *Model) Step(ctx loop.Context, req *loop.Request, emit func(loop.Delta) error) error {
 	return m.gen.Generate(ctx, RenderRequest(req), func(piece []byte) error {
 		d, err := ParsePiece(piece)
 		if err != nil {

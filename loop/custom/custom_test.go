@@ -19,7 +19,7 @@ type fakePage struct {
 	err     error
 }
 
-func (p *fakePage) Generate(ctx context.Context, request []byte, emit func([]byte) error) error {
+func (p *fakePage) Generate(ctx loop.Context, request []byte, emit func([]byte) error) error {
 	p.request = string(request)
 	for _, piece := range p.pieces {
 		if err := emit([]byte(piece)); err != nil {
@@ -81,7 +81,7 @@ func TestClosedLoop_OverAPageModel(t *testing.T) {
 		{pieces: []string{`"Sunny"`, `" in Rome."`}},
 	}
 	i := 0
-	gen := generatorFunc(func(ctx context.Context, req []byte, emit func([]byte) error) error {
+	gen := generatorFunc(func(ctx loop.Context, req []byte, emit func([]byte) error) error {
 		p := steps[i]
 		i++
 		return p.Generate(ctx, req, emit)
@@ -89,7 +89,7 @@ func TestClosedLoop_OverAPageModel(t *testing.T) {
 	tools, err := session.ParseTools([]any{map[string]any{"name": "w", "description": "Weather", "hasExecute": true, "inputSchema": map[string]any{"type": "object"}}}, false)
 	require.NoError(t, err)
 	s, err := loop.New(loop.Options{Model: custom.New(gen, 4096), Tools: tools,
-		Runner: loop.RunnerFunc(func(context.Context, session.ToolCall, func(json.RawMessage)) ([]session.ResultPart, error) {
+		Runner: loop.RunnerFunc(func(loop.Context, session.ToolCall, func(json.RawMessage)) ([]session.ResultPart, error) {
 			return []session.ResultPart{{Type: "text", Text: "sun"}}, nil
 		})})
 	require.NoError(t, err)
@@ -101,8 +101,8 @@ func TestClosedLoop_OverAPageModel(t *testing.T) {
 	require.Contains(t, steps[1].request, `"role":"tool-result"`, "the second step sees the result")
 }
 
-type generatorFunc func(ctx context.Context, req []byte, emit func([]byte) error) error
+type generatorFunc func(ctx loop.Context, req []byte, emit func([]byte) error) error
 
-func (f generatorFunc) Generate(ctx context.Context, req []byte, emit func([]byte) error) error {
+func (f generatorFunc) Generate(ctx loop.Context, req []byte, emit func([]byte) error) error {
 	return f(ctx, req, emit)
 }

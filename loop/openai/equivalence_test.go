@@ -2,7 +2,6 @@ package openai
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -24,7 +23,7 @@ import (
 // member ("choices[].index is a string, not an integer").
 
 // relayWith is relay with read in place of readStream (the old decoder, oracleReadStream).
-func relayWith(read func(context.Context, *Response, func(loop.Delta) error) error, body []byte, contentType string) []string {
+func relayWith(read func(loop.Context, *Response, func(loop.Delta) error) error, body []byte, contentType string) []string {
 	return relayReader(read, bytes.NewReader(body), contentType)
 }
 

@@ -10,7 +10,6 @@
 package openai
 
 import (
-	"context"
 	"io"
 	"time"
 
@@ -21,7 +20,7 @@ import (
 // Transport sends one HTTP request and returns the response with its body unread. It must
 // stop, and close the body, when ctx ends.
 type Transport interface {
-	Do(ctx context.Context, req *Request) (*Response, error)
+	Do(ctx loop.Context, req *Request) (*Response, error)
 }
 
 // Request is an HTTP request as the transport sends it.
@@ -63,7 +62,7 @@ type Model struct {
 	cfg       Config
 	transport Transport
 	// Sleep waits between retries; tests replace it. It returns early with ctx's error.
-	Sleep func(ctx context.Context, d time.Duration) error
+	Sleep func(ctx loop.Context, d time.Duration) error
 }
 
 // New returns a Model that sends its requests through t.
@@ -78,7 +77,7 @@ func New(cfg Config, t Transport) *Model {
 func (m *Model) ContextWindow() int { return m.cfg.ContextWindow }
 
 // Step sends one streaming chat completion and relays its text, tool calls and usage.
-func (m *Model) Step(ctx context.Context, req *loop.Request, emit func(loop.Delta) error) error {
+func (m *Model) Step(ctx loop.Context, req *loop.Request, emit func(loop.Delta) error) error {
 	body, err := buildRequest(m.cfg, req)
 	if err != nil {
 		return err
@@ -92,7 +91,7 @@ func (m *Model) Step(ctx context.Context, req *loop.Request, emit func(loop.Delt
 }
 
 // send posts body, retrying 429 and 5xx answers with backoff that honours Retry-After.
-func (m *Model) send(ctx context.Context, body []byte) (*Response, error) {
+func (m *Model) send(ctx loop.Context, body []byte) (*Response, error) {
 	hreq := &Request{Method: "POST", URL: endpoint(m.cfg.BaseURL), Header: m.headers(), Body: body}
 	for attempt := 0; ; attempt++ {
 		resp, err := m.transport.Do(ctx, hreq)
@@ -134,11 +133,15 @@ func endpoint(base string) string {
 	return base + "/chat/completions"
 }
 
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
+// sleep waits d or until ctx ends. Through time.AfterFunc, not time.NewTimer: a Timer's
+// channel carries a time.Time, and converting it to an interface keeps time's formatting
+// in the module (RATIONALE.md "How does the module stay under 850 KB?").
+func sleep(ctx loop.Context, d time.Duration) error {
+	elapsed := make(chan struct{})
+	t := time.AfterFunc(d, func() { close(elapsed) })
 	defer t.Stop()
 	select {
-	case <-t.C:
+	case <-elapsed:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()

@@ -85,7 +85,7 @@ func newModel(t *testing.T, answers ...answer) (*openai.Model, *server, *[]time.
 	t.Cleanup(ts.Close)
 	m := openai.New(openai.Config{BaseURL: ts.URL + "/v1/", Model: "m", APIKey: key}, httpTransport{client: ts.Client()})
 	var waits []time.Duration
-	m.Sleep = func(ctx context.Context, d time.Duration) error { waits = append(waits, d); return ctx.Err() }
+	m.Sleep = func(ctx loop.Context, d time.Duration) error { waits = append(waits, d); return ctx.Err() }
 	return m, srv, &waits
 }
 
@@ -249,7 +249,7 @@ func TestClosedLoop_OverOpenAI(t *testing.T) {
 	tools, err := session.ParseTools([]any{map[string]any{"name": "get_weather", "description": "Weather", "hasExecute": true,
 		"inputSchema": map[string]any{"type": "object", "properties": map[string]any{"city": map[string]any{"type": "string"}}, "required": []any{"city"}}}}, false)
 	require.NoError(t, err)
-	runner := loop.RunnerFunc(func(ctx context.Context, c session.ToolCall, _ func(json.RawMessage)) ([]session.ResultPart, error) {
+	runner := loop.RunnerFunc(func(ctx loop.Context, c session.ToolCall, _ func(json.RawMessage)) ([]session.ResultPart, error) {
 		return []session.ResultPart{{Type: "text", Text: "21°C, sunny"}}, nil
 	})
 	s, err := loop.New(loop.Options{Model: m, Runner: runner, Tools: tools})

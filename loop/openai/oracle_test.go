@@ -1,7 +1,6 @@
 package openai
 
 import (
-	"context"
 	"encoding/json"
 	"io"
 	"sort"
@@ -290,7 +289,7 @@ func (a *oracleAssembler) Calls() []session.ToolCall {
 	return out
 }
 
-func oracleReadStream(ctx context.Context, resp *Response, emit func(loop.Delta) error) error {
+func oracleReadStream(ctx loop.Context, resp *Response, emit func(loop.Delta) error) error {
 	var asm oracleAssembler
 	finished := false
 	handle := func(data []byte) error {

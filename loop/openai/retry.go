@@ -65,5 +65,20 @@ func httpDate(s string) (time.Time, bool) {
 	if day < 1 || day > 31 || year < 0 || hh < 0 || hh > 23 || mm < 0 || mm > 59 || ss < 0 || ss > 60 {
 		return time.Time{}, false
 	}
-	return time.Date(year, time.Month(month/3+1), day, hh, mm, ss, 0, time.UTC), true
+	return time.Unix(unixDays(year, month/3+1)*86400+int64((day-1)*86400+hh*3600+mm*60+ss), 0), true
+}
+
+// unixDays is the number of days from 1970-01-01 to the first day of month m (1-12) of
+// year y (0-9999), proleptic Gregorian; the day and time are added to it linearly, so a
+// day past the month's end carries over as time.Date's normalisation does. By hand:
+// time.Date (and Location.lookup behind it) links time's time-zone code (make size).
+func unixDays(y, m int) int64 {
+	if m <= 2 { // count from March, so that the leap day ends the year
+		y--
+	}
+	era := (y+400)/400 - 1 // floor(y/400) for y >= -1
+	yoe := y - era*400
+	doy := (153*((m+9)%12) + 2) / 5
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return int64(era*146097+doe) - 719468
 }

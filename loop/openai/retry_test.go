@@ -32,3 +32,31 @@ func TestBackoff_RetryAfter(t *testing.T) {
 		})
 	}
 }
+
+// TestHTTPDate_AsTimeDate: httpDate counts days by hand; it must land where time.Date
+// does, its normalisation of out-of-range days and seconds included.
+func TestHTTPDate_AsTimeDate(t *testing.T) {
+	for _, tc := range []struct {
+		name, date string
+		want       time.Time
+	}{
+		{"RFC 9110's example", "Sun, 06 Nov 1994 08:49:37 GMT", time.Date(1994, 11, 6, 8, 49, 37, 0, time.UTC)},
+		{"the epoch", "Thu, 01 Jan 1970 00:00:00 GMT", time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC)},
+		{"before the epoch", "Wed, 31 Dec 1969 23:59:59 GMT", time.Date(1969, 12, 31, 23, 59, 59, 0, time.UTC)},
+		{"a leap day", "Thu, 29 Feb 2024 12:00:00 GMT", time.Date(2024, 2, 29, 12, 0, 0, 0, time.UTC)},
+		{"the day after a leap day", "Fri, 01 Mar 2024 00:00:00 GMT", time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC)},
+		{"February 29 of a year without one carries over", "Sun, 29 Feb 2026 00:00:00 GMT", time.Date(2026, 2, 29, 0, 0, 0, 0, time.UTC)},
+		{"a century without a leap day", "Mon, 29 Feb 2100 00:00:00 GMT", time.Date(2100, 2, 29, 0, 0, 0, 0, time.UTC)},
+		{"April 31 carries over", "Fri, 31 Apr 2026 00:00:00 GMT", time.Date(2026, 4, 31, 0, 0, 0, 0, time.UTC)},
+		{"a leap second carries over", "Thu, 31 Dec 2026 23:59:60 GMT", time.Date(2026, 12, 31, 23, 59, 60, 0, time.UTC)},
+		{"year 0", "Sat, 01 Jan 0000 00:00:00 GMT", time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC)},
+		{"year 0, after its leap day", "Wed, 01 Mar 0000 00:00:00 GMT", time.Date(0, 3, 1, 0, 0, 0, 0, time.UTC)},
+		{"year 9999", "Fri, 31 Dec 9999 23:59:59 GMT", time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := httpDate(tc.date)
+			require.True(t, ok)
+			require.Equal(t, tc.want.Unix(), got.Unix())
+		})
+	}
+}

@@ -3,15 +3,14 @@ package openai
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"io"
-	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"langmodel/internal/jsonv"
+	"langmodel/internal/order"
 	"langmodel/loop"
 	"langmodel/session"
 )
@@ -82,7 +81,7 @@ func (a *Assembler) appendArguments(b *strings.Builder, args []byte) {
 // Calls returns the assembled calls in index order. Empty arguments are {}.
 func (a *Assembler) Calls() []session.ToolCall {
 	idx := append([]int(nil), a.order...)
-	slices.Sort(idx)
+	order.Sort(idx)
 	out := make([]session.ToolCall, 0, len(idx))
 	for _, i := range idx {
 		pc := a.calls[i]
@@ -98,7 +97,7 @@ func (a *Assembler) Calls() []session.ToolCall {
 // readStream relays a response: server-sent events of chunks (text as it comes, calls when
 // the stream ends, usage when given), or a plain JSON completion from servers that ignore
 // stream: true.
-func readStream(ctx context.Context, resp *Response, emit func(loop.Delta) error) error {
+func readStream(ctx loop.Context, resp *Response, emit func(loop.Delta) error) error {
 	var asm Assembler
 	finished := false // a choice reported its finish_reason
 	// c is reused: its slices keep their room from chunk to chunk.
@@ -161,12 +160,11 @@ func readStream(ctx context.Context, resp *Response, emit func(loop.Delta) error
 	return nil
 }
 
-func streamError(ctx context.Context, err error) error {
+func streamError(ctx loop.Context, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	var se *session.Error
-	if errors.As(err, &se) {
+	if se, ok := errors.AsType[*session.Error](err); ok {
 		return se
 	}
 	return session.Errorf(session.KindNetwork, session.ErrModel, "reading the stream: %v", err)

@@ -22,7 +22,7 @@ func relay(body io.Reader, contentType string) []string {
 }
 
 // relayReader runs read over body and renders what it emitted, or the error.
-func relayReader(read func(context.Context, *Response, func(loop.Delta) error) error, body io.Reader, contentType string) []string {
+func relayReader(read func(loop.Context, *Response, func(loop.Delta) error) error, body io.Reader, contentType string) []string {
 	var out []string
 	err := read(context.Background(), &Response{Status: 200, Header: map[string]string{"content-type": contentType}, Body: io.NopCloser(body)},
 		func(d loop.Delta) error {

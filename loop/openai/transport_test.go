@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"langmodel/loop"
 	"langmodel/loop/openai"
 )
 
@@ -13,8 +14,14 @@ import (
 // browser fills with fetch. It lives in a test file so the module never links net/http.
 type httpTransport struct{ client *http.Client }
 
-func (t httpTransport) Do(ctx context.Context, req *openai.Request) (*openai.Response, error) {
-	hreq, err := http.NewRequestWithContext(ctx, req.Method, req.URL, bytes.NewReader(req.Body))
+func (t httpTransport) Do(ctx loop.Context, req *openai.Request) (*openai.Response, error) {
+	hctx, ok := ctx.(context.Context)
+	if !ok { // the loop's own: net/http wants a context.Context that ends with it
+		var cancel context.CancelFunc
+		hctx, cancel = context.WithCancel(context.Background())
+		loop.AfterFunc(ctx, cancel)
+	}
+	hreq, err := http.NewRequestWithContext(hctx, req.Method, req.URL, bytes.NewReader(req.Body))
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,6 @@
 package scripted
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 
@@ -42,7 +41,7 @@ func (m *Rules) ContextWindow() int { return m.Window }
 func (m *Rules) ServesLanguage(tag string) bool { return session.LanguageOf(tag) == "en" }
 
 // Step answers by the rules.
-func (m *Rules) Step(ctx context.Context, req *loop.Request, emit func(loop.Delta) error) error {
+func (m *Rules) Step(ctx loop.Context, req *loop.Request, emit func(loop.Delta) error) error {
 	return play(ctx, m.turn(req), emit)
 }
 

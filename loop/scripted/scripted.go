@@ -5,7 +5,6 @@
 package scripted
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"sync"
@@ -76,7 +75,7 @@ func (s *Script) Requests() []Seen {
 }
 
 // Step plays the next turn.
-func (s *Script) Step(ctx context.Context, req *loop.Request, emit func(loop.Delta) error) error {
+func (s *Script) Step(ctx loop.Context, req *loop.Request, emit func(loop.Delta) error) error {
 	s.mu.Lock()
 	seen := Seen{Messages: len(req.Messages), Choice: req.ToolChoice}
 	if n := len(req.Messages); n > 0 {
@@ -96,7 +95,7 @@ func (s *Script) Step(ctx context.Context, req *loop.Request, emit func(loop.Del
 	return play(ctx, t, emit)
 }
 
-func play(ctx context.Context, t Turn, emit func(loop.Delta) error) error {
+func play(ctx loop.Context, t Turn, emit func(loop.Delta) error) error {
 	chunks := t.Chunks
 	if chunks == nil && t.Text != "" {
 		chunks = []string{t.Text}

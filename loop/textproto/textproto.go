@@ -80,7 +80,6 @@
 package textproto
 
 import (
-	"context"
 	"strconv"
 	"strings"
 
@@ -122,7 +121,7 @@ func (w *windowed) ContextWindow() int { return w.w.ContextWindow() }
 
 // Step runs one step of the inner model over the text protocol, with at most one
 // repair round.
-func (m *model) Step(ctx context.Context, req *loop.Request, emit func(loop.Delta) error) error {
+func (m *model) Step(ctx loop.Context, req *loop.Request, emit func(loop.Delta) error) error {
 	msgs := convert(req.Messages)
 	tools, choice := offered(req)
 	r := *req

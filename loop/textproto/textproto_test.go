@@ -25,7 +25,7 @@ type fake struct {
 	reqs    []loop.Request
 }
 
-func (f *fake) Step(ctx context.Context, req *loop.Request, emit func(loop.Delta) error) error {
+func (f *fake) Step(ctx loop.Context, req *loop.Request, emit func(loop.Delta) error) error {
 	f.mu.Lock()
 	r := *req
 	r.Messages = append([]session.Message(nil), req.Messages...)
@@ -457,7 +457,7 @@ func TestWrap_EmitErrorStopsTheStep(t *testing.T) {
 // closes, so only the window stops it.
 type endless struct{ pieces int }
 
-func (e *endless) Step(ctx context.Context, _ *loop.Request, emit func(loop.Delta) error) error {
+func (e *endless) Step(ctx loop.Context, _ *loop.Request, emit func(loop.Delta) error) error {
 	if err := emit(loop.Delta{Text: "Sure.\n```tool_call\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \""}); err != nil {
 		return err
 	}
@@ -511,7 +511,7 @@ func TestWrap_ClosedLoop(t *testing.T) {
 	)
 	var mu sync.Mutex
 	var ran []string
-	runner := loop.RunnerFunc(func(_ context.Context, c session.ToolCall, _ func(json.RawMessage)) ([]session.ResultPart, error) {
+	runner := loop.RunnerFunc(func(_ loop.Context, c session.ToolCall, _ func(json.RawMessage)) ([]session.ResultPart, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		ran = append(ran, c.Name+string(c.Arguments))

@@ -1,8 +1,6 @@
 package schema
 
-import (
-	"slices"
-)
+import "langmodel/internal/order"
 
 // kind is the JSON type of a decoded value.
 type kind uint8
@@ -116,8 +114,8 @@ func sortedKeys[V any](m map[string]V) []string {
 // sortKeysInto returns the keys of m sorted, in buf's storage when it
 // fits (buf's contents are discarded). Small sets are insertion-sorted in
 // place (no allocation, so a caller's stack buffer stays on the stack);
-// larger ones are copied and sorted with slices.Sort (the module links
-// slices, not sort: make size).
+// larger ones are copied and sorted with order.Sort (not slices.Sort, whose
+// pdqsort costs the module 17 KB of code per element type: make size).
 func sortKeysInto[V any](buf []string, m map[string]V) []string {
 	keys := buf[:0]
 	for k := range m {
@@ -125,7 +123,7 @@ func sortKeysInto[V any](buf []string, m map[string]V) []string {
 	}
 	if len(m) > 12 {
 		big := append([]string(nil), keys...)
-		slices.Sort(big)
+		order.Sort(big)
 		return big
 	}
 	for i := 1; i < len(keys); i++ {

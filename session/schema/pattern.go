@@ -36,8 +36,7 @@ var Patterns PatternCompiler = compileLinear
 func compileLinear(src string) (Matcher, error) {
 	m, err := relin.Compile(src)
 	if err != nil {
-		var re *relin.Error
-		errors.As(err, &re)
+		re, _ := errors.AsType[*relin.Error](err)
 		return nil, &PatternError{Invalid: re == nil || !re.Unsupported, Reason: err.Error()}
 	}
 	return m, nil

@@ -1,0 +1,199 @@
+package loop
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+)
+
+// Context is what the engine asks of a context: a channel closed when the work should
+// stop, and why it stopped. Every context.Context is one, so Go callers pass their own.
+// The module makes its contexts with Background, WithCancel and WithCancelCause below
+// and never links package context's: context.Context's Deadline method returns a
+// time.Time, and the module keeps every method of a type an interface can reach, so
+// package context kept time's formatting and time zones in the module (RATIONALE.md
+// "How does the module stay under 850 KB?").
+//
+// The functions below behave as package context's functions of the same names do, for
+// contexts without deadlines or values.
+type Context interface {
+	Done() <-chan struct{}
+	Err() error
+}
+
+// CancelFunc ends the context WithCancel made; calls after the first do nothing.
+type CancelFunc func()
+
+// CancelCauseFunc ends the context WithCancelCause made and records why (nil: Canceled);
+// calls after the first do nothing.
+type CancelCauseFunc func(cause error)
+
+// Canceled is the Err of a context ended by its CancelFunc: context.Canceled itself, so
+// that errors.Is(err, context.Canceled) holds whichever kind of context ended.
+var Canceled = context.Canceled
+
+type background struct{}
+
+func (background) Done() <-chan struct{} { return nil }
+func (background) Err() error            { return nil }
+
+// Background is a context that never ends.
+func Background() Context { return background{} }
+
+// WithCancel returns a context that ends when cancel is called or when parent ends.
+func WithCancel(parent Context) (Context, CancelFunc) {
+	c := newCanceler(parent)
+	return c, func() { c.cancel(Canceled, Canceled) }
+}
+
+// WithCancelCause is WithCancel whose cancel records a cause, which Cause returns.
+func WithCancelCause(parent Context) (Context, CancelCauseFunc) {
+	c := newCanceler(parent)
+	return c, func(cause error) {
+		if cause == nil {
+			cause = Canceled
+		}
+		c.cancel(Canceled, cause)
+	}
+}
+
+// Cause is why ctx ended: the cause given to the CancelCauseFunc that ended it or one of
+// its parents, else its Err; nil while it has not ended. For a context this package did
+// not make, it is ctx.Err().
+func Cause(ctx Context) error {
+	if c, ok := ctx.(*canceler); ok {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return c.cause
+	}
+	return ctx.Err()
+}
+
+// AfterFunc arranges to call f on its own goroutine once ctx ends (at once if it has
+// ended). stop undoes it: it returns true if it kept f from running, false if f has been
+// started or stop was called before.
+func AfterFunc(ctx Context, f func()) (stop func() bool) {
+	if c, ok := ctx.(*canceler); ok {
+		if remove := c.hook(func() { go f() }); remove != nil {
+			return remove
+		}
+		go f()
+		return func() bool { return false }
+	}
+	var claimed atomic.Bool
+	stopped := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			if claimed.CompareAndSwap(false, true) {
+				f()
+			}
+		case <-stopped:
+		}
+	}()
+	return func() bool {
+		if !claimed.CompareAndSwap(false, true) {
+			return false
+		}
+		close(stopped)
+		return true
+	}
+}
+
+// canceler is the context WithCancel and WithCancelCause make.
+type canceler struct {
+	mu     sync.Mutex
+	done   chan struct{}
+	err    error     // set once, when done closes
+	cause  error     // set with err
+	hooks  []*func() // run when the context ends: children's cancels, AfterFuncs' go f()
+	detach func() bool
+}
+
+func newCanceler(parent Context) *canceler {
+	c := &canceler{done: make(chan struct{})}
+	if p, ok := parent.(*canceler); ok {
+		detach := p.hook(func() { c.cancel(p.Err(), Cause(p)) })
+		if detach == nil {
+			c.cancel(p.Err(), Cause(p))
+			return c
+		}
+		c.mu.Lock()
+		if c.err == nil { // p has not ended c in between
+			c.detach = detach
+		}
+		c.mu.Unlock()
+		return c
+	}
+	pd := parent.Done()
+	if pd == nil {
+		return c
+	}
+	select {
+	case <-pd:
+		c.cancel(parent.Err(), parent.Err())
+	default:
+		go func() {
+			select {
+			case <-pd:
+				c.cancel(parent.Err(), parent.Err())
+			case <-c.done:
+			}
+		}()
+	}
+	return c
+}
+
+func (c *canceler) Done() <-chan struct{} { return c.done }
+
+func (c *canceler) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+// hook adds f to what runs when c ends, and returns what removes it (true if it was
+// still there); nil when c has already ended, so f was not added.
+func (c *canceler) hook(f func()) (remove func() bool) {
+	h := &f
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err != nil {
+		return nil
+	}
+	c.hooks = append(c.hooks, h)
+	return func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		for i, x := range c.hooks {
+			if x == h {
+				last := len(c.hooks) - 1
+				c.hooks[i], c.hooks[last] = c.hooks[last], nil
+				c.hooks = c.hooks[:last]
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// cancel ends c with err and cause, then its children at once and its AfterFuncs each on
+// a goroutine of its own; the first call wins.
+func (c *canceler) cancel(err, cause error) {
+	c.mu.Lock()
+	if c.err != nil {
+		c.mu.Unlock()
+		return
+	}
+	c.err, c.cause = err, cause
+	close(c.done)
+	hooks, detach := c.hooks, c.detach
+	c.hooks, c.detach = nil, nil
+	c.mu.Unlock()
+	if detach != nil {
+		detach()
+	}
+	for _, h := range hooks {
+		(*h)()
+	}
+}
