@@ -18,6 +18,8 @@
 //   native.js    the browser's own LanguageModel, as the "browser" backend
 //   install.js   install(): the handshake, the default backend, the globals
 //   load.js      loading the module: its files, fetch with progress, wasm_exec.js, instantiation
+//   mirror.js    install({worker: true}): the module in a Worker, the page's copy of the histories
+//   worker.js    the Worker's side: the module, relayed
 //   language-model.node.js  the entry Node resolves: this one, reading files from disk
 //   runtime.js   what install() leaves for the sessions
 //   errors.js    exceptions from the engine's error data

@@ -3,14 +3,14 @@
 // module to register its channel. Where the module's assets are found is decided here and
 // nowhere else.
 
-// load fetches the module with progress, runs it with Go's wasm_exec.js and waits for it
-// to register its channel.
-export async function load(config, progress) {
-  const fetchFn = config.fetch ?? globalThis.fetch;
+// load fetches the module with progress (unless its bytes are given: worker mode with the
+// page's own fetch, see mirror.js), runs it with Go's wasm_exec.js and waits for it to
+// register its channel.
+export async function load(config, progress, given) {
   const { wasm, wasmExec } = assetURLs(config);
   // wasm_exec.js and the .wasm load at once: on a first visit they are two round trips.
   const goReady = typeof globalThis.Go === "function" ? null : loadWasmExec(wasmExec);
-  const fetched = wasm.protocol === "file:" ? readFile(wasm, progress) : download(wasm, progress, fetchFn);
+  const fetched = given ? Promise.resolve(given) : fetchModule(wasm, progress, config.fetch ?? globalThis.fetch);
   fetched.catch(() => {}); // reported below, after wasm_exec.js's own error if any
   await goReady;
   const bytes = await fetched;
@@ -29,6 +29,11 @@ export async function load(config, progress) {
   return { port: globalThis.__langmodel_channel, exited };
 }
 
+// fetchModule reads the module's bytes from url, reporting progress.
+export function fetchModule(url, progress, fetchFn) {
+  return url.protocol === "file:" ? readFile(url, progress) : download(url, progress, fetchFn);
+}
+
 // assetURLs says where the module's two files are. By default both sit beside this file,
 // found with new URL("./…", import.meta.url), the pattern Vite and webpack rewrite when they
 // bundle (they emit the file and give its final URL); wasmExec is then undefined, meaning
@@ -36,7 +41,7 @@ export async function load(config, progress) {
 // it. A config.wasm is resolved against the page (or, in Node, the working directory), and
 // Go's wasm_exec.js is then looked for beside that .wasm, since the two must come from the
 // same Go: see RATIONALE.md "Why are the module's files found beside the face?".
-function assetURLs(config) {
+export function assetURLs(config) {
   const base = globalThis.location?.href ?? assets.cwd?.();
   if (config.wasm === undefined) {
     return {

@@ -299,10 +299,10 @@ func TestPackage_Contents(t *testing.T) {
 	require.ElementsMatch(t, []string{
 		"package/LICENSE-go", "package/channel.js", "package/errors.js", "package/install.js", "package/load.js",
 		"package/language-model.d.ts", "package/language-model.js", "package/language-model.node.js",
-		"package/langmodel.wasm", "package/media.js", "package/native.js", "package/package.json",
+		"package/langmodel.wasm", "package/media.js", "package/mirror.js", "package/native.js", "package/package.json",
 		"package/protocol.js", "package/runtime.js", "package/session.js", "package/stash.js",
 		"package/stream.js", "package/tools.js", "package/wasm_exec.js", "package/webidl.js",
-		"package/README.md",
+		"package/worker.js", "package/README.md",
 	}, files)
 	var pkg struct {
 		Type         string                     `json:"type"`

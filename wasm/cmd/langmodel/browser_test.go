@@ -40,15 +40,37 @@ globalThis.lm = await import("/js/language-model.js");
 globalThis.installResult = await lm.install({ wasm: "/langmodel.wasm" });
 `
 
-// TestBrowser_Scenarios plays every scenario in every engine: the real module,
-// fetched and instantiated by the real js/language-model.js.
+// mode is a way for a page to run the module: on its own thread, or in a Worker
+// (install({worker: true})). face imports the face as globalThis.lm; in worker mode its
+// install adds worker: true to whatever a test passes, so that every test body runs
+// unchanged in both modes.
+type mode struct{ name, face string }
+
+var modes = []mode{
+	{"page", `globalThis.lm = await import("/js/language-model.js");`},
+	{"worker", `const face = await import("/js/language-model.js");
+globalThis.lm = { ...face, install: (config = {}) => face.install({ ...config, worker: true }) };`},
+}
+
+// prelude is browserPrelude in mode m.
+func (m mode) prelude() string {
+	return "globalThis.LLM = location.origin;\n" + m.face + "\nglobalThis.installResult = await lm.install({ wasm: \"/langmodel.wasm\" });\n"
+}
+
+// TestBrowser_Scenarios plays every scenario in every engine, with the module on the
+// page and in a Worker: the real module, fetched and instantiated by the real
+// js/language-model.js.
 func TestBrowser_Scenarios(t *testing.T) {
 	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
 		base := serve(t, "") // a replay server per engine: scenarios count requests by nonce
-		for _, sc := range allScenarios() {
-			t.Run(sc.name, func(t *testing.T) {
-				t.Parallel()
-				requireJSON(t, sc.want, playBrowser(t, b, base, sc.setup+browserPrelude, common+sc.js))
+		for _, m := range modes {
+			t.Run(m.name, func(t *testing.T) {
+				for _, sc := range allScenarios() {
+					t.Run(sc.name, func(t *testing.T) {
+						t.Parallel()
+						requireJSON(t, sc.want, playBrowser(t, b, base, sc.setup+m.prelude(), common+sc.js))
+					})
+				}
 			})
 		}
 	})
