@@ -101,17 +101,19 @@ func TestBrowser_Install(t *testing.T) {
 			{"never", `{"defined":false,"ours":false,"native":true,"tools":false,"nativeType":"%s"}`},
 			{"always", `{"defined":true,"ours":true,"native":true,"tools":true,"nativeType":"%s"}`},
 		} {
-			t.Run(tc.globals, func(t *testing.T) {
-				p := b.Open(t, base+"/")
-				var got any
-				require.NoError(t, p.Eval(t.Context(), `
+			for _, m := range modes {
+				t.Run(tc.globals+"/"+m.name, func(t *testing.T) {
+					p := b.Open(t, base+"/")
+					var got any
+					require.NoError(t, p.Eval(t.Context(), `
 					const native = globalThis.LanguageModel;
-					const lm = await import("/js/language-model.js");
+					`+m.face+`
 					const r = await lm.install({ wasm: "/langmodel.wasm", globals: "`+tc.globals+`" });
 					return { defined: r.globals, ours: globalThis.LanguageModel === lm.LanguageModel, native: r.native === native,
 						tools: globalThis.LanguageModelToolCall === lm.LanguageModelToolCall, nativeType: typeof native };`, &got))
-				requireJSON(t, fmt.Sprintf(tc.want, nativeType[b.Engine]), got)
-			})
+					requireJSON(t, fmt.Sprintf(tc.want, nativeType[b.Engine]), got)
+				})
+			}
 		}
 	})
 }
@@ -119,13 +121,17 @@ func TestBrowser_Install(t *testing.T) {
 // TestBrowser_InstallErrors: a module that cannot be fetched rejects install() with a
 // NetworkError, and install() may be retried.
 func TestBrowser_InstallErrors(t *testing.T) {
-	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) { installErrors(t, b.Open(t, serve(t, "")+"/")) })
+	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
+		base := serve(t, "")
+		for _, m := range modes {
+			t.Run(m.name, func(t *testing.T) { installErrors(t, b.Open(t, base+"/"), m) })
+		}
+	})
 }
 
-func installErrors(t *testing.T, p *browsertest.Page) {
+func installErrors(t *testing.T, p *browsertest.Page, m mode) {
 	var got any
-	require.NoError(t, p.Eval(t.Context(), `
-		const lm = await import("/js/language-model.js");
+	require.NoError(t, p.Eval(t.Context(), m.face+`
 		let first;
 		try { await lm.install({ wasm: "/missing.wasm" }); } catch (e) { first = e.name; }
 		const before = await lm.LanguageModel.create().catch((e) => e.name);
@@ -138,16 +144,20 @@ func installErrors(t *testing.T, p *browsertest.Page) {
 // TestBrowser_Progress: install() reads the module as it streams and reports the
 // fractions to create()'s monitor, from 0 to 1 and increasing.
 func TestBrowser_Progress(t *testing.T) {
-	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) { progress(t, b.Open(t, serve(t, "")+"/")) })
+	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
+		base := serve(t, "")
+		for _, m := range modes {
+			t.Run(m.name, func(t *testing.T) { progress(t, b.Open(t, base+"/"), m) })
+		}
+	})
 }
 
-func progress(t *testing.T, p *browsertest.Page) {
+func progress(t *testing.T, p *browsertest.Page, m mode) {
 	var got struct {
 		Events   []float64 `json:"events"`
 		Progress bool      `json:"progress"`
 	}
-	require.NoError(t, p.Eval(t.Context(), `
-		const lm = await import("/js/language-model.js");
+	require.NoError(t, p.Eval(t.Context(), m.face+`
 		const installing = lm.install({ wasm: "/langmodel.wasm" });
 		const events = [];
 		let progress = true;
