@@ -1,0 +1,133 @@
+//go:build !js
+
+package peerbench
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"langmodel/internal/browsertest"
+)
+
+// BenchmarkPeersWorker prints the worker mode's table of `make bench-peers` (its -bench
+// pattern, Peers, runs it after BenchmarkPeers): the module on the page against the
+// module in a Worker (install({worker: true})), interleaved, in one headless Chromium:
+// the closed-loop step at 1, 10 and 100-step loops (the same bench.js workload), and the
+// longest main-thread task (PerformanceObserver "longtask", tasks over 50 ms; none is 0)
+// during install() and during 100-step loops. Each round opens a fresh page per mode, so
+// that every round measures an install. Run it alone:
+//
+//	go test -run '^$' -bench PeersWorker -benchtime 1x ./internal/peerbench/
+func BenchmarkPeersWorker(b *testing.B) {
+	wasm := browsertest.BuildWasm(b, "../../wasm/cmd/langmodel")
+	execJS := browsertest.WasmExecJS(b)
+	base := browsertest.Serve(b, "", map[string]http.Handler{
+		"/langmodel.wasm":    browsertest.File(wasm),
+		"/wasm_exec.js":      browsertest.File(execJS),
+		"/js/":               http.StripPrefix("/js/", http.FileServer(http.Dir("../../js"))),
+		"/js/langmodel.wasm": browsertest.File(wasm),
+		"/js/wasm_exec.js":   browsertest.File(execJS),
+		"/peer/bench.js":     browsertest.File("bench.js"),
+	})
+	br := browsertest.Shared(b)
+	ctx, cancel := context.WithTimeout(b.Context(), 20*time.Minute)
+	defer cancel()
+	var t workerTable
+	for b.Loop() {
+		t = workerTable{table{rounds: *rounds, browser: br.Version}}
+		for r := range *rounds {
+			modes := []string{"page", "worker"}
+			if r%2 == 1 {
+				modes = []string{"worker", "page"}
+			}
+			for _, mode := range modes {
+				t.round(b, ctx, br.Open(b, base+"/"), mode)
+			}
+		}
+	}
+	fmt.Print(t.String())
+	for _, n := range workerLoops {
+		if p := t.median(fmt.Sprintf("step-%d-page", n)); p > 0 {
+			b.ReportMetric(t.median(fmt.Sprintf("step-%d-worker", n))/p, fmt.Sprintf("worker-step%d-ratio", n))
+		}
+	}
+	b.ReportMetric(t.median("longtask-install-worker"), "worker-install-longtask-ms")
+	b.ReportMetric(t.median("longtask-loop-worker"), "worker-loop-longtask-ms")
+	b.ReportMetric(0, "ns/op")
+}
+
+var workerLoops = []int{1, 10, 100}
+
+// workerRound is a page's script for one round: a long-task observer, install() in the
+// mode, one untimed loop of each length (V8 compiles the code up first), then the timed
+// loops, about 200 steps a figure. Long tasks are attributed to the window they start in.
+const workerRound = `
+	const worker = %t;
+	const tasks = [];
+	new PerformanceObserver((list) => { for (const e of list.getEntries()) tasks.push(e); }).observe({ type: "longtask", buffered: true });
+	const longest = (from, to) => Math.max(0, ...tasks.filter((e) => e.startTime >= from && e.startTime < to).map((e) => e.duration));
+	const bench = await import("/peer/bench.js");
+	const i0 = performance.now();
+	const lm = await import("/js/language-model.js");
+	await lm.install({ wasm: "/langmodel.wasm", worker, globals: "never" });
+	const i1 = performance.now();
+	for (const n of %[2]s) await bench.moduleLoop(lm.LanguageModel, n, 1);
+	const steps = {};
+	let l0, l1;
+	for (const n of %[2]s) {
+		if (n === 100) l0 = performance.now();
+		steps[n] = await bench.moduleLoop(lm.LanguageModel, n, Math.ceil(200 / n));
+		if (n === 100) l1 = performance.now();
+	}
+	await new Promise((r) => setTimeout(r, 200)); // long tasks are reported late
+	return { install: longest(i0, i1), loop: longest(l0, l1), installMs: i1 - i0, steps };`
+
+func (t *workerTable) round(b *testing.B, ctx context.Context, p *browsertest.Page, mode string) {
+	b.Helper()
+	var got struct {
+		Install, Loop, InstallMs float64
+		Steps                    map[string]float64
+	}
+	loops := strings.ReplaceAll(fmt.Sprint(workerLoops), " ", ", ")
+	require.NoError(b, p.Eval(ctx, fmt.Sprintf(workerRound, mode == "worker", loops), &got))
+	t.add("longtask-install-"+mode, got.Install)
+	t.add("longtask-loop-"+mode, got.Loop)
+	t.add("install-"+mode, got.InstallMs)
+	for _, n := range workerLoops {
+		t.add(fmt.Sprintf("step-%d-%s", n, mode), got.Steps[fmt.Sprint(n)])
+	}
+}
+
+// workerTable is table's samples with the worker mode's rows.
+type workerTable struct{ table }
+
+func (t *workerTable) String() string {
+	var s strings.Builder
+	fmt.Fprintf(&s, "\nmake bench-peers, worker mode: the module on the page against the module in a Worker, %s,\n", t.browser)
+	fmt.Fprintf(&s, "%d interleaved rounds, a fresh page per round and mode; medians (range); ratio = worker ÷ page\n\n", t.rounds)
+	s.WriteString("| figure | on the page | in a Worker | ratio | target |\n|---|---|---|---|---|\n")
+	rows := []struct{ name, key, unit, target string }{}
+	for _, n := range workerLoops {
+		rows = append(rows, struct{ name, key, unit, target string }{fmt.Sprintf("closed-loop step, %d-step loop", n), fmt.Sprintf("step-%d", n), "µs", ""})
+	}
+	rows = append(rows,
+		struct{ name, key, unit, target string }{"install(), import to resolved", "install", "ms", ""},
+		struct{ name, key, unit, target string }{"longest main-thread task during install()", "longtask-install", "ms", "≤ 16 ms in a Worker"},
+		struct{ name, key, unit, target string }{"longest main-thread task during 100-step loops", "longtask-loop", "ms", "≤ 16 ms in a Worker"},
+	)
+	for _, r := range rows {
+		ratio := ""
+		if p := t.median(r.key + "-page"); p > 0 {
+			ratio = fmt.Sprintf("%.2f×", t.median(r.key+"-worker")/p)
+		}
+		fmt.Fprintf(&s, "| %s | %s | %s | %s | %s |\n", r.name, t.cell(r.key+"-page", r.unit), t.cell(r.key+"-worker", r.unit), ratio, r.target)
+	}
+	s.WriteString("\n(a long task is one over 50 ms: 0 means none; the page's main thread is free between them)\n")
+	return s.String()
+}
