@@ -12,7 +12,12 @@
 // (mirror.js's pace), and {exited: true} if the module ever stops. In a change, add holds each message as its own JSON text, so the
 // page keeps text and parses only what a read of session.history asks for.
 
-import { load } from "./load.js";
+// Go's wasm_exec.js, imported statically: a bundler then bundles the worker as one file
+// (Vite bundles workers as a classic script by default, which admits no code splitting,
+// and load.js's import("./wasm_exec.js") would be a split). A page that names its own
+// .wasm gets the wasm_exec.js beside it, as without a worker (start).
+import "./wasm_exec.js";
+import { assetURLs, load } from "./load.js";
 
 let port = null;
 let out = []; // the messages of the module's current run
@@ -41,6 +46,12 @@ function schedule() {
 
 async function start({ wasm, wasmExec, bytes }) {
   try {
+    if (wasm !== undefined || wasmExec !== undefined) {
+      // The page named its own files: load.js loads the wasm_exec.js that goes with them,
+      // unless it is the one imported above (a module runs once).
+      const here = import.meta.url; // not new URL(…, import.meta.url): bundlers would emit a copy
+      if (assetURLs({ wasm, wasmExec }).wasmExec.href !== new URL("./wasm_exec.js", here).href) delete globalThis.Go;
+    }
     const loaded = await load({ wasm, wasmExec }, { update: (f) => postMessage({ progress: f }) }, bytes);
     port = loaded.port;
     loaded.exited.then(() => postMessage({ exited: true }));

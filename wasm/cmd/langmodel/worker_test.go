@@ -76,6 +76,15 @@ func TestBrowser_Worker(t *testing.T) {
 				const s = await lm.LanguageModel.create({ backend: { kind: "openai", baseURL: "http://model.test/v1", model: "m" } });
 				return { urls, first: events[0], last: events.at(-1), answer: await s.prompt("hi") };`,
 				`{"urls":["/langmodel.wasm","/v1/chat/completions"],"first":0,"last":1,"answer":"from the page"}`},
+			{"a .wasm named by the page, beside the worker's own wasm_exec.js or elsewhere", `
+				const face = await import("/js/language-model.js");
+				await face.install({ worker: true, wasm: "/js/langmodel.wasm" });
+				const s = await face.LanguageModel.create({ backend: { kind: "scripted", turns: [{ text: "beside" }] } });
+				const other = await import("/jsdie/language-model.js");
+				await other.install({ worker: true, wasm: "/langmodel.wasm", wasmExec: "/wasm_exec.js" });
+				const o = await other.LanguageModel.create({ backend: { kind: "scripted", turns: [{ text: "elsewhere" }] } });
+				return [await s.prompt("x"), await o.prompt("y")];`,
+				`["beside","elsewhere"]`},
 			{"a worker that breaks rejects what is pending and every later call", `
 				const lm = await import("/jsdie/language-model.js");
 				await lm.install({ worker: true });
