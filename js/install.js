@@ -73,7 +73,13 @@ async function doInstall(config, progress) {
   }
   const channel = new Channel(port, () => config.fetch ?? globalThis.fetch);
   exited?.then(() => channel.fail(new DOMException("The language model module stopped.", "OperationError")));
-  const hello = await channel.request({ type: "hello", version: PROTOCOL_VERSION });
+  let hello;
+  try {
+    hello = await channel.request({ type: "hello", version: PROTOCOL_VERSION });
+  } catch (e) {
+    port.close?.(); // a Worker that speaks another protocol is of no use: end it (mirror.js)
+    throw e;
+  }
   // Its tool classes, the same way: native tool use needs all three.
   const theirs = (key, ours) => {
     const now = globalThis[ours.name];

@@ -92,6 +92,11 @@ class WorkerPort {
     this.#worker.postMessage(json);
   }
 
+  // close ends the worker (install() failed after starting it).
+  close() {
+    this.#worker.terminate();
+  }
+
   // pace returns, after each piece a page-supplied generator sends, a promise that holds
   // the generator back while more than AHEAD pieces wait for the worker. The engine's
   // generate-abort (a reply grown past the context window) can reach the page only
