@@ -62,9 +62,9 @@ func (m mode) prelude() string {
 // js/language-model.js.
 func TestBrowser_Scenarios(t *testing.T) {
 	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
-		base := serve(t, "") // a replay server per engine: scenarios count requests by nonce
 		for _, m := range modes {
 			t.Run(m.name, func(t *testing.T) {
+				base := serve(t, "") // a replay server per engine and mode: scenarios count requests by nonce
 				for _, sc := range allScenarios() {
 					t.Run(sc.name, func(t *testing.T) {
 						t.Parallel()

@@ -544,9 +544,9 @@ func TestModule_Conformance(t *testing.T) {
 // module on the page and in a Worker.
 func TestBrowser_Conformance(t *testing.T) {
 	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
-		base := serve(t, "")
 		for _, m := range modes {
 			t.Run(m.name, func(t *testing.T) {
+				base := serve(t, "") // a replay server per mode: rows count requests by nonce
 				for _, r := range allConformance() {
 					t.Run(r.name, func(t *testing.T) {
 						t.Parallel()
