@@ -18,7 +18,8 @@ import (
 // BenchmarkPeersWorker prints the worker mode's table of `make bench-peers` (its -bench
 // pattern, Peers, runs it after BenchmarkPeers): the module on the page against the
 // module in a Worker (install({worker: true})), interleaved, in one headless Chromium:
-// the closed-loop step at 1, 10 and 100-step loops (the same bench.js workload), and the
+// the closed-loop step at 1, 10 and 100-step loops and a 10,000-message history (the same
+// bench.js workloads; in a Worker the history also crosses to the page's copy), and the
 // longest main-thread task during install() and during 100-step loops, as the
 // PerformanceObserver's long tasks (over 50 ms; none is 0) and as a heartbeat's longest
 // gap (below 50 ms too). Each round opens a fresh page per mode, so
@@ -109,14 +110,17 @@ const workerRound = `
 		steps[n] = await bench.moduleLoop(lm.LanguageModel, n, Math.ceil(200 / n));
 		if (n === 100) l1 = performance.now();
 	}
+	await idle();
+	const history = await bench.moduleHistory(lm.LanguageModel, bench.history(10000));
 	await new Promise((r) => setTimeout(r, 200)); // long tasks are reported late
-	return { install: longest(i0, i1), loop: longest(l0, l1), installGap, loopGap, installMs: i1 - i0, steps };`
+	return { install: longest(i0, i1), loop: longest(l0, l1), installGap, loopGap, installMs: i1 - i0, steps, history };`
 
 func (t *workerTable) round(b *testing.B, ctx context.Context, p *browsertest.Page, mode string) {
 	b.Helper()
 	var got struct {
 		Install, Loop, InstallGap, LoopGap, InstallMs float64
 		Steps                                         map[string]float64
+		History                                       struct{ Create, Prompt float64 }
 	}
 	loops := strings.ReplaceAll(fmt.Sprint(workerLoops), " ", ", ")
 	require.NoError(b, p.Eval(ctx, fmt.Sprintf(workerRound, mode == "worker", loops), &got))
@@ -125,6 +129,8 @@ func (t *workerTable) round(b *testing.B, ctx context.Context, p *browsertest.Pa
 	t.add("install-"+mode, got.InstallMs)
 	t.add("gap-install-"+mode, got.InstallGap)
 	t.add("gap-loop-"+mode, got.LoopGap)
+	t.add("history-create-"+mode, got.History.Create)
+	t.add("history-prompt-"+mode, got.History.Prompt)
 	for _, n := range workerLoops {
 		t.add(fmt.Sprintf("step-%d-%s", n, mode), got.Steps[fmt.Sprint(n)])
 	}
@@ -143,6 +149,8 @@ func (t *workerTable) String() string {
 		rows = append(rows, struct{ name, key, unit, target string }{fmt.Sprintf("closed-loop step, %d-step loop", n), fmt.Sprintf("step-%d", n), "µs", ""})
 	}
 	rows = append(rows,
+		struct{ name, key, unit, target string }{"create({initialPrompts}) on 10,000 messages", "history-create", "ms", ""},
+		struct{ name, key, unit, target string }{"then one prompt on that session", "history-prompt", "ms", ""},
 		struct{ name, key, unit, target string }{"install(), import to resolved", "install", "ms", ""},
 		struct{ name, key, unit, target string }{"longest main-thread task during install() (long tasks, over 50 ms)", "longtask-install", "ms", "≤ 16 ms in a Worker"},
 		struct{ name, key, unit, target string }{"longest main-thread task during 100-step loops (long tasks, over 50 ms)", "longtask-loop", "ms", "≤ 16 ms in a Worker"},
