@@ -52,7 +52,10 @@ export async function startWorker(config, progress) {
   worker.onerror = (e) => {
     e.preventDefault?.();
     if (running) exit();
-    else failed(new DOMException(`The language model worker ${new URL("./worker.js", import.meta.url).href} failed to start${e.message ? `: ${e.message}` : "."}`, "NetworkError"));
+    else {
+      const why = e.message || "it, or a file it imports beside it (load.js, wasm_exec.js), could not be loaded";
+      failed(new DOMException(`The language model worker ${new URL("./worker.js", import.meta.url).href} failed to start: ${why}.`, "NetworkError"));
+    }
   };
   worker.postMessage(start, transfer);
   try {

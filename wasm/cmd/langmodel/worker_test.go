@@ -104,7 +104,7 @@ func TestBrowser_Worker(t *testing.T) {
 				await lm.install({ worker: true });
 				const s = await lm.LanguageModel.create({ backend: { kind: "scripted", turns: [{ text: "ok" }] } });
 				return { first, again, answer: await s.prompt("x") };`,
-				`{"first":"NetworkError: The language model worker /jsnoworker/worker.js failed to start.","again":"NetworkError","answer":"ok"}`},
+				`{"first":"NetworkError: The language model worker /jsnoworker/worker.js failed to start: it, or a file it imports beside it (load.js, wasm_exec.js), could not be loaded.","again":"NetworkError","answer":"ok"}`},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				t.Parallel()
