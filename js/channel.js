@@ -80,6 +80,9 @@ export class Channel {
           p.abortedWith = { reason: abortReason(signal) };
           if (sent) this.notify({ type: "abort", target: id });
           if (this.#answered.has(id)) return;
+          // A module in a Worker rolls back after this returns: its reply (an AbortError)
+          // rejects with the reason, so that session.history agrees (mirror.js).
+          if (sent && this.#port.remote) return;
           p.reject(p.abortedWith.reason);
         };
         signal.addEventListener("abort", onAbort);
@@ -311,6 +314,9 @@ export class Channel {
               break;
             }
             piece(r.value);
+            // A module in a Worker answers between tasks: a generator that never waits is
+            // held back until it can hear an abort (WorkerPort.pace, mirror.js).
+            if (this.#port.pace) await this.#port.pace();
           }
         } finally {
           // Aborted, or a piece that cannot cross: let the iterator clean up.

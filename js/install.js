@@ -1,5 +1,5 @@
-// install(): loading the module (load.js), the protocol handshake, the default backend,
-// and the globals.
+// install(): loading the module (load.js, or in a Worker: mirror.js), the protocol
+// handshake, the default backend, and the globals.
 
 import { Channel } from "./channel.js";
 import { browserGenerate, nativeAtLoad, nativeAvailability, nativeToolsAtLoad } from "./native.js";
@@ -39,7 +39,8 @@ class Progress {
 }
 
 /**
- * install loads the module (unless a host has already started it), checks its protocol
+ * install loads the module (unless a host has already started it), on the page or, with
+ * config.worker, in a dedicated Worker (mirror.js), checks its protocol
  * version, sets the default backend and, as config.globals says, defines globalThis.
  * LanguageModel and the tool classes. It may be called again after a failure.
  */
@@ -67,12 +68,21 @@ async function doInstall(config, progress) {
   if (port) {
     progress.update(0);
     progress.update(1);
+  } else if (config.worker) {
+    const { startWorker } = await import("./mirror.js"); // loaded only in worker mode
+    ({ port, exited } = await startWorker(config, progress));
   } else {
     ({ port, exited } = await load(config, progress));
   }
   const channel = new Channel(port, () => config.fetch ?? globalThis.fetch);
   exited?.then(() => channel.fail(new DOMException("The language model module stopped.", "OperationError")));
-  const hello = await channel.request({ type: "hello", version: PROTOCOL_VERSION });
+  let hello;
+  try {
+    hello = await channel.request({ type: "hello", version: PROTOCOL_VERSION });
+  } catch (e) {
+    port.close?.(); // a Worker that speaks another protocol is of no use: end it (mirror.js)
+    throw e;
+  }
   // Its tool classes, the same way: native tool use needs all three.
   const theirs = (key, ours) => {
     const now = globalThis[ours.name];

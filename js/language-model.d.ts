@@ -355,6 +355,12 @@ export interface InstallConfig {
   globals?: "auto" | "always" | "never";
   /** The fetch that downloads the module and carries the openai backend's requests; default globalThis.fetch. */
   fetch?: typeof fetch;
+  /**
+   * Run the module in a dedicated Worker, so that it never holds the page's main thread;
+   * tools' execute, approve and a custom backend's generate still run on the page, and the
+   * API is the same. Default false. In Node (no Worker), install() rejects with NotSupportedError.
+   */
+  worker?: boolean;
 }
 
 export interface Installed {

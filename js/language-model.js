@@ -18,6 +18,8 @@
 //   native.js    the browser's own LanguageModel, as the "browser" backend
 //   install.js   install(): the handshake, the default backend, the globals
 //   load.js      loading the module: its files, fetch with progress, wasm_exec.js, instantiation
+//   mirror.js    install({worker: true}): the module in a Worker, the page's copy of the histories
+//   worker.js    the Worker's side: the module, relayed
 //   language-model.node.js  the entry Node resolves: this one, reading files from disk
 //   runtime.js   what install() leaves for the sessions
 //   errors.js    exceptions from the engine's error data
@@ -26,9 +28,10 @@
 //
 // It has no dependencies and no build step. Types: language-model.d.ts.
 
-// Every file of the face is named here, though only three export from it, so that a page
+// Every file a page needs is named here, though only three export from it, so that a page
 // that loads the files as they are (no bundler) fetches them all in one round trip, not
-// one round trip per level of imports (a first visit measured 40 ms faster).
+// one round trip per level of imports (a first visit measured 40 ms faster). mirror.js and
+// worker.js are loaded by install() in worker mode only.
 import "./channel.js";
 import "./errors.js";
 import "./load.js";

@@ -3,14 +3,18 @@
 // module to register its channel. Where the module's assets are found is decided here and
 // nowhere else.
 
-// load fetches and compiles the module with progress, runs it with Go's wasm_exec.js and
-// waits for it to register its channel.
-export async function load(config, progress) {
-  const fetchFn = config.fetch ?? globalThis.fetch;
+// load fetches and compiles the module with progress (unless its bytes are given: worker
+// mode with the page's own fetch, see mirror.js), runs it with Go's wasm_exec.js and waits
+// for it to register its channel.
+export async function load(config, progress, given) {
   const { wasm, wasmExec } = assetURLs(config);
   // wasm_exec.js and the .wasm load at once: on a first visit they are two round trips.
   const goReady = typeof globalThis.Go === "function" ? null : loadWasmExec(wasmExec);
-  const compiled = wasm.protocol === "file:" ? readFile(wasm, progress).then((bytes) => compile(wasm, bytes)) : fetchModule(wasm, progress, fetchFn);
+  const compiled = given
+    ? Promise.resolve(given).then((bytes) => compile(wasm, bytes))
+    : wasm.protocol === "file:"
+      ? readFile(wasm, progress).then((bytes) => compile(wasm, bytes))
+      : fetchModule(wasm, progress, config.fetch ?? globalThis.fetch);
   compiled.catch(() => {}); // reported below, after wasm_exec.js's own error if any
   await goReady;
   const module = await compiled;
@@ -34,6 +38,18 @@ function compile(url, bytes) {
   return WebAssembly.compile(bytes);
 }
 
+// fetchBytes reads the module's bytes from url, reporting progress (worker mode with the
+// page's own fetch: the page downloads, the worker compiles).
+export async function fetchBytes(url, progress, fetchFn) {
+  if (url.protocol === "file:") return readFile(url, progress);
+  progress.update(0);
+  const res = await fetchFn(url);
+  if (!res.ok) throw new DOMException(`Could not fetch ${url.href}: HTTP ${res.status}.`, "NetworkError");
+  const bytes = await readBody(res, counter(res, progress));
+  progress.update(1);
+  return bytes;
+}
+
 // assetURLs says where the module's two files are. By default both sit beside this file,
 // found with new URL("./…", import.meta.url), the pattern Vite and webpack rewrite when they
 // bundle (they emit the file and give its final URL); wasmExec is then undefined, meaning
@@ -41,7 +57,7 @@ function compile(url, bytes) {
 // it. A config.wasm is resolved against the page (or, in Node, the working directory), and
 // Go's wasm_exec.js is then looked for beside that .wasm, since the two must come from the
 // same Go: see RATIONALE.md "Why are the module's files found beside the face?".
-function assetURLs(config) {
+export function assetURLs(config) {
   const base = globalThis.location?.href ?? assets.cwd?.();
   if (config.wasm === undefined) {
     return {
@@ -110,14 +126,7 @@ async function fetchModule(url, progress, fetchFn) {
   progress.update(0);
   const res = await fetchFn(url);
   if (!res.ok) throw new DOMException(`Could not fetch ${url.href}: HTTP ${res.status}.`, "NetworkError");
-  const total = Number(res.headers.get("Content-Length")) || 0;
-  // Content-Length counts compressed bytes when the server compresses: clamp below 1
-  // until the module is compiled.
-  let loaded = 0;
-  const count = (chunk) => {
-    loaded += chunk.byteLength;
-    if (total) progress.update(Math.min(loaded / total, 0.999));
-  };
+  const count = counter(res, progress);
   if (!res.body || typeof WebAssembly.compileStreaming !== "function" || typeof TransformStream !== "function") {
     const module = await compile(url, await readBody(res, count));
     progress.update(1);
@@ -142,6 +151,18 @@ async function fetchModule(url, progress, fetchFn) {
   }
   progress.update(1);
   return module;
+}
+
+// counter returns the function that counts a response's chunks as they arrive, for
+// progress: the fraction of its Content-Length received. Content-Length counts compressed
+// bytes when the server compresses: the fraction stays below 1 until the caller is done.
+function counter(res, progress) {
+  const total = Number(res.headers.get("Content-Length")) || 0;
+  let loaded = 0;
+  return (chunk) => {
+    loaded += chunk.byteLength;
+    if (total) progress.update(Math.min(loaded / total, 0.999));
+  };
 }
 
 // readBody reads a response's body whole, calling count with each chunk.

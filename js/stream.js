@@ -10,6 +10,7 @@ import { LanguageModelToolCall } from "./tools.js";
 export function promptStream(userSignal, run) {
   const ctrl = new AbortController();
   let controller;
+  let running; // run's promise, settled
   const enqueue = (detail) => {
     try {
       controller.enqueue(typeof detail === "string" ? detail : { type: "tool-call", value: new LanguageModelToolCall(detail.value) });
@@ -25,7 +26,8 @@ export function promptStream(userSignal, run) {
         const onAbort = () => ctrl.abort(abortReason(userSignal));
         userSignal?.addEventListener("abort", onAbort);
         // a long-lived page signal must not keep every finished prompt's listener
-        run(ctrl.signal, enqueue).finally(() => userSignal?.removeEventListener("abort", onAbort)).then(
+        running = run(ctrl.signal, enqueue).finally(() => userSignal?.removeEventListener("abort", onAbort));
+        running.then(
           () => {
             try {
               c.close();
@@ -45,8 +47,11 @@ export function promptStream(userSignal, run) {
         c.error(e);
       }
     },
+    // The cancel (and so a `for await` left early) ends when the prompt has been rolled
+    // back, which with the module in a Worker is a round trip later (mirror.js).
     cancel: (reason) => {
       ctrl.abort(reason ?? new DOMException("The stream was cancelled.", "AbortError"));
+      return running?.then(() => {}, () => {});
     },
   });
   return iterable(stream);

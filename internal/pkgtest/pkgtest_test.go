@@ -157,6 +157,9 @@ func TestPackage_Apps(t *testing.T) {
 		// viteConfig replaces README's vite.config.js; wantError is then the app's
 		// uncaught error.
 		viteConfig, wantError string
+		// worker runs the app with install({worker: true}): the bundler must find
+		// worker.js by its new URL("./worker.js", import.meta.url) and bundle it.
+		worker bool
 	}{
 		{name: "plain files with an import map", build: func(t *testing.T, dir string) (string, string) {
 			return dir, "/plain.html"
@@ -181,15 +184,34 @@ func TestPackage_Apps(t *testing.T) {
 			run(t, dir, "node", bundleMJS(t), "webpack", dir)
 			return dir, "/webpack.html"
 		}},
+		{name: "worker mode: plain files with an import map", worker: true, build: func(t *testing.T, dir string) (string, string) {
+			return dir, "/plain.html"
+		}},
+		{name: "worker mode: vite build", worker: true, build: func(t *testing.T, dir string) (string, string) {
+			run(t, dir, "node", bundleMJS(t), "vite-build", dir)
+			return filepath.Join(dir, "dist"), "/"
+		}},
+		{name: "worker mode: vite dev", worker: true, serve: func(t *testing.T, dir string) string {
+			return viteDev(t, dir)
+		}},
+		{name: "worker mode: webpack", worker: true, build: func(t *testing.T, dir string) (string, string) {
+			run(t, dir, "node", bundleMJS(t), "webpack", dir)
+			return dir, "/webpack.html"
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			vite := ex.vite
 			if tc.viteConfig != "" {
 				vite = tc.viteConfig
 			}
+			main := appMain(ex)
+			if tc.worker {
+				require.Contains(t, main, "await install({ ")
+				main = strings.Replace(main, "await install({ ", "await install({ worker: true, ", 1)
+			}
 			dir := npmApp(t, map[string]string{
 				"harness.js":     harness,
-				"main.js":        appMain(ex),
+				"main.js":        main,
 				"vite.config.js": vite + "\n",
 				"index.html":     "<!doctype html>\n<meta charset=utf-8>\n<link rel=icon href=\"data:,\">\n<title>scratch app</title>\n<script type=\"module\" src=\"/main.js\"></script>\n",
 				"plain.html":     "<!doctype html>\n<meta charset=utf-8>\n<link rel=icon href=\"data:,\">\n<title>scratch app</title>\n" + ex.html + "\n",
@@ -299,10 +321,10 @@ func TestPackage_Contents(t *testing.T) {
 	require.ElementsMatch(t, []string{
 		"package/LICENSE-go", "package/channel.js", "package/errors.js", "package/install.js", "package/load.js",
 		"package/language-model.d.ts", "package/language-model.js", "package/language-model.node.js",
-		"package/langmodel.wasm", "package/media.js", "package/native.js", "package/package.json",
+		"package/langmodel.wasm", "package/media.js", "package/mirror.js", "package/native.js", "package/package.json",
 		"package/protocol.js", "package/runtime.js", "package/session.js", "package/stash.js",
 		"package/stream.js", "package/tools.js", "package/wasm_exec.js", "package/webidl.js",
-		"package/README.md",
+		"package/worker.js", "package/README.md",
 	}, files)
 	var pkg struct {
 		Type         string                     `json:"type"`

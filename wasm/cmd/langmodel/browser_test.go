@@ -40,15 +40,37 @@ globalThis.lm = await import("/js/language-model.js");
 globalThis.installResult = await lm.install({ wasm: "/langmodel.wasm" });
 `
 
-// TestBrowser_Scenarios plays every scenario in every engine: the real module,
-// fetched and instantiated by the real js/language-model.js.
+// mode is a way for a page to run the module: on its own thread, or in a Worker
+// (install({worker: true})). face imports the face as globalThis.lm; in worker mode its
+// install adds worker: true to whatever a test passes, so that every test body runs
+// unchanged in both modes.
+type mode struct{ name, face string }
+
+var modes = []mode{
+	{"page", `globalThis.lm = await import("/js/language-model.js");`},
+	{"worker", `const face = await import("/js/language-model.js");
+globalThis.lm = { ...face, install: (config = {}) => face.install({ ...config, worker: true }) };`},
+}
+
+// prelude is browserPrelude in mode m.
+func (m mode) prelude() string {
+	return "globalThis.LLM = location.origin;\n" + m.face + "\nglobalThis.installResult = await lm.install({ wasm: \"/langmodel.wasm\" });\n"
+}
+
+// TestBrowser_Scenarios plays every scenario in every engine, with the module on the
+// page and in a Worker: the real module, fetched and instantiated by the real
+// js/language-model.js.
 func TestBrowser_Scenarios(t *testing.T) {
 	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
-		base := serve(t, "") // a replay server per engine: scenarios count requests by nonce
-		for _, sc := range allScenarios() {
-			t.Run(sc.name, func(t *testing.T) {
-				t.Parallel()
-				requireJSON(t, sc.want, playBrowser(t, b, base, sc.setup+browserPrelude, common+sc.js))
+		for _, m := range modes {
+			t.Run(m.name, func(t *testing.T) {
+				base := serve(t, "") // a replay server per engine and mode: scenarios count requests by nonce
+				for _, sc := range allScenarios() {
+					t.Run(sc.name, func(t *testing.T) {
+						t.Parallel()
+						requireJSON(t, sc.want, playBrowser(t, b, base, sc.setup+m.prelude(), common+sc.js))
+					})
+				}
 			})
 		}
 	})
@@ -79,17 +101,19 @@ func TestBrowser_Install(t *testing.T) {
 			{"never", `{"defined":false,"ours":false,"native":true,"tools":false,"nativeType":"%s"}`},
 			{"always", `{"defined":true,"ours":true,"native":true,"tools":true,"nativeType":"%s"}`},
 		} {
-			t.Run(tc.globals, func(t *testing.T) {
-				p := b.Open(t, base+"/")
-				var got any
-				require.NoError(t, p.Eval(t.Context(), `
+			for _, m := range modes {
+				t.Run(tc.globals+"/"+m.name, func(t *testing.T) {
+					p := b.Open(t, base+"/")
+					var got any
+					require.NoError(t, p.Eval(t.Context(), `
 					const native = globalThis.LanguageModel;
-					const lm = await import("/js/language-model.js");
+					`+m.face+`
 					const r = await lm.install({ wasm: "/langmodel.wasm", globals: "`+tc.globals+`" });
 					return { defined: r.globals, ours: globalThis.LanguageModel === lm.LanguageModel, native: r.native === native,
 						tools: globalThis.LanguageModelToolCall === lm.LanguageModelToolCall, nativeType: typeof native };`, &got))
-				requireJSON(t, fmt.Sprintf(tc.want, nativeType[b.Engine]), got)
-			})
+					requireJSON(t, fmt.Sprintf(tc.want, nativeType[b.Engine]), got)
+				})
+			}
 		}
 	})
 }
@@ -97,13 +121,17 @@ func TestBrowser_Install(t *testing.T) {
 // TestBrowser_InstallErrors: a module that cannot be fetched rejects install() with a
 // NetworkError, and install() may be retried.
 func TestBrowser_InstallErrors(t *testing.T) {
-	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) { installErrors(t, b.Open(t, serve(t, "")+"/")) })
+	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
+		base := serve(t, "")
+		for _, m := range modes {
+			t.Run(m.name, func(t *testing.T) { installErrors(t, b.Open(t, base+"/"), m) })
+		}
+	})
 }
 
-func installErrors(t *testing.T, p *browsertest.Page) {
+func installErrors(t *testing.T, p *browsertest.Page, m mode) {
 	var got any
-	require.NoError(t, p.Eval(t.Context(), `
-		const lm = await import("/js/language-model.js");
+	require.NoError(t, p.Eval(t.Context(), m.face+`
 		let first;
 		try { await lm.install({ wasm: "/missing.wasm" }); } catch (e) { first = e.name; }
 		const before = await lm.LanguageModel.create().catch((e) => e.name);
@@ -116,16 +144,20 @@ func installErrors(t *testing.T, p *browsertest.Page) {
 // TestBrowser_Progress: install() reads the module as it streams and reports the
 // fractions to create()'s monitor, from 0 to 1 and increasing.
 func TestBrowser_Progress(t *testing.T) {
-	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) { progress(t, b.Open(t, serve(t, "")+"/")) })
+	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
+		base := serve(t, "")
+		for _, m := range modes {
+			t.Run(m.name, func(t *testing.T) { progress(t, b.Open(t, base+"/"), m) })
+		}
+	})
 }
 
-func progress(t *testing.T, p *browsertest.Page) {
+func progress(t *testing.T, p *browsertest.Page, m mode) {
 	var got struct {
 		Events   []float64 `json:"events"`
 		Progress bool      `json:"progress"`
 	}
-	require.NoError(t, p.Eval(t.Context(), `
-		const lm = await import("/js/language-model.js");
+	require.NoError(t, p.Eval(t.Context(), m.face+`
 		const installing = lm.install({ wasm: "/langmodel.wasm" });
 		const events = [];
 		let progress = true;

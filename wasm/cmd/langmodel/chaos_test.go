@@ -203,7 +203,8 @@ func TestModule_AbortWhileWaiting(t *testing.T) {
 	}
 }
 
-// TestBrowser_Chaos plays the chaos suite in headless Chromium: the page's real fetch
+// TestBrowser_Chaos plays the chaos suite in headless Chromium, with the module on the
+// page and in a Worker: the page's real fetch
 // against the chaos server on the page's origin, real time (retry backoffs included), so
 // it plays fewer steps (CHAOS_STEPS sets them; make chaos plays more). The page's console
 // must hold no error but the browser's own reports of the server's error statuses and
@@ -218,21 +219,29 @@ func TestBrowser_Chaos(t *testing.T) {
 	}
 	b := browsertest.Shared(t)
 	for _, seed := range seeds {
-		t.Run(fmt.Sprint(seed), func(t *testing.T) {
-			srv := &chaos.Server{Key: chaosKey}
-			base := browsertest.Serve(t, "", map[string]http.Handler{
-				"/langmodel.wasm": browsertest.File(moduleWasm),
-				"/wasm_exec.js":   browsertest.File(browsertest.WasmExecJS(t)),
-				"/js/":            http.StripPrefix("/js/", http.FileServer(http.Dir("../../../js"))),
-				"/chaos.js":       browsertest.File("../../../internal/chaos/chaos.js"),
-				"/usage/v1/":      srv,
-				"/plain/v1/":      srv,
-			})
-			p := b.Open(t, base+"/")
-			var rep chaosReport
-			ctx, cancel := context.WithTimeout(t.Context(), 20*time.Minute) // steps run in real time
-			defer cancel()
-			require.NoError(t, p.Eval(ctx, browserPrelude+fmt.Sprintf(`
+		for _, m := range modes {
+			t.Run(fmt.Sprint(seed)+"/"+m.name, func(t *testing.T) { browserChaos(t, b, seed, steps, m) })
+		}
+	}
+}
+
+// browserChaos plays one seed of the chaos suite in mode m.
+func browserChaos(t *testing.T, b *browsertest.Browser, seed uint32, steps int, m mode) {
+	srv := &chaos.Server{Key: chaosKey}
+	base := browsertest.Serve(t, "", map[string]http.Handler{
+		"/langmodel.wasm":  browsertest.File(moduleWasm),
+		"/wasm_exec.js":    browsertest.File(browsertest.WasmExecJS(t)),
+		"/js/":             http.StripPrefix("/js/", http.FileServer(http.Dir("../../../js"))),
+		"/js/wasm_exec.js": browsertest.File(browsertest.WasmExecJS(t)), // worker mode imports it beside the face
+		"/chaos.js":        browsertest.File("../../../internal/chaos/chaos.js"),
+		"/usage/v1/":       srv,
+		"/plain/v1/":       srv,
+	})
+	p := b.Open(t, base+"/")
+	var rep chaosReport
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Minute) // steps run in real time
+	defer cancel()
+	require.NoError(t, p.Eval(ctx, m.prelude()+fmt.Sprintf(`
 				globalThis.unhandled = [];
 				addEventListener("unhandledrejection", (e) => unhandled.push(String(e.reason?.name) + ": " + String(e.reason?.message ?? e.reason)));
 				const { run } = await import("/chaos.js");
@@ -240,17 +249,15 @@ func TestBrowser_Chaos(t *testing.T) {
 				await new Promise((res) => setTimeout(res, 50));
 				r.violations.push(...unhandled.map((u) => "unhandled rejection: " + u));
 				return r;`, seed, steps, chaosKey), &rep), "seed %d: CHAOS_SEED=%d replays it", seed, seed)
-			t.Logf("seed %d: %v", seed, rep.Counts)
-			require.Empty(t, rep.Violations, "seed %d (CHAOS_SEED=%d replays it)", seed, seed)
-			_, faults := srv.Requests()
-			require.Empty(t, faults, "requests the server saw (seed %d)", seed)
-			for _, line := range p.Console() {
-				require.NotContains(t, line, chaosKey, "the key in the console (seed %d)", seed)
-				if strings.HasPrefix(line, "error: Failed to load resource") {
-					continue // the browser's own report of a status >= 400 or a dropped stream
-				}
-				require.False(t, strings.HasPrefix(line, "error") || strings.HasPrefix(line, "exception"), "console (seed %d): %s", seed, line)
-			}
-		})
+	t.Logf("seed %d: %v", seed, rep.Counts)
+	require.Empty(t, rep.Violations, "seed %d (CHAOS_SEED=%d replays it)", seed, seed)
+	_, faults := srv.Requests()
+	require.Empty(t, faults, "requests the server saw (seed %d)", seed)
+	for _, line := range p.Console() {
+		require.NotContains(t, line, chaosKey, "the key in the console (seed %d)", seed)
+		if strings.HasPrefix(line, "error: Failed to load resource") {
+			continue // the browser's own report of a status >= 400 or a dropped stream
+		}
+		require.False(t, strings.HasPrefix(line, "error") || strings.HasPrefix(line, "exception"), "console (seed %d): %s", seed, line)
 	}
 }

@@ -540,19 +540,24 @@ func TestModule_Conformance(t *testing.T) {
 	}
 }
 
-// TestBrowser_Conformance plays every row in every engine $BROWSERS selects.
+// TestBrowser_Conformance plays every row in every engine $BROWSERS selects, with the
+// module on the page and in a Worker.
 func TestBrowser_Conformance(t *testing.T) {
 	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
-		base := serve(t, "")
-		for _, r := range allConformance() {
-			t.Run(r.name, func(t *testing.T) {
-				t.Parallel()
-				t.Logf("checks %s", r.section)
-				prelude := r.setup + browserPrelude
-				if r.browserOnly { // the row installs the module itself
-					prelude = r.setup + `globalThis.LLM = location.origin; globalThis.lm = await import("/js/language-model.js");`
+		for _, m := range modes {
+			t.Run(m.name, func(t *testing.T) {
+				base := serve(t, "") // a replay server per mode: rows count requests by nonce
+				for _, r := range allConformance() {
+					t.Run(r.name, func(t *testing.T) {
+						t.Parallel()
+						t.Logf("checks %s", r.section)
+						prelude := r.setup + m.prelude()
+						if r.browserOnly { // the row installs the module itself
+							prelude = r.setup + "globalThis.LLM = location.origin;\n" + m.face
+						}
+						requireJSON(t, r.want, playBrowser(t, b, base, prelude, common+conformHelpers+r.js))
+					})
 				}
-				requireJSON(t, r.want, playBrowser(t, b, base, prelude, common+conformHelpers+r.js))
 			})
 		}
 	})

@@ -8,10 +8,12 @@
 //		send(json),            // a message for the engine; never blocks
 //		query(json) → json,    // synchronous history/usage (Handler.Query)
 //		connect(receive),      // receive(json) gets every later message from the engine
+//		mirror() → json|null,  // what changed in the histories since the last call (wasm.Mirror)
 //	}
 //
 // then calls globalThis.__langmodel_ready() if the page has set it. Messages written
-// before connect wait until the page connects.
+// before connect wait until the page connects. Only the worker mode (js/worker.js) calls
+// mirror; until it does, no Mirror exists.
 package main
 
 import (
@@ -62,10 +64,21 @@ func main() {
 		})
 		return nil
 	})
+	var m *wasm.Mirror
+	mirror := js.FuncOf(func(js.Value, []js.Value) any {
+		if m == nil {
+			m = wasm.NewMirror(h)
+		}
+		if c := m.Changes(); c != nil {
+			return string(c)
+		}
+		return nil
+	})
 	channel := js.Global().Get("Object").New()
 	channel.Set("send", send)
 	channel.Set("query", query)
 	channel.Set("connect", connect)
+	channel.Set("mirror", mirror)
 	js.Global().Set("__langmodel_channel", channel)
 	if ready := js.Global().Get("__langmodel_ready"); ready.Type() == js.TypeFunction {
 		ready.Invoke()

@@ -1,0 +1,172 @@
+package wasm
+
+import (
+	"strconv"
+	"unsafe"
+
+	"langmodel/session"
+)
+
+// Mirror reports what changed in the sessions' histories and usage since its previous
+// report, for a page that keeps a copy of both: in worker mode (js/worker.js) the module
+// runs in a Worker, and the page's synchronous getters (session.history,
+// session.contextUsage) read that copy, since the page cannot wait for the Worker. The
+// worker asks for Changes after every run of the module and sends them with the messages
+// of that run, so the page's copy is what a query would have answered wherever the page
+// can look: after a call settles, inside execute, approve and generate, inside event
+// handlers (RATIONALE.md "Why does worker mode keep a copy of the history on the page?").
+//
+// A change is as small as the history's own sharing allows: messages are never modified
+// once appended and are shared between a history, its marks and its views, so the
+// messages the page already has are recognised by identity (the same backing array, or
+// the same parts), and only the new ones cross. Without a Mirror (the page's own thread)
+// nothing of this runs.
+type Mirror struct {
+	h    *Handler
+	sent map[int64]mirrored // session key → what the page was last told
+}
+
+type mirrored struct {
+	msgs  []session.Message
+	usage int
+	live  bool
+}
+
+// NewMirror returns a Mirror of h's sessions, which the page has not seen yet.
+func NewMirror(h *Handler) *Mirror {
+	return &Mirror{h: h, sent: make(map[int64]mirrored)}
+}
+
+// Changes returns the changes since the last call as a JSON array, or nil when there are
+// none. Each change is one of
+//
+//	{"session": key, "usage": n, "keep": [[from, count], …], "add": [message, …]}
+//	{"session": key, "gone": true}
+//
+// keep lists the runs of the page's copy that stay, in order (absent: none), and add the
+// messages that follow them, in the draft-PR form session.history exports. gone: the
+// session was destroyed. Sessions are reported in key order. It is safe from any
+// goroutine, but its calls must not overlap.
+func (m *Mirror) Changes() []byte {
+	m.h.mu.Lock()
+	keys := make([]int64, 0, len(m.h.sessions))
+	for k := range m.h.sessions {
+		keys = append(keys, k)
+	}
+	for k := range m.sent {
+		if m.h.sessions[k] == nil {
+			keys = append(keys, k) // destroyed
+		}
+	}
+	// Sorted by insertion: few keys, and slices.Sort on int64 would add 2 KB to the module.
+	for i := 1; i < len(keys); i++ {
+		for j := i; j > 0 && keys[j] < keys[j-1]; j-- {
+			keys[j], keys[j-1] = keys[j-1], keys[j]
+		}
+	}
+	now := make([]mirrored, len(keys))
+	for i, k := range keys {
+		if e := m.h.sessions[k]; e != nil {
+			now[i] = mirrored{msgs: e.s.Messages(), usage: e.s.ContextUsage(), live: true}
+		}
+	}
+	m.h.mu.Unlock()
+
+	var b []byte
+	for i, k := range keys {
+		now := now[i]
+		prev, had := m.sent[k]
+		if !now.live {
+			delete(m.sent, k)
+			b = m.open(b)
+			b = append(b, `{"session":`...)
+			b = strconv.AppendInt(b, k, 10)
+			b = append(b, `,"gone":true}`...)
+			continue
+		}
+		if had && now.usage == prev.usage && len(now.msgs) == len(prev.msgs) && unsafe.SliceData(now.msgs) == unsafe.SliceData(prev.msgs) {
+			continue
+		}
+		m.sent[k] = now
+		runs, next := keepRuns(prev.msgs, now.msgs)
+		b = m.open(b)
+		b = append(b, `{"session":`...)
+		b = strconv.AppendInt(b, k, 10)
+		b = append(b, `,"usage":`...)
+		b = strconv.AppendInt(b, int64(now.usage), 10)
+		if len(runs) > 0 {
+			b = append(b, `,"keep":[`...)
+			for i, r := range runs {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = append(b, '[')
+				b = strconv.AppendInt(b, int64(r[0]), 10)
+				b = append(b, ',')
+				b = strconv.AppendInt(b, int64(r[1]), 10)
+				b = append(b, ']')
+			}
+			b = append(b, ']')
+		}
+		if next < len(now.msgs) {
+			b = append(b, `,"add":`...)
+			b = append(b, session.MarshalMessages(now.msgs[next:])...)
+		}
+		b = append(b, '}')
+	}
+	if b == nil {
+		return nil
+	}
+	return append(b, ']')
+}
+
+// open starts the array, or separates the next change from the previous one.
+func (m *Mirror) open(b []byte) []byte {
+	if b == nil {
+		return append(b, '[')
+	}
+	return append(b, ',')
+}
+
+// keepRuns says how the page turns its copy prev into now: the runs of prev that stay,
+// as [from, count], in order, followed by now[next:]. Messages are matched by identity
+// (sameMessage), so the work is one pass over both, and none when now only extends prev
+// in place (a history that grows).
+func keepRuns(prev, now []session.Message) (runs [][2]int, next int) {
+	if len(prev) == 0 {
+		return nil, 0
+	}
+	if unsafe.SliceData(prev) == unsafe.SliceData(now) {
+		n := min(len(prev), len(now))
+		if n == 0 {
+			return nil, 0
+		}
+		return [][2]int{{0, n}}, n
+	}
+	i := 0 // in prev
+	for next < len(now) {
+		k := i
+		for k < len(prev) && !sameMessage(&prev[k], &now[next]) {
+			k++
+		}
+		if k == len(prev) {
+			break // now[next] is new: it and all after it are added
+		}
+		from := k
+		for k < len(prev) && next < len(now) && sameMessage(&prev[k], &now[next]) {
+			k++
+			next++
+		}
+		runs = append(runs, [2]int{from, k - from})
+		i = k
+	}
+	return runs, next
+}
+
+// sameMessage reports whether a and b are the same message: copies of one Message value
+// share its parts. Messages are never modified once appended, so the same parts mean the
+// same content.
+func sameMessage(a, b *session.Message) bool {
+	return a.Role == b.Role && a.Prefix == b.Prefix && len(a.Parts) == len(b.Parts) &&
+		unsafe.SliceData(a.Parts) == unsafe.SliceData(b.Parts)
+}
