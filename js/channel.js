@@ -24,22 +24,25 @@ export class Channel {
   constructor(port, fetchFn) {
     this.#port = port;
     this.#fetchFn = fetchFn;
-    // Go may answer within send() itself: its scheduler runs the handler before it
-    // returns to JS. Handling messages in a microtask keeps every answer asynchronous,
-    // as a page expects (an abort right after prompt() rejects it), and keeps page code
-    // (execute, event handlers) from running nested inside a Go call.
-    port.connect((json) => {
-      let m;
+    // The module answers within send() itself: it runs until it waits before send
+    // returns, and what it wrote arrives as one batch (a JSON array). Handling the batch
+    // in a microtask keeps every answer asynchronous, as a page expects (an abort right
+    // after prompt() rejects it), and keeps page code (execute, event handlers) from
+    // running nested inside a call to the module.
+    port.connect((text) => {
+      let batch;
       try {
-        m = JSON.parse(json);
+        batch = JSON.parse(text);
       } catch (e) {
         console.error("language-model: a message from the engine is not JSON:", e);
         return;
       }
-      // The reply is the engine's word on the request: an abort that comes after it
-      // (in this task, before the microtask) must not contradict it.
-      if (m.type === "reply") this.#answered.add(m.id);
-      queueMicrotask(() => this.#receive(m));
+      // A reply is the engine's word on the request: an abort that comes after it (in
+      // this task, before the microtask) must not contradict it.
+      for (const m of batch) if (m.type === "reply") this.#answered.add(m.id);
+      queueMicrotask(() => {
+        for (const m of batch) this.#receive(m);
+      });
     });
   }
 

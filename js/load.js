@@ -1,11 +1,12 @@
 // Loading the module: where its two files are, fetching the .wasm with progress (or
 // reading it from disk in Node), Go's wasm_exec.js, instantiation, and the wait for the
-// module to register its channel. Where the module's assets are found is decided here and
-// nowhere else.
+// module to start. Where the module's assets are found is decided here and nowhere else.
+
+import { modulePort } from "./port.js";
 
 // load fetches and compiles the module with progress (unless its bytes are given: worker
-// mode with the page's own fetch, see mirror.js), runs it with Go's wasm_exec.js and waits
-// for it to register its channel.
+// mode with the page's own fetch, see mirror.js), runs it with Go's wasm_exec.js, waits
+// for it to start and returns its port (port.js).
 export async function load(config, progress, given) {
   const { wasm, wasmExec } = assetURLs(config);
   // wasm_exec.js and the .wasm load at once: on a first visit they are two round trips.
@@ -29,7 +30,7 @@ export async function load(config, progress, given) {
     }),
   ]);
   delete globalThis.__langmodel_ready;
-  return { port: globalThis.__langmodel_channel, exited };
+  return { port: modulePort(go), exited };
 }
 
 // compile compiles the module's bytes, read whole.

@@ -9,10 +9,13 @@
 // "fetch-response" (status, headers), then the body as "fetch-chunk"s of text, then one
 // "fetch-end"; a generate with "generate-piece"s, then one "generate-end". When the
 // engine stops waiting it says so (tool-abort, fetch-abort, generate-abort) and the page
-// aborts the call's signal. Notifications (abort, tool-progress, the aborts, events,
-// chunks) have no reply. The first request is "hello", whose reply carries the protocol
-// version; a mismatch rejects install(). Functions never cross: execute, approve and
-// generate stay in a JS stash and travel as integer ids (-1 for none).
+// aborts the call's signal. Notifications (abort, tool-progress, listen, the aborts,
+// events, chunks) have no reply; the engine sends a session's events only once the page
+// has said it listens for them (listen). The first request is "hello", whose reply
+// carries the protocol version; a mismatch rejects install(). Functions never cross:
+// execute, approve and generate stay in a JS stash and travel as integer ids (-1 for
+// none). The page's messages go to the engine one at a time; the engine's come to the
+// page in batches, one JSON array of messages per run of the module (js/port.js).
 //
 // Requests carry the page's session key. A late message for a destroyed key (a
 // tool-return, a tool-progress, an abort racing a reply) is dropped on purpose: the page
@@ -20,7 +23,7 @@
 // A request for a destroyed key is answered with InvalidStateError.
 
 /** Exchanged by hello; bump it whenever a message changes shape (ProtocolVersion in Go). */
-export const PROTOCOL_VERSION = 2;
+export const PROTOCOL_VERSION = 3;
 
 // ---- page → engine: requests (each answered by one Reply) ----
 
@@ -57,6 +60,7 @@ export const PROTOCOL_VERSION = 2;
 /** @typedef {{type: "abort", target: number}} AbortMessage  aborts the request `target` */
 /** @typedef {{type: "tool-return", id: number, value?: unknown, error?: {message: string}}} ToolReturn  answers tool-execute / tool-approve `id` */
 /** @typedef {{type: "tool-progress", id: number, value?: unknown}} ToolProgress  a running execute's progress(value) */
+/** @typedef {{type: "listen", session: number, event: "toolcall" | "toolprogress" | "toolresult" | "contextoverflow"}} ListenMessage  from now on, send this session's events of this type */
 /** @typedef {{type: "fetch-response", id: number, status: number, headers: Record<string, string>}} FetchResponse  the fetch `id` has its response (lower-case header names); the body follows */
 /** @typedef {{type: "fetch-chunk", id: number, data: string}} FetchChunk  the next piece of the body, decoded as UTF-8 across chunk boundaries */
 /** @typedef {{type: "fetch-end", id: number, error?: {message: string}}} FetchEnd  the body is complete, or the fetch failed (before or after its response) */

@@ -3,6 +3,7 @@
 
 import { abortReason, destroyedError } from "./errors.js";
 import { nativeAvailability } from "./native.js";
+import { EVENT_TYPES } from "./protocol.js";
 import { ready, runtime } from "./runtime.js";
 import { stash } from "./stash.js";
 import { promptStream } from "./stream.js";
@@ -56,6 +57,7 @@ export class LanguageModel extends EventTarget {
   #untie = null; // removes the listener of create()'s signal
   #inflight = new Set(); // rejecters of this session's pending calls
   #handlers = {}; // event type → the on<type> handler (a listener is added when first set, as HTML does)
+  #listening = new Set(); // the engine's event types this session has asked for (listen)
 
   /** @private Sessions come from LanguageModel.create() and clone(). */
   constructor(t, channel, key, shared, info) {
@@ -361,6 +363,20 @@ export class LanguageModel extends EventTarget {
     this.#channel.unlisten(this.#key);
     this.#channel.notify({ type: "destroy", id: 0, session: this.#key });
     this.#shared.release();
+  }
+
+  // addEventListener is EventTarget's, and tells the engine the first time a type it
+  // sends gets a listener: the engine sends a session's events only once it is listened
+  // for, since encoding, crossing and dispatching events nobody hears would cost every
+  // step (RATIONALE.md "Why are events sent only to sessions that listen?"). It is never
+  // taken back: a listener removed later leaves the events coming, unheard.
+  addEventListener(type, listener, options) {
+    super.addEventListener(type, listener, options);
+    if (listener === null || listener === undefined || this.#destroyed) return;
+    const event = String(type) === "quotaoverflow" ? "contextoverflow" : String(type);
+    if (!EVENT_TYPES.includes(event) || this.#listening.has(event)) return;
+    this.#listening.add(event);
+    this.#channel.notify({ type: "listen", session: this.#key, event });
   }
 
   #dispatch(type, detail) {

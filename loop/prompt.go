@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"time"
 
 	"langmodel/internal/jsonv"
 	"langmodel/internal/sfmt"
@@ -417,7 +418,20 @@ func isJSONObject(b json.RawMessage) bool {
 }
 
 func (s *Session) emit(e Event) {
-	if s.opts.OnEvent != nil {
+	if s.listens(e.Type) {
 		s.opts.OnEvent(e)
 	}
+}
+
+// listens reports whether an event of type t would reach OnEvent.
+func (s *Session) listens(t EventType) bool {
+	return s.opts.OnEvent != nil && (s.opts.Listens == nil || s.opts.Listens(t))
+}
+
+// clock reads Options.Now for timing a toolresult event, when one would be sent.
+func (s *Session) clock() time.Duration {
+	if s.listens(EventToolResult) {
+		return s.opts.Now()
+	}
+	return 0
 }

@@ -12,9 +12,10 @@ import (
 
 // runTools answers calls: each is checked (known tool, valid arguments, approved) and run
 // through the ToolRunner, concurrently unless ToolUse.Sequential. Results come back in
-// call order whatever order the tools finish in. When ctx ends first, runTools returns at
-// once with the abort error; tools still running see ctx done and their results are
-// dropped.
+// call order whatever order the tools finish in. When ctx ends first, runTools returns
+// with the abort error as soon as the runner of a lone call returns (ToolRunner must
+// return when ctx is done), at once when there are several; tools still running see ctx
+// done and their results are dropped.
 func (r *run) runTools(ctx Context, calls []session.ToolCall) ([]session.ToolResult, error) {
 	s := r.s
 	results := make([]session.ToolResult, len(calls))
@@ -22,15 +23,29 @@ func (r *run) runTools(ctx Context, calls []session.ToolCall) ([]session.ToolRes
 	start := func(i int) {
 		c := calls[i]
 		s.emit(Event{Type: EventToolCall, Call: &calls[i], Tool: s.tools[c.Name]})
-		go func() {
-			t0 := s.opts.Now()
+		spawn(func() {
+			t0 := s.clock()
 			res := r.runOne(ctx, c)
 			if ctx.Err() == nil {
 				results[i] = res
-				s.emit(Event{Type: EventToolResult, Call: &calls[i], Result: &res, Duration: s.opts.Now() - t0})
+				s.emit(Event{Type: EventToolResult, Call: &calls[i], Result: &res, Duration: s.clock() - t0})
 			}
 			finished <- i
-		}()
+		})
+	}
+	// A lone call runs on the loop's own goroutine, whose stack has grown already: no
+	// goroutine to start, switch to and back from (spawn says why that counts).
+	if len(calls) == 1 {
+		c := calls[0]
+		s.emit(Event{Type: EventToolCall, Call: &calls[0], Tool: s.tools[c.Name]})
+		t0 := s.clock()
+		res := r.runOne(ctx, c)
+		if ctx.Err() != nil {
+			return nil, abortError(ctx)
+		}
+		results[0] = res
+		s.emit(Event{Type: EventToolResult, Call: &calls[0], Result: &res, Duration: s.clock() - t0})
+		return results, nil
 	}
 	if !s.opts.ToolUse.Sequential {
 		for i := range calls {

@@ -27,6 +27,10 @@ type Options struct {
 	ToolChoice    ToolChoice
 	// OnEvent receives step events; it must be safe for concurrent use. May be nil.
 	OnEvent func(Event)
+	// Listens reports whether OnEvent wants events of a type at the moment: the loop
+	// neither builds nor times the others (a page that does not listen pays nothing for
+	// them). nil: every type is wanted.
+	Listens func(EventType) bool
 	// Now reads the clock that times tools: the time elapsed since any fixed instant
 	// (a duration, not a time.Time: see RATIONALE.md "How does the module stay under
 	// 850 KB?"). nil means the time since the session was created, by time.Since.
@@ -157,13 +161,14 @@ func (s *Session) Destroy() { s.destroy() }
 // Destroyed reports whether Destroy was called.
 func (s *Session) Destroyed() bool { return s.life.Err() != nil }
 
-// submit takes a turn for an operation and runs it on a new goroutine once the turns
-// before it have ended. The turn is taken before submit returns, which fixes the order.
+// submit takes a turn for an operation and runs it on a goroutine of its own (spawn)
+// once the turns before it have ended. The turn is taken before submit returns, which
+// fixes the order.
 func (s *Session) submit(ctx Context, op func(ctx Context) error) {
 	s.mu.Lock()
 	t := s.q.take()
 	s.mu.Unlock()
-	go func() {
+	spawn(func() {
 		defer t.end()
 		opCtx, cancel := WithCancelCause(ctx)
 		defer cancel(nil)
@@ -174,7 +179,7 @@ func (s *Session) submit(ctx Context, op func(ctx Context) error) {
 			cancel(session.ErrDestroyed) // AfterFunc runs asynchronously; do not race it
 		}
 		_ = op(opCtx)
-	}()
+	})
 }
 
 // abortError turns a done context into the error the page sees.

@@ -9,7 +9,8 @@ import (
 // ToolRunner is the port that runs a tool's execute: in the browser it calls the page's
 // JS function; in tests, Go functions. Run returns the result parts, or an error whose
 // message goes back to the model as a tool error. It must return when ctx is done (the
-// prompt was aborted or the session destroyed), though the loop does not wait for it.
+// prompt was aborted or the session destroyed): the loop runs a step's lone call on its
+// own goroutine and waits for it, and gives up at once only on calls run side by side.
 // progress reports the tool's progress(value) calls, as JSON.
 type ToolRunner interface {
 	Run(ctx Context, call session.ToolCall, progress func(json.RawMessage)) ([]session.ResultPart, error)

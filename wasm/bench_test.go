@@ -2,6 +2,7 @@ package wasm
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -24,5 +25,61 @@ func BenchmarkHandler_ClosedLoopStep(b *testing.B) {
 	id := p.request("prompt", `"session":1,"input":"go"`)
 	if r := p.wait(id); r["error"] != nil {
 		b.Fatal(r["error"])
+	}
+}
+
+// BenchmarkPort_ClosedLoopStep is BenchmarkHandler_ClosedLoopStep through the Port, as
+// the module runs it in a page: each message from the page is one Send, and everything
+// the engine writes until it waits again is one Take; the page's side does only what
+// js/port.js and channel.js must (find the calls, answer each). No session events: the
+// page does not listen. Profile it with -cpuprofile: it is the engine's share of a step
+// in the page. /1 is one prompt of b.N steps; /prompts is b.N prompts of one step each
+// (a call, then the answer), where each prompt's own cost counts.
+func BenchmarkPort_ClosedLoopStep(b *testing.B) {
+	b.Run("1", func(b *testing.B) { portLoop(b, 1, b.N) })
+	b.Run("prompts", func(b *testing.B) { portLoop(b, b.N, 1) })
+}
+
+// portLoop plays prompts prompts of steps tool steps each through a Port.
+func portLoop(b *testing.B, prompts, steps int) {
+	p := NewPort()
+	defer p.Handler().Close()
+	p.Connect(func() {})
+	send := func(m string) { copy(p.Inbox(len(m)), m); p.Send(len(m)) }
+	// One-step prompts use the offline model's rules ("/noop" calls the tool, its result
+	// gets an answer), so that no long script is decoded before the timer starts.
+	backend, input, answer := `{"kind":"scripted","window":100000000}`, "/noop", `"text":"noop: "`
+	if steps > 1 || prompts == 1 {
+		turns := strings.Repeat(`{"calls":[{"name":"noop","arguments":{}}]},`, steps) + `{"text":"done"}`
+		backend, input, answer = `{"kind":"scripted","window":100000000,"turns":[`+turns+`]}`, "go", `"text":"done"`
+	}
+	tool := `{"name":"noop","description":"does nothing","inputSchema":{"type":"object"},"hasExecute":true,"execute":7}`
+	send(fmt.Sprintf(`{"type":"create","id":1,"session":1,"options":{"tools":[%s],"toolUseConfig":{"maxToolCalls":%d},"backend":%s}}`, tool, steps, backend))
+	if b := p.Take(); !strings.Contains(string(b), `"ok":true`) {
+		panic(string(b))
+	}
+	b.ResetTimer()
+	const call = `{"type":"tool-execute","id":`
+	for i := range prompts {
+		send(fmt.Sprintf(`{"type":"prompt","id":%d,"session":1,"input":%q}`, i+2, input))
+		for done := false; !done; {
+			batch := p.Take()
+			if batch == nil {
+				runtime.Gosched()
+				continue
+			}
+			s := string(batch)
+			if strings.Contains(s, `"type":"reply"`) {
+				if !strings.Contains(s, answer) {
+					b.Fatal(s)
+				}
+				done = true
+			}
+			for i := strings.Index(s, call); i >= 0; i = strings.Index(s, call) {
+				s = s[i+len(call):]
+				id := s[:strings.IndexAny(s, ",}")]
+				send(`{"type":"tool-return","id":` + id + `,"value":""}`)
+			}
+		}
 	}
 }

@@ -375,3 +375,15 @@ func (m *ToolProgress) field(key string, v value) error {
 	}
 	return head(key, v, &m.Type, &m.ID)
 }
+
+func (m *ListenMessage) field(key string, v value) error {
+	switch key {
+	case "type":
+		return v.str(&m.Type)
+	case "session":
+		return v.int64(&m.Session)
+	case "event":
+		return v.str(&m.Event)
+	}
+	return nil
+}

@@ -10,12 +10,49 @@ import (
 	"langmodel/session"
 )
 
-// onEvent returns the event hook of the session key: each loop event becomes one Event
-// message. It runs on loop and tool goroutines; write is safe for that.
-func (h *Handler) onEvent(key int64) func(loop.Event) {
+// onEvent returns the event hook of the session pt serves: each loop event of a type the
+// page listens for becomes one Event message; the others are dropped here, before they
+// cost anything (ListenMessage). It runs on loop and tool goroutines; write is safe for
+// that.
+func (h *Handler) onEvent(pt *pageTools) func(loop.Event) {
 	return func(e loop.Event) {
+		if !pt.listensFor(e.Type) {
+			return
+		}
 		defer func() { _ = recover() }() // an event lost is better than a dead module
-		h.write(&Event{Type: string(e.Type), Session: key, Detail: eventDetail(e)})
+		h.write(&Event{Type: string(e.Type), Session: pt.key, Detail: eventDetail(e)})
+	}
+}
+
+// listensFor reports whether the page listens for events of type t of this session
+// (loop.Options.Listens).
+func (p *pageTools) listensFor(t loop.EventType) bool { return p.listens.Load()&eventBit(t) != 0 }
+
+// eventBit is the bit of an event type in pageTools.listens; 0 for a type the engine
+// does not send.
+func eventBit(t loop.EventType) uint32 {
+	switch t {
+	case loop.EventToolCall:
+		return 1
+	case loop.EventToolProgress:
+		return 2
+	case loop.EventToolResult:
+		return 4
+	case loop.EventContextOverflow:
+		return 8
+	}
+	return 0
+}
+
+// listen starts sending a session's events of one type (ListenMessage). A listen for a
+// session that is gone, or for a type the engine does not send, is dropped.
+func (h *Handler) listen(raw []byte) {
+	var m ListenMessage
+	if !h.decodeRequest(raw, 0, TypeListen, &m) {
+		return
+	}
+	if e := h.sessions[m.Session]; e != nil && e.tools != nil {
+		e.tools.listens.Or(eventBit(loop.EventType(m.Event)))
 	}
 }
 

@@ -220,6 +220,8 @@ func (h *Handler) handle(raw []byte) {
 			h.pageReturn(raw, env.Type)
 		case TypeToolProgress:
 			h.toolProgress(raw, 0)
+		case TypeListen:
+			h.listen(raw)
 		default:
 			h.reply(env.ID, nil, protocolError(session.KindType, "unknown message type %q", env.Type))
 		}
@@ -227,9 +229,9 @@ func (h *Handler) handle(raw []byte) {
 }
 
 // decodeRequest decodes a request into v, answering a malformed one; it reports whether
-// to go on.
+// to go on. raw has been checked whole by handle's decode: it is walked, not checked again.
 func (h *Handler) decodeRequest(raw []byte, id int64, typ string, v fields) bool {
-	if err := decode(raw, v); err != nil {
+	if err := walk(bytes.TrimSpace(raw), v); err != nil {
 		h.reply(id, nil, protocolError(session.KindType, "%s: %v", typ, err))
 		return false
 	}

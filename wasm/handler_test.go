@@ -13,9 +13,9 @@ const weatherTool = `{"name":"weather","description":"Weather in a city","inputS
 
 func TestHandler_Hello(t *testing.T) {
 	p := newPage(t)
-	require.Equal(t, map[string]any{"version": jsonNumber("2")}, p.ok("hello", `"version":2`))
+	require.Equal(t, map[string]any{"version": jsonNumber("3")}, p.ok("hello", `"version":3`))
 	e := p.fails("hello", `"version":1`, "NotSupportedError")
-	require.Contains(t, e["message"], "the page speaks protocol 1 and the module 2")
+	require.Contains(t, e["message"], "the page speaks protocol 1 and the module 3")
 }
 
 var json1 = jsonNumber("1")
@@ -73,6 +73,40 @@ func TestHandler_ClosedLoop(t *testing.T) {
 	require.Equal(t, `{"callID":"call_1","callId":"call_1","name":"weather","result":[{"type":"text","value":"sunny in Oslo"}]}`, compact(t, res))
 	prog := p.logged("toolprogress")[0]["detail"].(map[string]any)
 	require.Equal(t, `{"pct":50}`, compact(t, prog["value"]))
+}
+
+// TestHandler_EventsOnlyWhenListened: a session sends the events of the types the page
+// listens for and no others, from the listen on; a clone starts listening to none.
+func TestHandler_EventsOnlyWhenListened(t *testing.T) {
+	p := newPage(t)
+	p.deaf = true
+	p.tools[7] = func(p *fakePage, m msg) (any, string) {
+		p.send(fmt.Sprintf(`{"type":"tool-progress","id":%d,"value":1}`, num(m["id"])))
+		return "sunny", ""
+	}
+	call := `{"calls":[{"name":"weather","arguments":{"city":"Oslo"}}]}`
+	p.ok("create", `"session":1,"options":{"tools":[`+weatherTool+`],`+script(call, `{"text":"a"}`, call, `{"text":"b"}`, call, `{"text":"c"}`)+`}`)
+	kinds := func() []string {
+		var k []string
+		for _, m := range p.drain() {
+			k = append(k, m["type"].(string))
+		}
+		p.log = nil
+		return k
+	}
+
+	p.ok("prompt", `"session":1,"input":"x"`)
+	require.Equal(t, []string{"tool-execute"}, kinds(), "nobody listens")
+
+	p.send(`{"type":"listen","session":1,"event":"toolresult"}`)
+	p.send(`{"type":"listen","session":1,"event":"nonsense"}`)  // dropped
+	p.send(`{"type":"listen","session":99,"event":"toolcall"}`) // no such session: dropped
+	p.ok("prompt", `"session":1,"input":"y"`)
+	require.Equal(t, []string{"tool-execute", "toolresult"}, kinds(), "toolresult only")
+
+	p.ok("clone", `"session":1,"clone":2`)
+	p.ok("prompt", `"session":2,"input":"z"`)
+	require.Equal(t, []string{"tool-execute"}, kinds(), "a clone listens to nothing of its own")
 }
 
 func TestHandler_ToolReturns(t *testing.T) {
@@ -187,7 +221,7 @@ func TestHandler_Abort(t *testing.T) {
 	require.Equal(t, "after", p.wait(next)["value"].(map[string]any)["text"])
 	require.Len(t, p.ok("history", `"session":1`).([]any), 2, "the aborted prompt left no trace")
 	p.send(fmt.Sprintf(`{"type":"abort","target":%d}`, id)) // late: dropped
-	p.ok("hello", `"version":2`)
+	p.ok("hello", `"version":3`)
 }
 
 func TestHandler_AbortRunningTool(t *testing.T) {
@@ -208,7 +242,7 @@ func TestHandler_AbortRunningTool(t *testing.T) {
 	require.Eventually(t, func() bool { p.drain(); return len(p.logged("tool-abort")) == 1 }, 5*time.Second, 10*time.Millisecond)
 	require.Equal(t, num(exec["id"]), num(p.logged("tool-abort")[0]["id"]))
 	p.toolReturn(num(exec["id"]), "too late", "") // dropped
-	p.ok("hello", `"version":2`)
+	p.ok("hello", `"version":3`)
 }
 
 func TestHandler_DestroyMidLoop(t *testing.T) {
@@ -338,7 +372,7 @@ func TestHandler_Malformed(t *testing.T) {
 		{"empty", ``, 0, "TypeError"},
 		{"null", `null`, 0, "TypeError"},
 		{"array", `[1,2]`, 0, "TypeError"},
-		{"trailing", `{"type":"hello","id":1,"version":2} x`, 0, "TypeError"},
+		{"trailing", `{"type":"hello","id":1,"version":3} x`, 0, "TypeError"},
 		{"type not a string", `{"type":5,"id":3}`, 0, "TypeError"},
 		{"unknown type", `{"type":"dance","id":3}`, 3, "TypeError"},
 		{"missing type", `{"id":3}`, 3, "TypeError"},
@@ -377,7 +411,7 @@ func TestHandler_Malformed(t *testing.T) {
 			} else {
 				require.Equal(t, tc.want, r["error"].(map[string]any)["name"], "%v", r)
 			}
-			p.ok("hello", `"version":2`)
+			p.ok("hello", `"version":3`)
 			require.Contains(t, p.ok("prompt", `"session":1,"input":"still here"`).(map[string]any)["text"], "still here")
 		})
 	}
@@ -398,7 +432,7 @@ func TestHandler_Dropped(t *testing.T) {
 	} {
 		p.send(raw)
 	}
-	p.ok("hello", `"version":2`)
+	p.ok("hello", `"version":3`)
 	require.Empty(t, p.replies)
 	require.Empty(t, p.drain())
 }

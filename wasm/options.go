@@ -80,7 +80,8 @@ func (h *Handler) sessionOptions(key int64, o CreateOptions) (loop.Options, *pag
 // bind points a session's hooks at its key: events, tool runs and approvals.
 func (h *Handler) bind(opts *loop.Options, pt *pageTools) {
 	opts.Runner = pt
-	opts.OnEvent = h.onEvent(pt.key)
+	opts.OnEvent = h.onEvent(pt)
+	opts.Listens = pt.listensFor
 	opts.ToolUse.Approve = nil
 	if pt.approveFn > 0 {
 		opts.ToolUse.Approve = pt.approve

@@ -31,6 +31,8 @@ type fakePage struct {
 	generate func(p *fakePage, m msg, ctx context.Context) // answers a generate (on its own goroutine)
 	cancels  map[int64]context.CancelFunc                  // engine call id → cancel, for the *-abort messages
 	raw      []string                                      // every message the engine wrote, as written
+	deaf     bool                                          // listens for no session event (see listenAll)
+	clones   map[int64]int64                               // clone request id → the new session key, until its reply
 }
 
 // toolFunc answers a tool-execute: the value, or an error message when err != "".
@@ -39,7 +41,7 @@ type toolFunc func(p *fakePage, m msg) (value any, err string)
 type msg map[string]any
 
 func newPage(t *testing.T) *fakePage {
-	p := &fakePage{t: t, out: make(chan []byte, 1<<16), tools: map[int64]toolFunc{}, replies: map[int64]msg{}, cancels: map[int64]context.CancelFunc{}}
+	p := &fakePage{t: t, out: make(chan []byte, 1<<16), tools: map[int64]toolFunc{}, replies: map[int64]msg{}, cancels: map[int64]context.CancelFunc{}, clones: map[int64]int64{}}
 	p.h = NewHandler(func(b []byte) {
 		p.mu.Lock()
 		p.raw = append(p.raw, string(b))
@@ -61,7 +63,35 @@ func (p *fakePage) request(typ, fields string) int64 {
 		fields = "," + fields
 	}
 	p.send(fmt.Sprintf(`{"type":%q,"id":%d%s}`, typ, p.nextID, fields))
+	switch typ {
+	case TypeCreate:
+		p.listenAll(keyIn(fields, "session"))
+	case TypeClone:
+		p.clones[p.nextID] = keyIn(fields, "clone")
+	}
 	return p.nextID
+}
+
+// listenAll says the page listens for every event of the session key, as a page with
+// listeners does (ListenMessage); the engine sends none otherwise. A deaf page does not.
+// Sessions are listened to when created, clones when their reply comes (the page has
+// no clone object to listen on before).
+func (p *fakePage) listenAll(key int64) {
+	if p.deaf || key <= 0 {
+		return
+	}
+	for _, e := range []string{"toolcall", "toolprogress", "toolresult", "contextoverflow"} {
+		p.send(fmt.Sprintf(`{"type":"listen","session":%d,"event":%q}`, key, e))
+	}
+}
+
+// keyIn reads the integer field name from a request's fields; 0 when absent.
+func keyIn(fields, name string) int64 {
+	var k int64
+	if i := strings.Index(fields, `"`+name+`":`); i >= 0 {
+		fmt.Sscan(fields[i+len(name)+3:], &k)
+	}
+	return k
 }
 
 // call sends a request and waits for its reply.
@@ -99,6 +129,12 @@ func (p *fakePage) wait(id int64) msg {
 			m := decodeMsg(p.t, b)
 			if m["type"] == TypeReply {
 				rid := num(m["id"])
+				if key, ok := p.clones[rid]; ok {
+					delete(p.clones, rid)
+					if m["error"] == nil {
+						p.listenAll(key)
+					}
+				}
 				if rid == id {
 					return m
 				}

@@ -3,6 +3,7 @@ package wasm
 import (
 	"encoding/json"
 	"errors"
+	"sync/atomic"
 
 	"langmodel/internal/jsonv"
 	"langmodel/loop"
@@ -134,6 +135,7 @@ type pageTools struct {
 	key       int64
 	fns       map[string]int64 // tool name → execute stash id
 	approveFn int64            // approve stash id; ≤ 0 for none
+	listens   atomic.Uint32    // the event types the page listens for (eventBit); a clone starts with none
 }
 
 // Run implements loop.ToolRunner: it asks the page to call the tool's execute.

@@ -9,10 +9,13 @@
 // "fetch-response" (status, headers), then the body as "fetch-chunk"s of text, then one
 // "fetch-end"; a generate with "generate-piece"s, then one "generate-end". When the
 // engine stops waiting it says so (tool-abort, fetch-abort, generate-abort) and the page
-// aborts the call's signal. Notifications (abort, tool-progress, the aborts, events,
-// chunks) have no reply. The first request is "hello", whose reply carries the protocol
-// version; a mismatch rejects install(). Functions never cross: execute, approve and
-// generate stay in a JS stash and travel as integer ids (-1 for none).
+// aborts the call's signal. Notifications (abort, tool-progress, listen, the aborts,
+// events, chunks) have no reply; the engine sends a session's events only once the page
+// has said it listens for them (listen). The first request is "hello", whose reply
+// carries the protocol version; a mismatch rejects install(). Functions never cross:
+// execute, approve and generate stay in a JS stash and travel as integer ids (-1 for
+// none). The page's messages go to the engine one at a time; the engine's come to the
+// page in batches, one JSON array of messages per run of the module (js/port.js).
 //
 // Requests carry the page's session key. A late message for a destroyed key (a
 // tool-return, a tool-progress, an abort racing a reply) is dropped on purpose: the page
@@ -27,7 +30,7 @@ import "encoding/json"
 //go:generate go run ./internal/trimjson -neither envelope,HelloRequest,CreateRequest,CreateOptions,ToolUseConfig,PromptRequest,InputRequest,CloneRequest,AbortMessage,PageReturn,ToolProgress -out Reply,PageCall,Event,SessionInfo,PromptResult,WireError,ErrorExtra protocol_easyjson.go
 
 // ProtocolVersion is exchanged by hello. Bump it whenever a message changes shape.
-const ProtocolVersion = 2
+const ProtocolVersion = 3
 
 // Message types, page → engine.
 const (
@@ -44,6 +47,7 @@ const (
 	TypeAbort         = "abort"
 	TypeToolReturn    = "tool-return"
 	TypeToolProgress  = "tool-progress"
+	TypeListen        = "listen"
 	TypeFetchResponse = "fetch-response"
 	TypeFetchChunk    = "fetch-chunk"
 	TypeFetchEnd      = "fetch-end"
@@ -226,6 +230,17 @@ type ToolProgress struct {
 	Type  string          `json:"type"`
 	ID    int64           `json:"id"`
 	Value json.RawMessage `json:"value,omitempty"`
+}
+
+// ListenMessage says that the page listens for the session event Event (toolcall,
+// toolprogress, toolresult, contextoverflow) of the session key Session: the engine sends
+// each type only once the page has asked for it, since a session nobody listens to would
+// pay for encoding, sending and dispatching events on every step (RATIONALE.md "Why are
+// events sent only to sessions that listen?"). It has no reply; read by hand (decode.go).
+type ListenMessage struct {
+	Type    string `json:"type"`
+	Session int64  `json:"session"`
+	Event   string `json:"event"`
 }
 
 // Reply answers the page's request ID.

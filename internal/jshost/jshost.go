@@ -11,7 +11,8 @@
 // The Host registers one wazero host function per "gojs" import the module
 // declares, each calling go.importObject.gojs[name](sp) in the VM, and gives
 // wasm_exec.js an object that passes for a WebAssembly.Instance (exports run,
-// resume, getsp and mem). shims.js adds the browser globals goja lacks:
+// resume, getsp and mem, and the module's own //go:wasmexport functions); the Go
+// instance is the global go. shims.js adds the browser globals goja lacks:
 // TextEncoder/TextDecoder, crypto.getRandomValues (seeded, deterministic),
 // performance, console, queueMicrotask, structuredClone, EventTarget, Event,
 // CustomEvent, ProgressEvent, DOMException, AbortController/AbortSignal and
@@ -72,6 +73,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -324,6 +326,35 @@ func (h *Host) start() error {
 	_ = exp.Set("getsp", func(goja.FunctionCall) goja.Value {
 		return vm.ToValue(int32(uint32(h.wasmCall("getsp", 0, 0))))
 	})
+	// The module's own exports (//go:wasmexport), as a browser gives them: i32 and i64
+	// parameters from numbers, an i32 result as a signed number (pointers above 2 GiB
+	// come out negative, as in browsers).
+	for name, def := range h.mod.ExportedFunctionDefinitions() {
+		if name == "run" || name == "resume" || name == "getsp" {
+			continue
+		}
+		params, results := def.ParamTypes(), def.ResultTypes()
+		if len(params) > 2 || len(results) > 1 || slices.ContainsFunc(append(params, results...), func(t api.ValueType) bool {
+			return t != api.ValueTypeI32 && t != api.ValueTypeI64
+		}) {
+			continue // not callable from here; nothing the project exports
+		}
+		_ = exp.Set(name, func(c goja.FunctionCall) goja.Value {
+			var a [2]uint64
+			for i := range params {
+				a[i] = uint64(c.Argument(i).ToInteger())
+			}
+			r := h.wasmCall(name, a[0], a[1])
+			switch {
+			case len(results) == 0:
+				return goja.Undefined()
+			case results[0] == api.ValueTypeI32:
+				return vm.ToValue(int32(uint32(r)))
+			default:
+				return vm.ToValue(int64(r))
+			}
+		})
+	}
 	mem := vm.NewObject()
 	getter := vm.ToValue(func(goja.FunctionCall) goja.Value { return h.memBuffer() })
 	if err := mem.DefineAccessorProperty("buffer", getter, nil, goja.FLAG_FALSE, goja.FLAG_TRUE); err != nil {
@@ -334,6 +365,9 @@ func (h *Host) start() error {
 		return err
 	}
 
+	// The Go instance is the global go, as in Go's own wasm_exec.html, so that code in the
+	// VM can reach it (a page that starts a module itself has it at hand).
+	_ = vm.Set("go", h.goObj)
 	run, _ := goja.AssertFunction(h.goObj.Get("run"))
 	v, err := run(h.goObj, inst)
 	if err != nil {

@@ -65,6 +65,7 @@ answer(await s.prompt("hello"));
 	"streaming": startHead + `<script src="/wasm_exec.js"></script>
 <script type="module">
 import { install } from "/js/language-model.js";
+import { modulePort } from "/js/port.js";
 const go = new Go();
 const ready = new Promise((resolve) => (globalThis.__langmodel_ready = resolve));
 const t0 = performance.now();
@@ -72,6 +73,7 @@ const { instance } = await WebAssembly.instantiateStreaming(fetch("/langmodel.wa
 globalThis.compileMs = performance.now() - t0;
 go.run(instance);
 await ready;
+globalThis.__langmodel_channel = modulePort(go);
 await install();
 const s = await LanguageModel.create({ backend: { kind: "scripted", turns: [{ text: "hi" }] } });
 answer(await s.prompt("hello"));

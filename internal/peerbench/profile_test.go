@@ -4,6 +4,7 @@ package peerbench
 
 import (
 	"cmp"
+	"flag"
 	"fmt"
 	"maps"
 	"net/http"
@@ -22,10 +23,13 @@ import (
 	"langmodel/internal/browsertest"
 )
 
+var profSteps = flag.Int("peers.profile", 100, "BenchmarkPeersProfile: the loop length profiled")
+
 // BenchmarkPeersProfile profiles the module's closed loop in Chromium (V8's sampling
 // profiler through CDP, on a build that keeps function names) and prints where the time
 // goes: by file (wasm is the Go side), then the functions by self and inclusive time. The
-// profile issue 12 asks for before cutting crossings:
+// profile issue 12 asks for before cutting crossings (-peers.profile=n profiles n-step
+// loops instead of 100-step ones):
 //
 //	go test -run '^$' -bench PeersProfile -benchtime 1x ./internal/peerbench/
 func BenchmarkPeersProfile(b *testing.B) {
@@ -52,7 +56,7 @@ func BenchmarkPeersProfile(b *testing.B) {
 	}
 	ev(`globalThis.bench = await import("/peer/bench.js"); globalThis.lm = await import("/js/language-model.js"); await lm.install({ wasm: "/langmodel.wasm" }); return 0`)
 	for range 5 { // V8 tiers the code up first
-		ev(`return bench.moduleLoop(LanguageModel, 100, 2)`)
+		ev(fmt.Sprintf(`return bench.moduleLoop(LanguageModel, %d, %d)`, *profSteps, max(1, 200 / *profSteps)))
 	}
 	_, err = chromedp.Call(ctx, profiler.Enable, cdp.Empty{})
 	require.NoError(b, err)
@@ -60,7 +64,8 @@ func BenchmarkPeersProfile(b *testing.B) {
 	require.NoError(b, err)
 	_, err = chromedp.Call(ctx, profiler.Start, cdp.Empty{})
 	require.NoError(b, err)
-	fmt.Printf("profiled: %.0f µs/step (100-step loops, sampled every 50 µs)\n", ev(`return bench.moduleLoop(LanguageModel, 100, 10)`)*1000)
+	us := ev(fmt.Sprintf(`return bench.moduleLoop(LanguageModel, %d, %d)`, *profSteps, max(1, 1000 / *profSteps))) * 1000
+	fmt.Printf("profiled: %.0f µs/step (%d-step loops, sampled every 50 µs)\n", us, *profSteps)
 	res, err := chromedp.Call(ctx, profiler.Stop, cdp.Empty{})
 	require.NoError(b, err)
 	prof := res.Profile

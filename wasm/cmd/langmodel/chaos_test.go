@@ -129,6 +129,7 @@ func chaosHost(t *testing.T, stdout, stderr *lines) *jshost.Host {
 	})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = h.Close() })
+	startedPort(t, h)
 	ns, err := h.LoadModule(faceJS)
 	require.NoError(t, err)
 	h.Set("lm", ns)

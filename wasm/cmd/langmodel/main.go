@@ -1,87 +1,110 @@
 //go:build js && wasm
 
 // Command langmodel is the WebAssembly module a page loads (GOOS=js GOARCH=wasm). It is
-// the only file with syscall/js: it moves bytes between the page and wasm.Handler and
-// does nothing else. It registers
+// the only file with syscall/js: it moves bytes between the page and wasm.Port and does
+// nothing else. The page reaches it through these exports (js/port.js), called only while
+// the module waits (never from inside one of its calls to JS):
 //
-//	globalThis.__langmodel_channel = {
-//		send(json),            // a message for the engine; never blocks
-//		query(json) → json,    // synchronous history/usage (Handler.Query)
-//		connect(receive),      // receive(json) gets every later message from the engine
-//		mirror() → json|null,  // what changed in the histories since the last call (wasm.Mirror)
-//	}
+//	lm_inbox(n) → ptr      a buffer of n bytes for the page's next message
+//	lm_send(n)             the first n bytes of it are a message for the engine; the page
+//	                       then runs the module (wasm_exec.js's resume) until it waits
+//	lm_take() → ptr        what the module wrote since the last take, one JSON array
+//	lm_query(n) → ptr      the answer to a synchronous history/usage query in the inbox
+//	lm_mirror() → ptr      what changed in the histories since the last call (wasm.Mirror)
+//	lm_length() → n        the length of what the last take, query or mirror returned
+//	lm_connect() → 0|1     start waking globalThis.__langmodel_wake() when output waits
+//	                       that no send will take; 1 if some waits already
 //
-// then calls globalThis.__langmodel_ready() if the page has set it. Messages written
-// before connect wait until the page connects. Only the worker mode (js/worker.js) calls
-// mirror; until it does, no Mirror exists.
+// A pointer of 0 means nothing. On start it calls globalThis.__langmodel_ready() if the
+// page has set it. Only worker mode (js/worker.js) calls lm_mirror; until it does, no
+// Mirror exists. See RATIONALE.md "Why does the page read the module's memory?".
 package main
 
 import (
 	"syscall/js"
+	"unsafe"
 
 	"langmodel/wasm"
 )
 
-func main() {
-	// Until the page connects, messages wait here. send runs under the handler's write
-	// lock, so the page cannot connect in the middle of a flush.
-	var receive js.Value
-	var early [][]byte
-	h := wasm.NewHandler(func(msg []byte) {
-		if receive.IsUndefined() {
-			early = append(early, msg)
-			return
-		}
-		receive.Invoke(string(msg))
-	})
+var (
+	port   *wasm.Port
+	mirror *wasm.Mirror
+	length int32  // of the buffer the last take, query or mirror returned
+	last   []byte // that buffer, kept alive until the page has read it
+)
 
-	// The callbacks never block (FIELD-NOTES.md "syscall/js behaviour") and never panic:
-	// a panic inside a js.FuncOf kills the module.
-	send := js.FuncOf(func(_ js.Value, args []js.Value) any {
-		if len(args) > 0 && args[0].Type() == js.TypeString {
-			h.Receive([]byte(args[0].String()))
-		}
-		return nil
-	})
-	query := js.FuncOf(func(_ js.Value, args []js.Value) any {
-		if len(args) == 0 || args[0].Type() != js.TypeString {
-			return js.Undefined()
-		}
-		return string(h.Query([]byte(args[0].String())))
-	})
-	connect := js.FuncOf(func(_ js.Value, args []js.Value) any {
-		if len(args) == 0 || args[0].Type() != js.TypeFunction {
-			return nil
-		}
-		// The latest receiver gets every later message: a page whose install() failed
-		// after connecting connects again when it retries.
-		h.Connect(func() {
-			receive = args[0]
-			for _, msg := range early {
-				receive.Invoke(string(msg))
-			}
-			early = nil
-		})
-		return nil
-	})
-	var m *wasm.Mirror
-	mirror := js.FuncOf(func(js.Value, []js.Value) any {
-		if m == nil {
-			m = wasm.NewMirror(h)
-		}
-		if c := m.Changes(); c != nil {
-			return string(c)
-		}
-		return nil
-	})
-	channel := js.Global().Get("Object").New()
-	channel.Set("send", send)
-	channel.Set("query", query)
-	channel.Set("connect", connect)
-	channel.Set("mirror", mirror)
-	js.Global().Set("__langmodel_channel", channel)
+func main() {
+	port = wasm.NewPort()
 	if ready := js.Global().Get("__langmodel_ready"); ready.Type() == js.TypeFunction {
 		ready.Invoke()
 	}
-	select {} // the callbacks live as long as the page
+	select {} // the exports live as long as the page
 }
+
+// The exports never panic through to the page: a panic inside one kills the module.
+
+//go:wasmexport lm_inbox
+func lmInbox(n int32) unsafe.Pointer {
+	defer recoverQuietly()
+	b := port.Inbox(int(n))
+	if cap(b) == 0 {
+		return nil
+	}
+	return unsafe.Pointer(unsafe.SliceData(b))
+}
+
+//go:wasmexport lm_send
+func lmSend(n int32) {
+	defer recoverQuietly()
+	port.Send(int(n))
+}
+
+//go:wasmexport lm_take
+func lmTake() unsafe.Pointer {
+	defer recoverQuietly()
+	return result(port.Take())
+}
+
+//go:wasmexport lm_query
+func lmQuery(n int32) unsafe.Pointer {
+	defer recoverQuietly()
+	return result(port.Query(int(n)))
+}
+
+//go:wasmexport lm_mirror
+func lmMirror() unsafe.Pointer {
+	defer recoverQuietly()
+	if mirror == nil {
+		mirror = wasm.NewMirror(port.Handler())
+	}
+	return result(mirror.Changes())
+}
+
+//go:wasmexport lm_length
+func lmLength() int32 { return length }
+
+//go:wasmexport lm_connect
+func lmConnect() int32 {
+	defer recoverQuietly()
+	wake := js.Global().Get("__langmodel_wake")
+	if wake.Type() != js.TypeFunction {
+		return 0
+	}
+	if port.Connect(func() { wake.Invoke() }) {
+		return 1
+	}
+	return 0
+}
+
+// result returns b's address for the page and records its length; b stays referenced
+// until the next result.
+func result(b []byte) unsafe.Pointer {
+	length, last = int32(len(b)), b
+	if len(b) == 0 {
+		return nil
+	}
+	return unsafe.Pointer(unsafe.SliceData(b))
+}
+
+func recoverQuietly() { _ = recover() }

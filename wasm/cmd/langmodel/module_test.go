@@ -61,7 +61,7 @@ func newHostB(t testing.TB, setup string, split int) *jshost.Host {
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	_, err := h.Eval(ctx, setup+`
-		const r = await lm.install({}); if (r.version !== 2) throw new Error("version " + r.version);`)
+		const r = await lm.install({}); if (r.version !== 3) throw new Error("version " + r.version);`)
 	require.NoError(t, err)
 	return h
 }
@@ -77,10 +77,22 @@ func faceHost(t testing.TB) *jshost.Host {
 	h, err := jshost.New(ctx, wasmBytes, jshost.Config{Stdout: jshost.LogWriter(t.Logf), Stderr: jshost.LogWriter(t.Logf)})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = h.Close() })
+	startedPort(t, h)
 	ns, err := h.LoadModule(faceJS)
 	require.NoError(t, err)
 	h.Set("lm", ns)
 	return h
+}
+
+// startedPort gives the face the port of the module the host started, as a page that
+// starts the module itself does (js/port.js): install() then finds it and loads nothing.
+func startedPort(t testing.TB, h *jshost.Host) {
+	t.Helper()
+	port, err := h.LoadModule("../../../js/port.js")
+	require.NoError(t, err)
+	h.Set("lmport", port)
+	_, err = h.Eval(t.Context(), `globalThis.__langmodel_channel = lmport.modulePort(go);`)
+	require.NoError(t, err)
 }
 
 // TestModule_Scenarios plays every scenario in the real .wasm under wazero, through the
@@ -146,13 +158,13 @@ func TestModule_VersionMismatch(t *testing.T) {
 	h := faceHost(t)
 	v, err := h.Eval(t.Context(), `
 		const real = globalThis.__langmodel_channel;
-		globalThis.__langmodel_channel = { ...real, send: (m) => real.send(m.replace('"version":2', '"version":99')) };
+		globalThis.__langmodel_channel = { ...real, send: (m) => real.send(m.replace('"version":3', '"version":99')) };
 		let first;
 		try { await lm.install({}); } catch (e) { first = [e.name, e.message]; }
 		globalThis.__langmodel_channel = real;
 		return { first, second: (await lm.install({})).version };`)
 	require.NoError(t, err)
-	requireJSON(t, `{"first":["NotSupportedError","langmodel: the page speaks protocol 99 and the module 2; load the language-model.js built with this module"],"second":2}`, v)
+	requireJSON(t, `{"first":["NotSupportedError","langmodel: the page speaks protocol 99 and the module 3; load the language-model.js built with this module"],"second":3}`, v)
 }
 
 // TestModule_InstallBackend: install({backend}) sets the default of create(), which

@@ -1,0 +1,77 @@
+// The module's port, page side: the channel's messages move through the module's linear
+// memory by its exports (wasm/cmd/langmodel), never as JS strings handed to Go or
+// js.FuncOf calls, which cost more than the engine's own work (RATIONALE.md "Why does the
+// page read the module's memory?"). load.js makes one for the module it starts; a page or
+// a test host that starts the module itself makes one the same way and sets it as
+// globalThis.__langmodel_channel before install().
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/**
+ * modulePort returns the port {send, query, connect, mirror} of a running langmodel.wasm:
+ * go is wasm_exec.js's Go instance that runs it.
+ *  - send(json): the engine gets the message and runs until it waits; what it wrote
+ *    meanwhile goes to receive before send returns;
+ *  - query(json) → json: a synchronous history/usage question;
+ *  - connect(receive): receive(text) gets every later batch of the module's messages,
+ *    one JSON array each, starting with any written before;
+ *  - mirror() → json | null: what changed in the histories since the last call (worker
+ *    mode, worker.js).
+ */
+export function modulePort(go) {
+  const ex = go?._inst?.exports;
+  if (typeof ex?.lm_send !== "function" || typeof go._resume !== "function") {
+    throw new DOMException("The module is not a langmodel.wasm run by Go's wasm_exec.js (no lm_send export, or no resume).", "OperationError");
+  }
+  let receive = null;
+  let waking = false;
+
+  // read returns the text at ptr, of the length the module recorded, or null.
+  const read = (ptr) => {
+    if (ptr === 0) return null;
+    return decoder.decode(new Uint8Array(ex.mem.buffer, ptr >>> 0, ex.lm_length()));
+  };
+  // write puts json into the module's inbox and returns its length in bytes. A UTF-16 code
+  // unit takes at most 3 bytes of UTF-8. The memory may grow in lm_inbox: the view is made after.
+  const write = (json) => {
+    const room = json.length * 3;
+    const ptr = ex.lm_inbox(room) >>> 0;
+    return encoder.encodeInto(json, new Uint8Array(ex.mem.buffer, ptr, room)).written;
+  };
+  const pull = () => {
+    const text = read(ex.lm_take());
+    if (text !== null) receive(text);
+  };
+  // The module calls this when it wrote what no send will take (a timer, a fetch's body
+  // ran it): the batch is taken a microtask later, once the module waits again.
+  globalThis.__langmodel_wake = () => {
+    if (waking) return;
+    waking = true;
+    queueMicrotask(() => {
+      waking = false;
+      if (receive) pull();
+    });
+  };
+
+  return {
+    send(json) {
+      if (typeof json !== "string") return;
+      ex.lm_send(write(json));
+      go._resume();
+      if (receive) pull();
+    },
+    query(json) {
+      if (typeof json !== "string") return undefined;
+      return read(ex.lm_query(write(json))) ?? undefined;
+    },
+    connect(r) {
+      receive = r;
+      ex.lm_connect();
+      pull();
+    },
+    mirror() {
+      return read(ex.lm_mirror());
+    },
+  };
+}

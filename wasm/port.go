@@ -1,0 +1,138 @@
+package wasm
+
+import "sync"
+
+// Port is the module's end of the channel when the page moves the bytes itself, through
+// the module's linear memory (wasm/cmd/langmodel's exports, js/port.js): the page writes
+// a message into the inbox and hands it over with Send, then runs the module until every
+// goroutine waits (wasm_exec.js's resume), then takes everything the module wrote
+// meanwhile with Take, as one JSON array. A message crosses as bytes, never as a JS
+// string or a js.Value, and no js.FuncOf is called: under syscall/js each call into a
+// Func and each string handed to JS makes js.Values whose finalizers cost more than the
+// engine's own step (RATIONALE.md "Why does the page read the module's memory?").
+//
+// Output the page does not pull (written when a timer or a fetch ran the module, not the
+// page's Send) is announced once with wake, which the page answers by taking it later. A
+// Port is safe for concurrent use, so that the native tests drive it from goroutines as
+// the module does from its one thread.
+type Port struct {
+	h *Handler
+
+	mu        sync.Mutex
+	out       []byte // the messages written since the last Take: "[m1,m2,…", no closing bracket
+	spare     []byte // the buffer of the last batch Take returned, reused by the next batch
+	pulling   bool   // the page called Send, and takes what the run writes
+	woken     bool   // wake was called and the page has not taken since
+	wake      func() // nil until Connect
+	in        []byte // the inbox the page writes its message into
+	answer    []byte // the last Query's answer, kept until the page has read it
+	connected bool
+}
+
+// inboxKeep is the largest inbox a Port keeps between messages: a larger message (a
+// create with a long history) gets a buffer of its own, handed to the handler whole.
+const inboxKeep = 64 << 10
+
+// NewPort returns a port with a new Handler behind it; nothing is announced until Connect.
+func NewPort() *Port {
+	p := &Port{}
+	p.h = NewHandler(p.write)
+	return p
+}
+
+// Handler is the handler behind the port.
+func (p *Port) Handler() *Handler { return p.h }
+
+// Inbox returns a buffer of n bytes for the page's next message (Send or Query).
+func (p *Port) Inbox(n int) []byte {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if n < 0 {
+		n = 0
+	}
+	if n > cap(p.in) {
+		p.in = make([]byte, n)
+	}
+	return p.in[:n]
+}
+
+// Send hands the first n bytes of the inbox to the handler as one message. The handler
+// acts on it before Send returns (it never blocks); goroutines it wakes run when the page
+// next runs the module, and what they write is the page's to Take.
+func (p *Port) Send(n int) {
+	p.mu.Lock()
+	p.pulling = true
+	msg := p.in[:min(max(n, 0), cap(p.in))]
+	owned := cap(p.in) > inboxKeep
+	if owned {
+		p.in = nil // the handler keeps this one, and the next message gets a smaller inbox
+	}
+	p.mu.Unlock()
+	if owned {
+		p.h.post(inItem{raw: msg})
+	} else {
+		p.h.Receive(msg)
+	}
+}
+
+// Take returns what the module wrote since the last Take, as one JSON array of messages,
+// or nil when it wrote nothing. The bytes stay valid until the next Take.
+func (p *Port) Take() []byte {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.pulling, p.woken = false, false
+	if len(p.out) == 0 {
+		return nil
+	}
+	batch := append(p.out, ']')
+	next := p.spare[:0]
+	if cap(next) > inboxKeep {
+		next = nil // one long history read does not stay allocated
+	}
+	p.out, p.spare = next, batch
+	return batch
+}
+
+// Query answers the first n bytes of the inbox as Handler.Query does, at once. The answer
+// stays valid until the next Query.
+func (p *Port) Query(n int) []byte {
+	p.mu.Lock()
+	msg := p.in[:min(max(n, 0), cap(p.in))]
+	p.mu.Unlock()
+	a := p.h.Query(msg)
+	p.mu.Lock()
+	p.answer = a
+	p.mu.Unlock()
+	return a
+}
+
+// Connect sets the function that tells the page there is output to take, and reports
+// whether there is some already (written before the page connected).
+func (p *Port) Connect(wake func()) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.wake, p.connected = wake, true
+	p.woken = false
+	return len(p.out) > 0
+}
+
+// write is the handler's send: it appends msg to the batch, and wakes the page when no
+// Send is waiting for this output and the page has not been woken since it last took.
+func (p *Port) write(msg []byte) {
+	p.mu.Lock()
+	if len(p.out) == 0 {
+		p.out = append(p.out, '[')
+	} else {
+		p.out = append(p.out, ',')
+	}
+	p.out = append(p.out, msg...)
+	wake := p.connected && !p.pulling && !p.woken
+	if wake {
+		p.woken = true
+	}
+	fn := p.wake
+	p.mu.Unlock()
+	if wake {
+		fn()
+	}
+}

@@ -1,0 +1,115 @@
+package wasm
+
+import (
+	"encoding/json"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// send writes msg into the port's inbox and hands it over, as js/port.js does.
+func portSend(p *Port, msg string) {
+	copy(p.Inbox(len(msg)), msg)
+	p.Send(len(msg))
+}
+
+// takeWithin takes the port's batch, waiting up to a second for goroutines the message
+// woke to write (in the module they run in the resume between send and take).
+func takeWithin(t *testing.T, p *Port, want int) []map[string]any {
+	t.Helper()
+	var got []map[string]any
+	deadline := time.Now().Add(time.Second)
+	for len(got) < want && time.Now().Before(deadline) {
+		if b := p.Take(); b != nil {
+			var batch []map[string]any
+			require.NoError(t, json.Unmarshal(b, &batch), "a batch is one JSON array: %s", b)
+			got = append(got, batch...)
+			continue
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return got
+}
+
+func TestPort_SendTakesOneBatch(t *testing.T) {
+	p := NewPort()
+	t.Cleanup(p.Handler().Close)
+	var wakes atomic.Int32
+	require.False(t, p.Connect(func() { wakes.Add(1) }), "nothing written yet")
+
+	// hello and create are answered within Send: two sends, one batch, no wake.
+	portSend(p, `{"type":"hello","id":1,"version":3}`)
+	portSend(p, `{"type":"create","id":2,"session":1,"options":{"backend":{"kind":"scripted","turns":[{"text":"hi"}]}}}`)
+	require.Zero(t, wakes.Load(), "output the page pulls after its send wakes nobody")
+	var batch []map[string]any
+	require.NoError(t, json.Unmarshal(p.Take(), &batch))
+	require.Len(t, batch, 2)
+	require.Equal(t, []any{"reply", float64(1), "reply", float64(2)}, []any{batch[0]["type"], batch[0]["id"], batch[1]["type"], batch[1]["id"]})
+	require.Nil(t, p.Take(), "taken once")
+
+	// A prompt is answered by the session's goroutine: here it runs at once (natively),
+	// in the module in the resume that follows the send.
+	portSend(p, `{"type":"prompt","id":3,"session":1,"input":"x"}`)
+	got := takeWithin(t, p, 1)
+	require.Len(t, got, 1)
+	require.Equal(t, "hi", got[0]["value"].(map[string]any)["text"])
+}
+
+func TestPort_WakesOnceForOutputNoSendTakes(t *testing.T) {
+	p := NewPort()
+	t.Cleanup(p.Handler().Close)
+	// Written before the page connects: Connect says so, and nothing wakes.
+	p.write([]byte(`{"type":"early"}`))
+	var wakes atomic.Int32
+	require.True(t, p.Connect(func() { wakes.Add(1) }))
+	require.JSONEq(t, `[{"type":"early"}]`, string(p.Take()))
+
+	// Written by a goroutine of the module's own (a timer, a fetch): one wake until taken.
+	p.write([]byte(`{"type":"a"}`))
+	p.write([]byte(`{"type":"b"}`))
+	require.Equal(t, int32(1), wakes.Load())
+	require.JSONEq(t, `[{"type":"a"},{"type":"b"}]`, string(p.Take()))
+	p.write([]byte(`{"type":"c"}`))
+	require.Equal(t, int32(2), wakes.Load(), "after a take, the next write wakes again")
+	require.JSONEq(t, `[{"type":"c"}]`, string(p.Take()))
+}
+
+func TestPort_Query(t *testing.T) {
+	p := NewPort()
+	t.Cleanup(p.Handler().Close)
+	p.Connect(func() {})
+	portSend(p, `{"type":"create","id":1,"session":4,"options":{"initialPrompts":[{"role":"system","content":"Be brief."}]}}`)
+	takeWithin(t, p, 1)
+	q := `{"type":"history","session":4}`
+	copy(p.Inbox(len(q)), q)
+	var r map[string]any
+	require.NoError(t, json.Unmarshal(p.Query(len(q)), &r))
+	require.Equal(t, []any{map[string]any{"role": "system", "content": []any{map[string]any{"type": "text", "value": "Be brief."}}}}, r["value"])
+	q = `{"type":"history","session":5}`
+	copy(p.Inbox(len(q)), q)
+	require.Contains(t, string(p.Query(len(q))), "InvalidStateError")
+}
+
+// A message larger than the inbox a Port keeps is handed to the handler whole, and the
+// next message gets a small inbox again.
+func TestPort_LargeMessage(t *testing.T) {
+	p := NewPort()
+	t.Cleanup(p.Handler().Close)
+	p.Connect(func() {})
+	msgs := make([]string, 0, 5000)
+	for range 5000 {
+		msgs = append(msgs, `{"role":"user","content":"a message of the history"}`)
+	}
+	create := `{"type":"create","id":1,"session":1,"options":{"backend":{"kind":"scripted","window":1000000},"initialPrompts":[` + strings.Join(msgs, ",") + `]}}`
+	require.Greater(t, len(create), inboxKeep)
+	portSend(p, create)
+	got := takeWithin(t, p, 1)
+	require.Len(t, got, 1)
+	require.Nil(t, got[0]["error"])
+	require.LessOrEqual(t, cap(p.Inbox(10)), inboxKeep)
+	portSend(p, `{"type":"measure","id":2,"session":1,"input":"abcd"}`)
+	require.Equal(t, float64(5), takeWithin(t, p, 1)[0]["value"])
+}
