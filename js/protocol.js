@@ -28,12 +28,11 @@ export const PROTOCOL_VERSION = 3;
 // ---- page → engine: requests (each answered by one Reply) ----
 
 /** @typedef {{type: "hello", id: number, version: number}} HelloRequest  reply value: {version} */
-/** @typedef {{type: "create", id: number, session: number, options: CreateOptions}} CreateRequest  reply value: SessionInfo */
+/** @typedef {{type: "create", id: number, session: number, options: CreateOptions, initialPrompts?: unknown}} CreateRequest  reply value: SessionInfo; initialPrompts beside the options, so that the engine reads a long history once */
 /** @typedef {{type: "availability", id: number, options: CreateOptions}} AvailabilityRequest  reply value: "available" | "unavailable" */
 /**
  * @typedef {object} CreateOptions
  * @property {WireBackend} [backend]     absent: the offline demo model
- * @property {unknown} [initialPrompts]
  * @property {{type: string, languages?: string[]}[]} [expectedInputs]
  * @property {{type: string, languages?: string[]}[]} [expectedOutputs]
  * @property {WireTool[]} [tools]

@@ -95,8 +95,10 @@ export class LanguageModel extends EventTarget {
       if (wire.backend?.kind === "browser" && st.native && (await nativeAvailability(st.native)) === "unavailable") {
         throw new DOMException("The browser's built-in LanguageModel is unavailable.", "NotSupportedError");
       }
-      if (wire.initialPrompts instanceof Promise) wire.initialPrompts = await wire.initialPrompts;
-      info = await st.channel.request({ type: "create", session: key, options: wire }, { signal });
+      let { initialPrompts, ...rest } = wire;
+      if (initialPrompts instanceof Promise) initialPrompts = await initialPrompts;
+      // initialPrompts travels beside the options (protocol.js), and last.
+      info = await st.channel.request({ type: "create", session: key, options: rest, initialPrompts }, { signal });
     } catch (e) {
       ids.forEach((id) => stash.delete(id));
       if (signal?.aborted) st.channel.notify({ type: "destroy", id: 0, session: key }); // it may have been created

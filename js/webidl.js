@@ -35,8 +35,12 @@ export function plain(value, kind = "DataError", blobs = null) {
         return fail("a symbol");
     }
     if (v === null) return null;
-    if (v instanceof ArrayBuffer || ArrayBuffer.isView(v)) return { type: "bytes", base64: base64(v) };
-    if (blobs && (isBlob(v) || isImageSource(v) || isAudioBuffer(v))) {
+    // A plain object or array (what a history is made of) is neither bytes nor media: the
+    // checks below ask a dozen globals each, which a long history would pay per message.
+    const proto = Object.getPrototypeOf(v);
+    const ordinary = proto === Object.prototype || proto === Array.prototype || proto === null;
+    if (!ordinary && (v instanceof ArrayBuffer || ArrayBuffer.isView(v))) return { type: "bytes", base64: base64(v) };
+    if (!ordinary && blobs && (isBlob(v) || isImageSource(v) || isAudioBuffer(v))) {
       if (!blobs.has(v)) blobs.set(v, null);
       return blobs.get(v);
     }

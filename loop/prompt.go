@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"strconv"
@@ -161,7 +162,7 @@ func (s *Session) append(ctx Context, input any) error {
 	if ctx.Err() != nil {
 		return &FailedPrompt{Err: abortError(ctx)}
 	}
-	if in, ok := input.([]any); ok && len(in) == 0 {
+	if isEmptySequence(input) {
 		return nil // an empty sequence appends nothing (DESIGN.md §3)
 	}
 	r := s.begin()
@@ -172,6 +173,17 @@ func (s *Session) append(ctx Context, input any) error {
 		return r.fail(abortError(ctx))
 	}
 	return nil
+}
+
+// isEmptySequence reports whether input is an empty array, decoded or as JSON text.
+func isEmptySequence(input any) bool {
+	switch in := input.(type) {
+	case []any:
+		return len(in) == 0
+	case json.RawMessage:
+		return session.IsEmptyArray(in)
+	}
+	return false
 }
 
 func (s *Session) prompt(ctx Context, input any, po PromptOptions) (Result, error) {
@@ -327,34 +339,39 @@ func (r *run) step(ctx Context, toolsOn bool, choice ToolChoice, po PromptOption
 	if toolsOn {
 		req.Tools = s.opts.Tools
 	}
-	var text strings.Builder
-	var calls []session.ToolCall
-	var usage *Usage
-	out := 0 // bytes of text and calls so far: the reply's size, bounded by the window
+	// What the step's deltas add up to, in one place: the callback then captures one
+	// pointer, not four variables each moved to the heap.
+	acc := &struct {
+		text  strings.Builder
+		calls []session.ToolCall
+		usage *Usage
+		out   int // bytes of text and calls so far: the reply's size, bounded by the window
+	}{}
 	err := s.opts.Model.Step(ctx, req, func(d Delta) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		if d.Call != nil {
-			out += len(d.Call.Name) + len(d.Call.Arguments)
+			acc.out += len(d.Call.Name) + len(d.Call.Arguments)
 		}
-		if out += len(d.Text); session.TextCost(out) > req.ContextWindow {
-			return ReplyTooLong(session.TextCost(out), req.ContextWindow)
+		if acc.out += len(d.Text); session.TextCost(acc.out) > req.ContextWindow {
+			return ReplyTooLong(session.TextCost(acc.out), req.ContextWindow)
 		}
 		if d.Text != "" {
-			text.WriteString(d.Text)
+			acc.text.WriteString(d.Text)
 			if po.OnChunk != nil {
 				po.OnChunk(Chunk{Text: d.Text})
 			}
 		}
 		if d.Call != nil && toolsOn {
-			calls = append(calls, *d.Call)
+			acc.calls = append(acc.calls, *d.Call)
 		}
 		if d.Usage != nil {
-			usage = d.Usage
+			acc.usage = d.Usage
 		}
 		return nil
 	})
+	calls, usage := acc.calls, acc.usage
 	if ctx.Err() != nil {
 		return "", nil, nil, abortError(ctx)
 	}
@@ -364,14 +381,30 @@ func (r *run) step(ctx Context, toolsOn bool, choice ToolChoice, po PromptOption
 		}
 		return "", nil, nil, err
 	}
-	seen := make(map[string]bool, len(calls))
+	var seen map[string]bool // ids given so far in this step, once there are many
+	if len(calls) > 8 {
+		seen = make(map[string]bool, len(calls))
+	}
+	given := func(i int, id string) bool {
+		if seen != nil {
+			return seen[id]
+		}
+		for _, c := range calls[:i] {
+			if c.CallID == id {
+				return true
+			}
+		}
+		return false
+	}
 	for i := range calls {
 		c := &calls[i]
-		for c.CallID == "" || seen[c.CallID] || s.hist.IsPending(c.CallID) {
+		for c.CallID == "" || given(i, c.CallID) || s.hist.IsPending(c.CallID) {
 			s.nextID++
 			c.CallID = "call_" + strconv.Itoa(s.nextID)
 		}
-		seen[c.CallID] = true
+		if seen != nil {
+			seen[c.CallID] = true
+		}
 		if !isJSONObject(c.Arguments) {
 			if r.malformed == nil {
 				r.malformed = make(map[string]string)
@@ -382,7 +415,7 @@ func (r *run) step(ctx Context, toolsOn bool, choice ToolChoice, po PromptOption
 			c.Arguments = canonicalJSON(c.Arguments)
 		}
 	}
-	return text.String(), calls, usage, nil
+	return acc.text.String(), calls, usage, nil
 }
 
 // ReplyTooLong is the error that stops a step whose reply (requested, in estimated
@@ -401,6 +434,9 @@ func ReplyTooLong(requested, window int) error {
 // passes the exported history back, so contextUsage is the sum of what
 // measureContextUsage says of each message.
 func canonicalJSON(b json.RawMessage) json.RawMessage {
+	if string(b) == "{}" {
+		return b // the arguments of a tool that takes none: canonical as they are
+	}
 	v, err := jsonv.Decode(b)
 	if err != nil {
 		return b
@@ -413,8 +449,8 @@ func canonicalJSON(b json.RawMessage) json.RawMessage {
 }
 
 func isJSONObject(b json.RawMessage) bool {
-	t := strings.TrimSpace(string(b))
-	return len(t) >= 2 && t[0] == '{' && json.Valid(b)
+	t := bytes.TrimLeft(b, " \t\r\n")
+	return len(t) >= 2 && t[0] == '{' && jsonv.Valid(b)
 }
 
 func (s *Session) emit(e Event) {

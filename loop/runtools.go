@@ -19,20 +19,6 @@ import (
 func (r *run) runTools(ctx Context, calls []session.ToolCall) ([]session.ToolResult, error) {
 	s := r.s
 	results := make([]session.ToolResult, len(calls))
-	finished := make(chan int, len(calls))
-	start := func(i int) {
-		c := calls[i]
-		s.emit(Event{Type: EventToolCall, Call: &calls[i], Tool: s.tools[c.Name]})
-		spawn(func() {
-			t0 := s.clock()
-			res := r.runOne(ctx, c)
-			if ctx.Err() == nil {
-				results[i] = res
-				s.emit(Event{Type: EventToolResult, Call: &calls[i], Result: &res, Duration: s.clock() - t0})
-			}
-			finished <- i
-		})
-	}
 	// A lone call runs on the loop's own goroutine, whose stack has grown already: no
 	// goroutine to start, switch to and back from (spawn says why that counts).
 	if len(calls) == 1 {
@@ -46,6 +32,20 @@ func (r *run) runTools(ctx Context, calls []session.ToolCall) ([]session.ToolRes
 		results[0] = res
 		s.emit(Event{Type: EventToolResult, Call: &calls[0], Result: &res, Duration: s.clock() - t0})
 		return results, nil
+	}
+	finished := make(chan int, len(calls))
+	start := func(i int) {
+		c := calls[i]
+		s.emit(Event{Type: EventToolCall, Call: &calls[i], Tool: s.tools[c.Name]})
+		spawn(func() {
+			t0 := s.clock()
+			res := r.runOne(ctx, c)
+			if ctx.Err() == nil {
+				results[i] = res
+				s.emit(Event{Type: EventToolResult, Call: &calls[i], Result: &res, Duration: s.clock() - t0})
+			}
+			finished <- i
+		})
 	}
 	if !s.opts.ToolUse.Sequential {
 		for i := range calls {

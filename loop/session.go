@@ -19,7 +19,8 @@ type Options struct {
 	ToolUse ToolUse
 	// Expected lists the declared input types beyond text.
 	Expected session.Expected
-	// InitialPrompts is the initialPrompts option as decoded JSON, or nil.
+	// InitialPrompts is the initialPrompts option as decoded JSON or as its JSON text (a
+	// json.RawMessage, read by session.NormalizeJSON), or nil.
 	InitialPrompts any
 	// ContextWindow overrides the model's window (0: the model's, or DefaultContextWindow).
 	ContextWindow int
@@ -98,6 +99,7 @@ func New(opts Options) (*Session, error) {
 		if err := s.hist.AppendInitial(msgs); err != nil {
 			return nil, err
 		}
+		s.opts.InitialPrompts = nil // read: the history holds them now, not the page's text
 	} else if s.hist.Usage() > window {
 		return nil, &session.Error{Kind: session.KindQuotaExceeded, Rule: session.ErrQuotaExceeded,
 			Requested: s.hist.Usage(), Quota: window, Msg: session.ErrQuotaExceeded.Error() + ": the tool declarations need more than the context window"}

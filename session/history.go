@@ -111,6 +111,8 @@ func (h *History) AppendInitial(msgs []Message) error {
 		return Errorf(KindInvalidState, ErrBadMessage, "initial prompts after the conversation began")
 	}
 	mark := h.Mark()
+	h.msgs = slices.Grow(h.msgs, len(msgs))
+	h.costs = slices.Grow(h.costs, len(msgs))
 	for _, m := range msgs {
 		if r := m.Result(); r != nil && !h.IsPending(r.CallID) {
 			m = UnpairedMessage(*r)

@@ -35,12 +35,15 @@ type NormalizeOptions struct {
 }
 
 // Normalize validates a prompt as the page gave it (decoded JSON: a string, or an array
-// of messages in any form DESIGN.md §3 accepts) and returns its canonical messages. It
+// of messages in any form DESIGN.md §3 accepts; or its JSON text as a json.RawMessage,
+// see NormalizeJSON) and returns its canonical messages. It
 // follows the spec's "validate and canonicalize a prompt": a string is one user message,
 // an empty array one empty user message, empty content one empty text part, contiguous
 // text parts collapse into one. Tool parts become one message each, in order.
 func Normalize(input any, o NormalizeOptions) ([]Message, error) {
 	switch in := input.(type) {
+	case json.RawMessage:
+		return NormalizeJSON(in, o)
 	case string:
 		return []Message{TextMessage(RoleUser, in)}, nil
 	case []any:

@@ -83,3 +83,33 @@ func portLoop(b *testing.B, prompts, steps int) {
 		}
 	}
 }
+
+// BenchmarkPort_CreateHistory: create({initialPrompts}) with a 10,000-message history
+// (make bench-peers' workload: a system message, then user and assistant in turn), as
+// one message through the Port.
+func BenchmarkPort_CreateHistory(b *testing.B) {
+	p := NewPort()
+	defer p.Handler().Close()
+	p.Connect(func() {})
+	var hist strings.Builder
+	hist.WriteString(`{"role":"system","content":"You are a benchmark."}`)
+	for i := 1; i < 10000; i++ {
+		role := "user"
+		if i%2 == 0 {
+			role = "assistant"
+		}
+		fmt.Fprintf(&hist, `,{"role":%q,"content":"message %d of the history"}`, role, i)
+	}
+	for i := 0; b.Loop(); i++ {
+		m := fmt.Sprintf(`{"type":"create","id":%d,"session":%d,"options":{"backend":{"kind":"scripted","window":1000000000,"turns":[{"text":"ok"}]}},"initialPrompts":[%s]}`, i+1, i+1, hist.String())
+		copy(p.Inbox(len(m)), m)
+		p.Send(len(m))
+		if r := p.Take(); !strings.Contains(string(r), `"ok":true`) {
+			b.Fatal(string(r))
+		}
+		d := fmt.Sprintf(`{"type":"destroy","id":0,"session":%d}`, i+1)
+		copy(p.Inbox(len(d)), d)
+		p.Send(len(d))
+		p.Take()
+	}
+}

@@ -8,7 +8,7 @@ import (
 // clone copies a session after the operations before it. The copy takes its turn in the
 // session's queue at once (loop.Session.CloneAsync), so prompts and appends that come
 // after it run after the copy; its tool calls and events are bound to the new key.
-func (h *Handler) clone(raw []byte, id int64) {
+func (h *Handler) clone(raw *message, id int64) {
 	var req CloneRequest
 	if !h.decodeRequest(raw, id, TypeClone, &req) {
 		return

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"unsafe"
 
 	"langmodel/internal/jsonv"
 )
@@ -12,8 +13,9 @@ import (
 // The page's messages are read by hand, field by field, instead of with easyjson's
 // jlexer: jlexer links fmt (and, through it, most of reflect) into the module, and the
 // messages are a handful of flat objects (RATIONALE.md "How does the module stay
-// under 850 KB?"). A message is first checked whole by encoding/json's scanner, which the engine
-// links anyway, so the readers below only walk well-formed JSON.
+// under 850 KB?"). A message is first checked whole (jsonv.Valid, three times as fast as
+// encoding/json's scanner; the scanner words the error of one that fails), so the
+// readers below only walk well-formed JSON.
 
 // fields is a message's type: it takes the value of each field it knows.
 type fields interface {
@@ -39,6 +41,45 @@ func (v value) str(into *string) error {
 	*into = string(jsonv.Unescape(nil, v[1:len(v)-1]))
 	return nil
 }
+
+// key is the value of a string that names a field. A plain one aliases the message's
+// bytes instead of copying them: nothing writes a message after the handler has it
+// (Receive copies what the page sent), and a key is compared, or kept with the message.
+func (v value) key() (string, error) {
+	if len(v) < 2 || v[0] != '"' {
+		return "", errors.New("expected a string")
+	}
+	if _, plain, _, _ := jsonv.StringEnd(v, 0); plain {
+		if len(v) == 2 {
+			return "", nil
+		}
+		return unsafe.String(&v[1], len(v)-2), nil
+	}
+	return string(jsonv.Unescape(nil, v[1:len(v)-1])), nil
+}
+
+// typeName reads a message's type: one of the protocol's own names costs no copy.
+func (v value) typeName(into *string) error {
+	if len(v) >= 2 && v[0] == '"' {
+		if t, ok := typeNames[string(v[1:len(v)-1])]; ok {
+			*into = t
+			return nil
+		}
+	}
+	return v.str(into)
+}
+
+// typeNames maps each message type the page sends to itself, so that reading one
+// returns the constant.
+var typeNames = func() map[string]string {
+	m := map[string]string{}
+	for _, t := range []string{TypeHello, TypeCreate, TypeAvailability, TypePrompt, TypeAppend, TypeMeasure, TypeClone,
+		TypeDestroy, TypeHistory, TypeUsage, TypeAbort, TypeToolReturn, TypeToolProgress, TypeListen,
+		TypeFetchResponse, TypeFetchChunk, TypeFetchEnd, TypeGeneratePiece, TypeGenerateEnd} {
+		m[t] = t
+	}
+	return m
+}()
 
 func (v value) int64(into *int64) error {
 	if v.null() {
@@ -106,9 +147,123 @@ func (v value) object(f fields) error {
 	return walk(v, f)
 }
 
+// message is one message from the page, checked whole and split into its fields in one
+// pass (parse), so that neither the envelope nor the request reads past a long value
+// (a history of ten thousand messages) again.
+type message struct {
+	raw   []byte
+	n     int      // fields
+	first [8]field // the first 8 fields: the page's messages have no more
+	more  []field  // the others
+}
+
+// add appends a field.
+func (m *message) add(f field) {
+	if m.n < len(m.first) {
+		m.first[m.n] = f
+	} else {
+		m.more = append(m.more, f)
+	}
+	m.n++
+}
+
+// at returns field i.
+func (m *message) at(i int) field {
+	if i < len(m.first) {
+		return m.first[i]
+	}
+	return m.more[i-len(m.first)]
+}
+
+// field is one of a message's fields: its key and its value's text.
+type field struct {
+	key string
+	v   value
+}
+
+// parse checks raw as one JSON object and splits it into its fields. An error names
+// what is wrong: the scanner's own words for malformed JSON, or "expected an object".
+func parse(raw []byte, m *message) error {
+	*m = message{raw: raw}
+	i := space(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return notObject(raw)
+	}
+	i = space(raw, i+1)
+	if i < len(raw) && raw[i] == '}' {
+		i++
+	} else {
+		for {
+			if i >= len(raw) || raw[i] != '"' {
+				return malformed(raw)
+			}
+			end, _, _, ok := jsonv.StringEnd(raw, i)
+			if !ok {
+				return malformed(raw)
+			}
+			key, err := value(raw[i:end]).key()
+			if err != nil {
+				return malformed(raw)
+			}
+			if i = space(raw, end); i >= len(raw) || raw[i] != ':' {
+				return malformed(raw)
+			}
+			i = space(raw, i+1)
+			vend, ok := jsonv.ValueEnd(raw, i)
+			if !ok {
+				return malformed(raw)
+			}
+			m.add(field{key: key, v: value(raw[i:vend])})
+			i = space(raw, vend)
+			if i < len(raw) && raw[i] == ',' {
+				i = space(raw, i+1)
+				continue
+			}
+			if i < len(raw) && raw[i] == '}' {
+				i++
+				break
+			}
+			return malformed(raw)
+		}
+	}
+	if space(raw, i) != len(raw) {
+		return malformed(raw)
+	}
+	return nil
+}
+
+// into reads the message's fields into f, in order.
+func (m *message) into(f fields) error {
+	for i := range m.n {
+		fl := m.at(i)
+		if err := f.field(fl.key, fl.v); err != nil {
+			return errors.New(fl.key + ": " + err.Error())
+		}
+	}
+	return nil
+}
+
+// malformed is the error for raw, which is not well-formed JSON, in encoding/json's
+// scanner's words.
+func malformed(raw []byte) error {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return err
+	}
+	return errors.New("expected an object")
+}
+
+// notObject is the error for raw when it does not start an object.
+func notObject(raw []byte) error {
+	if !jsonv.Valid(raw) {
+		return malformed(raw)
+	}
+	return errors.New("expected an object")
+}
+
 // decode reads one message from the page into f.
 func decode(raw []byte, f fields) error {
-	if !json.Valid(raw) {
+	if !jsonv.Valid(raw) {
 		var b bytes.Buffer
 		return json.Compact(&b, raw) // the scanner's own words
 	}
@@ -123,8 +278,8 @@ func walk(data []byte, f fields) error {
 	i := space(data, 1)
 	for i < len(data) && data[i] != '}' {
 		end, _, _, _ := jsonv.StringEnd(data, i)
-		var key string
-		if err := value(data[i:end]).str(&key); err != nil {
+		key, err := value(data[i:end]).key()
+		if err != nil {
 			return err
 		}
 		i = space(data, space(data, end)+1) // past the colon
@@ -182,7 +337,7 @@ func skip(data []byte, i int) int {
 func head(key string, v value, typ *string, id *int64) error {
 	switch key {
 	case "type":
-		return v.str(typ)
+		return v.typeName(typ)
 	case "id":
 		return v.int64(id)
 	}
@@ -204,6 +359,8 @@ func (m *CreateRequest) field(key string, v value) error {
 		return v.int64(&m.Session)
 	case "options":
 		return v.object(&m.Options)
+	case "initialPrompts":
+		return v.raw(&m.InitialPrompts)
 	}
 	return head(key, v, &m.Type, &m.ID)
 }
@@ -212,8 +369,6 @@ func (m *CreateOptions) field(key string, v value) error {
 	switch key {
 	case "backend":
 		return v.raw(&m.Backend)
-	case "initialPrompts":
-		return v.raw(&m.InitialPrompts)
 	case "expectedInputs":
 		return v.raw(&m.ExpectedInputs)
 	case "expectedOutputs":

@@ -46,7 +46,7 @@ func eventBit(t loop.EventType) uint32 {
 
 // listen starts sending a session's events of one type (ListenMessage). A listen for a
 // session that is gone, or for a type the engine does not send, is dropped.
-func (h *Handler) listen(raw []byte) {
+func (h *Handler) listen(raw *message) {
 	var m ListenMessage
 	if !h.decodeRequest(raw, 0, TypeListen, &m) {
 		return

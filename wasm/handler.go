@@ -10,6 +10,8 @@ package wasm
 
 import (
 	"bytes"
+	"encoding/json"
+	"errors"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -18,6 +20,7 @@ import (
 	"langmodel/internal/sfmt"
 	"langmodel/loop"
 	"langmodel/session"
+	"langmodel/wasm/internal/jsonw"
 )
 
 // Handler owns the sessions of one page, by key. It handles the page's messages in
@@ -36,7 +39,8 @@ type Handler struct {
 	reading sync.Mutex // held while handling messages
 	writeMu sync.Mutex // held while sending one message
 	send    func([]byte)
-	closed  bool // guarded by writeMu
+	port    *Port // when not nil, messages are encoded into its batch instead of sent
+	closed  bool  // guarded by writeMu
 
 	mu       sync.Mutex                // guards sessions and inflight
 	sessions map[int64]*entry          // written only while reading
@@ -64,7 +68,10 @@ type entry struct {
 }
 
 // marshaler is what the generated code gives every wire type (protocol_easyjson.go).
-type marshaler interface{ MarshalJSON() ([]byte, error) }
+type marshaler interface {
+	MarshalJSON() ([]byte, error)
+	MarshalEasyJSON(*jsonw.Writer)
+}
 
 // NewHandler returns a handler that writes every message for the page through send, one
 // at a time. send is called with the write lock held, possibly from inside Receive: it
@@ -134,18 +141,23 @@ func (h *Handler) Close() {
 	h.writeMu.Unlock()
 }
 
-// write sends one message to the page; safe from any goroutine.
+// write sends one message to the page; safe from any goroutine. Behind a Port it is
+// encoded straight into the port's batch (Port.writeTo), without a buffer of its own.
 func (h *Handler) write(m marshaler) {
-	b, err := m.MarshalJSON()
-	if err != nil {
-		return
-	}
 	h.writeMu.Lock()
 	defer h.writeMu.Unlock()
 	if h.closed {
 		return
 	}
 	defer func() { _ = recover() }() // a throwing page must not take the handler down
+	if h.port != nil {
+		h.port.writeTo(m)
+		return
+	}
+	b, err := m.MarshalJSON()
+	if err != nil {
+		return
+	}
 	h.send(b)
 }
 
@@ -186,9 +198,18 @@ func (h *Handler) safely(id int64, fn func()) {
 
 // handle acts on one message from the page; it runs under the reading lock and never
 // blocks.
-func (h *Handler) handle(raw []byte) {
+func (h *Handler) handle(b []byte) {
 	var env envelope
-	if err := decode(raw, &env); err != nil {
+	raw := new(message) // on the stack: handlers only read it
+	err := parse(b, raw)
+	for i := 0; err == nil && i < raw.n; i++ { // the envelope, read without an interface
+		f := raw.at(i)
+		err = head(f.key, f.v, &env.Type, &env.ID)
+		if err != nil {
+			err = errors.New(f.key + ": " + err.Error())
+		}
+	}
+	if err != nil {
 		h.reply(0, nil, protocolError(session.KindType, "malformed message: %v", err))
 		return
 	}
@@ -211,7 +232,7 @@ func (h *Handler) handle(raw []byte) {
 		case TypeDestroy:
 			h.destroy(raw, env.ID)
 		case TypeHistory, TypeUsage:
-			h.write(h.query(raw))
+			h.write(h.query(raw.raw))
 		// Notifications have no reply; a malformed one is answered to id 0, since their
 		// id (if any) is the engine's own.
 		case TypeAbort:
@@ -229,9 +250,9 @@ func (h *Handler) handle(raw []byte) {
 }
 
 // decodeRequest decodes a request into v, answering a malformed one; it reports whether
-// to go on. raw has been checked whole by handle's decode: it is walked, not checked again.
-func (h *Handler) decodeRequest(raw []byte, id int64, typ string, v fields) bool {
-	if err := walk(bytes.TrimSpace(raw), v); err != nil {
+// to go on. handle has parsed it already: its fields are read, not scanned again.
+func (h *Handler) decodeRequest(raw *message, id int64, typ string, v fields) bool {
+	if err := raw.into(v); err != nil {
 		h.reply(id, nil, protocolError(session.KindType, "%s: %v", typ, err))
 		return false
 	}
@@ -276,7 +297,7 @@ func (h *Handler) track(id int64) (loop.Context, loop.CancelFunc) {
 	}
 }
 
-func (h *Handler) hello(raw []byte, id int64) {
+func (h *Handler) hello(raw *message, id int64) {
 	var req HelloRequest
 	if !h.decodeRequest(raw, id, TypeHello, &req) {
 		return
@@ -289,7 +310,7 @@ func (h *Handler) hello(raw []byte, id int64) {
 	h.reply(req.ID, []byte(sfmt.Sprintf(`{"version":%d}`, ProtocolVersion)), nil)
 }
 
-func (h *Handler) create(raw []byte, id int64) {
+func (h *Handler) create(raw *message, id int64) {
 	var req CreateRequest
 	if !h.decodeRequest(raw, id, TypeCreate, &req) {
 		return
@@ -302,6 +323,10 @@ func (h *Handler) create(raw []byte, id int64) {
 	if err != nil {
 		h.replyErr(req.ID, err)
 		return
+	}
+	if len(req.InitialPrompts) > 0 && !bytes.Equal(req.InitialPrompts, []byte("null")) {
+		// As JSON text: session.NormalizeJSON reads it without decoding it first.
+		opts.InitialPrompts = req.InitialPrompts
 	}
 	s, err := loop.New(opts)
 	if err != nil {
@@ -332,7 +357,7 @@ func info(s *loop.Session, withMode bool) *SessionInfo {
 
 // availability answers "available" when create() with these options could succeed on
 // this module, and "unavailable" when the backend or an expected type is unsupported.
-func (h *Handler) availability(raw []byte, id int64) {
+func (h *Handler) availability(raw *message, id int64) {
 	var req AvailabilityRequest
 	if !h.decodeRequest(raw, id, TypeAvailability, &req) {
 		return
@@ -348,7 +373,7 @@ func (h *Handler) availability(raw []byte, id int64) {
 	}
 }
 
-func (h *Handler) prompt(raw []byte, id int64) {
+func (h *Handler) prompt(raw *message, id int64) {
 	var req PromptRequest
 	if !h.decodeRequest(raw, id, TypePrompt, &req) {
 		return
@@ -384,7 +409,7 @@ func (h *Handler) prompt(raw []byte, id int64) {
 	})
 }
 
-func (h *Handler) appendInput(raw []byte, id int64) {
+func (h *Handler) appendInput(raw *message, id int64) {
 	var req InputRequest
 	if !h.decodeRequest(raw, id, TypeAppend, &req) {
 		return
@@ -405,7 +430,7 @@ func (h *Handler) appendInput(raw []byte, id int64) {
 	})
 }
 
-func (h *Handler) measure(raw []byte, id int64) {
+func (h *Handler) measure(raw *message, id int64) {
 	var req InputRequest
 	if !h.decodeRequest(raw, id, TypeMeasure, &req) {
 		return
@@ -422,15 +447,16 @@ func (h *Handler) measure(raw []byte, id int64) {
 	h.reply(req.ID, strconv.AppendInt(nil, int64(n), 10), nil)
 }
 
-// requiredInput decodes a prompt's input, which the page must give.
+// requiredInput is a prompt's input, which the page must give, as its JSON text: the
+// engine reads it with session.NormalizeJSON, without decoding it first.
 func requiredInput(raw []byte) (any, error) {
 	if len(raw) == 0 {
 		return nil, session.Errorf(session.KindType, session.ErrBadMessage, "the input is missing")
 	}
-	return session.DecodeJSON(raw)
+	return json.RawMessage(raw), nil
 }
 
-func (h *Handler) destroy(raw []byte, id int64) {
+func (h *Handler) destroy(raw *message, id int64) {
 	var req SessionRequest
 	if !h.decodeRequest(raw, id, TypeDestroy, &req) {
 		return
@@ -488,7 +514,7 @@ func marshal(m marshaler) []byte {
 
 // abort cancels a request. An abort for a request that has already been answered (the
 // page aborted as the reply crossed it) finds nothing and is dropped on purpose.
-func (h *Handler) abort(raw []byte, id int64) {
+func (h *Handler) abort(raw *message, id int64) {
 	var m AbortMessage
 	if !h.decodeRequest(raw, id, TypeAbort, &m) {
 		return
@@ -502,7 +528,7 @@ func (h *Handler) abort(raw []byte, id int64) {
 }
 
 // toolProgress passes a running tool's progress to the loop; late ones are dropped.
-func (h *Handler) toolProgress(raw []byte, id int64) {
+func (h *Handler) toolProgress(raw *message, id int64) {
 	var m ToolProgress
 	if !h.decodeRequest(raw, id, TypeToolProgress, &m) {
 		return

@@ -308,10 +308,14 @@ func TestHandler_Errors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := newPage(t)
 			var e msg
+			create := `"session":1,"options":{` + tc.create + `}`
+			if strings.HasPrefix(tc.create, `"initialPrompts":`) {
+				create = `"session":1,` + tc.create + `,"options":{}` // beside the options (CreateRequest)
+			}
 			if tc.prompt == "" {
-				e = p.fails("create", `"session":1,"options":{`+tc.create+`}`, tc.want)
+				e = p.fails("create", create, tc.want)
 			} else {
-				p.ok("create", `"session":1,"options":{`+tc.create+`}`)
+				p.ok("create", create)
 				e = p.fails("prompt", `"session":1,"input":`+tc.prompt, tc.want)
 			}
 			if tc.message != "" {

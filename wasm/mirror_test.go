@@ -77,7 +77,7 @@ func TestMirror_Changes(t *testing.T) {
 	}{
 		{"nothing yet", func() {}, ``, nil},
 		{"create", func() {
-			p.ok("create", `"session":1,"options":{"initialPrompts":[{"role":"system","content":"be brief"}],"backend":{"kind":"scripted","window":50,"turns":[{"text":"one"},{"text":"two"},{"text":"three"}]}}`)
+			p.ok("create", `"session":1,"initialPrompts":[{"role":"system","content":"be brief"}],"options":{"backend":{"kind":"scripted","window":50,"turns":[{"text":"one"},{"text":"two"},{"text":"three"}]}}`)
 		}, `[{"session":1,"usage":6,"add":[{"role":"system","content":[{"type":"text","value":"be brief"}]}]}]`, []int64{1}},
 		{"unchanged", func() { p.ok("hello", `"version":3`) }, ``, []int64{1}},
 		{"prompt: only the new messages", func() { p.ok("prompt", `"session":1,"input":"hi"`) },
@@ -148,7 +148,7 @@ func BenchmarkMirror_Changes(b *testing.B) {
 		}
 		fmt.Fprintf(&msgs, `{"role":"user","content":"message %d"}`, i)
 	}
-	p.ok("create", `"session":1,"options":{"initialPrompts":[`+msgs.String()+`],"backend":{"kind":"scripted","window":10000000}}`)
+	p.ok("create", `"session":1,"initialPrompts":[`+msgs.String()+`],"options":{"backend":{"kind":"scripted","window":10000000}}`)
 	m := NewMirror(p.h)
 	m.Changes()
 	b.ResetTimer()

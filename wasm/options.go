@@ -49,10 +49,7 @@ func (h *Handler) sessionOptions(key int64, o CreateOptions) (loop.Options, *pag
 	if err != nil {
 		return loop.Options{}, nil, err
 	}
-	initial, err := decodeOptional(o.InitialPrompts)
-	if err != nil {
-		return loop.Options{}, nil, err
-	}
+
 	use, approveFn, err := toolUse(o.ToolUseConfig)
 	if err != nil {
 		return loop.Options{}, nil, err
@@ -63,12 +60,11 @@ func (h *Handler) sessionOptions(key int64, o CreateOptions) (loop.Options, *pag
 	}
 	pt := &pageTools{h: h, key: key, fns: executeIDs(toolsJSON), approveFn: approveFn}
 	opts := loop.Options{
-		Model:          model,
-		Tools:          tools,
-		ToolUse:        use,
-		Expected:       exp,
-		InitialPrompts: initial,
-		SamplingMode:   o.SamplingMode,
+		Model:        model,
+		Tools:        tools,
+		ToolUse:      use,
+		Expected:     exp,
+		SamplingMode: o.SamplingMode,
 	}
 	if choice != nil {
 		opts.ToolChoice = *choice

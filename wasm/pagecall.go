@@ -62,7 +62,7 @@ func (h *Handler) callPage(ctx loop.Context, kind string, msg func(id int64) mar
 // pageReturn delivers one of the page's answers to the call it names. An answer for a
 // call no longer awaited (aborted, destroyed, ended, answered twice), or of the wrong
 // kind, is dropped on purpose.
-func (h *Handler) pageReturn(raw []byte, typ string) {
+func (h *Handler) pageReturn(raw *message, typ string) {
 	var m PageReturn
 	if !h.decodeRequest(raw, 0, typ, &m) {
 		return

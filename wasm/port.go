@@ -1,6 +1,10 @@
 package wasm
 
-import "sync"
+import (
+	"sync"
+
+	"langmodel/wasm/internal/jsonw"
+)
 
 // Port is the module's end of the channel when the page moves the bytes itself, through
 // the module's linear memory (wasm/cmd/langmodel's exports, js/port.js): the page writes
@@ -37,6 +41,7 @@ const inboxKeep = 64 << 10
 func NewPort() *Port {
 	p := &Port{}
 	p.h = NewHandler(p.write)
+	p.h.port = p
 	return p
 }
 
@@ -116,23 +121,49 @@ func (p *Port) Connect(wake func()) bool {
 	return len(p.out) > 0
 }
 
-// write is the handler's send: it appends msg to the batch, and wakes the page when no
-// Send is waiting for this output and the page has not been woken since it last took.
+// write appends msg to the batch (see writeTo).
 func (p *Port) write(msg []byte) {
+	p.add(func(out []byte) []byte { return append(out, msg...) })
+}
+
+// writeTo encodes m at the end of the batch; what fails to encode leaves nothing.
+func (p *Port) writeTo(m marshaler) {
+	p.add(func(out []byte) []byte {
+		w := jsonw.Writer{Buffer: jsonw.Buffer{Buf: out}}
+		m.MarshalEasyJSON(&w)
+		if w.Error != nil {
+			return nil
+		}
+		return w.Buffer.Buf
+	})
+}
+
+// add appends one message to the batch with put (nil: it wrote nothing after all), and
+// wakes the page when no Send is waiting for this output and the page has not been
+// woken since it last took.
+func (p *Port) add(put func(out []byte) []byte) {
+	if wake := p.append(put); wake != nil {
+		wake()
+	}
+}
+
+// append is add's part under the lock (a put that panics leaves neither the lock held
+// nor a part of its message in the batch); it returns the wake to call, if any.
+func (p *Port) append(put func(out []byte) []byte) (wake func()) {
 	p.mu.Lock()
+	defer p.mu.Unlock()
+	sep := byte(',')
 	if len(p.out) == 0 {
-		p.out = append(p.out, '[')
-	} else {
-		p.out = append(p.out, ',')
+		sep = '['
 	}
-	p.out = append(p.out, msg...)
-	wake := p.connected && !p.pulling && !p.woken
-	if wake {
-		p.woken = true
+	out := put(append(p.out, sep)) // p.out itself changes only once put has succeeded
+	if out == nil {
+		return nil
 	}
-	fn := p.wake
-	p.mu.Unlock()
-	if wake {
-		fn()
+	p.out = out
+	if !p.connected || p.pulling || p.woken {
+		return nil
 	}
+	p.woken = true
+	return p.wake
 }

@@ -81,7 +81,7 @@ func TestPort_Query(t *testing.T) {
 	p := NewPort()
 	t.Cleanup(p.Handler().Close)
 	p.Connect(func() {})
-	portSend(p, `{"type":"create","id":1,"session":4,"options":{"initialPrompts":[{"role":"system","content":"Be brief."}]}}`)
+	portSend(p, `{"type":"create","id":1,"session":4,"initialPrompts":[{"role":"system","content":"Be brief."}],"options":{}}`)
 	takeWithin(t, p, 1)
 	q := `{"type":"history","session":4}`
 	copy(p.Inbox(len(q)), q)
@@ -103,7 +103,7 @@ func TestPort_LargeMessage(t *testing.T) {
 	for range 5000 {
 		msgs = append(msgs, `{"role":"user","content":"a message of the history"}`)
 	}
-	create := `{"type":"create","id":1,"session":1,"options":{"backend":{"kind":"scripted","window":1000000},"initialPrompts":[` + strings.Join(msgs, ",") + `]}}`
+	create := `{"type":"create","id":1,"session":1,"options":{"backend":{"kind":"scripted","window":1000000}},"initialPrompts":[` + strings.Join(msgs, ",") + `]}`
 	require.Greater(t, len(create), inboxKeep)
 	portSend(p, create)
 	got := takeWithin(t, p, 1)

@@ -88,13 +88,17 @@ type HelloRequest struct {
 }
 
 // CreateRequest creates a session under the page's key Session. Reply value: SessionInfo.
+// InitialPrompts travels beside the options, not inside them: a history passed back can
+// hold thousands of messages, and the engine then finds it without scanning past it
+// again to read the options.
 //
 //easyjson:json
 type CreateRequest struct {
-	Type    string        `json:"type"`
-	ID      int64         `json:"id"`
-	Session int64         `json:"session"`
-	Options CreateOptions `json:"options"`
+	Type           string          `json:"type"`
+	ID             int64           `json:"id"`
+	Session        int64           `json:"session"`
+	Options        CreateOptions   `json:"options"`
+	InitialPrompts json.RawMessage `json:"initialPrompts,omitempty"`
 }
 
 // AvailabilityRequest asks whether create(options) could succeed. It is a CreateRequest
@@ -109,8 +113,7 @@ type AvailabilityRequest = CreateRequest
 type CreateOptions struct {
 	// Backend is {kind, ...} with generate replaced by its stash id; absent means the
 	// default scripted demo model. See backend.go for the kinds and their fields.
-	Backend        json.RawMessage `json:"backend,omitempty"`
-	InitialPrompts json.RawMessage `json:"initialPrompts,omitempty"`
+	Backend json.RawMessage `json:"backend,omitempty"`
 	// ExpectedInputs and ExpectedOutputs are [{type, languages}].
 	ExpectedInputs  json.RawMessage `json:"expectedInputs,omitempty"`
 	ExpectedOutputs json.RawMessage `json:"expectedOutputs,omitempty"`

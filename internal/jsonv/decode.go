@@ -203,14 +203,4 @@ func (d *decoder) array(i, depth int) any {
 // string decodes the JSON string whose opening quote is just before i and returns it
 // with the offset past its closing quote. Invalid UTF-8 and lone surrogates become
 // U+FFFD, as encoding/json does; a raw control character is a syntax error.
-func (d *decoder) string(i int) (string, int, bool) {
-	end, plain, _, ok := StringEnd(d.data, i-1)
-	if !ok {
-		return "", end, false
-	}
-	text := d.data[i : end-1]
-	if plain {
-		return string(text), end, true
-	}
-	return string(Unescape(make([]byte, 0, len(text)), text)), end, true
-}
+func (d *decoder) string(i int) (string, int, bool) { return String(d.data, "", i-1) }

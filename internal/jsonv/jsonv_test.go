@@ -140,6 +140,7 @@ func FuzzAgreesWithEncodingJSON(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		require.Equal(t, json.Valid(data), jsonv.Valid(data), "Valid, input %q", data)
 		got, err := jsonv.Decode(data)
 		want, stdErr := stdDecode(data)
 		if stdErr != nil {
@@ -153,6 +154,47 @@ func FuzzAgreesWithEncodingJSON(f *testing.F) {
 		stdEnc, err := json.Marshal(want)
 		require.NoError(t, err)
 		require.Equal(t, string(stdEnc), string(enc), "input %q", data)
+	})
+}
+
+func TestValid(t *testing.T) {
+	for _, tc := range []struct {
+		doc  string
+		want bool
+	}{
+		{` {"a":[1,2.5e3,"x\u00e9",true,false,null],"b":{}} `, true},
+		{`[]`, true},
+		{"\"\xff\"", true}, // invalid UTF-8 is a valid string, as encoding/json reads it
+		{`[01]`, false},
+		{`{"a":}`, false},
+		{`{"a" 1}`, false},
+		{`[1,]`, false},
+		{`{"a":1,}`, false},
+		{`tru`, false},
+		{`"a` + "\n" + `b"`, false}, // a raw control character
+		{`1 2`, false},
+		{``, false},
+		{strings.Repeat("[", 10000) + strings.Repeat("]", 10000), true},
+		{strings.Repeat("[", 10001) + strings.Repeat("]", 10001), false}, // encoding/json's depth
+	} {
+		require.Equal(t, json.Valid([]byte(tc.doc)), tc.want, "encoding/json on %.40q", tc.doc)
+		require.Equal(t, tc.want, jsonv.Valid([]byte(tc.doc)), "%.40q", tc.doc)
+	}
+}
+
+// BenchmarkValid: jsonv.Valid against encoding/json's, side by side.
+func BenchmarkValid(b *testing.B) {
+	b.Run("jsonv", func(b *testing.B) {
+		b.SetBytes(int64(len(benchDoc)))
+		for b.Loop() {
+			jsonv.Valid(benchDoc)
+		}
+	})
+	b.Run("encoding-json", func(b *testing.B) {
+		b.SetBytes(int64(len(benchDoc)))
+		for b.Loop() {
+			json.Valid(benchDoc)
+		}
 	})
 }
 

@@ -41,6 +41,82 @@ func NumberEnd(data []byte, i int) (int, bool) {
 	return i, true
 }
 
+// Valid reports whether data is one JSON value, spaces around it allowed, as
+// encoding/json's Valid does (nesting depth included), without building anything.
+func Valid(data []byte) bool {
+	end, ok := ValueEnd(data, skipSpace(data, 0))
+	return ok && skipSpace(data, end) == len(data)
+}
+
+// ValueEnd checks the JSON value that starts at data[i] and returns the offset just past
+// it, or false where its syntax breaks (or it nests deeper than encoding/json allows).
+func ValueEnd(data []byte, i int) (int, bool) { return valueEnd(data, i, 0) }
+
+func valueEnd(data []byte, i, depth int) (int, bool) {
+	if i >= len(data) {
+		return i, false
+	}
+	switch c := data[i]; c {
+	case '"':
+		end, _, _, ok := StringEnd(data, i)
+		return end, ok
+	case '{', '[':
+		if depth >= maxDepth {
+			return i, false
+		}
+		closing := byte('}')
+		if c == '[' {
+			closing = ']'
+		}
+		i = skipSpace(data, i+1)
+		if i < len(data) && data[i] == closing {
+			return i + 1, true
+		}
+		for {
+			var ok bool
+			if c == '{' {
+				if i >= len(data) || data[i] != '"' {
+					return i, false
+				}
+				if i, _, _, ok = StringEnd(data, i); !ok {
+					return i, false
+				}
+				if i = skipSpace(data, i); i >= len(data) || data[i] != ':' {
+					return i, false
+				}
+				i = skipSpace(data, i+1)
+			}
+			if i, ok = valueEnd(data, i, depth+1); !ok {
+				return i, false
+			}
+			switch i = skipSpace(data, i); {
+			case i >= len(data):
+				return i, false
+			case data[i] == ',':
+				i = skipSpace(data, i+1)
+			case data[i] == closing:
+				return i + 1, true
+			default:
+				return i, false
+			}
+		}
+	case 't':
+		return literalEnd(data, i, "true")
+	case 'f':
+		return literalEnd(data, i, "false")
+	case 'n':
+		return literalEnd(data, i, "null")
+	}
+	return NumberEnd(data, i)
+}
+
+func literalEnd(data []byte, i int, lit string) (int, bool) {
+	if len(data)-i >= len(lit) && string(data[i:i+len(lit)]) == lit {
+		return i + len(lit), true
+	}
+	return i, false
+}
+
 func digits(data []byte, i int) int {
 	for i < len(data) && isDigit(data[i]) {
 		i++
@@ -89,6 +165,25 @@ func StringEnd(data []byte, i int) (end int, plain, ascii, ok bool) {
 		}
 	}
 	return i, false, false, false
+}
+
+// String reads the JSON string whose opening quote is at data[i] as Decode reads it: its
+// value, and the offset just past its closing quote; ok is false where StringEnd's is. A
+// plain string's value is a substring of in when in is data as a string (pass "" to copy
+// it instead), so that reading many strings of one text allocates nothing.
+func String(data []byte, in string, i int) (s string, end int, ok bool) {
+	end, plain, _, ok := StringEnd(data, i)
+	if !ok {
+		return "", end, false
+	}
+	text := data[i+1 : end-1]
+	switch {
+	case plain && len(in) == len(data):
+		return in[i+1 : end-1], end, true
+	case plain:
+		return string(text), end, true
+	}
+	return string(Unescape(make([]byte, 0, len(text)), text)), end, true
 }
 
 // plainByte marks the bytes a string's text holds as they are: not the closing quote, a

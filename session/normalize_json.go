@@ -1,0 +1,199 @@
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"langmodel/internal/jsonv"
+)
+
+// NormalizeJSON is Normalize for a prompt given as JSON text, which is how the binding
+// receives it. The shapes pages send most, and in bulk (a history of thousands of
+// messages passed back as initialPrompts), are read straight into messages: a string, or
+// an array of messages {role, content, prefix?} whose content is a string. Their texts
+// are substrings of one copy of raw, and their parts share one allocation: no decoded
+// value is built. Any other shape (content parts, keys beyond those three, a key twice,
+// a rule broken, malformed JSON) goes through DecodeJSON and Normalize, which give the
+// same messages and every error (FuzzNormalizeJSON holds the two paths to that).
+func NormalizeJSON(raw []byte, o NormalizeOptions) ([]Message, error) {
+	if msgs, ok := normalizeFast(raw, o); ok {
+		return msgs, nil
+	}
+	v, err := DecodeJSON(raw)
+	if err != nil {
+		return nil, err
+	}
+	return Normalize(v, o)
+}
+
+// IsEmptyArray reports whether raw is the JSON text of an empty array ("[]", spaces
+// allowed): an append of nothing (DESIGN.md §3).
+func IsEmptyArray(raw json.RawMessage) bool {
+	i := skipSpaceJSON(raw, 0)
+	if i >= len(raw) || raw[i] != '[' {
+		return false
+	}
+	i = skipSpaceJSON(raw, i+1)
+	return i < len(raw) && raw[i] == ']' && skipSpaceJSON(raw, i+1) == len(raw)
+}
+
+// normalizeFast reads the shapes NormalizeJSON reads itself; ok is false for anything
+// else, which the slow path then reads (or refuses, with the error it names).
+func normalizeFast(raw []byte, o NormalizeOptions) (msgs []Message, ok bool) {
+	i := skipSpaceJSON(raw, 0)
+	if i >= len(raw) {
+		return nil, false
+	}
+	in := string(raw)
+	switch raw[i] {
+	case '"':
+		s, end, ok := jsonv.String(raw, in, i)
+		if !ok || skipSpaceJSON(raw, end) != len(raw) {
+			return nil, false
+		}
+		return []Message{TextMessage(RoleUser, s)}, true
+	case '[':
+	default:
+		return nil, false
+	}
+	type text struct {
+		role   Role
+		text   string
+		prefix bool
+	}
+	// Every message opens a brace: their count bounds the messages, counted at memchr's
+	// speed, so that the array grows once.
+	read := make([]text, 0, bytes.Count(raw, []byte{'{'}))
+	i = skipSpaceJSON(raw, i+1)
+	if i < len(raw) && raw[i] == ']' {
+		if skipSpaceJSON(raw, i+1) != len(raw) {
+			return nil, false
+		}
+		return []Message{TextMessage(RoleUser, "")}, true
+	}
+	for n := 0; ; n++ {
+		if i >= len(raw) || raw[i] != '{' {
+			return nil, false
+		}
+		var m text
+		var roleName string
+		var seen [3]bool // role, content, prefix
+		i = skipSpaceJSON(raw, i+1)
+		for first := true; ; first = false {
+			if i < len(raw) && raw[i] == '}' && first {
+				break
+			}
+			if i >= len(raw) || raw[i] != '"' {
+				return nil, false
+			}
+			key, end, ok := jsonv.String(raw, in, i)
+			if !ok {
+				return nil, false
+			}
+			i = skipSpaceJSON(raw, end)
+			if i >= len(raw) || raw[i] != ':' {
+				return nil, false
+			}
+			i = skipSpaceJSON(raw, i+1)
+			if i >= len(raw) {
+				return nil, false
+			}
+			k := -1
+			switch key {
+			case "role":
+				k = 0
+			case "content":
+				k = 1
+			case "prefix":
+				k = 2
+			}
+			if k < 0 || seen[k] {
+				return nil, false // a key the fast path does not read, or a key twice
+			}
+			seen[k] = true
+			switch {
+			case k < 2:
+				if raw[i] != '"' {
+					return nil, false
+				}
+				s, end, ok := jsonv.String(raw, in, i)
+				if !ok {
+					return nil, false
+				}
+				if k == 0 {
+					roleName = s
+				} else {
+					m.text = s
+				}
+				i = end
+			case hasLiteral(raw, i, "true"):
+				m.prefix, i = true, i+4
+			case hasLiteral(raw, i, "false"):
+				i += 5
+			case hasLiteral(raw, i, "null"):
+				i += 4
+			default:
+				return nil, false
+			}
+			i = skipSpaceJSON(raw, i)
+			if i < len(raw) && raw[i] == ',' {
+				i = skipSpaceJSON(raw, i+1)
+				continue
+			}
+			if i < len(raw) && raw[i] == '}' {
+				break
+			}
+			return nil, false
+		}
+		if !seen[0] || !seen[1] {
+			return nil, false
+		}
+		switch Role(roleName) {
+		case RoleSystem:
+			if o.HasPrior || n > 0 {
+				return nil, false
+			}
+			m.role = RoleSystem
+		case RoleUser, RoleAssistant:
+			m.role = Role(roleName)
+		default:
+			return nil, false // tool roles take parts, not a string; unknown roles fail
+		}
+		if m.prefix && m.role != RoleAssistant {
+			return nil, false
+		}
+		read = append(read, m)
+		i = skipSpaceJSON(raw, i+1)
+		if i < len(raw) && raw[i] == ',' {
+			i = skipSpaceJSON(raw, i+1)
+			continue
+		}
+		if i >= len(raw) || raw[i] != ']' || skipSpaceJSON(raw, i+1) != len(raw) {
+			return nil, false
+		}
+		break
+	}
+	for _, m := range read[:len(read)-1] {
+		if m.prefix {
+			return nil, false // a prefix must be the last message
+		}
+	}
+	parts := make([]Part, len(read))
+	msgs = make([]Message, len(read))
+	for k, m := range read {
+		parts[k] = Part{Type: PartText, Text: m.text}
+		msgs[k] = Message{Role: m.role, Parts: parts[k : k+1 : k+1], Prefix: m.prefix}
+	}
+	return msgs, true
+}
+
+func hasLiteral(raw []byte, i int, lit string) bool {
+	return len(raw)-i >= len(lit) && string(raw[i:i+len(lit)]) == lit
+}
+
+func skipSpaceJSON(data []byte, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
+		i++
+	}
+	return i
+}
