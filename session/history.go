@@ -163,61 +163,78 @@ func (h *History) Fit(protectFrom int) (int, error) {
 		return 0, nil
 	}
 	over := h.usage - h.window
-	drop := make(map[int]bool)
+	// What goes: the oldest messages, a prefix of those after the initial prompts
+	// (evicted[:prefix]) but for the results of calls that go with them, found further on
+	// (later). A session at its window evicts a little at every step, so this must cost
+	// what it evicts, not what the history holds.
+	var later []int
 	var gone []string // evicted calls that had no result: no longer pending
-	freed := 0
+	freed, end := 0, h.nInitial
 	for i := h.nInitial; i < protectFrom && freed < over; i++ {
-		if drop[i] {
+		if slices.Contains(later, i) {
+			end = i + 1
 			continue
 		}
 		m := h.msgs[i]
-		unit := []int{i}
 		if c := m.Call(); c != nil {
-			ok := true
+			result := -1
 			for j := i + 1; j < len(h.msgs); j++ {
 				if r := h.msgs[j].Result(); r != nil && r.CallID == c.CallID && !r.Unpaired {
-					// A call has one result; a later call may reuse the id.
-					if j >= protectFrom {
-						ok = false
-					} else {
-						unit = append(unit, j)
-					}
+					result = j // a call has one result; a later call may reuse the id
 					break
 				}
 			}
-			if !ok {
+			if result >= protectFrom {
 				break
 			}
-			if len(unit) == 1 {
+			if result < 0 {
 				gone = append(gone, c.CallID)
+			} else if result > i {
+				later = append(later, result)
+				freed += h.costs[result]
 			}
 		} else if r := m.Result(); r != nil && !r.Unpaired {
 			// Its call was evicted with it unless the call is an initial prompt.
 			break
 		}
-		for _, j := range unit {
-			drop[j] = true
-			freed += h.costs[j]
-		}
+		freed += h.costs[i]
+		end = i + 1
 	}
 	if freed < over {
 		return 0, &Error{Kind: KindQuotaExceeded, Rule: ErrQuotaExceeded, Requested: h.usage - freed, Quota: h.window,
 			Msg: ErrQuotaExceeded.Error() + ": even after evicting older messages the conversation needs more than the context window"}
 	}
-	msgs := make([]Message, 0, len(h.msgs)-len(drop))
-	costs := make([]int, 0, len(h.msgs)-len(drop))
-	for i, m := range h.msgs {
-		if drop[i] {
-			continue
+	slices.Sort(later)
+	for len(later) > 0 && later[0] <= end { // inside the prefix, or right after it
+		end = max(end, later[0]+1)
+		later = later[1:]
+	}
+	n := end - h.nInitial + len(later)
+	var msgs []Message
+	var costs []int
+	if h.nInitial == 0 && len(later) == 0 {
+		// Only a prefix goes: the rest is kept where it is, without a copy. The backing
+		// array drops the prefix when an append next outgrows it.
+		msgs, costs = h.msgs[end:], h.costs[end:]
+	} else {
+		// A copy, with room for the next steps' messages: an append right after would
+		// copy it all again.
+		size := len(h.msgs) - n
+		msgs = make([]Message, 0, size+size/4+8)
+		costs = make([]int, 0, size+size/4+8)
+		msgs, costs = append(msgs, h.msgs[:h.nInitial]...), append(costs, h.costs[:h.nInitial]...)
+		from := end
+		for _, j := range later {
+			msgs, costs = append(msgs, h.msgs[from:j]...), append(costs, h.costs[from:j]...)
+			from = j + 1
 		}
-		msgs = append(msgs, m)
-		costs = append(costs, h.costs[i])
+		msgs, costs = append(msgs, h.msgs[from:]...), append(costs, h.costs[from:]...)
 	}
 	if len(gone) > 0 {
 		h.pending = slices.DeleteFunc(slices.Clone(h.pending), func(c ToolCall) bool { return slices.Contains(gone, c.CallID) })
 	}
 	h.msgs, h.costs, h.usage = msgs, costs, max(h.usage-freed, 0)
-	return len(drop), nil
+	return n, nil
 }
 
 // Clone returns an independent copy that shares the (immutable) messages.

@@ -113,3 +113,42 @@ func BenchmarkPort_CreateHistory(b *testing.B) {
 		p.Take()
 	}
 }
+
+// BenchmarkPort_SessionAtWindow: one-step prompts on one session under the default
+// context window, so that after the first few hundred every step evicts: what a long
+// chat pays per prompt once its context is full. Without initial prompts it does not
+// grow with b.N (it did: eviction copied the whole history, and the next append copied
+// it again); with a system prompt, eviction copies what the window holds (the initial
+// prompts stay in front, and no slot a rollback may restore is overwritten), so it grows
+// with the window, here 32,768 units of very short messages, not with the session's age.
+func BenchmarkPort_SessionAtWindow(b *testing.B) {
+	b.Run("alone", func(b *testing.B) { sessionAtWindow(b, "") })
+	b.Run("system-prompt", func(b *testing.B) { sessionAtWindow(b, `"initialPrompts":[{"role":"system","content":"s"}],`) })
+}
+
+func sessionAtWindow(b *testing.B, initial string) {
+	p := NewPort()
+	defer p.Handler().Close()
+	p.Connect(func() {})
+	send := func(m string) { copy(p.Inbox(len(m)), m); p.Send(len(m)) }
+	tool := `{"name":"noop","description":"does nothing","inputSchema":{"type":"object"},"hasExecute":true,"execute":7}`
+	send(`{"type":"create","id":1,"session":1,` + initial + `"options":{"tools":[` + tool + `],"backend":{"kind":"scripted"}}}`)
+	p.Take()
+	const call = `{"type":"tool-execute","id":`
+	for i := 0; b.Loop(); i++ {
+		send(fmt.Sprintf(`{"type":"prompt","id":%d,"session":1,"input":"/noop"}`, i+2))
+		for done := false; !done; {
+			batch := p.Take()
+			if batch == nil {
+				runtime.Gosched()
+				continue
+			}
+			s := string(batch)
+			done = strings.Contains(s, `"type":"reply"`)
+			if j := strings.Index(s, call); j >= 0 {
+				s = s[j+len(call):]
+				send(`{"type":"tool-return","id":` + s[:strings.IndexAny(s, ",}")] + `,"value":""}`)
+			}
+		}
+	}
+}
