@@ -32,12 +32,19 @@ export function modulePort(go) {
     if (ptr === 0) return null;
     return decoder.decode(new Uint8Array(ex.mem.buffer, ptr >>> 0, ex.lm_length()));
   };
-  // write puts json into the module's inbox and returns its length in bytes. A UTF-16 code
-  // unit takes at most 3 bytes of UTF-8. The memory may grow in lm_inbox: the view is made after.
+  // write puts json into the module's inbox and returns its length in bytes. Most text is
+  // ASCII, a byte a character: the room asked for first is that and an eighth, and only
+  // a message that does not fit is written again into room for the worst case (a UTF-16
+  // code unit takes at most 3 bytes of UTF-8). The memory may grow in lm_inbox: the view
+  // is made after.
   const write = (json) => {
-    const room = json.length * 3;
-    const ptr = ex.lm_inbox(room) >>> 0;
-    return encoder.encodeInto(json, new Uint8Array(ex.mem.buffer, ptr, room)).written;
+    let room = json.length + (json.length >> 3) + 16;
+    for (;;) {
+      const ptr = ex.lm_inbox(room) >>> 0;
+      const { read, written } = encoder.encodeInto(json, new Uint8Array(ex.mem.buffer, ptr, room));
+      if (read === json.length) return written;
+      room = json.length * 3;
+    }
   };
   const pull = () => {
     const text = read(ex.lm_take());

@@ -127,6 +127,19 @@ function message(m, i) {
   return out;
 }
 
+// textOnly reports whether msgs (converted by message) are all {role, content, prefix?}
+// with a string role and content: what a history passed back is made of. They cross as
+// they are, without wireInput's deep copy, which would copy them unchanged (and, for
+// ten thousand of them, cost as much as the engine's whole reading of them).
+function textOnly(msgs) {
+  if (!Array.isArray(msgs)) return false;
+  for (const m of msgs) {
+    if (m === null || typeof m !== "object" || typeof m.role !== "string" || typeof m.content !== "string") return false;
+    for (const k in m) if (k !== "role" && k !== "content" && k !== "prefix") return false;
+  }
+  return true;
+}
+
 // contentPart reads a LanguageModelMessageContent as WebIDL reads a dictionary: type and
 // value by property access, in that order (getters of a class work; what they throw
 // propagates), both required (TypeError when missing), type as a DOMString. The value's
@@ -359,7 +372,7 @@ export function wireOptions(options, st) {
   const backend = options.backend === undefined ? st.backend : wireBackend(options.backend, ids, st);
   const wire = {
     backend,
-    initialPrompts: wireInput(initialPrompts),
+    initialPrompts: textOnly(initialPrompts) ? initialPrompts : wireInput(initialPrompts),
     expectedInputs: plain(expectedInputs, "TypeError"),
     expectedOutputs: plain(expectedOutputs, "TypeError"),
     tools: wireTools,

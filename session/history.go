@@ -110,6 +110,22 @@ func (h *History) AppendInitial(msgs []Message) error {
 	if h.nInitial != len(h.msgs) {
 		return Errorf(KindInvalidState, ErrBadMessage, "initial prompts after the conversation began")
 	}
+	if len(h.msgs) == 0 && textOnly(msgs) {
+		// Nothing to pair and nothing before them: the history takes the slice as it is
+		// (a long history passed back is not copied again).
+		costs := make([]int, len(msgs))
+		usage := h.usage
+		for i, m := range msgs {
+			costs[i] = Cost(m)
+			usage += costs[i]
+		}
+		if usage > h.window {
+			return &Error{Kind: KindQuotaExceeded, Rule: ErrQuotaExceeded, Requested: usage, Quota: h.window,
+				Msg: ErrQuotaExceeded.Error() + ": the initial prompts and tools need more than the context window"}
+		}
+		h.msgs, h.costs, h.usage, h.nInitial = slices.Clip(msgs), costs, usage, len(msgs)
+		return nil
+	}
 	mark := h.Mark()
 	h.msgs = slices.Grow(h.msgs, len(msgs))
 	h.costs = slices.Grow(h.costs, len(msgs))
@@ -129,6 +145,16 @@ func (h *History) AppendInitial(msgs []Message) error {
 			Msg: ErrQuotaExceeded.Error() + ": the initial prompts and tools need more than the context window"}
 	}
 	return nil
+}
+
+// textOnly reports whether no message of msgs is a tool call or a tool result.
+func textOnly(msgs []Message) bool {
+	for _, m := range msgs {
+		if m.Role == RoleToolCall || m.Role == RoleToolResult {
+			return false
+		}
+	}
+	return true
 }
 
 func (h *History) pendingIndex(id string) int {

@@ -1,8 +1,8 @@
 package session
 
 import (
-	"bytes"
 	"encoding/json"
+	"slices"
 
 	"langmodel/internal/jsonv"
 )
@@ -56,14 +56,12 @@ func normalizeFast(raw []byte, o NormalizeOptions) (msgs []Message, ok bool) {
 	default:
 		return nil, false
 	}
-	type text struct {
-		role   Role
-		text   string
-		prefix bool
-	}
-	// Every message opens a brace: their count bounds the messages, counted at memchr's
-	// speed, so that the array grows once.
-	read := make([]text, 0, bytes.Count(raw, []byte{'{'}))
+	// Room for 16 messages, then, from their average length, for all of them (counting
+	// braces first would cost a pass over the text, slow where there is no memchr: in
+	// the module). Parts come in slabs, one allocation for many messages.
+	msgs = make([]Message, 0, 16)
+	var slab []Part
+	from := i
 	i = skipSpaceJSON(raw, i+1)
 	if i < len(raw) && raw[i] == ']' {
 		if skipSpaceJSON(raw, i+1) != len(raw) {
@@ -75,8 +73,8 @@ func normalizeFast(raw []byte, o NormalizeOptions) (msgs []Message, ok bool) {
 		if i >= len(raw) || raw[i] != '{' {
 			return nil, false
 		}
-		var m text
-		var roleName string
+		var m Message
+		var text, roleName string
 		var seen [3]bool // role, content, prefix
 		i = skipSpaceJSON(raw, i+1)
 		for first := true; ; first = false {
@@ -123,11 +121,11 @@ func normalizeFast(raw []byte, o NormalizeOptions) (msgs []Message, ok bool) {
 				if k == 0 {
 					roleName = s
 				} else {
-					m.text = s
+					text = s
 				}
 				i = end
 			case hasLiteral(raw, i, "true"):
-				m.prefix, i = true, i+4
+				m.Prefix, i = true, i+4
 			case hasLiteral(raw, i, "false"):
 				i += 5
 			case hasLiteral(raw, i, "null"):
@@ -153,16 +151,26 @@ func normalizeFast(raw []byte, o NormalizeOptions) (msgs []Message, ok bool) {
 			if o.HasPrior || n > 0 {
 				return nil, false
 			}
-			m.role = RoleSystem
-		case RoleUser, RoleAssistant:
-			m.role = Role(roleName)
+			m.Role = RoleSystem
+		case RoleUser:
+			m.Role = RoleUser
+		case RoleAssistant:
+			m.Role = RoleAssistant
 		default:
 			return nil, false // tool roles take parts, not a string; unknown roles fail
 		}
-		if m.prefix && m.role != RoleAssistant {
+		if m.Prefix && m.Role != RoleAssistant {
 			return nil, false
 		}
-		read = append(read, m)
+		if len(msgs) == 16 {
+			msgs = slices.Grow(msgs, (len(raw)-from)*17/(i+1-from)) // the rest, and a sixteenth more
+		}
+		if len(slab) == cap(slab) {
+			slab = make([]Part, 0, min(512, cap(msgs)-len(msgs)+1))
+		}
+		slab = append(slab, Part{Type: PartText, Text: text})
+		m.Parts = slab[len(slab)-1 : len(slab) : len(slab)]
+		msgs = append(msgs, m)
 		i = skipSpaceJSON(raw, i+1)
 		if i < len(raw) && raw[i] == ',' {
 			i = skipSpaceJSON(raw, i+1)
@@ -173,18 +181,15 @@ func normalizeFast(raw []byte, o NormalizeOptions) (msgs []Message, ok bool) {
 		}
 		break
 	}
-	for _, m := range read[:len(read)-1] {
-		if m.prefix {
+	for _, m := range msgs[:len(msgs)-1] {
+		if m.Prefix {
 			return nil, false // a prefix must be the last message
 		}
 	}
-	parts := make([]Part, len(read))
-	msgs = make([]Message, len(read))
-	for k, m := range read {
-		parts[k] = Part{Type: PartText, Text: m.text}
-		msgs[k] = Message{Role: m.role, Parts: parts[k : k+1 : k+1], Prefix: m.prefix}
+	if len(msgs) < cap(msgs)*3/4 {
+		return slices.Clone(msgs), true // the estimate was well off: keep no room for more
 	}
-	return msgs, true
+	return slices.Clip(msgs), true
 }
 
 func hasLiteral(raw []byte, i int, lit string) bool {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -182,20 +183,33 @@ func TestValid(t *testing.T) {
 	}
 }
 
-// BenchmarkValid: jsonv.Valid against encoding/json's, side by side.
+// historyDoc is a history as make bench-peers passes it back: short messages, in bulk.
+var historyDoc = func() []byte {
+	var b strings.Builder
+	b.WriteString(`[{"role":"system","content":"You are a benchmark."}`)
+	for i := 1; i < 1000; i++ {
+		b.WriteString(`,{"role":"user","content":"message ` + strconv.Itoa(i) + ` of the history"}`)
+	}
+	return []byte(b.String() + "]")
+}()
+
+// BenchmarkValid: jsonv.Valid against encoding/json's, side by side, on benchDoc and on
+// a history.
 func BenchmarkValid(b *testing.B) {
-	b.Run("jsonv", func(b *testing.B) {
-		b.SetBytes(int64(len(benchDoc)))
-		for b.Loop() {
-			jsonv.Valid(benchDoc)
-		}
-	})
-	b.Run("encoding-json", func(b *testing.B) {
-		b.SetBytes(int64(len(benchDoc)))
-		for b.Loop() {
-			json.Valid(benchDoc)
-		}
-	})
+	for name, doc := range map[string][]byte{"doc": benchDoc, "history": historyDoc} {
+		b.Run("jsonv/"+name, func(b *testing.B) {
+			b.SetBytes(int64(len(doc)))
+			for b.Loop() {
+				jsonv.Valid(doc)
+			}
+		})
+		b.Run("encoding-json/"+name, func(b *testing.B) {
+			b.SetBytes(int64(len(doc)))
+			for b.Loop() {
+				json.Valid(doc)
+			}
+		})
+	}
 }
 
 // benchDoc is the shape the engine reads most: a prompt with messages, parts and tool
