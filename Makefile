@@ -148,8 +148,8 @@ test-types:
 	$(TSC) $(CHROME_TYPES) js/types-check-globals.ts js/types-check-chrome.ts
 
 ## size: the module must stay within SIZE_BUDGET bytes brotli with every backend (issue 12:
-## 850,000), and must not link encoding/json's reflection coder, fmt, errors.As, package
-## context's cancellation nor time's formatting (startup: V8 validates all code first; fmt keeps most
+## 850,000), and must not link encoding/json's reflection coder, fmt, errors.As, slices.Sort's
+## pdqsort, package context's cancellation nor time's formatting (startup: V8 validates all code first; fmt keeps most
 ## of reflect: use internal/sfmt; context.Context's Deadline puts a time.Time in an
 ## interface, which keeps Time.String, Format and MarshalJSON: use loop.Context). It prints
 ## where the bytes go, package by package, the Go runtime's share apart (internal/wasmsize,
@@ -168,6 +168,8 @@ size: wasm
 	  test -z "$$fmt" || { echo "size: the module links fmt ($$fmt): with reflect, about 55 KB brotli; use internal/sfmt" >&2; exit 1; }
 	@ctx=$$(grep -o -m1 -e '-> context\.With[A-Za-z]*' -e '-> context\.AfterFunc' -e '-> type:context\.Context' $(BUILD)/langmodel.deps || true); \
 	  test -z "$$ctx" || { echo "size: the module links package context's cancellation ($$ctx): use loop.Context, loop.WithCancel, loop.AfterFunc" >&2; exit 1; }
+	@pdq=$$(grep -o -m1 -e '-> slices\.pdqsortOrdered\[[^]]*\]' $(BUILD)/langmodel.deps || true); \
+	  test -z "$$pdq" || { echo "size: the module links slices.Sort's pdqsort ($$pdq): about 17 KB of code per element type; use internal/order" >&2; exit 1; }
 	@as=$$(grep -o -m1 -e '-> errors\.As$$' $(BUILD)/langmodel.deps || true); \
 	  test -z "$$as" || { echo "size: the module links errors.As ($$as): internal/reflectlite's assignability, about 10 KB brotli; use errors.AsType" >&2; exit 1; }
 	@tfmt=$$(grep -o -m1 -e '-> time\.Time\.[A-Za-z]*[Ff]ormat' -e '-> time\.Date$$' $(BUILD)/langmodel.deps || true); \

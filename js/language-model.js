@@ -18,6 +18,7 @@
 //   native.js    the browser's own LanguageModel, as the "browser" backend
 //   install.js   install(): the handshake, the default backend, the globals
 //   load.js      loading the module: its files, fetch with progress, wasm_exec.js, instantiation
+//   port.js      the module's port: messages through its memory, by its exports
 //   mirror.js    install({worker: true}): the module in a Worker, the page's copy of the histories
 //   worker.js    the Worker's side: the module, relayed
 //   language-model.node.js  the entry Node resolves: this one, reading files from disk
@@ -37,6 +38,7 @@ import "./errors.js";
 import "./load.js";
 import "./media.js";
 import "./native.js";
+import "./port.js";
 import "./protocol.js";
 import "./runtime.js";
 import "./stash.js";

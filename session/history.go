@@ -2,6 +2,8 @@ package session
 
 import (
 	"slices"
+
+	"langmodel/internal/order"
 )
 
 // History is a session's transcript in canonical form, with its context usage and the
@@ -230,7 +232,7 @@ func (h *History) Fit(protectFrom int) (int, error) {
 		return 0, &Error{Kind: KindQuotaExceeded, Rule: ErrQuotaExceeded, Requested: h.usage - freed, Quota: h.window,
 			Msg: ErrQuotaExceeded.Error() + ": even after evicting older messages the conversation needs more than the context window"}
 	}
-	slices.Sort(later)
+	order.Sort(later) // not slices.Sort: see internal/order
 	for len(later) > 0 && later[0] <= end { // inside the prefix, or right after it
 		end = max(end, later[0]+1)
 		later = later[1:]

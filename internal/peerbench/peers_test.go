@@ -40,9 +40,25 @@ globalThis.started = new Promise((resolve) => { globalThis.answer = (text) => re
 </script>
 `
 
-// The two start pages: from navigation to the first answer, as a page would do it.
+// The start pages: from navigation to the first answer, as a page would do it. The
+// module's face is bundled and minified by the same esbuild as the SDK (/face/, from
+// language-model.js), as an app that installs either from npm ships it; "plain" loads
+// the face's files as they are, without a bundler (each file a request).
 var startPages = map[string]string{
-	"module": startHead + `<script type="module">
+	"module": startHead + moduleStart("/face/language-model.js"),
+	"plain":  startHead + moduleStart("/js/language-model.js"),
+	"sdk": startHead + `<script type="module">
+import { generateText, MockLanguageModelV3 } from "/sdk/sdk.js";
+const model = new MockLanguageModelV3({ doGenerate: async () => ({ content: [{ type: "text", text: "hi" }],
+	finishReason: { unified: "stop", raw: "stop" }, warnings: [],
+	usage: { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } } }) });
+answer((await generateText({ model, prompt: "hello" })).text);
+</script>`,
+}
+
+// moduleStart is the module's start page body, importing the face from face.
+func moduleStart(face string) string {
+	return `<script type="module">
 // How long install()'s compiling and instantiation take, from the first call to either
 // (compileStreaming overlaps the download) to the instance.
 let t0;
@@ -53,38 +69,11 @@ for (const name of ["compile", "compileStreaming", "instantiate", "instantiateSt
 		try { return await real(...args); } finally { globalThis.compileMs = performance.now() - t0; }
 	};
 }
-import { install } from "/js/language-model.js";
+import { install } from "` + face + `";
 await install({ wasm: "/langmodel.wasm" });
 const s = await LanguageModel.create({ backend: { kind: "scripted", turns: [{ text: "hi" }] } });
 answer(await s.prompt("hello"));
-</script>`,
-	// The module started by hand with WebAssembly.instantiateStreaming on the response
-	// itself, then install() finds its channel and skips loading: what install() would
-	// gain from V8's code cache (RATIONALE.md "What must install() do for V8's code
-	// cache?").
-	"streaming": startHead + `<script src="/wasm_exec.js"></script>
-<script type="module">
-import { install } from "/js/language-model.js";
-import { modulePort } from "/js/port.js";
-const go = new Go();
-const ready = new Promise((resolve) => (globalThis.__langmodel_ready = resolve));
-const t0 = performance.now();
-const { instance } = await WebAssembly.instantiateStreaming(fetch("/langmodel.wasm"), go.importObject);
-globalThis.compileMs = performance.now() - t0;
-go.run(instance);
-await ready;
-globalThis.__langmodel_channel = modulePort(go);
-await install();
-const s = await LanguageModel.create({ backend: { kind: "scripted", turns: [{ text: "hi" }] } });
-answer(await s.prompt("hello"));
-</script>`,
-	"sdk": startHead + `<script type="module">
-import { generateText, MockLanguageModelV3 } from "/sdk/sdk.js";
-const model = new MockLanguageModelV3({ doGenerate: async () => ({ content: [{ type: "text", text: "hi" }],
-	finishReason: { unified: "stop", raw: "stop" }, warnings: [],
-	usage: { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } } }) });
-answer((await generateText({ model, prompt: "hello" })).text);
-</script>`,
+</script>`
 }
 
 // cacheable serves h with a day's max-age instead of browsertest's no-store, so that a
@@ -107,6 +96,8 @@ func BenchmarkPeers(b *testing.B) {
 	dir := b.TempDir()
 	bundle(b, esbuild, "sdk-bench.js", filepath.Join(dir, "sdk.js"))
 	bundle(b, esbuild, "sdk-ship.js", filepath.Join(dir, "ship.js"))
+	face := filepath.Join(b.TempDir(), "face")
+	bundle(b, esbuild, "../../js/language-model.js", filepath.Join(face, "language-model.js"))
 	wasm := browsertest.BuildWasm(b, "../../wasm/cmd/langmodel")
 	execJS := browsertest.WasmExecJS(b)
 
@@ -115,6 +106,7 @@ func BenchmarkPeers(b *testing.B) {
 		"/wasm_exec.js":   browsertest.File(execJS),
 		"/js/":            http.StripPrefix("/js/", http.FileServer(http.Dir("../../js"))),
 		"/sdk/":           http.StripPrefix("/sdk/", http.FileServer(http.Dir(dir))),
+		"/face/":          http.StripPrefix("/face/", http.FileServer(http.Dir(face))),
 		"/peer/bench.js":  browsertest.File("bench.js"),
 	}
 	for name, html := range startPages {
@@ -134,7 +126,7 @@ func BenchmarkPeers(b *testing.B) {
 	var t table
 	for b.Loop() {
 		t = table{rounds: *rounds, browser: br.Version}
-		t.transfer(b, filepath.Join(dir, "ship.js"), wasm, execJS)
+		t.transfer(b, filepath.Join(dir, "ship.js"), wasm, execJS, filepath.Join(face, "language-model.js"))
 		p := br.Open(b, base+"/")
 		require.NoError(b, p.Eval(ctx, `
 			globalThis.sdk = await import("/sdk/sdk.js");
@@ -186,7 +178,7 @@ func BenchmarkPeers(b *testing.B) {
 				t.add("history-module", got.Create)
 				t.add("history-prompt", got.Prompt)
 			}
-			for _, side := range append(sides, "streaming") {
+			for _, side := range append(sides, "plain") {
 				if *only == "steps" {
 					break
 				}
@@ -315,14 +307,12 @@ func (t *table) median(key string) float64 { return browsertest.Median(t.samples
 
 // transfer records what each side ships, brotli -q 11 file by file, as a server with
 // brotli would send it: the SDK's bundle (no mock), and the module's .wasm, Go's
-// wasm_exec.js and the face's files.
-func (t *table) transfer(b *testing.B, ship, wasm, execJS string) {
+// wasm_exec.js and the face bundled as the SDK is.
+func (t *table) transfer(b *testing.B, ship, wasm, execJS, face string) {
 	b.Helper()
 	t.sdkBytes = brotliSize(b, ship)
-	faces, err := filepath.Glob("../../js/*.js")
-	require.NoError(b, err)
 	var parts []string
-	for _, f := range append([]string{wasm, execJS}, faces...) {
+	for _, f := range []string{wasm, execJS, face} {
 		n := brotliSize(b, f)
 		t.modBytes += n
 		parts = append(parts, fmt.Sprintf("%s %.0f", filepath.Base(f), n))
@@ -352,8 +342,8 @@ func (t *table) figures() []figure {
 		figure{"then one prompt on that session", "", "history-prompt", "ms", "≤ 1 ms", ""},
 		figure{"navigation to first answer, first visit (fresh profile)", "cold-sdk", "cold-module", "ms", "≤ 1.2×", "cold-ratio"},
 		figure{"the same, repeat visit (HTTP cache)", "warm-sdk", "warm-module", "ms", "≤ 1.5×", "warm-ratio"},
-		figure{"first visit, the module started by hand (instantiateStreaming, no install() loading)", "cold-sdk", "cold-streaming", "ms", "≤ 1.2×", "cold-streaming-ratio"},
-		figure{"repeat visit, the same (V8's code cache)", "warm-sdk", "warm-streaming", "ms", "≤ 1.5×", "warm-streaming-ratio"},
+		figure{"first visit, the face as plain files (no bundler: a request per file)", "cold-sdk", "cold-plain", "ms", "", "cold-plain-ratio"},
+		figure{"repeat visit, the same", "warm-sdk", "warm-plain", "ms", "", "warm-plain-ratio"},
 		figure{"longest main-thread task before the first answer, first visit", "longtask-sdk", "longtask-module", "ms", "≤ 16 ms (worker mode)", "longtask-ratio"},
 		figure{"the same, repeat visit", "warmlongtask-sdk", "warmlongtask-module", "ms", "≤ 16 ms (worker mode)", ""},
 	)
@@ -397,7 +387,7 @@ func (t *table) String() string {
 	}
 	fmt.Fprintf(&s, "| transfer, brotli -q 11 | %.0f B | %.0f B | %.2f× | the .wasm ≤ 850,000 B (make size) |\n", t.sdkBytes, t.modBytes, t.modBytes/t.sdkBytes)
 	fmt.Fprintf(&s, "\nthe module's transfer: %s\n", t.modParts)
-	for _, side := range []string{"module", "streaming"} {
+	for _, side := range []string{"module", "plain"} {
 		fmt.Fprintf(&s, "compiling and instantiating (from the first WebAssembly call to the instance; compileStreaming overlaps the download), %s page: first visit %s, repeat visit %s\n",
 			side, t.cell("compile-cold-"+side, "ms"), t.cell("compile-warm-"+side, "ms"))
 	}
