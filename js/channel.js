@@ -208,13 +208,13 @@ export class Channel {
   }
 
   // #call runs fn for the engine call m and sends its tool-return, unless the engine
-  // stopped waiting meanwhile (tool-abort).
+  // stopped waiting meanwhile (tool-abort). fn gets the call's LazyAbort.
   async #call(m, fn) {
-    const ctrl = new AbortController();
+    const ctrl = new LazyAbort();
     this.#running.set(m.id, ctrl);
     let reply;
     try {
-      reply = { type: "tool-return", id: m.id, value: await fn(ctrl.signal) };
+      reply = { type: "tool-return", id: m.id, value: await fn(ctrl) };
     } catch (e) {
       reply = { type: "tool-return", id: m.id, error: { message: errorMessage(e) } };
     }
@@ -224,14 +224,22 @@ export class Channel {
   }
 
   #execute(m) {
-    this.#call(m, async (signal) => {
+    this.#call(m, async (ctrl) => {
       const execute = stash.get(m.fn);
       if (typeof execute !== "function") throw new TypeError(`tool ${m.call.name} has no execute`);
       const progress = (value) => {
-        if (!signal.aborted) this.notify({ type: "tool-progress", id: m.id, value: plain(value) });
+        if (!ctrl.aborted) this.notify({ type: "tool-progress", id: m.id, value: plain(value) });
       };
       const callID = m.call.callID;
-      const result = await execute(m.call.arguments, { callID, callId: callID, signal, progress });
+      const context = {
+        callID,
+        callId: callID,
+        get signal() {
+          return ctrl.signal;
+        },
+        progress,
+      };
+      const result = await execute(m.call.arguments, context);
       if (result instanceof LanguageModelToolError) throw new Error(result.errorMessage);
       if (result instanceof LanguageModelToolSuccess) return plain(result.result);
       return plain(result);
@@ -239,9 +247,9 @@ export class Channel {
   }
 
   #approve(m) {
-    this.#call(m, async (signal) => {
+    this.#call(m, async (ctrl) => {
       const { approve, tools } = stash.get(m.fn) ?? {};
-      const answer = await approve(new LanguageModelToolCall(m.call), tools?.get(m.tool), { signal });
+      const answer = await approve(new LanguageModelToolCall(m.call), tools?.get(m.tool), { signal: ctrl.signal });
       return typeof answer === "string" ? answer : Boolean(answer);
     });
   }
@@ -342,5 +350,30 @@ export class Channel {
     if (!live()) return;
     this.#running.delete(m.id);
     this.notify(end);
+  }
+}
+
+// LazyAbort is an AbortController made when its signal is first asked for: most tools
+// never read theirs, and a step's call would otherwise make one it throws away (the
+// face's largest cost of a step after the channel's own). An abort before that is kept,
+// and the signal, when asked for, is aborted with its reason.
+class LazyAbort {
+  #ctrl = null;
+  #reason = undefined;
+  aborted = false;
+
+  get signal() {
+    if (!this.#ctrl) {
+      this.#ctrl = new AbortController();
+      if (this.aborted) this.#ctrl.abort(this.#reason);
+    }
+    return this.#ctrl.signal;
+  }
+
+  abort(reason) {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.#reason = reason;
+    this.#ctrl?.abort(reason);
   }
 }
