@@ -60,7 +60,9 @@ export class Channel {
   //
   // msg may be a Promise of the message (inputs with Blobs being read): requests posted
   // after it wait, so the engine still gets them in order; if it rejects, so does this.
-  request(msg, { signal, onChunk } = {}) {
+  // inflight, when given, holds the request's reject while it is pending (a session's
+  // destroy() rejects them all).
+  request(msg, { signal, onChunk, inflight } = {}) {
     if (this.#dead) return Promise.reject(this.#dead);
     if (signal?.aborted) return Promise.reject(abortReason(signal));
     const id = this.#next++;
@@ -69,9 +71,12 @@ export class Channel {
       const settle = (fn) => (v) => {
         this.#pending.delete(id);
         signal?.removeEventListener("abort", onAbort);
+        inflight?.delete(rejectIt);
         fn(v);
       };
-      this.#pending.set(id, { resolve: settle(resolve), reject: settle(reject), onChunk });
+      const rejectIt = settle(reject);
+      this.#pending.set(id, { resolve: settle(resolve), reject: rejectIt, onChunk });
+      inflight?.add(rejectIt);
       let sent = false;
       if (signal) {
         onAbort = () => {
@@ -112,27 +117,45 @@ export class Channel {
     queueMicrotask(() => this.#flush());
   }
 
-  async #flush() {
+  // #flush sends the outbox in order. It stays synchronous until it meets a message that
+  // is a Promise, and only then waits (#flushAsync): most prompts have none, and an async
+  // function per flush is a promise and a microtask each.
+  #flush() {
+    let waiting = false;
     try {
       while (this.#outbox.length > 0) {
-        const { msg, send } = this.#outbox.shift();
-        let m = msg;
-        let failed = false;
-        let why;
-        if (msg instanceof Promise) {
-          try {
-            m = await msg;
-          } catch (e) {
-            failed = true;
-            why = e;
-          }
+        if (this.#outbox[0].msg instanceof Promise) {
+          waiting = true;
+          this.#flushAsync();
+          return;
         }
-        send(m, failed, why);
+        const { msg, send } = this.#outbox.shift();
+        send(msg, false, undefined);
       }
     } finally {
       // A send that threw must not strand the requests behind it.
-      if (this.#outbox.length > 0) queueMicrotask(() => this.#flush());
-      else this.#flushing = false;
+      if (!waiting) {
+        if (this.#outbox.length > 0) queueMicrotask(() => this.#flush());
+        else this.#flushing = false;
+      }
+    }
+  }
+
+  async #flushAsync() {
+    const { msg, send } = this.#outbox.shift();
+    let m;
+    let failed = false;
+    let why;
+    try {
+      m = await msg;
+    } catch (e) {
+      failed = true;
+      why = e;
+    }
+    try {
+      send(m, failed, why);
+    } finally {
+      queueMicrotask(() => this.#flush()); // the rest, in order
     }
   }
 

@@ -148,19 +148,9 @@ export class LanguageModel extends EventTarget {
   // #request sends a request for this session; destroy() rejects it.
   #request(msg, signal, onChunk) {
     if (this.#destroyed) return Promise.reject(this.#gone());
-    return new Promise((resolve, reject) => {
-      const fail = (e) => {
-        this.#inflight.delete(fail);
-        reject(e);
-      };
-      this.#inflight.add(fail);
-      const m = { ...msg, session: this.#key };
-      const ready = m.input instanceof Promise ? m.input.then((input) => ({ ...m, input })) : m;
-      this.#channel.request(ready, { signal, onChunk }).then((v) => {
-        this.#inflight.delete(fail);
-        resolve(v);
-      }, fail);
-    });
+    msg.session = this.#key;
+    const ready = msg.input instanceof Promise ? msg.input.then((input) => ({ ...msg, input })) : msg;
+    return this.#channel.request(ready, { signal, onChunk, inflight: this.#inflight });
   }
 
   #result(r) {

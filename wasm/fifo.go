@@ -8,6 +8,7 @@ import "sync"
 type fifo[T any] struct {
 	mu     sync.Mutex
 	items  []T
+	spare  []T // an empty array to queue into after the next take
 	closed bool
 }
 
@@ -29,8 +30,25 @@ func (q *fifo[T]) take() []T {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	batch := q.items
-	q.items = nil
+	q.items, q.spare = q.spare, nil
+	if len(batch) == 0 {
+		return nil
+	}
 	return batch
+}
+
+// done hands back a batch take returned, once its items are handled: its array holds
+// the next items, so that a message does not cost an allocation to queue.
+func (q *fifo[T]) done(batch []T) {
+	if cap(batch) > 64 {
+		return // a burst: let it go
+	}
+	clear(batch)
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.spare == nil && !q.closed {
+		q.spare = batch[:0]
+	}
 }
 
 func (q *fifo[T]) empty() bool {

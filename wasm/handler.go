@@ -116,6 +116,7 @@ func (h *Handler) drain() {
 					h.handle(it.raw)
 				}
 			}
+			h.in.done(batch)
 		}
 		h.reading.Unlock()
 		if h.in.empty() {

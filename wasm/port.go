@@ -31,6 +31,7 @@ type Port struct {
 	in        []byte // the inbox the page writes its message into
 	answer    []byte // the last Query's answer, kept until the page has read it
 	connected bool
+	w         jsonw.Writer // writeTo's, under mu
 }
 
 // inboxKeep is the largest inbox a Port keeps between messages: a larger message (a
@@ -129,12 +130,17 @@ func (p *Port) write(msg []byte) {
 // writeTo encodes m at the end of the batch; what fails to encode leaves nothing.
 func (p *Port) writeTo(m marshaler) {
 	p.add(func(out []byte) []byte {
-		w := jsonw.Writer{Buffer: jsonw.Buffer{Buf: out}}
-		m.MarshalEasyJSON(&w)
+		// The port's own writer (add holds the lock): one on the stack would escape
+		// through the interface call, an allocation per message.
+		w := &p.w
+		*w = jsonw.Writer{Buffer: jsonw.Buffer{Buf: out}}
+		m.MarshalEasyJSON(w)
+		out, w.Buffer.Buf = w.Buffer.Buf, nil
 		if w.Error != nil {
+			w.Error = nil
 			return nil
 		}
-		return w.Buffer.Buf
+		return out
 	})
 }
 
