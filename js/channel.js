@@ -50,9 +50,10 @@ export class Channel {
   //
   // The engine can answer within the call that delivers a request (Go runs until it
   // blocks), so the promise must agree with the history however an abort falls:
-  //  - requests leave in a microtask, in order: an abort in the page's same synchronous
-  //    code (prompt() then abort(), as pages written for Chrome do) finds the request
-  //    unsent, rejects, and the engine never sees it;
+  //  - requests with a signal leave in a microtask, in order: an abort in the page's same
+  //    synchronous code (prompt() then abort(), as pages written for Chrome do) finds the
+  //    request unsent, rejects, and the engine never sees it (one without a signal leaves
+  //    at once when nothing is queued before it);
   //  - an abort after sending tells the engine, which rolls its work back, and rejects
   //    at once with the signal's reason;
   //  - unless the engine has replied already (the reply waits for its microtask, or
@@ -95,15 +96,20 @@ export class Channel {
         };
         signal.addEventListener("abort", onAbort);
       }
-      this.#post(msg, (m, failed, why) => {
+      const send = (m, failed, why) => {
         if (!this.#pending.has(id)) return; // aborted, failed or destroyed before it left
         if (failed) {
           this.#pending.get(id).reject(why);
           return;
         }
         sent = true;
-        this.notify({ ...m, id });
-      });
+        m.id = id;
+        this.notify(m);
+      };
+      // A request nothing can abort (no signal; destroy() rejects it whenever it comes)
+      // and that nothing waits before leaves at once, without a microtask of its own.
+      if (!signal && !this.#flushing && !(msg instanceof Promise)) send(msg, false, undefined);
+      else this.#post(msg, send);
     });
   }
 
