@@ -107,15 +107,17 @@ func (h *History) Append(m Message) error {
 }
 
 // AppendInitial adds initial prompts, which eviction never removes. It is only valid
-// before any other message.
+// before any other message. The history may keep msgs itself (text only, nothing before
+// them): the caller gives it up.
 func (h *History) AppendInitial(msgs []Message) error {
 	if h.nInitial != len(h.msgs) {
 		return Errorf(KindInvalidState, ErrBadMessage, "initial prompts after the conversation began")
 	}
 	if len(h.msgs) == 0 && textOnly(msgs) {
 		// Nothing to pair and nothing before them: the history takes the slice as it is
-		// (a long history passed back is not copied again).
-		costs := make([]int, len(msgs))
+		// (a long history passed back is not copied again), so the caller must not use it
+		// after.
+		costs := make([]int, len(msgs), cap(msgs))
 		usage := h.usage
 		for i, m := range msgs {
 			costs[i] = Cost(m)
@@ -125,7 +127,8 @@ func (h *History) AppendInitial(msgs []Message) error {
 			return &Error{Kind: KindQuotaExceeded, Rule: ErrQuotaExceeded, Requested: usage, Quota: h.window,
 				Msg: ErrQuotaExceeded.Error() + ": the initial prompts and tools need more than the context window"}
 		}
-		h.msgs, h.costs, h.usage, h.nInitial = slices.Clip(msgs), costs, usage, len(msgs)
+		// msgs is the caller's to give (NormalizeJSON made it), room to grow included.
+		h.msgs, h.costs, h.usage, h.nInitial = msgs, costs, usage, len(msgs)
 		return nil
 	}
 	mark := h.Mark()

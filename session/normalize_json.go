@@ -189,7 +189,7 @@ func normalizeFast(raw []byte, o NormalizeOptions) (msgs []Message, ok bool) {
 	if len(msgs) < cap(msgs)*3/4 {
 		return slices.Clone(msgs), true // the estimate was well off: keep no room for more
 	}
-	return slices.Clip(msgs), true
+	return msgs, true // with the estimate's room: a history that takes them grows into it
 }
 
 func hasLiteral(raw []byte, i int, lit string) bool {
