@@ -30,7 +30,14 @@ export async function load(config, progress, given) {
     }),
   ]);
   delete globalThis.__langmodel_ready;
-  return { port: modulePort(go), exited };
+  // Registered as a module started by hand would be, so that an install() retried after a
+  // failure uses this module instead of starting a second one.
+  const port = modulePort(go);
+  globalThis.__langmodel_channel = port;
+  exited.then(() => {
+    if (globalThis.__langmodel_channel === port) delete globalThis.__langmodel_channel;
+  });
+  return { port, exited };
 }
 
 // compile compiles the module's bytes, read whole.

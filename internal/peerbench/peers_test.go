@@ -45,8 +45,8 @@ globalThis.started = new Promise((resolve) => { globalThis.answer = (text) => re
 // language-model.js), as an app that installs either from npm ships it; "plain" loads
 // the face's files as they are, without a bundler (each file a request).
 var startPages = map[string]string{
-	"module": startHead + moduleStart("/face/language-model.js"),
-	"plain":  startHead + moduleStart("/js/language-model.js"),
+	"module": startHead + moduleStart("/face/language-model.js", ""),
+	"plain":  startHead + moduleStart("/js/language-model.js", `{ wasm: "/langmodel.wasm" }`),
 	"sdk": startHead + `<script type="module">
 import { generateText, MockLanguageModelV3 } from "/sdk/sdk.js";
 const model = new MockLanguageModelV3({ doGenerate: async () => ({ content: [{ type: "text", text: "hi" }],
@@ -56,8 +56,10 @@ answer((await generateText({ model, prompt: "hello" })).text);
 </script>`,
 }
 
-// moduleStart is the module's start page body, importing the face from face.
-func moduleStart(face string) string {
+// moduleStart is the module's start page body, importing the face from face and calling
+// install(config). The bundled face finds langmodel.wasm beside itself, as a bundled app
+// does, and carries Go's wasm_exec.js inside it (esbuild bundles its dynamic import).
+func moduleStart(face, config string) string {
 	return `<script type="module">
 // How long install()'s compiling and instantiation take, from the first call to either
 // (compileStreaming overlaps the download) to the instance.
@@ -70,9 +72,13 @@ for (const name of ["compile", "compileStreaming", "instantiate", "instantiateSt
 	};
 }
 import { install } from "` + face + `";
-await install({ wasm: "/langmodel.wasm" });
-const s = await LanguageModel.create({ backend: { kind: "scripted", turns: [{ text: "hi" }] } });
-answer(await s.prompt("hello"));
+try {
+	await install(` + config + `);
+	const s = await LanguageModel.create({ backend: { kind: "scripted", turns: [{ text: "hi" }] } });
+	answer(await s.prompt("hello"));
+} catch (e) {
+	answer(e.name + ": " + e.message); // fails the round at once, with what went wrong
+}
 </script>`
 }
 
@@ -96,18 +102,19 @@ func BenchmarkPeers(b *testing.B) {
 	dir := b.TempDir()
 	bundle(b, esbuild, "sdk-bench.js", filepath.Join(dir, "sdk.js"))
 	bundle(b, esbuild, "sdk-ship.js", filepath.Join(dir, "ship.js"))
-	face := filepath.Join(b.TempDir(), "face")
-	bundle(b, esbuild, "../../js/language-model.js", filepath.Join(face, "language-model.js"))
 	wasm := browsertest.BuildWasm(b, "../../wasm/cmd/langmodel")
 	execJS := browsertest.WasmExecJS(b)
+	face := filepath.Join(b.TempDir(), "face")
+	bundle(b, esbuild, packagedFace(b, execJS), filepath.Join(face, "language-model.js"))
 
 	handlers := map[string]http.Handler{
-		"/langmodel.wasm": browsertest.File(wasm),
-		"/wasm_exec.js":   browsertest.File(execJS),
-		"/js/":            http.StripPrefix("/js/", http.FileServer(http.Dir("../../js"))),
-		"/sdk/":           http.StripPrefix("/sdk/", http.FileServer(http.Dir(dir))),
-		"/face/":          http.StripPrefix("/face/", http.FileServer(http.Dir(face))),
-		"/peer/bench.js":  browsertest.File("bench.js"),
+		"/langmodel.wasm":      browsertest.File(wasm),
+		"/wasm_exec.js":        browsertest.File(execJS),
+		"/js/":                 http.StripPrefix("/js/", http.FileServer(http.Dir("../../js"))),
+		"/sdk/":                http.StripPrefix("/sdk/", http.FileServer(http.Dir(dir))),
+		"/face/langmodel.wasm": browsertest.File(wasm),
+		"/face/":               http.StripPrefix("/face/", http.FileServer(http.Dir(face))),
+		"/peer/bench.js":       browsertest.File("bench.js"),
 	}
 	for name, html := range startPages {
 		handlers["/peer/start-"+name+".html"] = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -126,7 +133,7 @@ func BenchmarkPeers(b *testing.B) {
 	var t table
 	for b.Loop() {
 		t = table{rounds: *rounds, browser: br.Version}
-		t.transfer(b, filepath.Join(dir, "ship.js"), wasm, execJS, filepath.Join(face, "language-model.js"))
+		t.transfer(b, filepath.Join(dir, "ship.js"), wasm, filepath.Join(face, "language-model.js"))
 		p := br.Open(b, base+"/")
 		require.NoError(b, p.Eval(ctx, `
 			globalThis.sdk = await import("/sdk/sdk.js");
@@ -196,6 +203,22 @@ func BenchmarkPeers(b *testing.B) {
 }
 
 var loopLengths = []int{1, 10, 100, 1000}
+
+// packagedFace copies the face's files and Go's wasm_exec.js into a directory, as the
+// package has them (make package), and returns its entry: bundled from there, the face
+// carries wasm_exec.js, which its dynamic import names beside it.
+func packagedFace(b *testing.B, execJS string) string {
+	b.Helper()
+	dir := b.TempDir()
+	files, err := filepath.Glob("../../js/*.js")
+	require.NoError(b, err)
+	for _, f := range append(files, execJS) {
+		data, err := os.ReadFile(f)
+		require.NoError(b, err)
+		require.NoError(b, os.WriteFile(filepath.Join(dir, filepath.Base(f)), data, 0o644))
+	}
+	return filepath.Join(dir, "language-model.js")
+}
 
 // bundle bundles entry with esbuild as a page would ship it: ESM, minified, for browsers.
 func bundle(b *testing.B, esbuild, entry, out string) {
@@ -306,13 +329,13 @@ func (t *table) add(key string, v float64) {
 func (t *table) median(key string) float64 { return browsertest.Median(t.samples[key]) }
 
 // transfer records what each side ships, brotli -q 11 file by file, as a server with
-// brotli would send it: the SDK's bundle (no mock), and the module's .wasm, Go's
-// wasm_exec.js and the face bundled as the SDK is.
-func (t *table) transfer(b *testing.B, ship, wasm, execJS, face string) {
+// brotli would send it: the SDK's bundle (no mock), and the module's .wasm and the face
+// bundled as the SDK is (Go's wasm_exec.js inside it).
+func (t *table) transfer(b *testing.B, ship, wasm, face string) {
 	b.Helper()
 	t.sdkBytes = brotliSize(b, ship)
 	var parts []string
-	for _, f := range []string{wasm, execJS, face} {
+	for _, f := range []string{wasm, face} {
 		n := brotliSize(b, f)
 		t.modBytes += n
 		parts = append(parts, fmt.Sprintf("%s %.0f", filepath.Base(f), n))
