@@ -40,6 +40,30 @@ func BenchmarkPort_ClosedLoopStep(b *testing.B) {
 	b.Run("prompts", func(b *testing.B) { portLoop(b, b.N, 1) })
 }
 
+// answerTools sends request through the port, answers every tool-execute the engine
+// writes with an empty result, as the page's no-op tool does, and returns the batch
+// that holds the reply.
+func answerTools(p *Port, request string) string {
+	send := func(m string) { copy(p.Inbox(len(m)), m); p.Send(len(m)) }
+	send(request)
+	const call = `{"type":"tool-execute","id":`
+	for {
+		batch := p.Take()
+		if batch == nil {
+			runtime.Gosched() // natively the engine's goroutines run beside this one
+			continue
+		}
+		s := string(batch)
+		for i := strings.Index(s, call); i >= 0; i = strings.Index(s, call) {
+			s = s[i+len(call):]
+			send(`{"type":"tool-return","id":` + s[:strings.IndexAny(s, ",}")] + `,"value":""}`)
+		}
+		if strings.Contains(string(batch), `"type":"reply"`) {
+			return string(batch)
+		}
+	}
+}
+
 // portLoop plays prompts prompts of steps tool steps each through a Port.
 func portLoop(b *testing.B, prompts, steps int) {
 	p := NewPort()
@@ -59,27 +83,9 @@ func portLoop(b *testing.B, prompts, steps int) {
 		panic(string(b))
 	}
 	b.ResetTimer()
-	const call = `{"type":"tool-execute","id":`
 	for i := range prompts {
-		send(fmt.Sprintf(`{"type":"prompt","id":%d,"session":1,"input":%q}`, i+2, input))
-		for done := false; !done; {
-			batch := p.Take()
-			if batch == nil {
-				runtime.Gosched()
-				continue
-			}
-			s := string(batch)
-			if strings.Contains(s, `"type":"reply"`) {
-				if !strings.Contains(s, answer) {
-					b.Fatal(s)
-				}
-				done = true
-			}
-			for i := strings.Index(s, call); i >= 0; i = strings.Index(s, call) {
-				s = s[i+len(call):]
-				id := s[:strings.IndexAny(s, ",}")]
-				send(`{"type":"tool-return","id":` + id + `,"value":""}`)
-			}
+		if reply := answerTools(p, fmt.Sprintf(`{"type":"prompt","id":%d,"session":1,"input":%q}`, i+2, input)); !strings.Contains(reply, answer) {
+			b.Fatal(reply)
 		}
 	}
 }
@@ -134,21 +140,7 @@ func sessionAtWindow(b *testing.B, initial string) {
 	tool := `{"name":"noop","description":"does nothing","inputSchema":{"type":"object"},"hasExecute":true,"execute":7}`
 	send(`{"type":"create","id":1,"session":1,` + initial + `"options":{"tools":[` + tool + `],"backend":{"kind":"scripted"}}}`)
 	p.Take()
-	const call = `{"type":"tool-execute","id":`
 	for i := 0; b.Loop(); i++ {
-		send(fmt.Sprintf(`{"type":"prompt","id":%d,"session":1,"input":"/noop"}`, i+2))
-		for done := false; !done; {
-			batch := p.Take()
-			if batch == nil {
-				runtime.Gosched()
-				continue
-			}
-			s := string(batch)
-			done = strings.Contains(s, `"type":"reply"`)
-			if j := strings.Index(s, call); j >= 0 {
-				s = s[j+len(call):]
-				send(`{"type":"tool-return","id":` + s[:strings.IndexAny(s, ",}")] + `,"value":""}`)
-			}
-		}
+		answerTools(p, fmt.Sprintf(`{"type":"prompt","id":%d,"session":1,"input":"/noop"}`, i+2))
 	}
 }
