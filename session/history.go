@@ -236,7 +236,8 @@ func (h *History) Fit(protectFrom int) (int, error) {
 			Msg: ErrQuotaExceeded.Error() + ": even after evicting older messages the conversation needs more than the context window"}
 	}
 	order.Sort(later) // not slices.Sort: see internal/order
-	for len(later) > 0 && later[0] <= end { // inside the prefix, or right after it
+	// Results inside the prefix, or right after it, join it.
+	for len(later) > 0 && later[0] <= end {
 		end = max(end, later[0]+1)
 		later = later[1:]
 	}
