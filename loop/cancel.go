@@ -74,8 +74,8 @@ func Cause(ctx Context) error {
 // started or stop was called before.
 func AfterFunc(ctx Context, f func()) (stop func() bool) {
 	if c, ok := ctx.(*canceler); ok {
-		if remove := c.hook(func() { go f() }); remove != nil {
-			return remove
+		if id, added := c.hook(hook{f: f}); added {
+			return func() bool { return c.remove(id) }
 		}
 		go f()
 		return func() bool { return false }
@@ -100,27 +100,49 @@ func AfterFunc(ctx Context, f func()) (stop func() bool) {
 	}
 }
 
-// canceler is the context WithCancel and WithCancelCause make.
+// canceler is the context WithCancel and WithCancelCause make. A prompt makes two or
+// three, so they cost few allocations: the done channel is made only when Done is asked
+// for, and a child or an AfterFunc is a hook value in its parent's list, not a closure.
 type canceler struct {
-	mu     sync.Mutex
-	done   chan struct{}
-	err    error     // set once, when done closes
-	cause  error     // set with err
-	hooks  []*func() // run when the context ends: children's cancels, AfterFuncs' go f()
-	detach func() bool
+	mu       sync.Mutex
+	done     chan struct{} // nil until Done is asked for, or closedChan once ended unasked
+	err      error         // set once, when c ends
+	cause    error         // set with err
+	hooks    []hook        // what runs when c ends: its children's cancels, its AfterFuncs
+	lastID   uint64        // the id of the last hook added
+	parent   *canceler     // the canceler c hangs from as a child, until c ends
+	inParent uint64        // c's hook id in parent
 }
 
+// hook is one thing to do when a canceler ends: end a child, or start f on a goroutine of
+// its own (AfterFunc).
+type hook struct {
+	id    uint64
+	child *canceler
+	f     func()
+}
+
+// closedChan is the Done of a canceler that ended before anyone asked for it.
+var closedChan = func() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}()
+
 func newCanceler(parent Context) *canceler {
-	c := &canceler{done: make(chan struct{})}
+	c := &canceler{}
 	if p, ok := parent.(*canceler); ok {
-		detach := p.hook(func() { c.cancel(p.Err(), Cause(p)) })
-		if detach == nil {
+		// c is nobody else's yet: it hangs from p before p can end it.
+		c.parent = p
+		id, added := p.hook(hook{child: c})
+		if !added {
+			c.parent = nil
 			c.cancel(p.Err(), Cause(p))
 			return c
 		}
 		c.mu.Lock()
 		if c.err == nil { // p has not ended c in between
-			c.detach = detach
+			c.inParent = id
 		}
 		c.mu.Unlock()
 		return c
@@ -133,18 +155,26 @@ func newCanceler(parent Context) *canceler {
 	case <-pd:
 		c.cancel(parent.Err(), parent.Err())
 	default:
+		done := c.Done()
 		go func() {
 			select {
 			case <-pd:
 				c.cancel(parent.Err(), parent.Err())
-			case <-c.done:
+			case <-done:
 			}
 		}()
 	}
 	return c
 }
 
-func (c *canceler) Done() <-chan struct{} { return c.done }
+func (c *canceler) Done() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.done == nil {
+		c.done = make(chan struct{})
+	}
+	return c.done
+}
 
 func (c *canceler) Err() error {
 	c.mu.Lock()
@@ -152,29 +182,33 @@ func (c *canceler) Err() error {
 	return c.err
 }
 
-// hook adds f to what runs when c ends, and returns what removes it (true if it was
-// still there); nil when c has already ended, so f was not added.
-func (c *canceler) hook(f func()) (remove func() bool) {
-	h := &f
+// hook adds h to what runs when c ends and returns its id; added is false when c has
+// already ended, so h was not added.
+func (c *canceler) hook(h hook) (id uint64, added bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.err != nil {
-		return nil
+		return 0, false
 	}
+	c.lastID++
+	h.id = c.lastID
 	c.hooks = append(c.hooks, h)
-	return func() bool {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		for i, x := range c.hooks {
-			if x == h {
-				last := len(c.hooks) - 1
-				c.hooks[i], c.hooks[last] = c.hooks[last], nil
-				c.hooks = c.hooks[:last]
-				return true
-			}
+	return h.id, true
+}
+
+// remove takes the hook id out of c's list; it reports whether it was still there.
+func (c *canceler) remove(id uint64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := range c.hooks {
+		if c.hooks[i].id == id {
+			last := len(c.hooks) - 1
+			c.hooks[i], c.hooks[last] = c.hooks[last], hook{}
+			c.hooks = c.hooks[:last]
+			return true
 		}
-		return false
 	}
+	return false
 }
 
 // cancel ends c with err and cause, then its children at once and its AfterFuncs each on
@@ -186,14 +220,22 @@ func (c *canceler) cancel(err, cause error) {
 		return
 	}
 	c.err, c.cause = err, cause
-	close(c.done)
-	hooks, detach := c.hooks, c.detach
-	c.hooks, c.detach = nil, nil
+	if c.done == nil {
+		c.done = closedChan
+	} else {
+		close(c.done)
+	}
+	hooks, parent, id := c.hooks, c.parent, c.inParent
+	c.hooks, c.parent = nil, nil
 	c.mu.Unlock()
-	if detach != nil {
-		detach()
+	if parent != nil && id != 0 {
+		parent.remove(id) // an ended child no longer hangs from its parent
 	}
 	for _, h := range hooks {
-		(*h)()
+		if h.child != nil {
+			h.child.cancel(err, cause)
+		} else {
+			go h.f()
+		}
 	}
 }
