@@ -35,9 +35,9 @@ export function modulePort(go) {
     if (ptr === 0) return null;
     const bytes = new Uint8Array(ex.mem.buffer, ptr >>> 0, ex.lm_length());
     if (bytes.length <= SHORT) {
-      let ascii = true;
-      for (let i = 0; i < bytes.length; i++) if (bytes[i] >= 0x80) ascii = false;
-      if (ascii) return String.fromCharCode.apply(null, bytes);
+      let i = 0;
+      while (i < bytes.length && bytes[i] < 0x80) i++;
+      if (i === bytes.length) return String.fromCharCode.apply(null, bytes);
     }
     return decoder.decode(bytes);
   };

@@ -22,28 +22,18 @@ func (r *run) runTools(ctx Context, calls []session.ToolCall) ([]session.ToolRes
 	// A lone call runs on the loop's own goroutine, whose stack has grown already: no
 	// goroutine to start, switch to and back from (spawn says why that counts).
 	if len(calls) == 1 {
-		c := calls[0]
-		s.emit(Event{Type: EventToolCall, Call: &calls[0], Tool: s.tools[c.Name]})
-		t0 := s.clock()
-		res := r.runOne(ctx, c)
+		s.emit(Event{Type: EventToolCall, Call: &calls[0], Tool: s.tools[calls[0].Name]})
+		r.runAt(ctx, calls, results, 0)
 		if ctx.Err() != nil {
 			return nil, abortError(ctx)
 		}
-		results[0] = res
-		s.emit(Event{Type: EventToolResult, Call: &calls[0], Result: &res, Duration: s.clock() - t0})
 		return results, nil
 	}
 	finished := make(chan int, len(calls))
 	start := func(i int) {
-		c := calls[i]
-		s.emit(Event{Type: EventToolCall, Call: &calls[i], Tool: s.tools[c.Name]})
+		s.emit(Event{Type: EventToolCall, Call: &calls[i], Tool: s.tools[calls[i].Name]})
 		spawn(func() {
-			t0 := s.clock()
-			res := r.runOne(ctx, c)
-			if ctx.Err() == nil {
-				results[i] = res
-				s.emit(Event{Type: EventToolResult, Call: &calls[i], Result: &res, Duration: s.clock() - t0})
-			}
+			r.runAt(ctx, calls, results, i)
 			finished <- i
 		})
 	}
@@ -66,6 +56,18 @@ func (r *run) runTools(ctx Context, calls []session.ToolCall) ([]session.ToolRes
 		return nil, abortError(ctx)
 	}
 	return results, nil
+}
+
+// runAt answers calls[i] into results[i] and sends its toolresult event, unless ctx ended
+// meanwhile (the result is then dropped).
+func (r *run) runAt(ctx Context, calls []session.ToolCall, results []session.ToolResult, i int) {
+	s := r.s
+	t0 := s.clock()
+	res := r.runOne(ctx, calls[i])
+	if ctx.Err() == nil {
+		results[i] = res
+		s.emit(Event{Type: EventToolResult, Call: &calls[i], Result: &res, Duration: s.clock() - t0})
+	}
 }
 
 // runOne answers one call. Every way a call can fail becomes a tool error for the model,

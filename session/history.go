@@ -124,8 +124,7 @@ func (h *History) AppendInitial(msgs []Message) error {
 			usage += costs[i]
 		}
 		if usage > h.window {
-			return &Error{Kind: KindQuotaExceeded, Rule: ErrQuotaExceeded, Requested: usage, Quota: h.window,
-				Msg: ErrQuotaExceeded.Error() + ": the initial prompts and tools need more than the context window"}
+			return h.initialTooLong(usage)
 		}
 		// msgs is the caller's to give (NormalizeJSON made it), room to grow included.
 		h.msgs, h.costs, h.usage, h.nInitial = msgs, costs, usage, len(msgs)
@@ -146,10 +145,15 @@ func (h *History) AppendInitial(msgs []Message) error {
 	h.nInitial = len(h.msgs)
 	if h.usage > h.window {
 		h.Reset(mark)
-		return &Error{Kind: KindQuotaExceeded, Rule: ErrQuotaExceeded, Requested: h.base + CostOf(msgs), Quota: h.window,
-			Msg: ErrQuotaExceeded.Error() + ": the initial prompts and tools need more than the context window"}
+		return h.initialTooLong(h.base + CostOf(msgs))
 	}
 	return nil
+}
+
+// initialTooLong is the QuotaExceededError of initial prompts that need requested units.
+func (h *History) initialTooLong(requested int) error {
+	return &Error{Kind: KindQuotaExceeded, Rule: ErrQuotaExceeded, Requested: requested, Quota: h.window,
+		Msg: ErrQuotaExceeded.Error() + ": the initial prompts and tools need more than the context window"}
 }
 
 // textOnly reports whether no message of msgs is a tool call or a tool result.

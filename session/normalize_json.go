@@ -29,18 +29,18 @@ func NormalizeJSON(raw []byte, o NormalizeOptions) ([]Message, error) {
 // IsEmptyArray reports whether raw is the JSON text of an empty array ("[]", spaces
 // allowed): an append of nothing (DESIGN.md §3).
 func IsEmptyArray(raw json.RawMessage) bool {
-	i := skipSpaceJSON(raw, 0)
+	i := jsonv.SkipSpace(raw, 0)
 	if i >= len(raw) || raw[i] != '[' {
 		return false
 	}
-	i = skipSpaceJSON(raw, i+1)
-	return i < len(raw) && raw[i] == ']' && skipSpaceJSON(raw, i+1) == len(raw)
+	i = jsonv.SkipSpace(raw, i+1)
+	return i < len(raw) && raw[i] == ']' && jsonv.SkipSpace(raw, i+1) == len(raw)
 }
 
 // normalizeFast reads the shapes NormalizeJSON reads itself; ok is false for anything
 // else, which the slow path then reads (or refuses, with the error it names).
 func normalizeFast(raw []byte, o NormalizeOptions) (msgs []Message, ok bool) {
-	i := skipSpaceJSON(raw, 0)
+	i := jsonv.SkipSpace(raw, 0)
 	if i >= len(raw) {
 		return nil, false
 	}
@@ -48,7 +48,7 @@ func normalizeFast(raw []byte, o NormalizeOptions) (msgs []Message, ok bool) {
 	switch raw[i] {
 	case '"':
 		s, end, ok := jsonv.String(raw, in, i)
-		if !ok || skipSpaceJSON(raw, end) != len(raw) {
+		if !ok || jsonv.SkipSpace(raw, end) != len(raw) {
 			return nil, false
 		}
 		return []Message{TextMessage(RoleUser, s)}, true
@@ -62,9 +62,9 @@ func normalizeFast(raw []byte, o NormalizeOptions) (msgs []Message, ok bool) {
 	msgs = make([]Message, 0, 16)
 	var slab []Part
 	from := i
-	i = skipSpaceJSON(raw, i+1)
+	i = jsonv.SkipSpace(raw, i+1)
 	if i < len(raw) && raw[i] == ']' {
-		if skipSpaceJSON(raw, i+1) != len(raw) {
+		if jsonv.SkipSpace(raw, i+1) != len(raw) {
 			return nil, false
 		}
 		return []Message{TextMessage(RoleUser, "")}, true
@@ -76,23 +76,20 @@ func normalizeFast(raw []byte, o NormalizeOptions) (msgs []Message, ok bool) {
 		var m Message
 		var text, roleName string
 		var seen [3]bool // role, content, prefix
-		i = skipSpaceJSON(raw, i+1)
-		for first := true; ; first = false {
-			if i < len(raw) && raw[i] == '}' && first {
-				break
-			}
-			if i >= len(raw) || raw[i] != '"' {
+		i = jsonv.SkipSpace(raw, i+1)
+		for {
+			if i >= len(raw) || raw[i] != '"' { // {} too: it has no role
 				return nil, false
 			}
 			key, end, ok := jsonv.String(raw, in, i)
 			if !ok {
 				return nil, false
 			}
-			i = skipSpaceJSON(raw, end)
+			i = jsonv.SkipSpace(raw, end)
 			if i >= len(raw) || raw[i] != ':' {
 				return nil, false
 			}
-			i = skipSpaceJSON(raw, i+1)
+			i = jsonv.SkipSpace(raw, i+1)
 			if i >= len(raw) {
 				return nil, false
 			}
@@ -133,9 +130,9 @@ func normalizeFast(raw []byte, o NormalizeOptions) (msgs []Message, ok bool) {
 			default:
 				return nil, false
 			}
-			i = skipSpaceJSON(raw, i)
+			i = jsonv.SkipSpace(raw, i)
 			if i < len(raw) && raw[i] == ',' {
-				i = skipSpaceJSON(raw, i+1)
+				i = jsonv.SkipSpace(raw, i+1)
 				continue
 			}
 			if i < len(raw) && raw[i] == '}' {
@@ -152,10 +149,8 @@ func normalizeFast(raw []byte, o NormalizeOptions) (msgs []Message, ok bool) {
 				return nil, false
 			}
 			m.Role = RoleSystem
-		case RoleUser:
-			m.Role = RoleUser
-		case RoleAssistant:
-			m.Role = RoleAssistant
+		case RoleUser, RoleAssistant:
+			m.Role = Role(roleName)
 		default:
 			return nil, false // tool roles take parts, not a string; unknown roles fail
 		}
@@ -171,12 +166,12 @@ func normalizeFast(raw []byte, o NormalizeOptions) (msgs []Message, ok bool) {
 		slab = append(slab, Part{Type: PartText, Text: text})
 		m.Parts = slab[len(slab)-1 : len(slab) : len(slab)]
 		msgs = append(msgs, m)
-		i = skipSpaceJSON(raw, i+1)
+		i = jsonv.SkipSpace(raw, i+1)
 		if i < len(raw) && raw[i] == ',' {
-			i = skipSpaceJSON(raw, i+1)
+			i = jsonv.SkipSpace(raw, i+1)
 			continue
 		}
-		if i >= len(raw) || raw[i] != ']' || skipSpaceJSON(raw, i+1) != len(raw) {
+		if i >= len(raw) || raw[i] != ']' || jsonv.SkipSpace(raw, i+1) != len(raw) {
 			return nil, false
 		}
 		break
@@ -194,11 +189,4 @@ func normalizeFast(raw []byte, o NormalizeOptions) (msgs []Message, ok bool) {
 
 func hasLiteral(raw []byte, i int, lit string) bool {
 	return len(raw)-i >= len(lit) && string(raw[i:i+len(lit)]) == lit
-}
-
-func skipSpaceJSON(data []byte, i int) int {
-	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
-		i++
-	}
-	return i
 }

@@ -185,11 +185,11 @@ type field struct {
 // what is wrong: the scanner's own words for malformed JSON, or "expected an object".
 func parse(raw []byte, m *message) error {
 	*m = message{raw: raw}
-	i := space(raw, 0)
+	i := jsonv.SkipSpace(raw, 0)
 	if i >= len(raw) || raw[i] != '{' {
 		return notObject(raw)
 	}
-	i = space(raw, i+1)
+	i = jsonv.SkipSpace(raw, i+1)
 	if i < len(raw) && raw[i] == '}' {
 		i++
 	} else {
@@ -205,18 +205,18 @@ func parse(raw []byte, m *message) error {
 			if err != nil {
 				return malformed(raw)
 			}
-			if i = space(raw, end); i >= len(raw) || raw[i] != ':' {
+			if i = jsonv.SkipSpace(raw, end); i >= len(raw) || raw[i] != ':' {
 				return malformed(raw)
 			}
-			i = space(raw, i+1)
+			i = jsonv.SkipSpace(raw, i+1)
 			vend, ok := jsonv.ValueEnd(raw, i)
 			if !ok {
 				return malformed(raw)
 			}
 			m.add(field{key: key, v: value(raw[i:vend])})
-			i = space(raw, vend)
+			i = jsonv.SkipSpace(raw, vend)
 			if i < len(raw) && raw[i] == ',' {
-				i = space(raw, i+1)
+				i = jsonv.SkipSpace(raw, i+1)
 				continue
 			}
 			if i < len(raw) && raw[i] == '}' {
@@ -226,8 +226,20 @@ func parse(raw []byte, m *message) error {
 			return malformed(raw)
 		}
 	}
-	if space(raw, i) != len(raw) {
+	if jsonv.SkipSpace(raw, i) != len(raw) {
 		return malformed(raw)
+	}
+	return nil
+}
+
+// envelope reads the message's type and id, as into(&env) would without the interface
+// call, which would move env to the heap.
+func (m *message) envelope(env *envelope) error {
+	for i := range m.n {
+		f := m.at(i)
+		if err := head(f.key, f.v, &env.Type, &env.ID); err != nil {
+			return errors.New(f.key + ": " + err.Error())
+		}
 	}
 	return nil
 }
@@ -275,31 +287,24 @@ func walk(data []byte, f fields) error {
 	if len(data) == 0 || data[0] != '{' {
 		return errors.New("expected an object")
 	}
-	i := space(data, 1)
+	i := jsonv.SkipSpace(data, 1)
 	for i < len(data) && data[i] != '}' {
 		end, _, _, _ := jsonv.StringEnd(data, i)
 		key, err := value(data[i:end]).key()
 		if err != nil {
 			return err
 		}
-		i = space(data, space(data, end)+1) // past the colon
+		i = jsonv.SkipSpace(data, jsonv.SkipSpace(data, end)+1) // past the colon
 		vend := skip(data, i)
 		if err := f.field(key, value(data[i:vend])); err != nil {
 			return errors.New(key + ": " + err.Error())
 		}
-		i = space(data, vend)
+		i = jsonv.SkipSpace(data, vend)
 		if i < len(data) && data[i] == ',' {
-			i = space(data, i+1)
+			i = jsonv.SkipSpace(data, i+1)
 		}
 	}
 	return nil
-}
-
-func space(data []byte, i int) int {
-	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
-		i++
-	}
-	return i
 }
 
 // skip returns the offset just past the well-formed value at data[i].

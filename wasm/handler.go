@@ -11,7 +11,6 @@ package wasm
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -203,12 +202,8 @@ func (h *Handler) handle(b []byte) {
 	var env envelope
 	raw := new(message) // on the stack: handlers only read it
 	err := parse(b, raw)
-	for i := 0; err == nil && i < raw.n; i++ { // the envelope, read without an interface
-		f := raw.at(i)
-		err = head(f.key, f.v, &env.Type, &env.ID)
-		if err != nil {
-			err = errors.New(f.key + ": " + err.Error())
-		}
+	if err == nil {
+		err = raw.envelope(&env)
 	}
 	if err != nil {
 		h.reply(0, nil, protocolError(session.KindType, "malformed message: %v", err))

@@ -32,7 +32,7 @@ func Decode(data []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if n = skipSpace(data, n); n < len(data) {
+	if n = SkipSpace(data, n); n < len(data) {
 		return nil, syntaxError(data)
 	}
 	return v, nil
@@ -42,7 +42,7 @@ func Decode(data []byte) (any, error) {
 // with the offset just past it, as json.Decoder.Decode reads one value of a stream.
 func DecodePrefix(data []byte) (v any, n int, err error) {
 	d := decoder{data: data}
-	v = d.value(skipSpace(data, 0), 0)
+	v = d.value(SkipSpace(data, 0), 0)
 	if d.err != nil {
 		// The scanner stops at the same first error, since the value before it is the
 		// same: its message is the one encoding/json would give.
@@ -60,7 +60,9 @@ func syntaxError(data []byte) error {
 	return errSyntax // unreachable while the decoder and the scanner agree (fuzzed)
 }
 
-func skipSpace(data []byte, i int) int {
+// SkipSpace returns the offset of the first byte at or after i that is not JSON white
+// space.
+func SkipSpace(data []byte, i int) int {
 	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
 		i++
 	}
@@ -133,7 +135,7 @@ func (d *decoder) literal(i int, word string, v any) any {
 
 func (d *decoder) object(i, depth int) any {
 	m := map[string]any{}
-	i = skipSpace(d.data, i)
+	i = SkipSpace(d.data, i)
 	if i < len(d.data) && d.data[i] == '}' {
 		d.pos = i + 1
 		return m
@@ -146,22 +148,22 @@ func (d *decoder) object(i, depth int) any {
 		if !ok {
 			return d.fail()
 		}
-		i = skipSpace(d.data, j)
+		i = SkipSpace(d.data, j)
 		if i >= len(d.data) || d.data[i] != ':' {
 			return d.fail()
 		}
-		v := d.value(skipSpace(d.data, i+1), depth)
+		v := d.value(SkipSpace(d.data, i+1), depth)
 		if d.err != nil {
 			return nil
 		}
 		m[key] = v
-		i = skipSpace(d.data, d.pos)
+		i = SkipSpace(d.data, d.pos)
 		if i >= len(d.data) {
 			return d.fail()
 		}
 		switch d.data[i] {
 		case ',':
-			i = skipSpace(d.data, i+1)
+			i = SkipSpace(d.data, i+1)
 		case '}':
 			d.pos = i + 1
 			return m
@@ -173,7 +175,7 @@ func (d *decoder) object(i, depth int) any {
 
 func (d *decoder) array(i, depth int) any {
 	a := []any{}
-	i = skipSpace(d.data, i)
+	i = SkipSpace(d.data, i)
 	if i < len(d.data) && d.data[i] == ']' {
 		d.pos = i + 1
 		return a
@@ -184,13 +186,13 @@ func (d *decoder) array(i, depth int) any {
 			return nil
 		}
 		a = append(a, v)
-		i = skipSpace(d.data, d.pos)
+		i = SkipSpace(d.data, d.pos)
 		if i >= len(d.data) {
 			return d.fail()
 		}
 		switch d.data[i] {
 		case ',':
-			i = skipSpace(d.data, i+1)
+			i = SkipSpace(d.data, i+1)
 		case ']':
 			d.pos = i + 1
 			return a

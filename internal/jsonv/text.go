@@ -46,8 +46,8 @@ func NumberEnd(data []byte, i int) (int, bool) {
 // Valid reports whether data is one JSON value, spaces around it allowed, as
 // encoding/json's Valid does (nesting depth included), without building anything.
 func Valid(data []byte) bool {
-	end, ok := ValueEnd(data, skipSpace(data, 0))
-	return ok && skipSpace(data, end) == len(data)
+	end, ok := ValueEnd(data, SkipSpace(data, 0))
+	return ok && SkipSpace(data, end) == len(data)
 }
 
 // ValueEnd checks the JSON value that starts at data[i] and returns the offset just past
@@ -70,7 +70,7 @@ func valueEnd(data []byte, i, depth int) (int, bool) {
 		if c == '[' {
 			closing = ']'
 		}
-		i = skipSpace(data, i+1)
+		i = SkipSpace(data, i+1)
 		if i < len(data) && data[i] == closing {
 			return i + 1, true
 		}
@@ -83,19 +83,19 @@ func valueEnd(data []byte, i, depth int) (int, bool) {
 				if i, _, _, ok = StringEnd(data, i); !ok {
 					return i, false
 				}
-				if i = skipSpace(data, i); i >= len(data) || data[i] != ':' {
+				if i = SkipSpace(data, i); i >= len(data) || data[i] != ':' {
 					return i, false
 				}
-				i = skipSpace(data, i+1)
+				i = SkipSpace(data, i+1)
 			}
 			if i, ok = valueEnd(data, i, depth+1); !ok {
 				return i, false
 			}
-			switch i = skipSpace(data, i); {
+			switch i = SkipSpace(data, i); {
 			case i >= len(data):
 				return i, false
 			case data[i] == ',':
-				i = skipSpace(data, i+1)
+				i = SkipSpace(data, i+1)
 			case data[i] == closing:
 				return i + 1, true
 			default:
