@@ -2,6 +2,7 @@
 // calls to the page (execute, approve, fetch, generate) and its events (protocol.js).
 
 import { abortReason, errorMessage, makeError } from "./errors.js";
+import { attachment } from "./pack.js";
 import { EVENT_TYPES } from "./protocol.js";
 import { stash } from "./stash.js";
 import { LanguageModelToolCall, LanguageModelToolError, LanguageModelToolSuccess } from "./tools.js";
@@ -173,8 +174,9 @@ export class Channel {
     return r.value;
   }
 
+  // notify sends msg, with its attachment (pack.js) if it has one.
   notify(msg) {
-    if (!this.#dead) this.#port.send(JSON.stringify(msg));
+    if (!this.#dead) this.#port.send(JSON.stringify(msg), msg[attachment]);
   }
 
   listen(key, dispatch) {

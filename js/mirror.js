@@ -91,8 +91,8 @@ class WorkerPort {
     return true;
   }
 
-  send(json) {
-    this.#worker.postMessage(json);
+  send(json, attach) {
+    this.#worker.postMessage(attach === undefined ? json : [json, attach]);
   }
 
   // close ends the worker (install() failed after starting it).

@@ -12,8 +12,9 @@ const SHORT = 512; // the length under which port.js copies ASCII text itself
 /**
  * modulePort returns the port {send, query, connect, mirror} of a running langmodel.wasm:
  * go is wasm_exec.js's Go instance that runs it.
- *  - send(json): the engine gets the message and runs until it waits; what it wrote
- *    meanwhile goes to receive before send returns;
+ *  - send(json, attach?): the engine gets the message (and its attachment, a string
+ *    sent after it: pack.js) and runs until it waits; what it wrote meanwhile goes to
+ *    receive before send returns;
  *  - query(json) → json: a synchronous history/usage question;
  *  - connect(receive): receive(text) gets every later batch of the module's messages,
  *    one JSON array each, starting with any written before;
@@ -41,13 +42,14 @@ export function modulePort(go) {
     }
     return decoder.decode(bytes);
   };
-  // write puts json into the module's inbox and returns its length in bytes. Most text is
-  // ASCII, a byte a character: the room asked for first is that and an eighth, and only
-  // a message that does not fit is written again into room for the worst case (a UTF-16
-  // code unit takes at most 3 bytes of UTF-8). The memory may grow in lm_inbox: the view
-  // is made after.
-  const write = (json) => {
-    if (json.length <= SHORT) {
+  // write puts json, then attach if given, into the module's inbox and returns their
+  // lengths in bytes. Most text is ASCII, a byte a character: the room asked for first
+  // is that and an eighth, and only a message that does not fit is written again into
+  // room for the worst case (a UTF-16 code unit takes at most 3 bytes of UTF-8). The
+  // memory may grow in lm_inbox: the view is made after.
+  const sizes = [0, 0];
+  const write = (json, attach = "") => {
+    if (json.length <= SHORT && attach === "") {
       const ptr = ex.lm_inbox(json.length) >>> 0;
       const into = new Uint8Array(ex.mem.buffer, ptr, json.length);
       let i = 0;
@@ -56,14 +58,32 @@ export function modulePort(go) {
         if (c >= 0x80) break;
         into[i] = c;
       }
-      if (i === json.length) return i; // all ASCII: a byte each, as TextEncoder writes them
+      if (i === json.length) { // all ASCII: a byte each, as TextEncoder writes them
+        sizes[0] = i;
+        sizes[1] = 0;
+        return sizes;
+      }
     }
-    let room = json.length + (json.length >> 3) + 16;
+    const length = json.length + attach.length;
+    let room = length + (length >> 3) + 16;
     for (;;) {
       const ptr = ex.lm_inbox(room) >>> 0;
-      const { read, written } = encoder.encodeInto(json, new Uint8Array(ex.mem.buffer, ptr, room));
-      if (read === json.length) return written;
-      room = json.length * 3;
+      const into = new Uint8Array(ex.mem.buffer, ptr, room);
+      const a = encoder.encodeInto(json, into);
+      if (a.read === json.length && attach === "") {
+        sizes[0] = a.written;
+        sizes[1] = 0;
+        return sizes;
+      }
+      if (a.read === json.length) {
+        const b = encoder.encodeInto(attach, into.subarray(a.written));
+        if (b.read === attach.length) {
+          sizes[0] = a.written + b.written;
+          sizes[1] = b.written;
+          return sizes;
+        }
+      }
+      room = length * 3;
     }
   };
   const pull = () => {
@@ -82,15 +102,16 @@ export function modulePort(go) {
   };
 
   return {
-    send(json) {
+    send(json, attach) {
       if (typeof json !== "string") return;
-      ex.lm_send(write(json));
+      const [n, tail] = write(json, typeof attach === "string" ? attach : "");
+      ex.lm_send(n, tail);
       go._resume();
       if (receive) pull();
     },
     query(json) {
       if (typeof json !== "string") return undefined;
-      return read(ex.lm_query(write(json))) ?? undefined;
+      return read(ex.lm_query(write(json)[0])) ?? undefined;
     },
     connect(r) {
       receive = r;

@@ -23,12 +23,12 @@
 // A request for a destroyed key is answered with InvalidStateError.
 
 /** Exchanged by hello; bump it whenever a message changes shape (ProtocolVersion in Go). */
-export const PROTOCOL_VERSION = 3;
+export const PROTOCOL_VERSION = 4;
 
 // ---- page → engine: requests (each answered by one Reply) ----
 
 /** @typedef {{type: "hello", id: number, version: number}} HelloRequest  reply value: {version} */
-/** @typedef {{type: "create", id: number, session: number, options: CreateOptions, initialPrompts?: unknown}} CreateRequest  reply value: SessionInfo; initialPrompts beside the options, so that the engine reads a long history once */
+/** @typedef {{type: "create", id: number, session: number, options: CreateOptions, initialPrompts?: unknown, textPrompts?: number, textUnits?: number}} CreateRequest  reply value: SessionInfo; initialPrompts beside the options, so that the engine reads a long history once; or, for a history of text messages, textPrompts messages packed after the message (its attachment, pack.js), textUnits UTF-16 code units long */
 /** @typedef {{type: "availability", id: number, options: CreateOptions}} AvailabilityRequest  reply value: "available" | "unavailable" */
 /**
  * @typedef {object} CreateOptions

@@ -3,6 +3,7 @@
 
 import { abortReason, destroyedError } from "./errors.js";
 import { nativeAvailability } from "./native.js";
+import { attachment, packText } from "./pack.js";
 import { EVENT_TYPES } from "./protocol.js";
 import { ready, runtime } from "./runtime.js";
 import { stash } from "./stash.js";
@@ -97,8 +98,18 @@ export class LanguageModel extends EventTarget {
       }
       let { initialPrompts, ...rest } = wire;
       if (initialPrompts instanceof Promise) initialPrompts = await initialPrompts;
-      // initialPrompts travels beside the options (protocol.js), and last.
-      info = await st.channel.request({ type: "create", session: key, options: rest, initialPrompts }, { signal });
+      // initialPrompts travels beside the options (protocol.js); a history of text
+      // messages, packed, after the message's JSON (pack.js).
+      const msg = { type: "create", session: key, options: rest };
+      const packed = packText(initialPrompts);
+      if (packed) {
+        msg.textPrompts = packed.count;
+        msg.textUnits = packed.text.length;
+        msg[attachment] = packed.text;
+      } else {
+        msg.initialPrompts = initialPrompts;
+      }
+      info = await st.channel.request(msg, { signal });
     } catch (e) {
       ids.forEach((id) => stash.delete(id));
       if (signal?.aborted) st.channel.notify({ type: "destroy", id: 0, session: key }); // it may have been created

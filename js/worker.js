@@ -67,9 +67,10 @@ async function start({ wasm, wasmExec, bytes }) {
 
 self.onmessage = (e) => {
   const m = e.data;
-  if (typeof m === "string") {
+  if (typeof m === "string" || Array.isArray(m)) { // a message, or [message, attachment]
     if (!port) return; // the page sends only after ready
-    port.send(m);
+    if (Array.isArray(m)) port.send(m[0], m[1]);
+    else port.send(m);
     schedule(); // a run may change a history before it writes anything
     return;
   }

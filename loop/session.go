@@ -19,8 +19,9 @@ type Options struct {
 	ToolUse ToolUse
 	// Expected lists the declared input types beyond text.
 	Expected session.Expected
-	// InitialPrompts is the initialPrompts option as decoded JSON or as its JSON text (a
-	// json.RawMessage, read by session.NormalizeJSON), or nil.
+	// InitialPrompts is the initialPrompts option as decoded JSON, as its JSON text (a
+	// json.RawMessage, read by session.NormalizeJSON), as messages normalized already
+	// ([]session.Message, as session.NormalizeJSONFast gives them), or nil.
 	InitialPrompts any
 	// ContextWindow overrides the model's window (0: the model's, or DefaultContextWindow).
 	ContextWindow int
@@ -92,9 +93,12 @@ func New(opts Options) (*Session, error) {
 	}
 	s.hist = session.NewHistory(window, session.ToolsCost(opts.Tools))
 	if opts.InitialPrompts != nil {
-		msgs, err := session.Normalize(opts.InitialPrompts, session.NormalizeOptions{Expected: opts.Expected})
-		if err != nil {
-			return nil, err
+		msgs, ok := opts.InitialPrompts.([]session.Message)
+		if !ok {
+			var err error
+			if msgs, err = session.Normalize(opts.InitialPrompts, session.NormalizeOptions{Expected: opts.Expected}); err != nil {
+				return nil, err
+			}
 		}
 		if err := s.hist.AppendInitial(msgs); err != nil {
 			return nil, err

@@ -44,7 +44,7 @@ func BenchmarkPort_ClosedLoopStep(b *testing.B) {
 // writes with an empty result, as the page's no-op tool does, and returns the batch
 // that holds the reply.
 func answerTools(p *Port, request string) string {
-	send := func(m string) { copy(p.Inbox(len(m)), m); p.Send(len(m)) }
+	send := func(m string) { copy(p.Inbox(len(m)), m); p.Send(len(m), 0) }
 	send(request)
 	const call = `{"type":"tool-execute","id":`
 	for {
@@ -69,7 +69,7 @@ func portLoop(b *testing.B, prompts, steps int) {
 	p := NewPort()
 	defer p.Handler().Close()
 	p.Connect(func() {})
-	send := func(m string) { copy(p.Inbox(len(m)), m); p.Send(len(m)) }
+	send := func(m string) { copy(p.Inbox(len(m)), m); p.Send(len(m), 0) }
 	// One-step prompts use the offline model's rules ("/noop" calls the tool, its result
 	// gets an answer), so that no long script is decoded before the timer starts.
 	backend, input, answer := `{"kind":"scripted","window":100000000}`, "/noop", `"text":"noop: "`
@@ -92,12 +92,11 @@ func portLoop(b *testing.B, prompts, steps int) {
 
 // BenchmarkPort_CreateHistory: create({initialPrompts}) with a 10,000-message history
 // (make bench-peers' workload: a system message, then user and assistant in turn), as
-// one message through the Port.
+// one message through the Port: /packed as the face sends a history of text messages
+// (js/pack.js), /json as it sends any other.
 func BenchmarkPort_CreateHistory(b *testing.B) {
-	p := NewPort()
-	defer p.Handler().Close()
-	p.Connect(func() {})
 	var hist strings.Builder
+	msgs := []packed{{'s', "You are a benchmark."}}
 	hist.WriteString(`{"role":"system","content":"You are a benchmark."}`)
 	for i := 1; i < 10000; i++ {
 		role := "user"
@@ -105,18 +104,38 @@ func BenchmarkPort_CreateHistory(b *testing.B) {
 			role = "assistant"
 		}
 		fmt.Fprintf(&hist, `,{"role":%q,"content":"message %d of the history"}`, role, i)
+		msgs = append(msgs, packed{role[0], fmt.Sprintf("message %d of the history", i)})
 	}
-	for i := 0; b.Loop(); i++ {
-		m := fmt.Sprintf(`{"type":"create","id":%d,"session":%d,"options":{"backend":{"kind":"scripted","window":1000000000,"turns":[{"text":"ok"}]}},"initialPrompts":[%s]}`, i+1, i+1, hist.String())
-		copy(p.Inbox(len(m)), m)
-		p.Send(len(m))
-		if r := p.Take(); !strings.Contains(string(r), `"ok":true`) {
-			b.Fatal(string(r))
-		}
-		d := fmt.Sprintf(`{"type":"destroy","id":0,"session":%d}`, i+1)
-		copy(p.Inbox(len(d)), d)
-		p.Send(len(d))
-		p.Take()
+	text, units := pack(msgs...)
+	const options = `"options":{"backend":{"kind":"scripted","window":1000000000,"turns":[{"text":"ok"}]}}`
+	for _, tc := range []struct {
+		name string
+		msg  func(i int) (string, string)
+	}{
+		{"packed", func(i int) (string, string) {
+			return fmt.Sprintf(`{"type":"create","id":%d,"session":%d,%s,"textPrompts":%d,"textUnits":%d}`, i+1, i+1, options, len(msgs), units), text
+		}},
+		{"json", func(i int) (string, string) {
+			return fmt.Sprintf(`{"type":"create","id":%d,"session":%d,%s,"initialPrompts":[%s]}`, i+1, i+1, options, hist.String()), ""
+		}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			p := NewPort()
+			defer p.Handler().Close()
+			p.Connect(func() {})
+			for i := 0; b.Loop(); i++ {
+				m, attach := tc.msg(i)
+				copy(p.Inbox(len(m)+len(attach)), m+attach)
+				p.Send(len(m)+len(attach), len(attach))
+				if r := p.Take(); !strings.Contains(string(r), `"ok":true`) {
+					b.Fatal(string(r))
+				}
+				d := fmt.Sprintf(`{"type":"destroy","id":0,"session":%d}`, i+1)
+				copy(p.Inbox(len(d)), d)
+				p.Send(len(d), 0)
+				p.Take()
+			}
+		})
 	}
 }
 
@@ -136,7 +155,7 @@ func sessionAtWindow(b *testing.B, initial string) {
 	p := NewPort()
 	defer p.Handler().Close()
 	p.Connect(func() {})
-	send := func(m string) { copy(p.Inbox(len(m)), m); p.Send(len(m)) }
+	send := func(m string) { copy(p.Inbox(len(m)), m); p.Send(len(m), 0) }
 	tool := `{"name":"noop","description":"does nothing","inputSchema":{"type":"object"},"hasExecute":true,"execute":7}`
 	send(`{"type":"create","id":1,"session":1,` + initial + `"options":{"tools":[` + tool + `],"backend":{"kind":"scripted"}}}`)
 	p.Take()

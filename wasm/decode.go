@@ -155,6 +155,9 @@ type message struct {
 	n     int      // fields
 	first [8]field // the first 8 fields: the page's messages have no more
 	more  []field  // the others
+	// attach is what the page sent after the message (Port.Send's tail): a create
+	// request's packed history (packed.go).
+	attach []byte
 }
 
 // add appends a field.
@@ -366,6 +369,10 @@ func (m *CreateRequest) field(key string, v value) error {
 		return v.object(&m.Options)
 	case "initialPrompts":
 		return v.raw(&m.InitialPrompts)
+	case "textPrompts":
+		return v.int(&m.TextPrompts)
+	case "textUnits":
+		return v.int(&m.TextUnits)
 	}
 	return head(key, v, &m.Type, &m.ID)
 }

@@ -55,8 +55,9 @@ type Handler struct {
 // inItem is a message from the page, or work a goroutine hands back to be done in order
 // with the page's messages (the end of a clone).
 type inItem struct {
-	raw []byte
-	fn  func()
+	raw  []byte
+	tail int // the last tail bytes of raw are the message's attachment (Port.Send)
+	fn   func()
 }
 
 // entry is one session of the page.
@@ -112,7 +113,7 @@ func (h *Handler) drain() {
 				if it.fn != nil {
 					h.safely(0, it.fn)
 				} else {
-					h.handle(it.raw)
+					h.handle(it.raw, it.tail)
 				}
 			}
 			h.in.done(batch)
@@ -196,11 +197,12 @@ func (h *Handler) safely(id int64, fn func()) {
 	fn()
 }
 
-// handle acts on one message from the page; it runs under the reading lock and never
-// blocks.
-func (h *Handler) handle(b []byte) {
+// handle acts on one message from the page, whose last tail bytes are its attachment; it
+// runs under the reading lock and never blocks.
+func (h *Handler) handle(b []byte, tail int) {
 	var env envelope
 	raw := new(message) // on the stack: handlers only read it
+	b, attach := b[:len(b)-tail], b[len(b)-tail:]
 	err := parse(b, raw)
 	if err == nil {
 		err = raw.envelope(&env)
@@ -209,6 +211,11 @@ func (h *Handler) handle(b []byte) {
 		h.reply(0, nil, protocolError(session.KindType, "malformed message: %v", err))
 		return
 	}
+	if len(attach) > 0 && env.Type != TypeCreate {
+		h.reply(env.ID, nil, protocolError(session.KindType, "%s: an attachment only create reads", env.Type))
+		return
+	}
+	raw.attach = attach
 	h.safely(env.ID, func() {
 		switch env.Type {
 		case TypeHello:
@@ -320,7 +327,20 @@ func (h *Handler) create(raw *message, id int64) {
 		h.replyErr(req.ID, err)
 		return
 	}
-	if len(req.InitialPrompts) > 0 && !bytes.Equal(req.InitialPrompts, []byte("null")) {
+	switch {
+	case req.TextPrompts != 0 || len(raw.attach) > 0:
+		// A history of text messages, packed after the message (packed.go).
+		if len(req.InitialPrompts) > 0 {
+			h.reply(req.ID, nil, protocolError(session.KindType, "create: initialPrompts both as JSON and packed"))
+			return
+		}
+		msgs, err := unpackText(raw.attach, req.TextPrompts, req.TextUnits)
+		if err != nil {
+			h.reply(req.ID, nil, protocolError(session.KindType, "create: %v", err))
+			return
+		}
+		opts.InitialPrompts = msgs
+	case len(req.InitialPrompts) > 0 && !bytes.Equal(req.InitialPrompts, []byte("null")):
 		// As JSON text: session.NormalizeJSON reads it without decoding it first.
 		opts.InitialPrompts = req.InitialPrompts
 	}

@@ -1,6 +1,7 @@
 package wasm
 
 import (
+	"bytes"
 	"sync"
 
 	"langmodel/wasm/internal/jsonw"
@@ -62,23 +63,22 @@ func (p *Port) Inbox(n int) []byte {
 	return p.in[:n]
 }
 
-// Send hands the first n bytes of the inbox to the handler as one message. The handler
+// Send hands the first n bytes of the inbox to the handler as one message, the last tail
+// of them its attachment (a create request's packed history, packed.go). The handler
 // acts on it before Send returns (it never blocks); goroutines it wakes run when the page
 // next runs the module, and what they write is the page's to Take.
-func (p *Port) Send(n int) {
+func (p *Port) Send(n, tail int) {
 	p.mu.Lock()
 	p.pulling = true
 	msg := p.in[:min(max(n, 0), cap(p.in))]
 	owned := cap(p.in) > inboxKeep
 	if owned {
 		p.in = nil // the handler keeps this one, and the next message gets a smaller inbox
+	} else {
+		msg = bytes.Clone(msg)
 	}
 	p.mu.Unlock()
-	if owned {
-		p.h.post(inItem{raw: msg})
-	} else {
-		p.h.Receive(msg)
-	}
+	p.h.post(inItem{raw: msg, tail: min(max(tail, 0), len(msg))})
 }
 
 // Take returns what the module wrote since the last Take, as one JSON array of messages,

@@ -2,6 +2,7 @@ package wasm
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -13,7 +14,7 @@ import (
 // send writes msg into the port's inbox and hands it over, as js/port.js does.
 func portSend(p *Port, msg string) {
 	copy(p.Inbox(len(msg)), msg)
-	p.Send(len(msg))
+	p.Send(len(msg), 0)
 }
 
 // takeWithin takes the port's batch, waiting up to a second for goroutines the message
@@ -41,7 +42,7 @@ func TestPort_SendTakesOneBatch(t *testing.T) {
 	require.False(t, p.Connect(func() { wakes.Add(1) }), "nothing written yet")
 
 	// hello and create are answered within Send: two sends, one batch, no wake.
-	portSend(p, `{"type":"hello","id":1,"version":3}`)
+	portSend(p, `{"type":"hello","id":1,"version":4}`)
 	portSend(p, `{"type":"create","id":2,"session":1,"options":{"backend":{"kind":"scripted","turns":[{"text":"hi"}]}}}`)
 	require.Zero(t, wakes.Load(), "output the page pulls after its send wakes nobody")
 	var batch []map[string]any
@@ -112,4 +113,50 @@ func TestPort_LargeMessage(t *testing.T) {
 	require.LessOrEqual(t, cap(p.Inbox(10)), inboxKeep)
 	portSend(p, `{"type":"measure","id":2,"session":1,"input":"abcd"}`)
 	require.Equal(t, float64(5), takeWithin(t, p, 1)[0]["value"])
+}
+
+// A create request's history of text messages arrives packed after the message (its
+// attachment, packed.go); what the handler cannot use that way is refused, and leaves
+// no session behind.
+func TestPort_PackedHistory(t *testing.T) {
+	p := NewPort()
+	t.Cleanup(p.Handler().Close)
+	p.Connect(func() {})
+	send := func(msg, attach string) map[string]any {
+		copy(p.Inbox(len(msg)+len(attach)), msg+attach)
+		p.Send(len(msg)+len(attach), len(attach))
+		got := takeWithin(t, p, 1)
+		require.Len(t, got, 1)
+		return got[0]
+	}
+	query := func(q string) string {
+		copy(p.Inbox(len(q)), q)
+		return string(p.Query(len(q)))
+	}
+	history, units := pack(packed{'s', "Be brief."}, packed{'u', "héllo 😀"}, packed{'a', "hi"})
+	create := func(id, fields string) string {
+		return `{"type":"create","id":` + id + `,"session":1,"options":{}` + fields + `}`
+	}
+	unitsField := `,"textUnits":` + strconv.Itoa(units)
+
+	for _, tc := range []struct{ name, msg, attach, want string }{
+		{"a count that does not match", create("1", `,"textPrompts":2`+unitsField), history, "holds more"},
+		{"both JSON and packed", create("2", `,"textPrompts":3,"initialPrompts":[]`+unitsField), history, "both as JSON and packed"},
+		{"a count without the history", create("3", `,"textPrompts":3`+unitsField), "", "does not match"},
+		{"an attachment no count reads", create("4", ""), history, "does not match"},
+		{"an attachment on a message that is not create", `{"type":"measure","id":5,"session":1,"input":"x"}`, history, "an attachment only create reads"},
+	} {
+		e, _ := send(tc.msg, tc.attach)["error"].(map[string]any)
+		require.NotNil(t, e, tc.name)
+		require.Equal(t, "TypeError", e["name"], tc.name)
+		require.Contains(t, e["message"], tc.want, tc.name)
+		require.Contains(t, query(`{"type":"history","session":1}`), "InvalidStateError", "%s: no session is left behind", tc.name)
+	}
+
+	r := send(create("6", `,"textPrompts":3`+unitsField), history)
+	require.Nil(t, r["error"])
+	require.JSONEq(t, `{"type":"reply","id":0,"ok":true,"value":[
+		{"role":"system","content":[{"type":"text","value":"Be brief."}]},
+		{"role":"user","content":[{"type":"text","value":"héllo 😀"}]},
+		{"role":"assistant","content":[{"type":"text","value":"hi"}]}]}`, query(`{"type":"history","session":1}`))
 }

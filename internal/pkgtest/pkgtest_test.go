@@ -321,7 +321,7 @@ func TestPackage_Contents(t *testing.T) {
 	require.ElementsMatch(t, []string{
 		"package/LICENSE-go", "package/channel.js", "package/errors.js", "package/install.js", "package/load.js",
 		"package/language-model.d.ts", "package/language-model.js", "package/language-model.node.js",
-		"package/langmodel.wasm", "package/media.js", "package/mirror.js", "package/native.js", "package/package.json", "package/port.js",
+		"package/langmodel.wasm", "package/media.js", "package/mirror.js", "package/native.js", "package/pack.js", "package/package.json", "package/port.js",
 		"package/protocol.js", "package/runtime.js", "package/session.js", "package/stash.js",
 		"package/stream.js", "package/tools.js", "package/wasm_exec.js", "package/webidl.js",
 		"package/worker.js", "package/README.md",
@@ -392,7 +392,7 @@ func TestPackage_InstallErrors(t *testing.T) {
 	require.Equal(t, []string{
 		"NetworkError: Could not load /nowhere/wasm_exec.js: Failed to fetch dynamically imported module: /nowhere/wasm_exec.js",
 		`NetworkError: /page.html is not a WebAssembly module (it starts with "<!do"): serve langmodel.wasm there, or pass install({wasm}); a bundler must keep it beside the code (Vite's dev server: optimizeDeps.exclude).`,
-		"version 3",
+		"version 4",
 	}, got)
 
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "errors.js"), []byte(`import { install } from "langmodel";
@@ -404,6 +404,6 @@ for (const config of [{ wasm: "nowhere.wasm" }, { wasm: "nowhere.wasm", wasmExec
 	require.Equal(t, `NetworkError: Could not load file://./wasm_exec.js: Cannot find module './wasm_exec.js' imported from ./node_modules/langmodel/load.js
 NetworkError: Could not read file://./nowhere.wasm: ENOENT: no such file or directory, open './nowhere.wasm'
 NetworkError: file://./page.html is not a WebAssembly module (it starts with "<!do"): serve langmodel.wasm there, or pass install({wasm}); a bundler must keep it beside the code (Vite's dev server: optimizeDeps.exclude).
-version 3
+version 4
 `, run(t, dir, "node", "errors.js"))
 }

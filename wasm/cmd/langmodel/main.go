@@ -6,7 +6,8 @@
 // the module waits (never from inside one of its calls to JS):
 //
 //	lm_inbox(n) → ptr      a buffer of n bytes for the page's next message
-//	lm_send(n)             the first n bytes of it are a message for the engine; the page
+//	lm_send(n, tail)       the first n bytes of it are a message for the engine, the last
+//	                       tail of them its attachment (a packed history); the page
 //	                       then runs the module (wasm_exec.js's resume) until it waits
 //	lm_take() → ptr        what the module wrote since the last take, one JSON array
 //	lm_query(n) → ptr      the answer to a synchronous history/usage query in the inbox
@@ -55,9 +56,9 @@ func lmInbox(n int32) unsafe.Pointer {
 }
 
 //go:wasmexport lm_send
-func lmSend(n int32) {
+func lmSend(n, tail int32) {
 	defer recoverQuietly()
-	port.Send(int(n))
+	port.Send(int(n), int(tail))
 }
 
 //go:wasmexport lm_take

@@ -219,6 +219,28 @@ var scenarios = []scenario{
 		return { smaller: s.contextUsage > t.contextUsage, same: t.history.length === h.length, edited: t.history[2].content[0].value.result, untouched: s.history[2].content[0].value.result[0].value.length, answer: await t.prompt("and now?") };`,
 		`{"smaller":true,"same":true,"edited":[{"type":"text","value":"sunny"}],"untouched":380,"answer":"ok"}`},
 
+	{"a text history passed back whole", `
+		// Text histories cross packed (js/pack.js), others as JSON: both must make the same
+		// session, character for character, and refuse the same rules broken.
+		const texts = ["plain", "", "é and 日本", "a 😀 b", "lone \ud800 half", "x".repeat(300), "quote \" and \\ and \n"];
+		const h = [{ role: "system", content: "be brief" }];
+		for (let i = 0; i < 200; i++) h.push({ role: i % 2 ? "assistant" : "user", content: texts[i % texts.length] + i });
+		h.push({ role: "assistant", content: "pre 😀", prefix: true });
+		const asParts = (msgs) => msgs.map((m) => ({ ...m, content: [{ type: "text", value: m.content }] }));
+		const a = await LanguageModel.create({ backend: script({ text: "ok" }), initialPrompts: h });
+		const b = await LanguageModel.create({ backend: script({ text: "ok" }), initialPrompts: asParts(h) });
+		const broken = [
+			[{ role: "user", content: "a" }, { role: "system", content: "b" }],
+			[{ role: "assistant", content: "a", prefix: true }, { role: "user", content: "b" }],
+			[{ role: "user", content: "a", prefix: true }],
+			[{ role: "wizard", content: "a" }],
+		];
+		const errors = [];
+		for (const m of broken) errors.push([await caught(LanguageModel.create({ initialPrompts: m })), await caught(LanguageModel.create({ initialPrompts: asParts(m) }))]);
+		return { same: JSON.stringify(a.history) === JSON.stringify(b.history), length: a.history.length, usage: a.contextUsage === b.contextUsage,
+			lone: a.history[5].content[0].value, emoji: a.history[4].content[0].value, prefix: a.history[201].prefix, errors };`,
+		`{"same":true,"length":202,"usage":true,"lone":"lone \ufffd half4","emoji":"a 😀 b3","prefix":true,"errors":[["TypeError","TypeError"],["SyntaxError","SyntaxError"],["SyntaxError","SyntaxError"],["TypeError","TypeError"]]}`},
+
 	{"bad input", `
 		const out = {};
 		const s = await LanguageModel.create({ backend: script({ text: "x" }) });

@@ -1,0 +1,49 @@
+// A history of text messages packed for the engine without JSON (wasm/packed.go): what a
+// page passes back as initialPrompts is mostly that, often thousands of messages, and
+// JSON.stringify on the page plus the engine's scan of every string cost more than the
+// rest of create() (RATIONALE.md "How does create() read a long history?").
+
+// attachment is the key of a message's attachment: text sent after the message's JSON,
+// not in it (a symbol, so JSON.stringify leaves it out). channel.js hands it to the port.
+export const attachment = Symbol("attachment");
+
+/**
+ * packText returns msgs (initialPrompts, converted by webidl.js) packed, or null when
+ * they are not a history this form holds: each message {role, content, prefix?} with a
+ * string content, a system message only first, a prefix only on the last message, an
+ * assistant's. Anything else (parts, tool roles, a rule broken) crosses as JSON, and the
+ * engine names what is wrong. For each message: a role letter (s, u, a, or p for an
+ * assistant's prefix), its text's length in UTF-16 code units, a colon and the text.
+ * @returns {{count: number, text: string} | null}
+ */
+export function packText(msgs) {
+  if (!Array.isArray(msgs) || msgs.length === 0) return null;
+  const last = msgs.length - 1;
+  const pieces = new Array(msgs.length * 4);
+  for (let i = 0; i <= last; i++) {
+    const m = msgs[i];
+    if (m === null || typeof m !== "object" || typeof m.content !== "string") return null;
+    let letter;
+    switch (m.role) {
+      case "user":
+        letter = "u";
+        break;
+      case "assistant":
+        letter = m.prefix === true ? "p" : "a";
+        break;
+      case "system":
+        letter = "s";
+        break;
+      default:
+        return null;
+    }
+    if ((letter === "s" && i > 0) || (m.prefix === true && (letter !== "p" || i < last))) return null;
+    for (const k in m) if (k !== "role" && k !== "content" && k !== "prefix") return null;
+    const at = i * 4;
+    pieces[at] = letter;
+    pieces[at + 1] = m.content.length;
+    pieces[at + 2] = ":";
+    pieces[at + 3] = m.content;
+  }
+  return { count: msgs.length, text: pieces.join("") };
+}
