@@ -20,6 +20,11 @@ export async function load(config, progress, given) {
   await goReady;
   const module = await compiled;
   const go = new globalThis.Go();
+  // Go's collector runs when the heap has grown to five times what the last cycle left
+  // live, not twice: a collection in the module shares the page's one thread, and its
+  // write barriers and assists slow what runs meanwhile; the memory it costs is in
+  // RATIONALE.md "Why does the module's collector run less often?".
+  go.env = { ...go.env, GOGC: "400" };
   const ready = new Promise((resolve) => (globalThis.__langmodel_ready = resolve));
   const instance = await WebAssembly.instantiate(module, go.importObject);
   const exited = go.run(instance);

@@ -22,7 +22,6 @@
 package main
 
 import (
-	"runtime/debug"
 	"syscall/js"
 	"unsafe"
 
@@ -37,12 +36,6 @@ var (
 )
 
 func main() {
-	// The collector runs when the heap has grown to five times what the last one left
-	// live, not twice: a page's heap is small, a collection in wasm runs on the page's
-	// one thread, and its write barriers and assists slow what runs meanwhile. Memory
-	// after a run of make bench-peers' workloads: 8.5 → 19.5 MB (RATIONALE.md "Why does
-	// the module's collector run less often?").
-	debug.SetGCPercent(400)
 	port = wasm.NewPort()
 	if ready := js.Global().Get("__langmodel_ready"); ready.Type() == js.TypeFunction {
 		ready.Invoke()
