@@ -28,14 +28,26 @@ function flush() {
   scheduled = false;
   const changes = port.mirror();
   if (out.length === 0 && changes == null) return;
-  const msg = { msgs: out, changes: changes == null ? null : textOf(JSON.parse(changes)) };
+  const msg = { msgs: out, changes: changes == null ? null : split(changes) };
   out = [];
   postMessage(msg);
 }
 
-function textOf(changes) {
-  for (const c of changes) if (c.add) c.add = c.add.map((m) => JSON.stringify(m));
-  return changes;
+// split reads wasm.Mirror's changes: a JSON array, then the messages they add, a line
+// each, which the page keeps as text (mirror.js): each change's add becomes its lines.
+function split(changes) {
+  const nl = changes.indexOf("\n");
+  if (nl < 0) return JSON.parse(changes);
+  const list = JSON.parse(changes.slice(0, nl));
+  const lines = changes.slice(nl + 1).split("\n");
+  let at = 0;
+  for (const c of list) {
+    if (!c.add) continue;
+    const n = c.add;
+    c.add = lines.slice(at, at + n);
+    at += n;
+  }
+  return list;
 }
 
 function schedule() {

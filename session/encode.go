@@ -31,6 +31,16 @@ func MarshalMessages(msgs []Message) []byte {
 	return b.Bytes()
 }
 
+// WriteMessageLines writes each of msgs as MarshalMessages would, each after a newline
+// instead of inside an array: compact JSON holds no newline, so a reader has each
+// message's text by splitting at "\n", without parsing it.
+func WriteMessageLines(b *bytes.Buffer, msgs []Message) {
+	for _, m := range msgs {
+		b.WriteByte('\n')
+		m.appendJSON(b)
+	}
+}
+
 func (m Message) appendJSON(b *bytes.Buffer) {
 	b.WriteString(`{"role":`)
 	writeString(b, string(m.Role))

@@ -1,6 +1,7 @@
 package wasm
 
 import (
+	"bytes"
 	"strconv"
 	"unsafe"
 
@@ -37,16 +38,18 @@ func NewMirror(h *Handler) *Mirror {
 	return &Mirror{h: h, sent: make(map[int64]mirrored)}
 }
 
-// Changes returns the changes since the last call as a JSON array, or nil when there are
-// none. Each change is one of
+// Changes returns the changes since the last call, or nil when there are none: a JSON
+// array of changes, then the messages they add, each on a line of its own (after a
+// "\n"), in the draft-PR form session.history exports. Each change is one of
 //
-//	{"session": key, "usage": n, "keep": [[from, count], …], "add": [message, …]}
+//	{"session": key, "usage": n, "keep": [[from, count], …], "add": count}
 //	{"session": key, "gone": true}
 //
-// keep lists the runs of the page's copy that stay, in order (absent: none), and add the
-// messages that follow them, in the draft-PR form session.history exports. gone: the
-// session was destroyed. Sessions are reported in key order. It is safe from any
-// goroutine, but its calls must not overlap.
+// keep lists the runs of the page's copy that stay, in order (absent: none), and add how
+// many of the lines, taken in order, follow them. gone: the session was destroyed.
+// Sessions are reported in key order. The page keeps each message's text as it came
+// (js/mirror.js), so the lines spare it parsing a long history only to write each
+// message out again. It is safe from any goroutine, but its calls must not overlap.
 func (m *Mirror) Changes() []byte {
 	m.h.mu.Lock()
 	keys := make([]int64, 0, len(m.h.sessions))
@@ -73,6 +76,7 @@ func (m *Mirror) Changes() []byte {
 	m.h.mu.Unlock()
 
 	var b []byte
+	var lines bytes.Buffer
 	for i, k := range keys {
 		now := now[i]
 		prev, had := m.sent[k]
@@ -110,14 +114,15 @@ func (m *Mirror) Changes() []byte {
 		}
 		if next < len(now.msgs) {
 			b = append(b, `,"add":`...)
-			b = append(b, session.MarshalMessages(now.msgs[next:])...)
+			b = strconv.AppendInt(b, int64(len(now.msgs)-next), 10)
+			session.WriteMessageLines(&lines, now.msgs[next:])
 		}
 		b = append(b, '}')
 	}
 	if b == nil {
 		return nil
 	}
-	return append(b, ']')
+	return append(append(b, ']'), lines.Bytes()...)
 }
 
 // open starts the array, or separates the next change from the previous one.

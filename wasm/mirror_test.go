@@ -1,6 +1,7 @@
 package wasm
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -20,13 +21,21 @@ type copyOf struct {
 func apply(t *testing.T, copies map[int64]*copyOf, changes []byte) {
 	t.Helper()
 	var cs []struct {
-		Session int64             `json:"session"`
-		Gone    bool              `json:"gone"`
-		Usage   json.Number       `json:"usage"`
-		Keep    [][2]int          `json:"keep"`
-		Add     []json.RawMessage `json:"add"`
+		Session int64       `json:"session"`
+		Gone    bool        `json:"gone"`
+		Usage   json.Number `json:"usage"`
+		Keep    [][2]int    `json:"keep"`
+		Add     int         `json:"add"`
 	}
-	require.NoError(t, json.Unmarshal(changes, &cs), string(changes))
+	list, rest, _ := bytes.Cut(changes, []byte("\n"))
+	require.NoError(t, json.Unmarshal(list, &cs), string(changes))
+	var lines []json.RawMessage
+	if len(rest) > 0 {
+		for _, l := range bytes.Split(rest, []byte("\n")) {
+			require.True(t, json.Valid(l), "a line is one message: %s", l)
+			lines = append(lines, l)
+		}
+	}
 	for _, c := range cs {
 		if c.Gone {
 			delete(copies, c.Session)
@@ -40,8 +49,11 @@ func apply(t *testing.T, copies map[int64]*copyOf, changes []byte) {
 		for _, r := range c.Keep {
 			msgs = append(msgs, old.msgs[r[0]:r[0]+r[1]]...)
 		}
-		copies[c.Session] = &copyOf{usage: c.Usage, msgs: append(msgs, c.Add...)}
+		require.LessOrEqual(t, c.Add, len(lines), "more added than the lines hold")
+		copies[c.Session] = &copyOf{usage: c.Usage, msgs: append(msgs, lines[:c.Add]...)}
+		lines = lines[c.Add:]
 	}
+	require.Empty(t, lines, "lines that no change adds")
 }
 
 // requireMirrored checks that the page's copies are what the synchronous query answers.
@@ -78,17 +90,17 @@ func TestMirror_Changes(t *testing.T) {
 		{"nothing yet", func() {}, ``, nil},
 		{"create", func() {
 			p.ok("create", `"session":1,"initialPrompts":[{"role":"system","content":"be brief"}],"options":{"backend":{"kind":"scripted","window":50,"turns":[{"text":"one"},{"text":"two"},{"text":"three"}]}}`)
-		}, `[{"session":1,"usage":6,"add":[{"role":"system","content":[{"type":"text","value":"be brief"}]}]}]`, []int64{1}},
+		}, `[{"session":1,"usage":6,"add":1}]` + "\n" + `{"role":"system","content":[{"type":"text","value":"be brief"}]}`, []int64{1}},
 		{"unchanged", func() { p.ok("hello", `"version":4`) }, ``, []int64{1}},
 		{"prompt: only the new messages", func() { p.ok("prompt", `"session":1,"input":"hi"`) },
-			`[{"session":1,"usage":16,"keep":[[0,1]],"add":[{"role":"user","content":[{"type":"text","value":"hi"}]},{"role":"assistant","content":[{"type":"text","value":"one"}]}]}]`, []int64{1}},
+			`[{"session":1,"usage":16,"keep":[[0,1]],"add":2}]` + "\n" + `{"role":"user","content":[{"type":"text","value":"hi"}]}` + "\n" + `{"role":"assistant","content":[{"type":"text","value":"one"}]}`, []int64{1}},
 		{"a failed prompt leaves no change", func() {
 			p.fails("prompt", `"session":1,"input":"`+strings.Repeat("y", 400)+`"`, "QuotaExceededError")
 		}, ``, []int64{1}},
 		{"clone: the whole history for the new key", func() { p.ok("clone", `"session":1,"clone":2`) },
-			`[{"session":2,"usage":16,"add":[{"role":"system","content":[{"type":"text","value":"be brief"}]},{"role":"user","content":[{"type":"text","value":"hi"}]},{"role":"assistant","content":[{"type":"text","value":"one"}]}]}]`, []int64{1, 2}},
+			`[{"session":2,"usage":16,"add":3}]` + "\n" + `{"role":"system","content":[{"type":"text","value":"be brief"}]}` + "\n" + `{"role":"user","content":[{"type":"text","value":"hi"}]}` + "\n" + `{"role":"assistant","content":[{"type":"text","value":"one"}]}`, []int64{1, 2}},
 		{"eviction: the oldest turn goes, the initial prompt and the rest stay", func() { p.ok("prompt", `"session":1,"input":"`+long+`"`) },
-			`[{"session":1,"usage":50,"keep":[[0,1],[2,1]],"add":[{"role":"user","content":[{"type":"text","value":"` + long + `"}]},{"role":"assistant","content":[{"type":"text","value":"two"}]}]}]`, []int64{1, 2}},
+			`[{"session":1,"usage":50,"keep":[[0,1],[2,1]],"add":2}]` + "\n" + `{"role":"user","content":[{"type":"text","value":"` + long + `"}]}` + "\n" + `{"role":"assistant","content":[{"type":"text","value":"two"}]}`, []int64{1, 2}},
 		{"destroy", func() { p.ok("destroy", `"session":2`) }, `[{"session":2,"gone":true}]`, []int64{1}},
 	} {
 		t.Run(step.name, func(t *testing.T) {
@@ -102,6 +114,25 @@ func TestMirror_Changes(t *testing.T) {
 			require.Nil(t, m.Changes(), "reported twice")
 		})
 	}
+}
+
+// TestMirror_LinesInOrder: when several sessions changed, each change takes its own
+// messages from the lines, in the order the changes come.
+func TestMirror_LinesInOrder(t *testing.T) {
+	p := newPage(t)
+	m := NewMirror(p.h)
+	copies := map[int64]*copyOf{}
+	for _, k := range []string{"1", "2", "3"} {
+		p.ok("create", `"session":`+k+`,"initialPrompts":[{"role":"system","content":"session `+k+`"}],"options":{`+script(`{"text":"one `+k+`"}`)+`}`)
+	}
+	changes := m.Changes()
+	require.Equal(t, 3, bytes.Count(changes, []byte("\n")), "one line per message: %s", changes)
+	apply(t, copies, changes)
+	requireMirrored(t, p, copies, 1, 2, 3)
+	p.ok("prompt", `"session":3,"input":"to three"`)
+	p.ok("prompt", `"session":1,"input":"to one"`)
+	apply(t, copies, m.Changes())
+	requireMirrored(t, p, copies, 1, 2, 3)
 }
 
 // TestMirror_Rollback: an aborted prompt, seen midway (its user message already in the
@@ -119,7 +150,7 @@ func TestMirror_Rollback(t *testing.T) {
 		return len(p.logged("chunk")) > 0
 	}, 5*time.Second, time.Millisecond)
 	changes := m.Changes()
-	require.Equal(t, `[{"session":1,"usage":15,"keep":[[0,2]],"add":[{"role":"user","content":[{"type":"text","value":"b"}]}]}]`, string(changes))
+	require.Equal(t, `[{"session":1,"usage":15,"keep":[[0,2]],"add":1}]`+"\n"+`{"role":"user","content":[{"type":"text","value":"b"}]}`, string(changes))
 	apply(t, copies, changes)
 	requireMirrored(t, p, copies, 1)
 
@@ -132,7 +163,7 @@ func TestMirror_Rollback(t *testing.T) {
 
 	p.ok("prompt", `"session":1,"input":"c"`) // appends to a copy of the array: matched by identity
 	changes = m.Changes()
-	require.Equal(t, `[{"session":1,"usage":21,"keep":[[0,2]],"add":[{"role":"user","content":[{"type":"text","value":"c"}]},{"role":"assistant","content":[{"type":"text","value":"after"}]}]}]`, string(changes))
+	require.Equal(t, `[{"session":1,"usage":21,"keep":[[0,2]],"add":2}]`+"\n"+`{"role":"user","content":[{"type":"text","value":"c"}]}`+"\n"+`{"role":"assistant","content":[{"type":"text","value":"after"}]}`, string(changes))
 	apply(t, copies, changes)
 	requireMirrored(t, p, copies, 1)
 }
