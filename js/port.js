@@ -18,8 +18,9 @@ const SHORT = 512; // the length under which port.js copies ASCII text itself
  *  - query(json) → json: a synchronous history/usage question;
  *  - connect(receive): receive(text) gets every later batch of the module's messages,
  *    one JSON array each, starting with any written before;
- *  - mirror() → json | null: what changed in the histories since the last call (worker
- *    mode, worker.js).
+ *  - mirror() → text | null: what changed in the histories since the last call, a JSON
+ *    array and then the messages it adds, a line each (wasm.Mirror; worker mode,
+ *    worker.js).
  */
 export function modulePort(go) {
   const ex = go?._inst?.exports;
