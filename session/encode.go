@@ -20,6 +20,7 @@ func (m Message) MarshalJSON() ([]byte, error) {
 // MarshalMessages encodes msgs as a JSON array; the result is a deep copy.
 func MarshalMessages(msgs []Message) []byte {
 	var b bytes.Buffer
+	b.Grow(sizeHint(msgs))
 	b.WriteByte('[')
 	for i, m := range msgs {
 		if i > 0 {
@@ -35,10 +36,28 @@ func MarshalMessages(msgs []Message) []byte {
 // instead of inside an array: compact JSON holds no newline, so a reader has each
 // message's text by splitting at "\n", without parsing it.
 func WriteMessageLines(b *bytes.Buffer, msgs []Message) {
+	b.Grow(sizeHint(msgs))
 	for _, m := range msgs {
 		b.WriteByte('\n')
 		m.appendJSON(b)
 	}
+}
+
+// sizeHint is about the length of msgs as JSON, texts unescaped: a long history is
+// written into one buffer grown once, not doubled a dozen times (each a copy and a
+// cleared allocation).
+func sizeHint(msgs []Message) int {
+	n := 2
+	for _, m := range msgs {
+		n += 40
+		for _, p := range m.Parts {
+			n += 32 + len(p.Text) + len(p.Media)
+			if p.Call != nil || p.Result != nil {
+				n += 128
+			}
+		}
+	}
+	return n
 }
 
 func (m Message) appendJSON(b *bytes.Buffer) {

@@ -160,12 +160,38 @@ func AppendString(b []byte, s string) []byte { return appendString(b, s, true) }
 // such as the module's channel to its JS face.
 func AppendStringKeepHTML(b []byte, s string) []byte { return appendString(b, s, false) }
 
-func appendString(b []byte, s string, escapeHTML bool) []byte {
+// plainASCII says which bytes need no escaping: bit keepHTML where <, > and & stay,
+// bit escapeHTML where they are escaped; none beyond ASCII (those go through the rune
+// path). One lookup per byte, where the comparisons were six: long histories are
+// exported whole (session.history, worker mode's copy).
+var plainASCII = func() (t [256]uint8) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		switch c {
+		case '"', '\\':
+		case '<', '>', '&':
+			t[c] = keepHTML
+		default:
+			t[c] = keepHTML | escapeHTML
+		}
+	}
+	return t
+}()
+
+const (
+	keepHTML   = 1
+	escapeHTML = 2
+)
+
+func appendString(b []byte, s string, escapeHTMLChars bool) []byte {
 	b = append(b, '"')
+	plain := uint8(keepHTML)
+	if escapeHTMLChars {
+		plain = escapeHTML
+	}
 	start := 0
 	for i := 0; i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && (!escapeHTML || c != '<' && c != '>' && c != '&') {
+			if plainASCII[c]&plain != 0 {
 				i++
 				continue
 			}

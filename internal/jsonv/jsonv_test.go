@@ -258,13 +258,21 @@ func BenchmarkMarshal(b *testing.B) {
 	})
 }
 
-// AppendStringKeepHTML writes what json.Encoder writes with SetEscapeHTML(false).
+// AppendStringKeepHTML writes what json.Encoder writes with SetEscapeHTML(false), and
+// AppendString what json.Marshal writes, every ASCII byte included.
 func TestAppendStringKeepHTML(t *testing.T) {
-	for _, s := range []string{"<a href='x'>&amp;</a>", "\x00\b\f\n\r\t\"\\", "a\xffb\u2028\u2029é"} {
+	var every []byte
+	for c := range 0x80 {
+		every = append(every, byte(c))
+	}
+	for _, s := range []string{"<a href='x'>&amp;</a>", "\x00\b\f\n\r\t\"\\", "a\xffb\u2028\u2029é", string(every)} {
 		var want bytes.Buffer
 		enc := json.NewEncoder(&want)
 		enc.SetEscapeHTML(false)
 		require.NoError(t, enc.Encode(s))
 		require.Equal(t, strings.TrimSuffix(want.String(), "\n"), string(jsonv.AppendStringKeepHTML(nil, s)), "%q", s)
+		std, err := json.Marshal(s)
+		require.NoError(t, err)
+		require.Equal(t, string(std), string(jsonv.AppendString(nil, s)), "%q", s)
 	}
 }
