@@ -48,7 +48,12 @@ export function modulePort(go) {
   // is that and an eighth, and only a message that does not fit is written again into
   // room for the worst case (a UTF-16 code unit takes at most 3 bytes of UTF-8). The
   // memory may grow in lm_inbox: the view is made after.
-  const sizes = [0, 0];
+  const sizes = [0, 0]; // write's answer: [bytes in all, bytes of the attachment]
+  const sized = (n, tail) => {
+    sizes[0] = n;
+    sizes[1] = tail;
+    return sizes;
+  };
   const write = (json, attach = "") => {
     if (json.length <= SHORT && attach === "") {
       const ptr = ex.lm_inbox(json.length) >>> 0;
@@ -59,11 +64,7 @@ export function modulePort(go) {
         if (c >= 0x80) break;
         into[i] = c;
       }
-      if (i === json.length) { // all ASCII: a byte each, as TextEncoder writes them
-        sizes[0] = i;
-        sizes[1] = 0;
-        return sizes;
-      }
+      if (i === json.length) return sized(i, 0); // all ASCII: a byte each, as TextEncoder writes them
     }
     const length = json.length + attach.length;
     let room = length + (length >> 3) + 16;
@@ -71,18 +72,10 @@ export function modulePort(go) {
       const ptr = ex.lm_inbox(room) >>> 0;
       const into = new Uint8Array(ex.mem.buffer, ptr, room);
       const a = encoder.encodeInto(json, into);
-      if (a.read === json.length && attach === "") {
-        sizes[0] = a.written;
-        sizes[1] = 0;
-        return sizes;
-      }
       if (a.read === json.length) {
+        if (attach === "") return sized(a.written, 0);
         const b = encoder.encodeInto(attach, into.subarray(a.written));
-        if (b.read === attach.length) {
-          sizes[0] = a.written + b.written;
-          sizes[1] = b.written;
-          return sizes;
-        }
+        if (b.read === attach.length) return sized(a.written + b.written, b.written);
       }
       room = length * 3;
     }

@@ -21,7 +21,7 @@ type Options struct {
 	Expected session.Expected
 	// InitialPrompts is the initialPrompts option as decoded JSON, as its JSON text (a
 	// json.RawMessage, read by session.NormalizeJSON), as messages normalized already
-	// ([]session.Message, as session.NormalizeJSONFast gives them), or nil.
+	// ([]session.Message: the binding's packed history, wasm/packed.go), or nil.
 	InitialPrompts any
 	// ContextWindow overrides the model's window (0: the model's, or DefaultContextWindow).
 	ContextWindow int

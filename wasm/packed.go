@@ -8,7 +8,7 @@ import (
 )
 
 // unpackText reads a create request's initial prompts as the face packs a history of
-// text messages (js/webidl.js packText): for each message a role letter (s system,
+// text messages (js/pack.js packText): for each message a role letter (s system,
 // u user, a assistant, p an assistant's prefix), its text's length in UTF-16 code units
 // in decimal, a colon and the text, all in UTF-8. count is how many messages, units the
 // whole packed text's length in UTF-16 code units.
