@@ -244,18 +244,16 @@ var conformance = []conformRow{
 		return [first.value, await same(reader.read(), reason), s.history.length];`,
 		want: `["a",true,0]`},
 	{name: "stream.cancel() aborts the prompt as its signal would", section: "writing-assistance-apis § get a streaming AI model result (cancel algorithm); DESIGN.md §3", js: `
-		let toolAborted = false;
+		const w = waitingTool();
 		const s = await LanguageModel.create({
 			backend: script({ calls: [{ name: "weather", arguments: { city: "Oslo" } }] }, { text: "after" }),
-			tools: [weather((a, ctx) => new Promise((res) => ctx.signal.addEventListener("abort", () => { toolAborted = true; res("late"); })))],
+			tools: [w.tool],
 		});
-		const started = new Promise((r) => { s.ontoolcall = r; });
 		const stream = s.promptStreaming("weather?");
-		await started;
+		await w.started;
 		await stream.cancel(new Error("not interested"));
-		await sleep(20);
-		return [toolAborted, s.history.length, await s.prompt("again")];`,
-		want: `[true,0,"after"]`},
+		return [await w.aborted(), s.history.length, await s.prompt("again")];`,
+		want: `["AbortError",0,"after"]`},
 	{name: "create's signal ties the session: calls in flight and later reject with its reason", section: "README § Session destruction; writing-assistance-apis § create an AI model object", js: `
 		const reason = new Error("gone");
 		const ac = new AbortController();
@@ -460,18 +458,15 @@ var streamRows = []conformRow{
 		return [out, s.history.length];`,
 		want: `[["Hel","lo"],2]`},
 	{name: "break cancels the stream, which aborts the prompt: history unchanged, the tool's signal fires", section: "Streams § async iterator return (cancel); writing-assistance-apis § get a streaming AI model result (cancel)", js: `
-		let toolAborted = false;
+		const w = waitingTool();
 		const s = await LanguageModel.create({
 			backend: script({ chunks: ["Let me check."], calls: [{ name: "weather", arguments: { city: "Oslo" } }] }, { text: "Sunny." }, { text: "next" }),
-			tools: [weather((a, ctx) => new Promise((res) => ctx.signal.addEventListener("abort", () => { toolAborted = true; res("late"); })))],
+			tools: [w.tool],
 		});
-		const calls = [];
-		s.ontoolcall = () => calls.push("call");
 		const stream = s.promptStreaming("weather?");
-		for await (const c of stream) { await sleep(5); break; }
-		await sleep(20);
-		return [toolAborted, s.history.length, stream.locked, await s.prompt("again")];`,
-		want: `[true,0,false,"Sunny."]`},
+		for await (const c of stream) { await w.started; break; }
+		return [await w.aborted(), s.history.length, stream.locked, await s.prompt("again")];`,
+		want: `["AbortError",0,false,"Sunny."]`},
 	{name: "a throw inside for await cancels like break", section: "Streams § async iterator return (cancel)", js: `
 		const s = await LanguageModel.create({ backend: script({ chunks: ["a"], hang: true }, { text: "next" }) });
 		let caughtIt;

@@ -15,6 +15,15 @@ const caught = async (p) => { try { await p; return "resolved"; } catch (e) { re
 const read = async (stream) => { const r = stream.getReader(); const out = []; for (;;) { const { done, value } = await r.read(); if (done) return out; out.push(value); } };
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const weather = (execute) => ({ name: "weather", description: "Weather in a city", inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] }, execute });
+// waitingTool is a weather tool that runs until its signal aborts. started settles when
+// it has begun; aborted() settles with the abort's name once the page has heard it (the
+// engine's tool-abort may come after the prompt's rejection), or null after two seconds.
+const waitingTool = () => {
+	let start, stop;
+	const started = new Promise((r) => (start = r)), stopped = new Promise((r) => (stop = r));
+	const tool = weather((args, ctx) => new Promise((res) => { ctx.signal.addEventListener("abort", () => { stop(ctx.signal.reason.name); res("late"); }); start(); }));
+	return { tool, started, aborted: () => Promise.race([stopped, sleep(2000).then(() => null)]) };
+};
 const KEY = "sk-test-0123456789abcdef";
 const openai = (nonce, plan, extra) => ({ kind: "openai", baseURL: LLM + "/r/" + nonce + "/" + plan, model: "m", apiKey: KEY, ...extra });
 const stats = async (nonce) => (await fetch(LLM + "/r/" + nonce + "/stats")).json();
@@ -124,18 +133,17 @@ var scenarios = []scenario{
 		`[[{"type":"text","value":"text"}],[{"type":"object","value":{"a":1}}],[{"type":"text","value":"part"}],[{"type":"object","value":null}],[{"type":"text","value":"wrapped"}]]`},
 
 	{"slow tool aborted", `
-		let seen = null;
+		const w = waitingTool();
 		const s = await LanguageModel.create({
 			backend: script({ calls: [{ name: "weather", arguments: { city: "Oslo" } }] }, { text: "after" }),
-			tools: [weather((args, ctx) => new Promise((resolve, reject) => {
-				ctx.signal.addEventListener("abort", () => { seen = ctx.signal.reason.name; reject(ctx.signal.reason); });
-			}))],
+			tools: [w.tool],
 		});
 		const ac = new AbortController();
-		s.ontoolcall = () => setTimeout(() => ac.abort(), 5);
-		const r = await caught(s.prompt("weather?", { signal: ac.signal }));
-		await sleep(20);
-		return { r, seen, history: s.history.length, next: await s.prompt("again") };`,
+		const p = caught(s.prompt("weather?", { signal: ac.signal }));
+		await w.started;
+		ac.abort();
+		const r = await p;
+		return { r, seen: await w.aborted(), history: s.history.length, next: await s.prompt("again") };`,
 		`{"r":"AbortError","seen":"AbortError","history":0,"next":"after"}`},
 
 	{"maxToolCalls", `
@@ -319,17 +327,15 @@ var scenarios = []scenario{
 		`{"avail":"available","unavail":"unavailable","params":{"defaultTopK":3,"maxTopK":128,"defaultTemperature":1,"maxTemperature":2},"before":0,"after":11,"inputUsage":11,"measured":6,"legacy":5,"window":32768,"samplingMode":"balanced","topK":3,"temperature":1,"eventTarget":true}`},
 
 	{"destroy mid-loop", `
-		let aborted = null;
-		const s = await LanguageModel.create({
-			backend: script({ calls: [{ name: "weather", arguments: { city: "A" } }] }),
-			tools: [weather((a, ctx) => new Promise((res) => ctx.signal.addEventListener("abort", () => { aborted = ctx.signal.reason.name; res("late"); })))],
-		});
-		s.ontoolcall = () => setTimeout(() => s.destroy(), 5);
+		// The page destroys the session while a tool runs: the tool's signal aborts, and
+		// the prompt and the one queued behind it reject.
+		const w = waitingTool();
+		const s = await LanguageModel.create({ backend: script({ calls: [{ name: "weather", arguments: { city: "A" } }] }), tools: [w.tool] });
 		const p1 = caught(s.prompt("go"));
 		const p2 = caught(s.prompt("queued"));
-		const r = [await p1, await p2];
-		await sleep(20);
-		return { r, aborted };`,
+		await w.started;
+		s.destroy();
+		return { r: [await p1, await p2], aborted: await w.aborted() };`,
 		`{"r":["AbortError","AbortError"],"aborted":"AbortError"}`},
 
 	{"create: monitor and signal", `
