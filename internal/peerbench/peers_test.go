@@ -47,6 +47,16 @@ globalThis.started = new Promise((resolve) => { globalThis.answer = (text) => re
 var startPages = map[string]string{
 	"module": startHead + moduleStart("/face/language-model.js", ""),
 	"plain":  startHead + moduleStart("/js/language-model.js", `{ wasm: "/langmodel.wasm" }`),
+	// bare is the floor of any module built by the standard Go toolchain: Go's loader and
+	// a program that only calls the page back (browsertest.BuildBare, 1.9 MB, no face),
+	// compiled as it streams in.
+	"bare": startHead + `<script type="module">
+await import("/wasm_exec.js");
+globalThis.` + browsertest.BareReadyGlobal + ` = () => answer("hi");
+const go = new Go();
+const { instance } = await WebAssembly.instantiateStreaming(fetch("/bare.wasm"), go.importObject);
+go.run(instance);
+</script>`,
 	"sdk": startHead + `<script type="module">
 import { generateText, MockLanguageModelV3 } from "/sdk/sdk.js";
 const model = new MockLanguageModelV3({ doGenerate: async () => ({ content: [{ type: "text", text: "hi" }],
@@ -115,6 +125,7 @@ func BenchmarkPeers(b *testing.B) {
 		"/face/langmodel.wasm": browsertest.File(wasm),
 		"/face/":               http.StripPrefix("/face/", http.FileServer(http.Dir(face))),
 		"/peer/bench.js":       browsertest.File("bench.js"),
+		"/bare.wasm":           browsertest.File(browsertest.BuildBare(b)),
 	}
 	for name, html := range startPages {
 		handlers["/peer/start-"+name+".html"] = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -185,7 +196,7 @@ func BenchmarkPeers(b *testing.B) {
 				t.add("history-module", got.Create)
 				t.add("history-prompt", got.Prompt)
 			}
-			for _, side := range append(sides, "plain") {
+			for _, side := range append(sides, "plain", "bare") {
 				if *only == "steps" {
 					break
 				}
@@ -251,8 +262,11 @@ func (t *table) start(b *testing.B, ctx context.Context, base, side string) {
 	// tiers the hot code up, as it would on a real page: V8 writes a module's code cache
 	// only once enough of it has been optimised.
 	work := `const bench = await import("/peer/bench.js"); await bench.moduleLoop(LanguageModel, 100, 5);`
-	if side == "sdk" {
+	switch side {
+	case "sdk":
 		work = `const bench = await import("/peer/bench.js"); await bench.sdkLoop(await import("/sdk/sdk.js"), 100, 5);`
+	case "bare":
+		work = "" // it has nothing more to run
 	}
 	_, err = chromedp.Run(bctx, chromedp.Evaluate[chromedp.Void](`(async () => {`+work+`})()`, chromedp.EvalAwaitPromise))
 	require.NoError(b, err)
@@ -264,7 +278,7 @@ func (t *table) start(b *testing.B, ctx context.Context, base, side string) {
 	warm := waitStart(b, bctx)
 	t.add("warm-"+side, warm.Ms)
 	t.add("warmlongtask-"+side, warm.Longest)
-	if side != "sdk" {
+	if side == "module" || side == "plain" {
 		t.add("compile-cold-"+side, cold.Compile)
 		t.add("compile-warm-"+side, warm.Compile)
 	}
@@ -367,6 +381,8 @@ func (t *table) figures() []figure {
 		figure{"the same, repeat visit (HTTP cache)", "warm-sdk", "warm-module", "ms", "≤ 1.5×", "warm-ratio"},
 		figure{"first visit, the face as plain files (no bundler: a request per file)", "cold-sdk", "cold-plain", "ms", "", "cold-plain-ratio"},
 		figure{"repeat visit, the same", "warm-sdk", "warm-plain", "ms", "", "warm-plain-ratio"},
+		figure{"first visit, a Go module that only calls the page back (the standard toolchain's floor)", "cold-sdk", "cold-bare", "ms", "", "cold-bare-ratio"},
+		figure{"repeat visit, the same", "warm-sdk", "warm-bare", "ms", "", "warm-bare-ratio"},
 		figure{"longest main-thread task before the first answer, first visit", "longtask-sdk", "longtask-module", "ms", "≤ 16 ms (worker mode)", "longtask-ratio"},
 		figure{"the same, repeat visit", "warmlongtask-sdk", "warmlongtask-module", "ms", "≤ 16 ms (worker mode)", ""},
 	)
