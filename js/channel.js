@@ -39,8 +39,9 @@ export class Channel {
         return;
       }
       // A reply is the engine's word on the request: an abort that comes after it (in
-      // this task, before the microtask) must not contradict it.
-      for (const m of batch) if (m.type === "reply") this.#answered.add(m.id);
+      // this task, before the microtask) must not contradict it. An error is not: the
+      // history is as before either way, so an abort still wins (the signal's reason).
+      for (const m of batch) if (m.type === "reply" && !m.error) this.#answered.add(m.id);
       queueMicrotask(() => {
         for (const m of batch) this.#receive(m);
       });
@@ -85,8 +86,10 @@ export class Channel {
           const p = this.#pending.get(id);
           if (!p || this.#answered.has(id)) return;
           // A reply that arrives while the abort is being sent settles the promise: a
-          // result the engine had finished is kept (the history has it), and its
-          // AbortError becomes the signal's own reason (see #receive).
+          // result the engine had finished is kept (the history has it), and an error,
+          // its AbortError or one that was on its way before the engine heard the abort
+          // (a failed fetch, an overflow: the history is as before either way), becomes
+          // the signal's own reason (see #receive).
           p.abortedWith = { reason: abortReason(signal) };
           if (sent) this.notify({ type: "abort", target: id });
           if (this.#answered.has(id)) return;
@@ -195,6 +198,19 @@ export class Channel {
     this.#running.clear();
   }
 
+  // abortSession aborts the signals of the page's calls (tools, approvals) running for the
+  // session key, and drops what they answer: destroy() calls it before it rejects the
+  // session's prompts, so that a running tool has seen its signal abort by the time its
+  // prompt settles. The engine's own tool-abort would do it too, but from a Worker it
+  // comes a round trip later, after the rejection (issue 19).
+  abortSession(key, reason) {
+    for (const [id, c] of this.#running) {
+      if (c.session !== key) continue;
+      this.#running.delete(id);
+      c.abort(reason);
+    }
+  }
+
   #receive(m) {
     try {
       switch (m.type) {
@@ -202,7 +218,7 @@ export class Channel {
           this.#answered.delete(m.id);
           const p = this.#pending.get(m.id);
           if (!p) return; // aborted or failed already: dropped on purpose
-          if (m.error) p.reject(p.abortedWith && m.error.name === "AbortError" ? p.abortedWith.reason : makeError(m.error));
+          if (m.error) p.reject(p.abortedWith ? p.abortedWith.reason : makeError(m.error));
           else p.resolve(m.value);
           return;
         }
@@ -241,7 +257,7 @@ export class Channel {
   // #call runs fn for the engine call m and sends its tool-return, unless the engine
   // stopped waiting meanwhile (tool-abort). fn gets the call's LazyAbort.
   async #call(m, fn) {
-    const ctrl = new LazyAbort();
+    const ctrl = new LazyAbort(m.session);
     this.#running.set(m.id, ctrl);
     let reply;
     try {
@@ -392,6 +408,10 @@ class LazyAbort {
   #ctrl = null;
   #reason = undefined;
   aborted = false;
+
+  constructor(session) {
+    this.session = session; // the session key of the call (abortSession)
+  }
 
   get signal() {
     if (!this.#ctrl) {

@@ -362,6 +362,7 @@ export class LanguageModel extends EventTarget {
     this.#destroyReason = reason;
     this.#untie?.();
     const err = reason ?? new DOMException("The session has been destroyed.", "AbortError");
+    this.#channel.abortSession(this.#key, err);
     for (const fail of [...this.#inflight]) fail(err);
     this.#channel.unlisten(this.#key);
     this.#channel.notify({ type: "destroy", id: 0, session: this.#key });
