@@ -26,8 +26,15 @@ deps:
 	bash .ci/install-browsers.sh
 	@command -v brotli >/dev/null || bash .ci/install-debian.sh brotli
 
+## CHAOS_FRESH: random seeds the chaos suite plays beside its fixed ones in make test (the
+## first also in the browser), new every run, printed here so that a failure's seed is
+## in the log (issue 19). CHAOS_FRESH= plays the fixed ones alone.
+ifeq ($(origin CHAOS_FRESH),undefined)
+CHAOS_FRESH := $(shell od -An -N8 -tu4 /dev/urandom | awk '{print $$1 "," $$2}')
+endif
 test-native:
-	$(GO) test -count=1 -timeout=30m $$($(GO) list $(PKGS) | grep -v /internal/pkgtest)
+	@echo "chaos: fresh seeds this run: $(CHAOS_FRESH) (replay one with CHAOS_SEED=<seed> make chaos)"
+	CHAOS_FRESH=$(CHAOS_FRESH) $(GO) test -count=1 -timeout=30m $$($(GO) list $(PKGS) | grep -v /internal/pkgtest)
 
 ## test-race: the concurrent engine and binding under the race detector
 test-race:
