@@ -52,7 +52,9 @@ return problems;`
 // TestDemo_Layout: the demo looks right at a desktop window's width (1280×800) and a
 // phone's (390×844): nothing wider than the viewport, the header's items apart, every
 // example prompt visible in full; before and after a few turns (a note, a data file, the
-// world clock). The screenshots are written for a person to look at (see shot).
+// world clock), with the settings open, and with an open-loop call paused (its Run and
+// Refuse buttons in view). The screenshots are written for a person to look at (see
+// shot).
 func TestDemo_Layout(t *testing.T) {
 	t.Parallel()
 	b := browsertest.Shared(t)
@@ -92,6 +94,27 @@ func TestDemo_Layout(t *testing.T) {
 				require.GreaterOrEqual(t, got[i], -0.5, "the settings panel is %s: %v", what, got)
 			}
 			shot(t, p, vp.name+"-settings")
+			// The open loop, paused before a call, on a fresh page (a history fed back to a
+			// new session is another test's subject): the card's buttons are in view.
+			p = open(t, b, base)
+			require.NoError(t, p.SetViewport(vp.width, vp.height, vp.mobile))
+			buttons := eval[[]float64](t, p, `choose("loop", "open");
+				await until(() => $("#mode-label").textContent === "open loop", "open mode");
+				$("#pause").checked = true; $("#pause").dispatchEvent(new Event("change"));
+				say("What's the time in Tokyo?");
+				const card = await until(() => $("#conversation .call.state-paused"), "the call to pause");
+				await new Promise((r) => setTimeout(r, 300));
+				const conv = $("#conversation").getBoundingClientRect(), vw = document.documentElement.clientWidth;
+				return [...card.querySelectorAll(".call-actions button")].flatMap((b) => {
+					const r = b.getBoundingClientRect();
+					return [r.top - conv.top, conv.bottom - r.bottom, r.left, vw - r.right];
+				});`)
+			require.Len(t, buttons, 8, "Run this call and Refuse")
+			for i, v := range buttons {
+				require.GreaterOrEqual(t, v, -0.5, "button %d is out of view (%v)", i/4, buttons)
+			}
+			require.Empty(t, eval[[]string](t, p, layoutProbe), "at %d×%d, an open-loop call paused", vp.width, vp.height)
+			shot(t, p, vp.name+"-open-paused")
 		})
 	}
 }
