@@ -8,7 +8,7 @@ PKGS      := ./...
 # The engine's own packages: they must build and test under GOOS=js too.
 ENGINE    := ./session/... ./loop/...
 
-.PHONY: browser-table module package test-package bench-peers chaos soak test-types size test test-native test-race test-js bench fuzz check check-imports deps demo wasm test-wasm-js
+.PHONY: browser-table module package test-package bench-peers chaos soak test-types size test test-native test-race test-js bench fuzz check check-clone check-imports deps demo wasm test-wasm-js
 
 ## test: every test layer (native, the .wasm under wazero, Chromium, Firefox, WebKit), from a
 ## fresh clone. BROWSERS=firefox (or chromium,webkit…) runs the browser tests in those only.
@@ -77,17 +77,24 @@ fuzz:
 	$(GO) test ./internal/relin/ -run='^$$' -fuzz=FuzzAgreesWithGoRegexp -fuzztime=$(FUZZTIME)
 
 ## check: formatting, vet, import rules, tidy go.mod
-check: check-imports
+check: check-imports check-clone
 	@test -z "$$(gofmt -l .)" || (gofmt -l . && echo "gofmt wants to change the files above" && exit 1)
 	$(GO) vet ./...
 	GOOS=js GOARCH=wasm $(GO) vet $(ENGINE)
 
-## check-imports: DESIGN.md §2's import rules
+## check-clone: a clone tests itself: nothing in the repository (tests, scripts, documents)
+## reaches for files beside it; what the tests read lives inside (the JSON Schema Test
+## Suite in session/schema/testdata/, with its licence)
+check-clone:
+	@out=$$(git grep -n -I -e '\.\./shared' -e 'shared/testdata' -- ':!Makefile' ':!docs/docs_test.go' || true); \
+	  test -z "$$out" || (echo "$$out" && echo "check-clone: the lines above reach outside the repository, which a clone does not have" && exit 1)
+
+## check-imports: the import rules of docs/design.md ("The layout")
 check-imports:
 	@leaks=$$(grep -rl --include='*.go' '"syscall/js"' . | grep -v '^./wasm/' || true); \
-	  test -z "$$leaks" || (echo "syscall/js outside wasm/ (DESIGN.md §2): $$leaks" && exit 1)
+	  test -z "$$leaks" || (echo "syscall/js outside wasm/ (docs/design.md): $$leaks" && exit 1)
 	@deps=$$($(GO) list -deps $(ENGINE) | grep -x -e net/http -e syscall/js || true); \
-	  test -z "$$deps" || (echo "the engine links $$deps (DESIGN.md §2: no I/O in session/ and loop/)" && exit 1)
+	  test -z "$$deps" || (echo "the engine links $$deps (docs/design.md: no I/O in session/ and loop/)" && exit 1)
 	@deps=$$(GOOS=js GOARCH=wasm $(GO) list -deps ./wasm/cmd/langmodel | grep -x -e net/http -e net -e github.com/mailru/easyjson || true); \
 	  test -z "$$deps" || (echo "the module links $$deps (net/http adds ~8 MB, net 53 KB brotli; easyjson's root package pulls net/http: use jlexer and wasm/internal/jsonw)" && exit 1)
 	@leaks=$$(grep -l '"syscall/js"' $$(find wasm -name '*.go' -not -path 'wasm/cmd/*' -not -path '*/testdata/*') || true); \
