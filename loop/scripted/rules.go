@@ -77,7 +77,11 @@ func (m *Rules) turn(req *loop.Request) Turn {
 		if r.Match == "" || i < 0 || !offered[r.Tool] {
 			continue
 		}
-		rest := strings.TrimRight(strings.TrimLeft(text[i+len(r.Match):], separator), sentenceEnd)
+		rest := text[i+len(r.Match):]
+		for rest != "" && strings.IndexByte(separator, rest[0]) >= 0 { // not TrimLeft: 0.5 KB brotli of code
+			rest = rest[1:]
+		}
+		rest = strings.TrimRight(rest, sentenceEnd)
 		calls = append(calls, Call{Name: r.Tool, Arguments: fill(r.Arguments, rest)})
 	}
 	if len(calls) > 0 {
