@@ -6,9 +6,10 @@
 // the way its README section says (esbuild, vite build, vite dev, webpack, plain files
 // with an import map, Node) and run: in headless Chromium for the pages, in node for
 // Node. A page made of exactly the files README's plain-files step copies runs too, and
-// the README the package ships is checked for links that cannot resolve in it. The apps' code is README.md's examples, read from README.md, so
-// that what README shows is what runs. The bundlers are pinned in package.json here and
-// installed by `make deps` (npm ci); bundle.mjs drives them through their own APIs.
+// the README the package ships is checked for links that cannot resolve in it. The
+// apps' code is README.md's examples, read from README.md, so that what README shows is
+// what runs. The bundlers are pinned in package.json here and installed by `make deps`
+// (npm ci); bundle.mjs drives them through their own APIs.
 package pkgtest
 
 import (
