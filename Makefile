@@ -8,7 +8,7 @@ PKGS      := ./...
 # The engine's own packages: they must build and test under GOOS=js too.
 ENGINE    := ./session/... ./loop/...
 
-.PHONY: browser-table module package test-package bench-peers chaos soak test-types size test test-native test-race test-js bench fuzz check check-imports deps demo wasm test-wasm-js
+.PHONY: browser-table module package test-package bench-peers chaos soak test-types size test test-native test-race test-js bench fuzz check check-clone check-imports deps demo wasm test-wasm-js
 
 ## test: every test layer (native, the .wasm under wazero, Chromium, Firefox, WebKit), from a
 ## fresh clone. BROWSERS=firefox (or chromium,webkit…) runs the browser tests in those only.
@@ -59,7 +59,8 @@ chaos:
 	CHAOS_SEED=$(CHAOS_SEED) CHAOS_RUNS=$(CHAOS_RUNS) CHAOS_STEPS=$(CHAOS_STEPS) \
 	  $(GO) test -count=1 -timeout=60m -run='Chaos' ./wasm/cmd/langmodel/
 ## bench-peers: the module against the Vercel AI SDK in one headless Chromium page
-## (internal/peerbench): prints the table of ratios README's performance claims quote.
+## (internal/peerbench): prints the table of ratios the performance claims (docs/testing.md,
+## RATIONALE.md) quote.
 ## The SDK and esbuild are pinned in internal/peerbench/package.json and installed here,
 ## never shipped; not part of make test. ROUNDS=n interleaved rounds.
 ROUNDS ?= 5
@@ -83,17 +84,24 @@ fuzz:
 	$(GO) test ./internal/relin/ -run='^$$' -fuzz=FuzzAgreesWithGoRegexp -fuzztime=$(FUZZTIME)
 
 ## check: formatting, vet, import rules, tidy go.mod
-check: check-imports
+check: check-imports check-clone
 	@test -z "$$(gofmt -l .)" || (gofmt -l . && echo "gofmt wants to change the files above" && exit 1)
 	$(GO) vet ./...
 	GOOS=js GOARCH=wasm $(GO) vet $(ENGINE)
 
-## check-imports: DESIGN.md §2's import rules
+## check-clone: a clone tests itself: nothing in the repository (tests, scripts, documents)
+## reaches for files beside it; what the tests read lives inside (the JSON Schema Test
+## Suite in session/schema/testdata/, with its licence)
+check-clone:
+	@out=$$(git grep -n -I -e '\.\./shared' -e 'shared/testdata' -- ':!Makefile' ':!docs/docs_test.go' || true); \
+	  test -z "$$out" || (echo "$$out" && echo "check-clone: the lines above reach outside the repository, which a clone does not have" && exit 1)
+
+## check-imports: the import rules of docs/design.md ("The layout")
 check-imports:
 	@leaks=$$(grep -rl --include='*.go' '"syscall/js"' . | grep -v '^./wasm/' || true); \
-	  test -z "$$leaks" || (echo "syscall/js outside wasm/ (DESIGN.md §2): $$leaks" && exit 1)
+	  test -z "$$leaks" || (echo "syscall/js outside wasm/ (docs/design.md): $$leaks" && exit 1)
 	@deps=$$($(GO) list -deps $(ENGINE) | grep -x -e net/http -e syscall/js || true); \
-	  test -z "$$deps" || (echo "the engine links $$deps (DESIGN.md §2: no I/O in session/ and loop/)" && exit 1)
+	  test -z "$$deps" || (echo "the engine links $$deps (docs/design.md: no I/O in session/ and loop/)" && exit 1)
 	@deps=$$(GOOS=js GOARCH=wasm $(GO) list -deps ./wasm/cmd/langmodel | grep -x -e net/http -e net -e github.com/mailru/easyjson || true); \
 	  test -z "$$deps" || (echo "the module links $$deps (net/http adds ~8 MB, net 53 KB brotli; easyjson's root package pulls net/http: use jlexer and wasm/internal/jsonw)" && exit 1)
 	@leaks=$$(grep -l '"syscall/js"' $$(find wasm -name '*.go' -not -path 'wasm/cmd/*' -not -path '*/testdata/*') || true); \
@@ -123,11 +131,13 @@ module:
 
 ## package: the npm package (never published: "private" in npm/package.json, the one place
 ## its version is written): build/package/ holds the face, its types, the .wasm and Go's
-## wasm_exec.js (with Go's LICENSE), and `npm pack` makes build/langmodel.tgz from it
+## wasm_exec.js (with Go's LICENSE), and README.md with its links into the repository made
+## plain text (npm/readme.mjs); `npm pack` makes build/langmodel.tgz from it
 PKG := $(BUILD)/package
 package: module
 	rm -rf $(PKG) && mkdir -p $(PKG)
-	cp npm/package.json README.md js/*.js js/language-model.d.ts $(BUILD)/langmodel.wasm $(PKG)/
+	cp npm/package.json js/*.js js/language-model.d.ts $(BUILD)/langmodel.wasm $(PKG)/
+	node npm/readme.mjs README.md $(PKG)/README.md
 	cp "$(GOROOT)/lib/wasm/wasm_exec.js" $(PKG)/wasm_exec.js
 	cp "$(GOROOT)/LICENSE" $(PKG)/LICENSE-go
 	cd $(BUILD) && rm -f langmodel-*.tgz && npm pack --silent ./package >/dev/null && mv langmodel-*.tgz langmodel.tgz
@@ -143,14 +153,14 @@ test-package:
 ## test-types: compile-test js/language-model.d.ts under tsc --strict (TypeScript and
 ## @types/dom-chromium-ai from internal/npm, pinned, never shipped): code a page would write
 ## (js/types-check.ts, misuses marked @ts-expect-error), page code typed for Chrome
-## (js/types-check-chrome.ts, against @types/dom-chromium-ai), and the README's
+## (js/types-check-chrome.ts, against @types/dom-chromium-ai), and docs/backends.md's
 ## global-LanguageModel example with and without those types (js/types-check-globals.ts)
 TSC       := $(NPM_DEV)/node_modules/.bin/tsc --noEmit --strict --target es2022 --module es2022 \
   --moduleResolution bundler --lib es2022,dom,dom.iterable,dom.asynciterable
 CHROME_TYPES := --typeRoots $(NPM_DEV)/node_modules/@types --types dom-chromium-ai
 test-types:
 	@test -x $(NPM_DEV)/node_modules/.bin/tsc || (echo "test-types: no TypeScript; run make deps" && exit 1)
-	@node -e 'const fs = require("fs"); const m = /A closed loop against Ollama[\s\S]*?```js\n([\s\S]*?)```\n/.exec(fs.readFileSync("README.md", "utf8")); if (!m || !fs.readFileSync("js/types-check-globals.ts", "utf8").includes(m[1])) { console.error("test-types: js/types-check-globals.ts must hold the README example (A closed loop against Ollama) verbatim"); process.exit(1); }'
+	@node -e 'const fs = require("fs"); const m = /A closed loop against Ollama[\s\S]*?```js\n([\s\S]*?)```\n/.exec(fs.readFileSync("docs/backends.md", "utf8")); if (!m || !fs.readFileSync("js/types-check-globals.ts", "utf8").includes(m[1])) { console.error("test-types: js/types-check-globals.ts must hold the example of docs/backends.md (A closed loop against Ollama) verbatim"); process.exit(1); }'
 	$(TSC) js/types-check.ts js/types-check-globals.ts
 	$(TSC) $(CHROME_TYPES) js/types-check-globals.ts js/types-check-chrome.ts
 

@@ -4,7 +4,8 @@
 // (rel="noopener noreferrer"). What it understands: paragraphs (a single newline is a
 // line break, as in chat), fenced code blocks, `code`, **bold**, *italic* / _italic_,
 // bullet and numbered lists, headings, quotes, [links](https://…) and bare
-// http(s) URLs. Anything else stays literal text.
+// http(s) URLs; a line that ends in a JSON object or array is shown pretty-printed as
+// a code block. Anything else stays literal text.
 
 /** safeURL returns the normalised href of an absolute http(s) URL, else null. */
 export function safeURL(raw) {
@@ -147,6 +148,36 @@ const heading = /^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$/;
 const fence = /^\s{0,3}(```+|~~~+)\s*([\w+-]*)\s*$/;
 const quote = /^\s{0,3}>\s?(.*)$/;
 
+// jsonLine matches a line that ends in a JSON object or array, after an optional label
+// ("read_data_file: {…}", as the offline model reports a tool's object result).
+const jsonLine = /^(.*?:\s*)?([[{].*[\]}])\s*$/;
+
+// jsonBlock returns the nodes for a line that ends in a JSON object or array of some
+// size: the label as a paragraph, the value pretty-printed as a code block. Other
+// lines give null.
+function jsonBlock(line) {
+  const m = jsonLine.exec(line);
+  if (!m || m[2].length < 40) return null;
+  let value;
+  try {
+    value = JSON.parse(m[2]);
+  } catch {
+    return null;
+  }
+  const nodes = [];
+  if (m[1]) {
+    const p = el("p");
+    p.append(...inline(m[1].trim()));
+    nodes.push(p);
+  }
+  const pre = el("pre", "json");
+  const code = el("code", "", JSON.stringify(value, null, 2));
+  code.dataset.lang = "json";
+  pre.append(code);
+  nodes.push(pre);
+  return nodes;
+}
+
 /** renderMarkdown renders text as a DocumentFragment of safe nodes. */
 export function renderMarkdown(text) {
   const frag = document.createDocumentFragment();
@@ -217,6 +248,12 @@ export function renderMarkdown(text) {
     if (list && /^\s{2,}\S/.test(line)) {
       // a continuation line of the last list item
       list.lastElementChild.append(el("br"), ...inline(line.trim()));
+      continue;
+    }
+    const json = jsonBlock(line);
+    if (json) {
+      closeAll();
+      frag.append(...json);
       continue;
     }
     list = null;

@@ -127,10 +127,19 @@ function nativeConstraint(rc) {
   }
 }
 
-export async function nativeAvailability(native) {
+// probeOptions are what the module asks the browser's own model when it only needs to
+// know whether there is one (install()'s globals, the browser backend): text in and out,
+// in English, the language every shipped model serves. Chromium warns in the console of
+// any availability() or create() that names no output language, so one is named.
+const probeOptions = Object.freeze({
+  expectedInputs: [{ type: "text", languages: ["en"] }],
+  expectedOutputs: [{ type: "text", languages: ["en"] }],
+});
+
+export async function nativeAvailability(native, options = probeOptions) {
   if (!native) return "unavailable";
   try {
-    return await native.availability();
+    return await native.availability(options);
   } catch {
     return "unavailable";
   }

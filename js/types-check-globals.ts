@@ -1,4 +1,4 @@
-// Compile-time test of language-model.d.ts (`make test-types`): the README's
+// Compile-time test of language-model.d.ts (`make test-types`): docs/backends.md's
 // global-LanguageModel example, which must compile both with and without
 // @types/dom-chromium-ai beside the module's types. Not shipped; nothing runs it.
 

@@ -242,7 +242,7 @@ func demoClosedLoop(t *testing.T, b *browsertest.Browser) {
 		};`)
 	require.Equal(t, []string{"get_current_time ×3"}, v.Groups, "repeated calls of one tool share one card")
 	require.Equal(t, []string{"Get current time", "Calculator", "Read a data file"}, v.Titles, "titles from annotations.title, else from the name")
-	require.Contains(t, v.Answer, "read_data_file: ")
+	require.Contains(t, v.Answer, "read_data_file:{\n  \"planets\": [", "the data file's JSON, pretty-printed")
 	require.True(t, v.Same, "the transcript from session.history must render as the live view:\nlive:    %s\nhistory: %s", v.Live, v.History)
 
 	require.NoError(t, p.Eval(t.Context(), `
@@ -523,7 +523,7 @@ func demoXSSInert(t *testing.T, b *browsertest.Browser) {
 	}
 	got := eval[result](t, p, `
 		say("Read file evil"); await idle();
-		say("[click me](javascript:window.__xss=4) <img src=x onerror=window.__xss=5> <script>window.__xss=6</script> **bold**"); await idle();
+		say("[click me](javascript:window.__xss=4) <img src=x onerror=window.__xss=5> <script>window.__xss=6</script> **bold** [fine](https://example.com/a)"); await idle();
 		$("#history-open").click();
 		await until(() => $("#history-preview .call"), "the history preview");
 		await new Promise((r) => setTimeout(r, 300)); // time for an onerror to fire
@@ -541,6 +541,7 @@ func demoXSSInert(t *testing.T, b *browsertest.Browser) {
 		};`)
 	require.Nil(t, got.XSS)
 	require.Zero(t, got.Elements, "no element from model or tool content")
+	// The tool's JSON is shown as a code block, its link as text; the model's reply has one.
 	require.Equal(t, []string{"https://example.com/a", "https://example.com/a"}, got.Links, "the live view and the history panel's transcript")
 	require.Equal(t, []string{"noopener noreferrer"}, got.Rels)
 	require.Equal(t, "success", got.Card.State)

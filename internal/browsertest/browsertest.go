@@ -429,6 +429,27 @@ func (p *Page) record(line string) {
 	p.mu.Unlock()
 }
 
+// viewporter is a tab whose driver can set the viewport's size (Chromium's).
+type viewporter interface {
+	setViewport(ctx context.Context, width, height int, mobile bool) error
+}
+
+// SetViewport makes the page's viewport width by height CSS pixels, as on a desktop
+// window or (mobile) a phone, and returns once the page has laid itself out again.
+// Only Chromium can: elsewhere it is an error.
+func (p *Page) SetViewport(width, height int, mobile bool) error {
+	v, ok := p.tab.(viewporter)
+	if !ok {
+		return fmt.Errorf("browsertest: %s cannot set the viewport", p.Engine)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), p.timeout(context.Background()))
+	defer cancel()
+	if err := v.setViewport(ctx, width, height, mobile); err != nil {
+		return fmt.Errorf("browsertest: viewport: %w", err)
+	}
+	return p.Eval(ctx, `await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));`, nil)
+}
+
 // Screenshot writes a PNG of the page's viewport to path, creating its directory.
 func (p *Page) Screenshot(path string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), p.timeout(context.Background()))

@@ -135,6 +135,19 @@ func (t *chromiumTab) screenshot(ctx context.Context) ([]byte, error) {
 	return chromedp.Run(c, chromedp.CaptureScreenshot())
 }
 
+// setViewport emulates a device width by height CSS pixels wide (mobile: a phone's
+// viewport, meta viewport honoured, with touch).
+func (t *chromiumTab) setViewport(ctx context.Context, width, height int, mobile bool) error {
+	c, cancel := t.bound(ctx)
+	defer cancel()
+	opts := []chromedp.EmulateViewportOption{chromedp.EmulateLandscape}
+	if mobile {
+		opts = []chromedp.EmulateViewportOption{chromedp.EmulatePortrait, chromedp.EmulateMobile, chromedp.EmulateTouch}
+	}
+	_, err := chromedp.Run(c, chromedp.EmulateViewport(int64(width), int64(height), opts...))
+	return err
+}
+
 func (t *chromiumTab) close() { t.cancel() }
 
 // exceptionError turns the protocol's report of an exception into a JSError.

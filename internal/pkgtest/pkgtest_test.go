@@ -1,12 +1,15 @@
 //go:build !js
 
 // Package pkgtest tests the npm package as its users use it: `make package` builds the
-// tarball, each test installs it with npm into a scratch app in a temporary folder, and
-// the app is built the way its README section says (esbuild, vite build, vite dev,
-// webpack, plain files with an import map, Node) and run: in headless Chromium for the
-// pages, in node for Node. The apps' code is README.md's examples, read from README.md, so
-// that what README shows is what runs. The bundlers are pinned in package.json here and
-// installed by `make deps` (npm ci); bundle.mjs drives them through their own APIs.
+// tarball, each test starts a scratch app in a temporary folder as README's Node section
+// says (npm init -y, "type": "module", npm install of the tarball), and the app is built
+// the way its README section says (esbuild, vite build, vite dev, webpack, plain files
+// with an import map, Node) and run: in headless Chromium for the pages, in node for
+// Node. A page made of exactly the files README's plain-files step copies runs too, and
+// the README the package ships is checked for links that cannot resolve in it. The
+// apps' code is README.md's examples, read from README.md, so that what README shows is
+// what runs. The bundlers are pinned in package.json here and installed by `make deps`
+// (npm ci); bundle.mjs drives them through their own APIs.
 package pkgtest
 
 import (
@@ -87,18 +90,23 @@ func readExamples(t *testing.T, test string) examples {
 	return ex
 }
 
-// npmApp makes a scratch app in a temporary folder, installs the tarball into it with
-// npm, as a user would, and writes files into it.
+// npmApp makes a scratch app in a temporary folder as README's Node section says a user
+// does (npm init -y, "type": "module", npm install of the tarball), and writes files into
+// it.
 func npmApp(t *testing.T, files map[string]string) string {
 	t.Helper()
 	tgz, err := tarball()
 	require.NoError(t, err)
 	dir := t.TempDir()
-	files["package.json"] = `{ "name": "scratch-app", "private": true, "type": "module" }`
+	setup := readExamples(t, "TestPackage_Node").sh
+	require.Contains(t, setup, "npm init -y", "README's Node section starts the app")
+	setup = strings.ReplaceAll(setup, "/path/to/langmodel/build/langmodel.tgz", tgz)
+	// No registry here: npm is told so, and to skip the audit and funding calls.
+	setup = strings.ReplaceAll(setup, "npm install ", "npm install --offline --no-audit --no-fund --loglevel=error ")
+	run(t, dir, "bash", "-euc", setup)
 	for name, data := range files {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644))
 	}
-	run(t, dir, "npm", "install", "--offline", "--no-audit", "--no-fund", "--loglevel=error", tgz)
 	return dir
 }
 
@@ -308,6 +316,125 @@ func TestPackage_Node(t *testing.T) {
 	out := run(t, dir, "node", "--test", "--test-reporter=tap", "tool.test.js")
 	require.Contains(t, out, "\n# pass 2\n", out)
 	require.Contains(t, out, "\n# fail 0\n", out)
+}
+
+// TestPackage_PlainFiles: a page given exactly the files README's plain-files step
+// copies out of the package (and nothing of npm) runs README's two examples, with the
+// module on the page and in a Worker.
+func TestPackage_PlainFiles(t *testing.T) {
+	blocks, langs := readme(t, "TestPackage_PlainFiles")
+	require.Equal(t, []string{"sh"}, langs, "README's copy step")
+	ex := readExamples(t, "TestPackage_Apps")
+	require.Len(t, ex.js, 2, "README's closed and open examples")
+	tgz, err := tarball()
+	require.NoError(t, err)
+	dir := t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "build"), 0o755))
+	run(t, filepath.Join(dir, "build"), "tar", "xzf", tgz) // build/package, as make package leaves it
+	run(t, dir, "bash", "-euc", blocks[0])
+	site := filepath.Join(dir, "site")
+	copied, err := os.ReadDir(site)
+	require.NoError(t, err)
+	for _, f := range copied {
+		require.False(t, f.IsDir(), "the step copies files only: %s", f.Name())
+	}
+	importMap := strings.Replace(ex.html, "./node_modules/langmodel/language-model.js", "./language-model.js", 1)
+	require.NotEqual(t, ex.html, importMap, "README's import map names the face")
+	main := appMain(ex)
+	require.Contains(t, main, "await install({ ")
+	files := map[string]string{
+		"harness.js":     harness,
+		"main.js":        main,
+		"main-worker.js": strings.Replace(main, "await install({ ", "await install({ worker: true, ", 1),
+		"index.html":     "<!doctype html>\n<meta charset=utf-8>\n<link rel=icon href=\"data:,\">\n" + importMap + "\n",
+		"worker.html":    "<!doctype html>\n<meta charset=utf-8>\n<link rel=icon href=\"data:,\">\n" + strings.Replace(importMap, "./main.js", "./main-worker.js", 1) + "\n",
+	}
+	for name, data := range files {
+		_, err := os.Stat(filepath.Join(site, name))
+		require.True(t, os.IsNotExist(err), "the page's own %s is not one of the package's files", name)
+		require.NoError(t, os.WriteFile(filepath.Join(site, name), []byte(data), 0o644))
+	}
+	base := browsertest.Serve(t, site, nil)
+	b := browsertest.Shared(t)
+	for _, page := range []string{"/index.html", "/worker.html"} {
+		t.Run(page, func(t *testing.T) {
+			p := b.Open(t, base+page)
+			var errs []string
+			require.NoError(t, p.Eval(t.Context(), `
+				while (!globalThis.appDone && !globalThis.appErrors?.length) await new Promise((r) => setTimeout(r, 20));
+				return globalThis.appErrors;`, &errs))
+			require.Empty(t, errs)
+			var logs []string
+			for _, line := range p.Console() {
+				if after, ok := strings.CutPrefix(line, "log: "); ok {
+					logs = append(logs, after)
+				}
+				require.False(t, strings.HasPrefix(line, "exception:") || strings.HasPrefix(line, "error:"), line)
+			}
+			require.Equal(t, wantLogs, logs)
+		})
+	}
+}
+
+// mdLink is a Markdown link's target, outside code.
+var mdLink = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+
+// TestPackage_Readme: the README the package ships has no link that cannot resolve
+// inside the package (links into the repository are plain text there; links to its own
+// headings find them), and its examples are README.md's, which the tests above run.
+func TestPackage_Readme(t *testing.T) {
+	dir := npmApp(t, map[string]string{})
+	raw, err := os.ReadFile(filepath.Join(dir, "node_modules", "langmodel", "README.md"))
+	require.NoError(t, err)
+	shipped := string(raw)
+	headings := map[string]bool{}
+	var anchors []string
+	inFence := false
+	for _, line := range strings.Split(shipped, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+			inFence = !inFence
+			continue
+		}
+		if inFence {
+			continue
+		}
+		if h, ok := strings.CutPrefix(strings.TrimLeft(line, "#"), " "); ok && strings.HasPrefix(line, "#") {
+			headings["#"+slug(h)] = true
+		}
+		for _, m := range mdLink.FindAllStringSubmatch(line, -1) {
+			target := m[1]
+			switch {
+			case strings.HasPrefix(target, "https://"), strings.HasPrefix(target, "http://"):
+			case strings.HasPrefix(target, "#"):
+				anchors = append(anchors, target)
+			default:
+				t.Errorf("the package's README links %s, which is not in the package", target)
+			}
+		}
+	}
+	require.NotEmpty(t, anchors)
+	for _, a := range anchors {
+		require.True(t, headings[a], "the link %s finds no heading in the package's README", a)
+	}
+	repo, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	block := regexp.MustCompile("(?s)<!-- tested: [^>]* -->\n```\\w+\n.*?\n```")
+	require.Equal(t, block.FindAllString(string(repo), -1), block.FindAllString(shipped, -1), "the shipped README's tested examples are README.md's")
+}
+
+// slug is a heading's anchor as GitHub and npm make it: lower case, spaces as hyphens,
+// punctuation dropped.
+func slug(h string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(strings.TrimSpace(h)) {
+		switch {
+		case r == ' ':
+			b.WriteRune('-')
+		case r == '-' || r == '_' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 127:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // TestPackage_Contents: the tarball holds what a page needs and nothing of the

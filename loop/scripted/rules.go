@@ -17,8 +17,10 @@ import (
 //     tool, it calls that tool with those arguments: a way to drive any tool by hand.
 //  3. Every Rule whose Match occurs in the last user message (case-insensitive), and whose
 //     tool is offered, becomes a call, in rule order. In Arguments, the string "{{text}}"
-//     is replaced by the user's text after the match, without the spaces and the sentence
-//     punctuation (. ? ! , ; :) at its end: "What is the time in Tokyo?" gives "Tokyo".
+//     is replaced by the user's text after the match, without the spaces and separators
+//     (, ; :) at its start and the spaces and sentence punctuation (. ? ! , ; :) at its
+//     end: "What is the time in Tokyo?" gives "Tokyo", "Remember: buy oat milk" gives
+//     "buy oat milk".
 //  4. Otherwise it answers "You said: <text>" and notes that it is the offline demo model.
 //
 // It is deterministic: the same history gives the same step.
@@ -75,7 +77,11 @@ func (m *Rules) turn(req *loop.Request) Turn {
 		if r.Match == "" || i < 0 || !offered[r.Tool] {
 			continue
 		}
-		rest := strings.TrimRight(strings.TrimSpace(text[i+len(r.Match):]), sentenceEnd)
+		rest := text[i+len(r.Match):]
+		for rest != "" && strings.IndexByte(separator, rest[0]) >= 0 { // not TrimLeft: 0.5 KB brotli of code
+			rest = rest[1:]
+		}
+		rest = strings.TrimRight(rest, sentenceEnd)
 		calls = append(calls, Call{Name: r.Tool, Arguments: fill(r.Arguments, rest)})
 	}
 	if len(calls) > 0 {
@@ -87,6 +93,10 @@ func (m *Rules) turn(req *loop.Request) Turn {
 // sentenceEnd is what a rule's {{text}} loses at its end: a question's "?" is not part of
 // the city it names.
 const sentenceEnd = " \t\r\n.?!,;:"
+
+// separator is what a rule's {{text}} loses at its start: the colon of "Remember: buy
+// oat milk" is not part of the note.
+const separator = " \t\r\n,;:"
 
 func slashCall(text string, offered map[string]bool) (Call, bool) {
 	text = strings.TrimSpace(text)

@@ -51,6 +51,8 @@ func TestRules(t *testing.T) {
 		{"a keyword becomes a call with the rest of the text", []session.Message{session.TextMessage(session.RoleUser, "What is the time in Asia/Tokyo")}, tools("get_time"), []string{`call get_time {"zone":"Asia/Tokyo"}`}},
 		{"the text loses its closing punctuation", []session.Message{session.TextMessage(session.RoleUser, "What is the time in Tokyo?")}, tools("get_time"), []string{`call get_time {"zone":"Tokyo"}`}},
 		{"the text loses every closing mark and space", []session.Message{session.TextMessage(session.RoleUser, "time in Asia/Tokyo ?! ")}, tools("get_time"), []string{`call get_time {"zone":"Asia/Tokyo"}`}},
+		{"the text loses the separator at its start", []session.Message{session.TextMessage(session.RoleUser, "time in: Oslo")}, tools("get_time"), []string{`call get_time {"zone":"Oslo"}`}},
+		{"the text loses every separator and space at its start", []session.Message{session.TextMessage(session.RoleUser, "time in ,; Oslo")}, tools("get_time"), []string{`call get_time {"zone":"Oslo"}`}},
 		{"punctuation inside the text stays", []session.Message{session.TextMessage(session.RoleUser, "time in St. John's, Canada.")}, tools("get_time"), []string{`call get_time {"zone":"St. John's, Canada"}`}},
 		{"several keywords become parallel calls in rule order", []session.Message{session.TextMessage(session.RoleUser, "weather and time in UTC")}, tools("get_time", "get_weather"), []string{`call get_time {"zone":"UTC"}`, `call get_weather {"city":"Paris"}`}},
 		{"a rule for a tool not offered is skipped", []session.Message{session.TextMessage(session.RoleUser, "weather")}, tools("get_time"), []string{"You said: weather\n\n(This is the offline demo model: it follows fixed rules, it does not understand language.)"}},

@@ -39,11 +39,10 @@ type fileResult struct {
 	unsupportedReasons          map[string]bool
 }
 
-// suiteDir finds draft2020-12 of the suite: $JSON_SCHEMA_TEST_SUITE (either
-// the suite folder or its draft2020-12 subfolder), else the first
-// shared/testdata/json-schema-test-suite found walking up from the working
-// directory, also trying ../shared beside each ancestor (the repository is
-// cloned as …/main with shared/ next to it).
+// suiteDir is draft2020-12 of the suite: $JSON_SCHEMA_TEST_SUITE (either the
+// suite folder or its draft2020-12 subfolder) when set, to measure another
+// release, else the copy kept in testdata/ (MIT, its LICENSE beside it), so a
+// clone tests itself with nothing outside it.
 func suiteDir(t *testing.T) string {
 	if env := os.Getenv(suiteEnv); env != "" {
 		for _, d := range []string{filepath.Join(env, "draft2020-12"), env} {
@@ -53,24 +52,11 @@ func suiteDir(t *testing.T) string {
 		}
 		t.Fatalf("%s=%q does not contain the draft2020-12 test files", suiteEnv, env)
 	}
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
+	dir := filepath.Join("testdata", "json-schema-test-suite", "draft2020-12")
+	if !isDir(dir) || !hasJSON(dir) {
+		t.Fatalf("JSON Schema Test Suite not found in %s (it is part of the repository)", dir)
 	}
-	rel := filepath.Join("shared", "testdata", "json-schema-test-suite", "draft2020-12")
-	for dir := wd; ; dir = filepath.Dir(dir) {
-		for _, cand := range []string{filepath.Join(dir, rel), filepath.Join(dir, "..", rel)} {
-			if isDir(cand) {
-				return cand
-			}
-		}
-		if filepath.Dir(dir) == dir {
-			break
-		}
-	}
-	t.Fatalf("JSON Schema Test Suite not found: looked for %s in every parent of %s (and beside it); "+
-		"set %s to the suite folder", rel, wd, suiteEnv)
-	return ""
+	return dir
 }
 
 func isDir(p string) bool {

@@ -79,7 +79,7 @@ func BenchmarkModule_ClosedLoopStep(b *testing.B) {
 // and run. The budget, as issue 12 restates it: at most 1.5× that module (the metrics
 // cold-budget-ratio and warm-budget-ratio). The bare syscall/js module alone is measured
 // too (cold-ratio, warm-ratio: DESIGN.md §5's first budget, which a standard-Go module
-// with a JSON decoder cannot meet; README.md says why).
+// with a JSON decoder cannot meet; docs/testing.md says why).
 func BenchmarkBrowser_Instantiate(b *testing.B) {
 	base := browsertest.Serve(b, "", map[string]http.Handler{
 		"/langmodel.wasm": browsertest.File(moduleWasm),

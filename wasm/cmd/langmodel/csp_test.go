@@ -14,9 +14,9 @@ import (
 	"langmodel/internal/replay"
 )
 
-// StrictCSP is the policy README.md says a page needs: scripts from its own origin, and
-// WebAssembly compilation ('wasm-unsafe-eval'); nothing inline, no eval, no other origin
-// (a model server elsewhere needs its origin in connect-src).
+// StrictCSP is the policy docs/backends.md says a page needs: scripts from its own
+// origin, and WebAssembly compilation ('wasm-unsafe-eval'); nothing inline, no eval, no
+// other origin (a model server elsewhere needs its origin in connect-src).
 const StrictCSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'"
 
 // withCSP adds the policy to every response of h.

@@ -16,11 +16,14 @@ import (
 	"langmodel/internal/replay"
 )
 
-// readmeBlocks returns the ```js blocks of README.md that follow a
-// "<!-- tested: name -->" line, in order (STYLE.md practice 14: every README snippet
-// has a test of what it shows).
+// backendsDoc is the page whose examples these tests run: the backends in depth.
+const backendsDoc = "../../../docs/backends.md"
+
+// readmeBlocks returns the ```js blocks of docs/backends.md that follow a
+// "<!-- tested: name -->" line, in order (STYLE.md practice 14: every snippet of the
+// documentation has a test of what it shows).
 func readmeBlocks(t *testing.T, name string) []string {
-	b, err := os.ReadFile("../../../README.md")
+	b, err := os.ReadFile(backendsDoc)
 	require.NoError(t, err)
 	var blocks []string
 	rest := string(b)
@@ -35,7 +38,7 @@ func readmeBlocks(t *testing.T, name string) []string {
 		blocks = append(blocks, rest[:end])
 		rest = rest[end:]
 	}
-	require.NotEmpty(t, blocks, "README.md has no block tested by %s", name)
+	require.NotEmpty(t, blocks, "%s has no block tested by %s", backendsDoc, name)
 	return blocks
 }
 
@@ -46,7 +49,7 @@ func replace(t *testing.T, s, old, new string) string {
 	return strings.Replace(s, old, new, 1)
 }
 
-// TestBrowser_READMEExamples runs the backend examples of README.md in every engine,
+// TestBrowser_READMEExamples runs the backend examples of docs/backends.md in every engine,
 // with the replay server standing in for Ollama, llama.cpp and vLLM (their recorded
 // streams).
 func TestBrowser_READMEExamples(t *testing.T) {
@@ -113,7 +116,7 @@ const engine = {
 };
 `
 
-// TestBrowser_READMEWebLLM runs README.md's WebLLM adapter against a fake engine: a
+// TestBrowser_READMEWebLLM runs docs/backends.md's WebLLM adapter against a fake engine: a
 // closed loop with a native call, the history as OpenAI messages, and abort.
 func TestBrowser_READMEWebLLM(t *testing.T) {
 	browsertest.Each(t, readmeWebLLM)
@@ -195,7 +198,7 @@ func ollamaCORS(allowed string) func(w http.ResponseWriter, r *http.Request) boo
 
 // TestBrowser_CORS: a model server on another origin (another port of 127.0.0.1), with
 // each server's CORS behaviour, with and without an API key (an Authorization header),
-// through the page's real fetch. What README.md "CORS" says.
+// through the page's real fetch. What docs/backends.md "CORS" says.
 func TestBrowser_CORS(t *testing.T) {
 	browsertest.Each(t, cors)
 }
@@ -225,7 +228,7 @@ func cors(t *testing.T, b *browsertest.Browser) {
 		return out;`
 	require.NoError(t, p.Eval(t.Context(), "const URLS = "+jsonOf(t, urls)+";"+script, &got))
 	// A refused request fails fetch with a TypeError each engine words its own way; the
-	// face keeps the browser's words after "the model failed: " (README "Browsers").
+	// face keeps the browser's words after "the model failed: " (docs/testing.md "Browsers").
 	ok, refused := "Sunny in Paris, 21°C.", "NetworkError: the model failed: "+map[browsertest.Engine]string{
 		browsertest.Chromium: "Failed to fetch",
 		browsertest.Firefox:  "NetworkError when attempting to fetch resource.",
@@ -233,7 +236,7 @@ func cors(t *testing.T, b *browsertest.Browser) {
 	}[b.Engine]
 	// llama.cpp with a key: the Fetch standard says "*" in Access-Control-Allow-Headers never
 	// covers Authorization, but Chromium 156, Firefox ESR 153 and WebKitGTK 2.50 all let it
-	// through. If this row fails, an engine has started to enforce it: update README.md "CORS".
+	// through. If this row fails, an engine has started to enforce it: update docs/backends.md "CORS".
 	requireJSON(t, `{"none":["`+refused+`","`+refused+`"],"llamacpp":["`+ok+`","`+ok+`"],"vllm":["`+ok+`","`+ok+`"],
 		"ollama":["`+ok+`","`+ok+`"],"ollama-elsewhere":["`+refused+`","`+refused+`"]}`, got)
 }
