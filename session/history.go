@@ -27,6 +27,12 @@ type History struct {
 	usage    int   // base + sum(costs)
 	window   int
 	pending  []ToolCall // calls without a result, in call order; copied on write
+	// ids holds the id of every call the history has held, evicted and rolled back
+	// ones included (the page has seen them: a rolled-back prompt's error carries its
+	// transcript), so that a new call can be given an id no call of the session had.
+	// Shared with clones until one of them writes (idsShared).
+	ids       map[string]struct{}
+	idsShared bool
 }
 
 // NewHistory returns an empty history for a context window of window units, of which
@@ -78,6 +84,25 @@ func (h *History) Usage() int { return h.usage }
 // Window is the context window.
 func (h *History) Window() int { return h.window }
 
+// HasCallID reports whether any call this history has held, evicted and rolled-back ones
+// included, had the id: a new call must not take it.
+func (h *History) HasCallID(id string) bool {
+	_, ok := h.ids[id]
+	return ok
+}
+
+// noteCallID records id as taken.
+func (h *History) noteCallID(id string) {
+	if h.ids == nil || h.idsShared {
+		ids := make(map[string]struct{}, len(h.ids)+8)
+		for k := range h.ids {
+			ids[k] = struct{}{}
+		}
+		h.ids, h.idsShared = ids, false
+	}
+	h.ids[id] = struct{}{}
+}
+
 // IsPending reports whether the call with id has no result yet.
 func (h *History) IsPending(id string) bool { return h.pendingIndex(id) >= 0 }
 
@@ -92,6 +117,7 @@ func (h *History) Append(m Message) error {
 			return Errorf(KindSyntax, ErrDuplicateCallID, "%q", c.CallID)
 		}
 		h.pending = append(slices.Clip(h.pending), *c)
+		h.noteCallID(c.CallID)
 	} else if r := m.Result(); r != nil && !r.Unpaired {
 		i := h.pendingIndex(r.CallID)
 		if i < 0 {
@@ -276,6 +302,7 @@ func (h *History) Fit(protectFrom int) (int, error) {
 // Clone returns an independent copy that shares the (immutable) messages.
 func (h *History) Clone() *History {
 	h.msgs, h.costs = slices.Clip(h.msgs), slices.Clip(h.costs)
+	h.idsShared = h.ids != nil
 	c := *h
 	return &c
 }
