@@ -64,6 +64,8 @@ async function page(): Promise<void> {
       ]);
       console.log(appended);
       await open.append([{ role: "tool-result", content: [{ type: "tool-result", value: new LanguageModelToolError(call.callID, call.name, "offline") }] }]);
+      // The explainer's form: content one part object, callId, an object result.
+      await open.prompt([{ role: "tool-result", content: { type: "tool-result", value: { callId: call.callID, name: call.name, result: [{ type: "object", value: { temp: 12 } }] } } }]);
     }
   }
 

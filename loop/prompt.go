@@ -138,7 +138,7 @@ func (r *run) fit() error {
 // other calls pending, for results still to come.
 func (r *run) input(input any, prompting bool) error {
 	s := r.s
-	msgs, err := session.Normalize(input, session.NormalizeOptions{HasPrior: s.hist.Len() > 0, Expected: s.opts.Expected})
+	msgs, err := session.Normalize(input, session.NormalizeOptions{HasPrior: s.hist.Len() > 0, Expected: s.opts.Expected, ModelMade: s.hist.MadeByModel})
 	if err != nil {
 		return err
 	}
@@ -248,7 +248,7 @@ func (s *Session) prompt(ctx Context, input any, po PromptOptions) (Result, erro
 			_ = s.hist.Append(session.TextMessage(session.RoleAssistant, text)) // text cannot fail
 		}
 		for _, c := range calls {
-			if err := s.hist.Append(session.CallMessage(c)); err != nil {
+			if err := s.hist.AppendModelCall(c); err != nil {
 				return Result{}, r.fail(err)
 			}
 		}

@@ -30,8 +30,9 @@ type History struct {
 	// ids holds the id of every call the history has held, evicted and rolled back
 	// ones included (the page has seen them: a rolled-back prompt's error carries its
 	// transcript), so that a new call can be given an id no call of the session had.
-	// Shared with clones until one of them writes (idsShared).
-	ids       map[string]struct{}
+	// The value is true for a call the session's model made (AppendModelCall). Shared
+	// with clones until one of them writes (idsShared).
+	ids       map[string]bool
 	idsShared bool
 }
 
@@ -91,16 +92,29 @@ func (h *History) HasCallID(id string) bool {
 	return ok
 }
 
-// noteCallID records id as taken.
-func (h *History) noteCallID(id string) {
+// MadeByModel reports whether the session's model made a call with the id (one appended
+// by AppendModelCall, still in the history or not).
+func (h *History) MadeByModel(id string) bool { return h.ids[id] }
+
+// noteCallID records id as taken, and as the model's when byModel.
+func (h *History) noteCallID(id string, byModel bool) {
 	if h.ids == nil || h.idsShared {
-		ids := make(map[string]struct{}, len(h.ids)+8)
-		for k := range h.ids {
-			ids[k] = struct{}{}
+		ids := make(map[string]bool, len(h.ids)+8)
+		for k, v := range h.ids {
+			ids[k] = v
 		}
 		h.ids, h.idsShared = ids, false
 	}
-	h.ids[id] = struct{}{}
+	h.ids[id] = h.ids[id] || byModel
+}
+
+// AppendModelCall is Append for a call the session's model made.
+func (h *History) AppendModelCall(c ToolCall) error {
+	if err := h.Append(CallMessage(c)); err != nil {
+		return err
+	}
+	h.noteCallID(c.CallID, true)
+	return nil
 }
 
 // IsPending reports whether the call with id has no result yet.
@@ -117,7 +131,7 @@ func (h *History) Append(m Message) error {
 			return Errorf(KindSyntax, ErrDuplicateCallID, "%q", c.CallID)
 		}
 		h.pending = append(slices.Clip(h.pending), *c)
-		h.noteCallID(c.CallID)
+		h.noteCallID(c.CallID, false)
 	} else if r := m.Result(); r != nil && !r.Unpaired {
 		i := h.pendingIndex(r.CallID)
 		if i < 0 {
