@@ -436,6 +436,17 @@ var engineRows = []conformRow{
 		const kind = (e) => [e instanceof RangeError, e instanceof DOMException, e.name];
 		return [kind(await thrown(LanguageModel.create({ backend: echo, temperature: -0.5 }))), kind(await thrown(LanguageModel.create({ backend: echo, topK: 0 })))];`,
 		want: `[[true,false,"RangeError"],[true,false,"RangeError"]]`},
+	{name: "a history fed back as initialPrompts: the new session's calls take ids the history does not have", section: "DESIGN.md §3 (session.history, call ids unique within the session); issue 18 item 3", js: `
+		const opts = { tools: [{ name: "w", description: "d", inputSchema: { type: "object" } }], expectedOutputs: [{ type: "text" }, { type: "tool-call" }],
+			expectedInputs: [{ type: "text" }, { type: "tool-call" }, { type: "tool-response" }] };
+		const a = await LanguageModel.create({ ...opts, backend: script({ calls: [{ name: "w", arguments: { n: 1 } }] }, { text: "one" }) });
+		const [first] = await a.prompt("x");
+		await a.prompt([{ role: "tool-result", content: { type: "tool-result", value: { callID: first.value.callID, name: "w", result: "r" } } }]);
+		const b = await LanguageModel.create({ ...opts, initialPrompts: a.history, backend: script({ calls: [{ name: "w", arguments: { n: 2 } }, { callID: "call_1", name: "w", arguments: { n: 3 } }] }) });
+		const next = (await b.prompt("y")).map((p) => p.value.callID);
+		const ids = b.history.filter((m) => m.role === "tool-call").map((m) => m.content[0].value.callID);
+		return [first.value.callID, next.includes(first.value.callID), new Set(ids).size === ids.length, ids.length];`,
+		want: `["call_1",false,true,3]`},
 	{name: "availability() with sampling values out of range answers unavailable", section: "§ LanguageModelCreateCoreOptions (topK, temperature: custom out-of-range handling); Chrome's tests (ai/language_model availability)", js: `
 		return [await LanguageModel.availability({ backend: echo, temperature: -0.1 }), await LanguageModel.availability({ backend: echo, topK: -3, temperature: 0.5 }),
 			await LanguageModel.availability({ backend: echo, topK: 0.5 }), await LanguageModel.availability({ backend: echo, topK: 2.5 }),
