@@ -24,7 +24,8 @@ export interface ToolCallInit {
 export type MessageValue = ImageBitmapSource | AudioBuffer | BufferSource | string;
 
 export type ResultPart =
-  | { type: "text"; value: string }
+  /** A string; any other JSON value is taken as its JSON text (as Chrome's tests send objects and arrays). */
+  | { type: "text"; value: string | null | boolean | number | object }
   | { type: "object"; value: unknown }
   | { type: "image" | "audio"; value: MessageValue };
 
