@@ -109,13 +109,7 @@ func (h *History) noteCallID(id string, byModel bool) {
 }
 
 // AppendModelCall is Append for a call the session's model made.
-func (h *History) AppendModelCall(c ToolCall) error {
-	if err := h.Append(CallMessage(c)); err != nil {
-		return err
-	}
-	h.noteCallID(c.CallID, true)
-	return nil
-}
+func (h *History) AppendModelCall(c ToolCall) error { return h.append(CallMessage(c), true) }
 
 // IsPending reports whether the call with id has no result yet.
 func (h *History) IsPending(id string) bool { return h.pendingIndex(id) >= 0 }
@@ -125,13 +119,16 @@ func (h *History) Pending() []ToolCall { return h.pending }
 
 // Append adds one message. A tool call must not reuse the id of an unanswered call; a tool
 // result must answer an unanswered call unless it is Unpaired. On error h is unchanged.
-func (h *History) Append(m Message) error {
+func (h *History) Append(m Message) error { return h.append(m, false) }
+
+// append is Append; byModel marks a call as the model's (AppendModelCall).
+func (h *History) append(m Message, byModel bool) error {
 	if c := m.Call(); c != nil {
 		if h.pendingIndex(c.CallID) >= 0 {
 			return Errorf(KindSyntax, ErrDuplicateCallID, "%q", c.CallID)
 		}
 		h.pending = append(slices.Clip(h.pending), *c)
-		h.noteCallID(c.CallID, false)
+		h.noteCallID(c.CallID, byModel)
 	} else if r := m.Result(); r != nil && !r.Unpaired {
 		i := h.pendingIndex(r.CallID)
 		if i < 0 {
