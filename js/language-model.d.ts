@@ -24,7 +24,8 @@ export interface ToolCallInit {
 export type MessageValue = ImageBitmapSource | AudioBuffer | BufferSource | string;
 
 export type ResultPart =
-  | { type: "text"; value: string }
+  /** A string; any other JSON value is taken as its JSON text (as Chrome's tests send objects and arrays). */
+  | { type: "text"; value: string | null | boolean | number | object }
   | { type: "object"; value: unknown }
   | { type: "image" | "audio"; value: MessageValue };
 
@@ -79,7 +80,8 @@ export type ContentPart =
 
 export interface Message {
   role: Role;
-  content: string | ContentPart[];
+  /** A string (one text part), an array of parts, or one part object, as the explainer writes it (a one-part array). */
+  content: string | ContentPart[] | ContentPart;
   prefix?: boolean;
 }
 
@@ -199,18 +201,36 @@ export interface CreateMonitor extends EventTarget {
   removeEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | EventListenerOptions): void;
 }
 
-/** The spec's sampling modes, and the two an earlier draft had; any other value is a TypeError. */
+/** The spec's seven sampling modes (index.bs, 11 August 2026); any other value is a TypeError. */
 export type SamplingMode = "most-predictable" | "predictable" | "slightly-predictable" | "balanced" | "slightly-creative" | "creative" | "most-creative";
 
 /** What availability() reads (the spec's LanguageModelCreateCoreOptions, plus backend and tool use). */
 export interface CreateCoreOptions {
+  /**
+   * Tool calls and tool responses the page writes itself (in initialPrompts, prompt(),
+   * append()) need "tool-call" and "tool-response" here (NotSupportedError otherwise). A
+   * response to a call this session's model made is taken without "tool-response" when
+   * expectedOutputs has "tool-call"; Chrome asks for the declaration, so declare it.
+   */
   expectedInputs?: ExpectedType[];
   expectedOutputs?: ExpectedType[];
+  /** Experimental in the spec (extension and experimental contexts only); here in every page. */
   tools?: Tool[];
   toolUseConfig?: ToolUseConfig;
-  /** Not together with topK or temperature (TypeError). Default "balanced". */
+  /**
+   * Experimental in the spec, which gives it no default; a session created without it (nor
+   * topK, temperature) reports "balanced". Not together with topK or temperature (TypeError).
+   */
   samplingMode?: SamplingMode;
+  /**
+   * @deprecated In the spec only in extension contexts: use samplingMode. Below 1: create()
+   * rejects with RangeError, availability() answers "unavailable".
+   */
   topK?: number;
+  /**
+   * @deprecated In the spec only in extension contexts: use samplingMode. Below 0: create()
+   * rejects with RangeError, availability() answers "unavailable".
+   */
   temperature?: number;
   backend?: Backend;
   /** The session's default; a TypeError if it names a tool the session does not declare. */
@@ -306,6 +326,7 @@ export class LanguageModel<R extends PromptResult = PromptResult> extends EventT
   static create(options?: TextCreateOptions): Promise<LanguageModel<string>>;
   static create(options?: CreateOptions): Promise<LanguageModel>;
   static availability(options?: CreateCoreOptions): Promise<Availability>;
+  /** @deprecated In the spec only in extension contexts, with topK and temperature: use samplingMode. */
   static params(): Promise<LanguageModelParams>;
 
   /** A string, or an array of parts when expectedOutputs has tool-call and the session is not closed. */
@@ -319,7 +340,8 @@ export class LanguageModel<R extends PromptResult = PromptResult> extends EventT
   ontoolcall: ((this: LanguageModel<R>, ev: CustomEvent<ToolCallEventDetail>) => any) | null;
   ontoolprogress: ((this: LanguageModel<R>, ev: CustomEvent<ToolProgressEventDetail>) => any) | null;
   ontoolresult: ((this: LanguageModel<R>, ev: CustomEvent<ToolResultEventDetail>) => any) | null;
-  readonly samplingMode: SamplingMode;
+  /** The samplingMode given (else "balanced"); null on a session created with topK or temperature. */
+  readonly samplingMode: SamplingMode | null;
   clone(options?: { signal?: AbortSignal }): Promise<LanguageModel<R>>;
   destroy(): undefined;
   /** The whole transcript in the draft-PR form, a deep copy; edit it and pass it as initialPrompts. */
@@ -333,9 +355,9 @@ export class LanguageModel<R extends PromptResult = PromptResult> extends EventT
   readonly inputQuota: number;
   /** @deprecated oncontextoverflow */
   onquotaoverflow: ((this: LanguageModel<R>, ev: Event) => any) | null;
-  /** @deprecated */
+  /** @deprecated In the spec only in extension contexts: samplingMode. */
   readonly topK: number;
-  /** @deprecated */
+  /** @deprecated In the spec only in extension contexts: samplingMode. */
   readonly temperature: number;
 
   addEventListener<K extends keyof LanguageModelEventMap>(type: K, listener: (this: LanguageModel<R>, ev: LanguageModelEventMap[K]) => any, options?: boolean | AddEventListenerOptions): void;
@@ -430,7 +452,8 @@ declare global {
     ontoolcall: ((this: LanguageModel, ev: CustomEvent<self.ToolCallEventDetail>) => any) | null;
     ontoolprogress: ((this: LanguageModel, ev: CustomEvent<self.ToolProgressEventDetail>) => any) | null;
     ontoolresult: ((this: LanguageModel, ev: CustomEvent<self.ToolResultEventDetail>) => any) | null;
-    readonly samplingMode: self.SamplingMode;
+    /** The samplingMode given (else "balanced"); null on a session created with topK or temperature. */
+    readonly samplingMode: self.SamplingMode | null;
   }
 
   interface LanguageModelEventMap {

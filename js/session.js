@@ -9,7 +9,7 @@ import { ready, runtime } from "./runtime.js";
 import { stash } from "./stash.js";
 import { promptStream } from "./stream.js";
 import { LanguageModelToolCall, resultObject } from "./tools.js";
-import { dictionary, plain, promptOptions, regExpSource, signalOf, toPrompt, wireInput, wireOptions } from "./webidl.js";
+import { dictionary, hasToolResponse, plain, promptOptions, regExpSource, signalOf, toPrompt, wireInput, wireOptions } from "./webidl.js";
 
 let nextKey = 1;
 const token = Symbol("LanguageModel");
@@ -33,11 +33,12 @@ function needsArgument(n, what) {
 // Shared is what a session and its clones share: tool declarations and stash ids, which
 // are released when the last of them is destroyed.
 class Shared {
-  constructor(params, tools, ids, expectsToolCalls) {
+  constructor(params, tools, ids, expectsToolCalls, undeclaredResponses) {
     this.params = params;
     this.tools = tools;
     this.ids = ids;
     this.expectsToolCalls = expectsToolCalls;
+    this.undeclaredResponses = undeclaredResponses;
     this.refs = 0;
   }
   release() {
@@ -54,6 +55,7 @@ export class LanguageModel extends EventTarget {
   #usage;
   #window;
   #destroyed = false;
+  #noticed = false; // the console notice of an undeclared tool response was given
   #destroyReason; // what calls reject with once destroyed by create()'s signal
   #untie = null; // removes the listener of create()'s signal
   #inflight = new Set(); // rejecters of this session's pending calls
@@ -88,9 +90,9 @@ export class LanguageModel extends EventTarget {
     }
     const st = await ready();
     if (signal?.aborted) throw abortReason(signal);
-    const { wire, tools, ids, expectsToolCalls, params } = wireOptions(options, st);
+    const { wire, tools, ids, expectsToolCalls, undeclaredResponses, params } = wireOptions(options, st);
     const key = nextKey++;
-    const shared = new Shared(params, tools, ids, expectsToolCalls);
+    const shared = new Shared(params, tools, ids, expectsToolCalls, undeclaredResponses);
     let info;
     try {
       if (wire.backend?.kind === "browser" && st.native && (await nativeAvailability(st.native)) === "unavailable") {
@@ -174,6 +176,17 @@ export class LanguageModel extends EventTarget {
     return parts;
   }
 
+  // #notice says once per session in the console that a tool response was taken without
+  // tool-response in expectedInputs (it answered the session's own model: DESIGN.md §3),
+  // which Chrome asks for. Called after the engine took prompt, which had to be that.
+  #notice(prompt) {
+    if (this.#noticed || !this.#shared.undeclaredResponses || !hasToolResponse(prompt)) return;
+    this.#noticed = true;
+    console.info(
+      'language-model: a tool response was taken without {type: "tool-response"} in expectedInputs, since it answers a call this session\'s model made. Chrome\'s LanguageModel asks for the declaration: add it to create()\'s expectedInputs to run unchanged there.',
+    );
+  }
+
   // #convert converts prompt()'s arguments (promptStreaming's, measureContextUsage's) as
   // WebIDL does, in argument order; what it throws is thrown before anything starts.
   #convert(n, input, options, what) {
@@ -207,7 +220,9 @@ export class LanguageModel extends EventTarget {
     const args = this.#convert(arguments.length, input, options, "LanguageModel.prompt()");
     const signal = args.options.signal;
     this.#check(signal);
-    return this.#result(await this.#request(this.#promptMessage(args), signal));
+    const r = await this.#request(this.#promptMessage(args), signal);
+    this.#notice(args.prompt);
+    return this.#result(r);
   }
 
   // promptStreaming throws synchronously what prompt() would reject with before it
@@ -220,6 +235,7 @@ export class LanguageModel extends EventTarget {
     return promptStream(signal, (runSignal, enqueue) =>
       this.#request({ ...this.#promptMessage(args), stream: true }, runSignal, enqueue).then((r) => {
         this.#usage = r.contextUsage;
+        this.#notice(args.prompt);
       }),
     );
   }
@@ -231,6 +247,7 @@ export class LanguageModel extends EventTarget {
     this.#check(signal);
     const r = await this.#request({ type: "append", input: wireInput(prompt) }, signal);
     this.#usage = r.contextUsage;
+    this.#notice(prompt);
     return undefined;
   }
 
@@ -278,8 +295,12 @@ export class LanguageModel extends EventTarget {
     return this.#channel.query({ type: "history", session: this.#key });
   }
 
+  // samplingMode is null on a session created with the legacy topK or temperature, whose
+  // sampling no mode describes (Chrome's tests).
   get samplingMode() {
-    return this.#samplingMode ?? this.#shared.params.samplingMode ?? "balanced";
+    const p = this.#shared.params;
+    if (p.topK !== undefined || p.temperature !== undefined) return null;
+    return this.#samplingMode ?? p.samplingMode ?? "balanced";
   }
 
   get topK() {

@@ -64,6 +64,10 @@ async function page(): Promise<void> {
       ]);
       console.log(appended);
       await open.append([{ role: "tool-result", content: [{ type: "tool-result", value: new LanguageModelToolError(call.callID, call.name, "offline") }] }]);
+      // The explainer's form: content one part object, callId, an object result.
+      await open.prompt([{ role: "tool-result", content: { type: "tool-result", value: { callId: call.callID, name: call.name, result: [{ type: "object", value: { temp: 12 } }] } } }]);
+      // A text part holding any JSON value, as Chrome's tests send.
+      await open.append([{ role: "user", content: [{ type: "tool-response", value: { callId: call.callID, name: call.name, result: [{ type: "text", value: { temp: 12 } }, { type: "text", value: [1, 2] }] } }] }]);
     }
   }
 

@@ -104,8 +104,9 @@ export function toPrompt(input) {
 
 // message reads a LanguageModelMessage as WebIDL reads a dictionary: content, prefix and
 // role by property access (a getter on a class works; what it throws propagates), content
-// given as any iterable as a sequence of parts (each read by contentPart) and as a number
-// or boolean as its string, prefix as
+// given as any iterable as a sequence of parts (each read by contentPart), as one content
+// object (a dictionary with a type, as the explainer writes it) as a one-part sequence,
+// and as a number or boolean as its string, prefix as
 // a boolean. Other members cross as they are, for the engine to judge, as do messages
 // that are not objects (it names the problem).
 function message(m, i) {
@@ -116,7 +117,8 @@ function message(m, i) {
     out.content = String(content);
   } else if (content !== null && typeof content === "object") {
     const method = content[Symbol.iterator];
-    out.content = typeof method === "function" ? sequence(content, method).map((p, j) => contentPart(p, i, j)) : content;
+    if (typeof method === "function") out.content = sequence(content, method).map((p, j) => contentPart(p, i, j));
+    else out.content = content.type !== undefined ? [contentPart(content, i, 0)] : content;
   } else {
     out.content = content; // a string, or what the engine refuses by name
   }
@@ -125,6 +127,18 @@ function message(m, i) {
   const role = m.role;
   if (role !== undefined) out.role = domString(role);
   return out;
+}
+
+// hasToolResponse reports whether a converted prompt (toPrompt's) holds a tool response,
+// in either message form.
+export function hasToolResponse(prompt) {
+  if (!Array.isArray(prompt)) return false;
+  for (const m of prompt) {
+    if (m === null || typeof m !== "object") continue;
+    if (m.role === "tool-result" || m.role === "tool-response") return true;
+    if (Array.isArray(m.content) && m.content.some((p) => p?.type === "tool-response" || p?.type === "tool-result")) return true;
+  }
+  return false;
 }
 
 // textOnly reports whether msgs (converted by message) are all {role, content, prefix?}
@@ -383,9 +397,13 @@ export function wireOptions(options, st) {
     toolChoice: plain(options.toolChoice, "TypeError"),
   };
   const expectsToolCalls = Array.isArray(expectedOutputs) && expectedOutputs.some((o) => o?.type === "tool-call");
+  // Whether the session takes its model's calls' responses only by the exception Chrome
+  // does not make (DESIGN.md §3): tool-call among the outputs, tool-response not declared.
+  const undeclaredResponses =
+    expectsToolCalls && !(Array.isArray(expectedInputs) && expectedInputs.some((o) => o?.type === "tool-response" || o?.type === "tool-result"));
   // The session's sampling attributes: temperature is a WebIDL float, read back rounded.
   const params = { samplingMode, temperature: temperature === undefined ? undefined : Math.fround(temperature), topK };
-  return { wire, tools, ids, expectsToolCalls, params };
+  return { wire, tools, ids, expectsToolCalls, undeclaredResponses, params };
 }
 
 // wireBackend turns a backend option into data: generate goes to the stash (its id into

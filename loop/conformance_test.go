@@ -181,3 +181,58 @@ func TestResponseConstraint_OmitInputWithoutConstraint(t *testing.T) {
 	require.Empty(t, f.model.Requests())
 	require.Empty(t, history(f.s))
 }
+
+// TestOpenLoop_TheExplainersAnswerNeedsNoToolResponseDeclared: DESIGN.md §3's one
+// exception. A session whose expectedOutputs include tool-call takes the answer to a call
+// its own model made (in any form) without tool-response among its inputs; a call the page
+// writes, or an answer to a call the model never made, still needs its declaration, and
+// the refusal leaves the history as it was.
+func TestOpenLoop_TheExplainersAnswerNeedsNoToolResponseDeclared(t *testing.T) {
+	answer := func(id string) any {
+		return js(t, `[{"role":"tool-result","content":{"type":"tool-result","value":{"callId":"`+id+`","name":"w","result":[{"type":"object","value":{"temp":12}}]}}}]`)
+	}
+	for _, tc := range []struct {
+		name    string
+		input   func(call string) any
+		append  bool
+		kind    session.Kind
+		message string
+	}{
+		{"prompt answers the model's call", answer, false, "", ""},
+		{"append answers the model's call", answer, true, "", ""},
+		{"Chrome's form answers the model's call", func(id string) any {
+			return js(t, `[{"role":"user","content":[{"type":"tool-response","value":{"callID":"`+id+`","name":"w","result":[{"type":"object","value":{"temp":12}}]}}]}]`)
+		}, false, "", ""},
+		{"an answer to a call the model never made", func(string) any { return answer("call_9") }, false, session.KindNotSupported,
+			`content type not declared in expectedInputs: message 0 part 0: tool-response (callID "call_9" answers no call this session's model made; declare {type: "tool-response"} in expectedInputs)`},
+		{"a call the page writes", func(id string) any {
+			return js(t, `[{"role":"tool-call","content":{"type":"tool-call","value":{"callId":"page_1","name":"w","arguments":{}}}}]`)
+		}, true, session.KindNotSupported,
+			`content type not declared in expectedInputs: message 0 part 0: tool-call (declare {type: "tool-call"} in expectedInputs)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, setup{
+				turns:  []scripted.Turn{{Calls: []scripted.Call{call("w", `{"city":"Seattle"}`)}}, {Text: "12 degrees."}},
+				tools:  []any{decl("w", false, "")},
+				inputs: session.Expected{OwnCallResponses: true},
+			})
+			r, err := f.s.Prompt(context.Background(), "What is the weather in Seattle?", loop.PromptOptions{})
+			require.NoError(t, err)
+			require.Len(t, r.Calls, 1)
+			before := history(f.s)
+			if tc.append {
+				err = f.s.Append(context.Background(), tc.input(r.Calls[0].CallID))
+			} else {
+				_, err = f.s.Prompt(context.Background(), tc.input(r.Calls[0].CallID), loop.PromptOptions{})
+			}
+			if tc.kind != "" {
+				require.Equal(t, tc.kind, kindOf(err))
+				require.EqualError(t, err, tc.message)
+				require.Equal(t, before, history(f.s))
+				return
+			}
+			require.NoError(t, err)
+			require.Contains(t, history(f.s), `result call_1 w [{"type":"object","value":{"temp":12}}]`)
+		})
+	}
+}

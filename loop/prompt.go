@@ -138,7 +138,7 @@ func (r *run) fit() error {
 // other calls pending, for results still to come.
 func (r *run) input(input any, prompting bool) error {
 	s := r.s
-	msgs, err := session.Normalize(input, session.NormalizeOptions{HasPrior: s.hist.Len() > 0, Expected: s.opts.Expected})
+	msgs, err := session.Normalize(input, session.NormalizeOptions{HasPrior: s.hist.Len() > 0, Expected: s.opts.Expected, ModelMade: s.hist.MadeByModel})
 	if err != nil {
 		return err
 	}
@@ -248,7 +248,7 @@ func (s *Session) prompt(ctx Context, input any, po PromptOptions) (Result, erro
 			_ = s.hist.Append(session.TextMessage(session.RoleAssistant, text)) // text cannot fail
 		}
 		for _, c := range calls {
-			if err := s.hist.Append(session.CallMessage(c)); err != nil {
+			if err := s.hist.AppendModelCall(c); err != nil {
 				return Result{}, r.fail(err)
 			}
 		}
@@ -320,7 +320,10 @@ func (r *run) handBack(po PromptOptions, calls []session.ToolCall) {
 }
 
 // step asks the model for one step and returns its text and calls. Calls get an id when
-// the model gave none (or a duplicate), and arguments that are not a JSON object become {}
+// the model gave none, or one that a call of this step or of the session's history (the
+// imported history included, and calls since evicted) already has: a history passed
+// back as initialPrompts then never sees the new session's first call take an old call's
+// id. Arguments that are not a JSON object become {}
 // (and the call is answered with a tool error, never run).
 func (r *run) step(ctx Context, toolsOn bool, choice ToolChoice, po PromptOptions, tail []session.Message) (string, []session.ToolCall, *Usage, error) {
 	s := r.s
@@ -398,7 +401,7 @@ func (r *run) step(ctx Context, toolsOn bool, choice ToolChoice, po PromptOption
 	}
 	for i := range calls {
 		c := &calls[i]
-		for c.CallID == "" || given(i, c.CallID) || s.hist.IsPending(c.CallID) {
+		for c.CallID == "" || given(i, c.CallID) || s.hist.HasCallID(c.CallID) {
 			s.nextID++
 			c.CallID = "call_" + strconv.Itoa(s.nextID)
 		}

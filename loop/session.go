@@ -142,12 +142,16 @@ func (s *Session) MeasureContextUsage(input any) (int, error) {
 	if err := s.alive(); err != nil {
 		return 0, err
 	}
-	msgs, err := session.Normalize(input, session.NormalizeOptions{Expected: s.opts.Expected})
+	// A tool response is measured as one answering a call of the model would go: a
+	// session that expects tool-call outputs takes those undeclared.
+	msgs, err := session.Normalize(input, session.NormalizeOptions{Expected: s.opts.Expected, ModelMade: anyCall})
 	if err != nil {
 		return 0, err
 	}
 	return session.CostOf(msgs), nil
 }
+
+func anyCall(string) bool { return true }
 
 func (s *Session) publish() {
 	s.view.Store(&view{msgs: s.hist.Messages(), usage: s.hist.Usage()})

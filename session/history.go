@@ -27,6 +27,13 @@ type History struct {
 	usage    int   // base + sum(costs)
 	window   int
 	pending  []ToolCall // calls without a result, in call order; copied on write
+	// ids holds the id of every call the history has held, evicted and rolled back
+	// ones included (the page has seen them: a rolled-back prompt's error carries its
+	// transcript), so that a new call can be given an id no call of the session had.
+	// The value is true for a call the session's model made (AppendModelCall). Shared
+	// with clones until one of them writes (idsShared).
+	ids       map[string]bool
+	idsShared bool
 }
 
 // NewHistory returns an empty history for a context window of window units, of which
@@ -78,6 +85,32 @@ func (h *History) Usage() int { return h.usage }
 // Window is the context window.
 func (h *History) Window() int { return h.window }
 
+// HasCallID reports whether any call this history has held, evicted and rolled-back ones
+// included, had the id: a new call must not take it.
+func (h *History) HasCallID(id string) bool {
+	_, ok := h.ids[id]
+	return ok
+}
+
+// MadeByModel reports whether the session's model made a call with the id (one appended
+// by AppendModelCall, still in the history or not).
+func (h *History) MadeByModel(id string) bool { return h.ids[id] }
+
+// noteCallID records id as taken, and as the model's when byModel.
+func (h *History) noteCallID(id string, byModel bool) {
+	if h.ids == nil || h.idsShared {
+		ids := make(map[string]bool, len(h.ids)+8)
+		for k, v := range h.ids {
+			ids[k] = v
+		}
+		h.ids, h.idsShared = ids, false
+	}
+	h.ids[id] = h.ids[id] || byModel
+}
+
+// AppendModelCall is Append for a call the session's model made.
+func (h *History) AppendModelCall(c ToolCall) error { return h.append(CallMessage(c), true) }
+
 // IsPending reports whether the call with id has no result yet.
 func (h *History) IsPending(id string) bool { return h.pendingIndex(id) >= 0 }
 
@@ -86,12 +119,16 @@ func (h *History) Pending() []ToolCall { return h.pending }
 
 // Append adds one message. A tool call must not reuse the id of an unanswered call; a tool
 // result must answer an unanswered call unless it is Unpaired. On error h is unchanged.
-func (h *History) Append(m Message) error {
+func (h *History) Append(m Message) error { return h.append(m, false) }
+
+// append is Append; byModel marks a call as the model's (AppendModelCall).
+func (h *History) append(m Message, byModel bool) error {
 	if c := m.Call(); c != nil {
 		if h.pendingIndex(c.CallID) >= 0 {
 			return Errorf(KindSyntax, ErrDuplicateCallID, "%q", c.CallID)
 		}
 		h.pending = append(slices.Clip(h.pending), *c)
+		h.noteCallID(c.CallID, byModel)
 	} else if r := m.Result(); r != nil && !r.Unpaired {
 		i := h.pendingIndex(r.CallID)
 		if i < 0 {
@@ -276,6 +313,7 @@ func (h *History) Fit(protectFrom int) (int, error) {
 // Clone returns an independent copy that shares the (immutable) messages.
 func (h *History) Clone() *History {
 	h.msgs, h.costs = slices.Clip(h.msgs), slices.Clip(h.costs)
+	h.idsShared = h.ids != nil
 	c := *h
 	return &c
 }

@@ -173,3 +173,36 @@ func TestHistory_ToolPairing(t *testing.T) {
 	require.Empty(t, h.Pending())
 	require.Equal(t, []string{"tool-call a", "tool-result a", "tool-call b", "tool-result a", "tool-result b"}, roles(h))
 }
+
+// TestHistory_CallIDsTaken: every id a call of the history has had stays taken, whatever
+// became of the call, so that a new call is never given it; a clone's new ids are its own.
+func TestHistory_CallIDsTaken(t *testing.T) {
+	h := session.NewHistory(30, 0)
+	require.NoError(t, h.AppendInitial([]session.Message{text(session.RoleUser, "q"), callMsg("imported"), resultMsg("imported", "r")}))
+	mark := h.Mark()
+	require.NoError(t, h.Append(callMsg("rolled-back")))
+	h.Reset(mark)
+	require.NoError(t, h.Append(callMsg("evicted")))
+	require.NoError(t, h.Append(resultMsg("evicted", strings.Repeat("x", 40))))
+	require.NoError(t, h.Append(text(session.RoleUser, "next")))
+	n, err := h.Fit(h.Len() - 1)
+	require.NoError(t, err)
+	require.Equal(t, 2, n)
+	c := h.Clone()
+	require.NoError(t, c.Append(callMsg("clone's")))
+	for _, tc := range []struct {
+		id           string
+		inH, inClone bool
+	}{
+		{"imported", true, true},
+		{"rolled-back", true, true},
+		{"evicted", true, true},
+		{"clone's", false, true},
+		{"never", false, false},
+	} {
+		t.Run(tc.id, func(t *testing.T) {
+			require.Equal(t, tc.inH, h.HasCallID(tc.id))
+			require.Equal(t, tc.inClone, c.HasCallID(tc.id))
+		})
+	}
+}

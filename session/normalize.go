@@ -15,6 +15,11 @@ import (
 // need theirs; what the closed loop appends itself is not input and needs nothing.
 type Expected struct {
 	Image, Audio, ToolCall, ToolResponse bool
+	// OwnCallResponses is set when the session's expectedOutputs include tool-call: a
+	// tool response that answers a call the session's own model made is then taken
+	// whether or not tool-response was declared (the open loop as the explainer writes
+	// it). Responses to calls the page wrote, or to no call, still need the declaration.
+	OwnCallResponses bool
 }
 
 // AllInputs declares every input type: for tests, and hosts that check nothing.
@@ -32,6 +37,14 @@ type NormalizeOptions struct {
 	// no longer allowed ("hasAppendedInput" in the spec).
 	HasPrior bool
 	Expected Expected
+	// ModelMade reports whether the session's model made the call with an id (see
+	// Expected.OwnCallResponses). nil: no call was.
+	ModelMade func(callID string) bool
+}
+
+// answersOwnCall reports whether a tool response to id is taken undeclared.
+func (o *NormalizeOptions) answersOwnCall(id string) bool {
+	return o.Expected.OwnCallResponses && o.ModelMade != nil && o.ModelMade(id)
 }
 
 // Normalize validates a prompt as the page gave it (decoded JSON: a string, or an array
@@ -57,7 +70,7 @@ func Normalize(input any, o NormalizeOptions) ([]Message, error) {
 			if !ok {
 				return nil, Errorf(KindType, ErrBadMessage, "message %d is not an object", i)
 			}
-			msgs, err := normalizeMessage(i, obj, i == len(in)-1, hasPrior, o.Expected)
+			msgs, err := normalizeMessage(i, obj, i == len(in)-1, hasPrior, &o)
 			if err != nil {
 				return nil, err
 			}
@@ -70,7 +83,8 @@ func Normalize(input any, o NormalizeOptions) ([]Message, error) {
 	}
 }
 
-func normalizeMessage(i int, obj map[string]any, last, hasPrior bool, exp Expected) ([]Message, error) {
+func normalizeMessage(i int, obj map[string]any, last, hasPrior bool, o *NormalizeOptions) ([]Message, error) {
+	exp := o.Expected
 	roleName, ok := obj["role"].(string)
 	if !ok {
 		return nil, Errorf(KindType, ErrBadMessage, "message %d has no role", i)
@@ -114,8 +128,14 @@ func normalizeMessage(i int, obj map[string]any, last, hasPrior bool, exp Expect
 		return []Message{m}, nil
 	case []any:
 		parts = c
+	case map[string]any:
+		// One content object, as the explainer writes it: a one-part sequence.
+		if _, ok := c["type"]; !ok {
+			return nil, Errorf(KindType, ErrBadMessage, "message %d: content must be a string, an array of parts or one part {type, value}; this object has no type", i)
+		}
+		parts = []any{c}
 	default:
-		return nil, Errorf(KindType, ErrBadMessage, "message %d: content must be a string or an array of parts", i)
+		return nil, Errorf(KindType, ErrBadMessage, "message %d: content must be a string, an array of parts or one part {type, value}", i)
 	}
 	if len(parts) == 0 {
 		if role == RoleToolCall || role == RoleToolResult {
@@ -189,10 +209,13 @@ func normalizeMessage(i int, obj map[string]any, last, hasPrior bool, exp Expect
 			if role != RoleUser && role != RoleToolResult {
 				return nil, Errorf(KindType, ErrMisplacedToolPart, "%s: a tool result belongs in a user or tool-result message, not %s", where(), role)
 			}
-			if !exp.ToolResponse {
+			res, err := parseToolResult(value, where())
+			if !exp.ToolResponse && (err != nil || !o.answersOwnCall(res.CallID)) {
+				if exp.OwnCallResponses && err == nil {
+					return nil, Errorf(KindNotSupported, ErrUnexpectedInput, `%s: tool-response (callID %q answers no call this session's model made; declare {type: "tool-response"} in expectedInputs)`, where(), res.CallID)
+				}
 				return nil, undeclared(where(), "tool-response")
 			}
-			res, err := parseToolResult(value, where())
 			if err != nil {
 				return nil, err
 			}
@@ -316,6 +339,10 @@ func ParseResultParts(v any) ([]ResultPart, error) {
 		case "object", "image", "audio":
 			if !present {
 				return nil, Errorf(KindType, ErrBadToolResult, "result part %d: %s part has no value", k, typ)
+			}
+			if typ == "object" && isMedia(value) {
+				// A platform object (an ImageBitmap, a Blob, a buffer) is no JSON value.
+				return nil, Errorf(KindData, ErrBadToolResult, "result part %d: an object part holds binary data; give it the type image or audio", k)
 			}
 			parts = append(parts, ResultPart{Type: typ, Value: mustJSON(value)})
 		default:

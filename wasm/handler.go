@@ -11,6 +11,7 @@ package wasm
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -372,17 +373,19 @@ func info(s *loop.Session, withMode bool) *SessionInfo {
 }
 
 // availability answers "available" when create() with these options could succeed on
-// this module, and "unavailable" when the backend or an expected type is unsupported.
+// this module, and "unavailable" when the backend or an expected type is unsupported, or
+// a sampling value is out of range (a temperature below 0, a topK below 1: create()'s
+// RangeError).
 func (h *Handler) availability(raw *message, id int64) {
 	var req AvailabilityRequest
 	if !h.decodeRequest(raw, id, TypeAvailability, &req) {
 		return
 	}
 	_, _, err := h.sessionOptions(0, req.Options)
-	switch session.KindOf(err) {
-	case "":
+	switch kind := session.KindOf(err); {
+	case kind == "":
 		h.reply(req.ID, []byte(`"available"`), nil)
-	case session.KindNotSupported:
+	case kind == session.KindNotSupported, errors.Is(err, errSamplingRange):
 		h.reply(req.ID, []byte(`"unavailable"`), nil)
 	default:
 		h.replyErr(req.ID, err)

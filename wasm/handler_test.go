@@ -122,6 +122,9 @@ func TestHandler_ToolReturns(t *testing.T) {
 		{"array", []any{1, 2}, "", `"result":[{"type":"object","value":[1,2]}]`},
 		{"undefined", nil, "", `"result":[{"type":"object","value":null}]`},
 		{"throws", nil, "boom", `"errorMessage":"boom"`},
+		// A Uint8Array (an ImageBitmap, a Blob) crosses as bytes: no JSON value, so the model
+		// gets a tool error, and the history stays one the page can pass back.
+		{"binary data", map[string]any{"type": "bytes", "base64": "AAAA"}, "", `"errorMessage":"malformed tool result: result part 0: an object part holds binary data; give it the type image or audio"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := newPage(t)

@@ -15,6 +15,11 @@ import (
 // already check it (the enums of expectedInputs/Outputs and toolUseConfig).
 var errBadOption = errors.New("invalid option")
 
+// errSamplingRange is the rule a temperature below 0 or a topK below 1 breaks: a
+// RangeError in create(), "unavailable" in availability(), as Chrome's tests expect (the
+// spec's "custom out-of-range handling", not the IDL layer's).
+var errSamplingRange = errors.New("invalid option")
+
 // errUnsupportedLanguage is the rule an expected language the backend cannot serve
 // breaks: NotSupportedError in create(), "unavailable" in availability().
 var errUnsupportedLanguage = errors.New("unsupported language")
@@ -127,6 +132,7 @@ func expectations(o CreateOptions) (exp session.Expected, toolOutput bool, langs
 			return exp, false, nil, session.Errorf(session.KindType, errBadOption, "expectedOutputs: unknown type %q", t)
 		}
 	}
+	exp.OwnCallResponses = toolOutput
 	return exp, toolOutput, langs, nil
 }
 
@@ -221,10 +227,10 @@ func sampling(o CreateOptions) error {
 		return session.Errorf(session.KindType, errBadOption, "samplingMode cannot be given together with temperature or topK")
 	}
 	if temperature != nil && *temperature < 0 {
-		return session.Errorf(session.KindRange, errBadOption, "temperature must not be negative")
+		return session.Errorf(session.KindRange, errSamplingRange, "temperature must not be negative")
 	}
 	if topK != nil && *topK < 1 {
-		return session.Errorf(session.KindRange, errBadOption, "topK must be at least 1")
+		return session.Errorf(session.KindRange, errSamplingRange, "topK must be at least 1")
 	}
 	return nil
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"sync/atomic"
 
-	"langmodel/internal/jsonv"
 	"langmodel/loop"
 	"langmodel/session"
 )
@@ -180,7 +179,9 @@ func (p *pageTools) approve(ctx loop.Context, call session.ToolCall, tool *sessi
 }
 
 // resultParts reads what execute returned, as DESIGN.md §3 allows: a string (one text
-// part), an array of result parts, or any other JSON value (one object part).
+// part), an array of result parts, or any other JSON value (one object part, read by the
+// rules of an object part the page gives: binary data, such as a returned Uint8Array, is
+// refused, and the model gets the refusal as a tool error).
 func resultParts(raw json.RawMessage) ([]session.ResultPart, error) {
 	v, err := decodeValue(raw)
 	if err != nil {
@@ -194,11 +195,7 @@ func resultParts(raw json.RawMessage) ([]session.ResultPart, error) {
 			return parts, nil
 		}
 	}
-	b, err := jsonv.Marshal(v) // canonical: sorted keys, numbers as given
-	if err != nil {
-		return nil, err
-	}
-	return []session.ResultPart{{Type: "object", Value: b}}, nil
+	return session.ParseResultParts([]any{map[string]any{"type": "object", "value": v}})
 }
 
 // decodeValue decodes a free-form value from the page; absent is null (undefined).

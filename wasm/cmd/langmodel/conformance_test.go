@@ -305,7 +305,7 @@ var conformance = []conformRow{
 		const d = await LanguageModel.create({ backend: echo });
 		return [s.temperature === Math.fround(0.6), s.temperature !== 0.6, s.topK, d.temperature, d.topK];`,
 		want: `[true,true,5,1,3]`},
-	{name: "a session without samplingMode reports balanced", section: "§ The API, LanguageModelSamplingMode", js: `
+	{name: "a session without samplingMode reports balanced", section: "§ The API, LanguageModelSamplingMode (no default in the spec: the module reports balanced)", js: `
 		const s = await LanguageModel.create({ backend: echo });
 		return s.samplingMode;`,
 		want: `"balanced"`},
@@ -432,11 +432,50 @@ var engineRows = []conformRow{
 		const kind = (e) => [e instanceof RangeError, e instanceof DOMException, e.name];
 		return [kind(await thrown(LanguageModel.create(o))), kind(await thrown(LanguageModel.availability(o)))];`,
 		want: `[[true,false,"RangeError"],[true,false,"RangeError"]]`},
-	{name: "a temperature below 0 or a topK below 1 is a RangeError, an ECMAScript one", section: "README § Configuration per session (temperature below 0, topK below 1: RangeError); WebIDL § simple exceptions", js: `
+	{name: "a temperature below 0 or a topK below 1 is a RangeError, an ECMAScript one, in create()", section: "README § Configuration per session (temperature below 0, topK below 1: RangeError); WebIDL § simple exceptions", js: `
 		const kind = (e) => [e instanceof RangeError, e instanceof DOMException, e.name];
-		return [kind(await thrown(LanguageModel.create({ backend: echo, temperature: -0.5 }))), kind(await thrown(LanguageModel.create({ backend: echo, topK: 0 }))),
-			kind(await thrown(LanguageModel.availability({ backend: echo, topK: 0 })))];`,
-		want: `[[true,false,"RangeError"],[true,false,"RangeError"],[true,false,"RangeError"]]`},
+		return [kind(await thrown(LanguageModel.create({ backend: echo, temperature: -0.5 }))), kind(await thrown(LanguageModel.create({ backend: echo, topK: 0 })))];`,
+		want: `[[true,false,"RangeError"],[true,false,"RangeError"]]`},
+	{name: "a history fed back as initialPrompts: the new session's calls take ids the history does not have", section: "DESIGN.md §3 (session.history, call ids unique within the session); issue 18 item 3", js: `
+		const opts = { tools: [{ name: "w", description: "d", inputSchema: { type: "object" } }], expectedOutputs: [{ type: "text" }, { type: "tool-call" }],
+			expectedInputs: [{ type: "text" }, { type: "tool-call" }, { type: "tool-response" }] };
+		const a = await LanguageModel.create({ ...opts, backend: script({ calls: [{ name: "w", arguments: { n: 1 } }] }, { text: "one" }) });
+		const [first] = await a.prompt("x");
+		await a.prompt([{ role: "tool-result", content: { type: "tool-result", value: { callID: first.value.callID, name: "w", result: "r" } } }]);
+		const b = await LanguageModel.create({ ...opts, initialPrompts: a.history, backend: script({ calls: [{ name: "w", arguments: { n: 2 } }, { callID: "call_1", name: "w", arguments: { n: 3 } }] }) });
+		const next = (await b.prompt("y")).map((p) => p.value.callID);
+		const ids = b.history.filter((m) => m.role === "tool-call").map((m) => m.content[0].value.callID);
+		return [first.value.callID, next.includes(first.value.callID), new Set(ids).size === ids.length, ids.length];`,
+		want: `["call_1",false,true,3]`},
+	{name: "availability() with sampling values out of range answers unavailable", section: "§ LanguageModelCreateCoreOptions (topK, temperature: custom out-of-range handling); Chrome's tests (ai/language_model availability)", js: `
+		return [await LanguageModel.availability({ backend: echo, temperature: -0.1 }), await LanguageModel.availability({ backend: echo, topK: -3, temperature: 0.5 }),
+			await LanguageModel.availability({ backend: echo, topK: 0.5 }), await LanguageModel.availability({ backend: echo, topK: 2.5 }),
+			await LanguageModel.availability({ backend: echo, topK: 3, temperature: 0.5 })];`,
+		want: `["unavailable","unavailable","unavailable","available","available"]`},
+	{name: "samplingMode is null on a session created with topK or temperature", section: "§ The API, LanguageModel.samplingMode; Chrome's tests", js: `
+		const t = await LanguageModel.create({ backend: echo, temperature: 0.5 }), k = await LanguageModel.create({ backend: echo, topK: 3 });
+		return [t.samplingMode, k.samplingMode, (await k.clone()).samplingMode, (await LanguageModel.create({ backend: echo, samplingMode: "predictable" })).samplingMode];`,
+		want: `[null,null,null,"predictable"]`},
+	{name: "a platform object as an object tool result is a DataError, history unchanged", section: "§ LanguageModelMessageValue; DESIGN.md §3 (values that cannot be serialised: DataError); Chrome's tests", js: `
+		const s = await LanguageModel.create({ backend: echo, expectedInputs: [{ type: "tool-call" }, { type: "tool-response" }] });
+		await s.append([{ role: "assistant", content: [{ type: "tool-call", value: { callID: "c1", name: "w", arguments: {} } }] }]);
+		const values = [new Uint8Array([1, 2]), new Uint8Array([1]).buffer];
+		if (typeof Blob === "function") values.push(new Blob(["x"]));
+		if (typeof createImageBitmap === "function") values.push(await createImageBitmap(new ImageData(1, 1)));
+		const names = new Set();
+		for (const value of values) {
+			const e = await thrown(s.append([{ role: "user", content: [{ type: "tool-response", value: { callID: "c1", name: "w", result: [{ type: "object", value }] } }] }]));
+			names.add(e.name);
+		}
+		return [[...names], s.history.length];`,
+		want: `[["DataError"],1]`},
+	{name: "a text tool result takes any JSON value, as its JSON text", section: "§ LanguageModelMessageValue; Chrome's tests (tool-response text parts holding objects and arrays)", js: `
+		const s = await LanguageModel.create({ backend: echo, expectedInputs: [{ type: "tool-call" }, { type: "tool-response" }] });
+		await s.append([{ role: "assistant", content: [{ type: "tool-call", value: { callID: "c1", name: "w", arguments: {} } }] }]);
+		await s.append([{ role: "user", content: [{ type: "tool-response", value: { callID: "c1", name: "w", result: [
+			{ type: "text", value: { temp: 12, sky: ["sun"] } }, { type: "text", value: [1, "a"] }, { type: "text", value: 3 }, { type: "text", value: true }, { type: "text", value: null }, { type: "text", value: "plain" }] } }] }]);
+		return s.history.at(-1).content[0].value.result.map((p) => p.value);`,
+		want: `["{\"sky\":[\"sun\"],\"temp\":12}","[1,\"a\"]","3","true","null","plain"]`},
 	{name: "availability follows the languages: unknown is unavailable", section: "§ Availability (compute language model options availability); issue 9 item 11", js: `
 		return [await LanguageModel.availability({ expectedInputs: [{ type: "text", languages: ["unk"] }] }), await LanguageModel.availability({ expectedInputs: [{ type: "text", languages: ["EN"] }] })];`,
 		want: `["unavailable","available"]`},
@@ -509,7 +548,7 @@ var streamRows = []conformRow{
 
 // allConformance is every row, the stream rows twice.
 func allConformance() []conformRow {
-	out := append(append([]conformRow{}, conformance...), engineRows...)
+	out := append(append(append([]conformRow{}, conformance...), engineRows...), explainerRows()...)
 	for _, r := range streamRows {
 		native := r
 		native.name += " (the engine's own iterator)"
