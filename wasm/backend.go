@@ -26,6 +26,10 @@ import (
 //	                                                  native LanguageModel (generate is set
 //	                                                  by js/ when the browser has one, and
 //	                                                  nativeTools when it has tool use)
+//	{kind: "engine", generate, model?, nativeTools = true, contextWindow?}
+//	                                                  loop/openai's EngineModel over js/'s
+//	                                                  driver of the page's engine object
+//	                                                  (wasm/engine.go)
 //
 // generate crosses as its stash id. Models without native tool calling (nativeTools
 // false) get tool use through loop/textproto.
@@ -82,6 +86,8 @@ func (h *Handler) newModel(raw json.RawMessage) (loop.Model, error) {
 			m = textproto.Wrap(m, textproto.Options{})
 		}
 		return m, nil
+	case "engine":
+		return h.newEngineModel(&c)
 	case "custom", "browser":
 		fn := c.integer("generate")
 		// A page's generator, or the browser's model (js/ says whether it has native

@@ -1,0 +1,67 @@
+// In-page engines as a backend ({kind: "engine", engine}): an object the page created that
+// speaks OpenAI's Chat Completions in the page (a wllama instance's createChatCompletion,
+// WebLLM's MLCEngine chat.completions.create, or anything of either shape). The engine (Go)
+// builds the request and reads the chunks (loop/openai); this file only makes the call,
+// as a generate function that the channel runs like a page's own (so a module in a Worker
+// reaches the engine on the page), and absorbs the engines' differences:
+//  - wllama: createChatCompletion({...request, abortSignal}) resolves to an async iterable
+//    of chunks; abortSignal stops its decoding;
+//  - WebLLM: chat.completions.create(request) resolves to an async iterable of chunks;
+//    engine.interruptGenerate() stops it (it takes no signal);
+//  - an engine that answers with one completion object instead of chunks: that object is
+//    the one piece (the engine reads its message as it reads a server's).
+// The request's model is left out when the backend names none: engines use the model they
+// loaded, and WebLLM rejects a name it has not loaded.
+
+// engineCall returns how to call engine, or null when it has neither shape.
+function engineCall(engine) {
+  if (engine === null || (typeof engine !== "object" && typeof engine !== "function")) return null;
+  if (typeof engine.createChatCompletion === "function") {
+    return (request, signal) => engine.createChatCompletion({ ...request, abortSignal: signal });
+  }
+  const create = engine.chat?.completions?.create;
+  if (typeof create === "function") {
+    return (request, signal) => {
+      if (typeof engine.interruptGenerate === "function") {
+        signal.addEventListener("abort", () => {
+          try {
+            engine.interruptGenerate();
+          } catch {
+            // the engine had stopped already
+          }
+        }, { once: true });
+      }
+      return create.call(engine.chat.completions, request);
+    };
+  }
+  return null;
+}
+
+// engineGenerate drives engine as a generate function: each step is one streaming chat
+// completion, each chunk one piece. An abort of the step stops the engine (see above); a
+// chunk that arrives after it is not passed on.
+export function engineGenerate(engine) {
+  const call = engineCall(engine);
+  if (!call) throw new TypeError("invalid backend: backend.engine must be an object with createChatCompletion() (wllama) or chat.completions.create() (WebLLM)");
+  return async function* (request, { signal }) {
+    const body = { ...request };
+    if (!body.model) delete body.model;
+    signal.throwIfAborted();
+    const out = await call(body, signal);
+    if (out !== null && typeof out === "object" && typeof out[Symbol.asyncIterator] === "function") {
+      for await (const chunk of out) {
+        if (signal.aborted) return;
+        yield chunk;
+      }
+    } else if (out !== undefined && out !== null) {
+      yield out;
+    }
+  };
+}
+
+// wireEngine puts the driver of backend.engine into the stash for {kind: "engine"} (its id
+// into ids, released with the session) as the wire backend's generate.
+export function wireEngine(engine, wire, ids, stash) {
+  wire.generate = stash.store(engineGenerate(engine));
+  ids.push(wire.generate);
+}
