@@ -2,8 +2,9 @@
 // speaks OpenAI's Chat Completions in the page (a wllama instance's createChatCompletion,
 // WebLLM's MLCEngine chat.completions.create, or anything of either shape). The engine (Go)
 // builds the request and reads the chunks (loop/openai); this file only makes the call,
-// as a generate function that the channel runs like a page's own (so a module in a Worker
-// reaches the engine on the page), and absorbs the engines' differences:
+// as a generate function that the channel runs like a page's own (channel.js #generate:
+// so a module in a Worker reaches the engine on the page, and generate-abort aborts the
+// signal), and absorbs the engines' differences:
 //  - wllama: createChatCompletion({...request, abortSignal}) resolves to an async iterable
 //    of chunks; abortSignal stops its decoding;
 //  - WebLLM: chat.completions.create(request) resolves to an async iterable of chunks;
@@ -38,24 +39,16 @@ function engineCall(engine) {
 }
 
 // engineGenerate drives engine as a generate function: each step is one streaming chat
-// completion, each chunk one piece. An abort of the step stops the engine (see above); a
-// chunk that arrives after it is not passed on.
+// completion, each chunk one piece. What the engine resolves to goes to the channel as
+// it is (an async iterable of chunks, read piece by piece; or one completion, one
+// piece), so that an abort both stops the engine (see above) and returns its iterator.
 export function engineGenerate(engine) {
   const call = engineCall(engine);
   if (!call) throw new TypeError("invalid backend: backend.engine must be an object with createChatCompletion() (wllama) or chat.completions.create() (WebLLM)");
-  return async function* (request, { signal }) {
+  return (request, { signal }) => {
     const body = { ...request };
     if (!body.model) delete body.model;
-    signal.throwIfAborted();
-    const out = await call(body, signal);
-    if (out !== null && typeof out === "object" && typeof out[Symbol.asyncIterator] === "function") {
-      for await (const chunk of out) {
-        if (signal.aborted) return;
-        yield chunk;
-      }
-    } else if (out !== undefined && out !== null) {
-      yield out;
-    }
+    return call(body, signal);
   };
 }
 
