@@ -1,12 +1,16 @@
 package browsertest
 
 import (
+	"bytes"
 	_ "embed"
 	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
+	"time"
+
+	"langmodel/internal/toygguf"
 )
 
 // wllamaHarness is the page-side helper WllamaHandlers serves at
@@ -47,4 +51,19 @@ func WllamaHandlers(tb testing.TB) map[string]http.Handler {
 			w.Write(wllamaHarness)
 		}),
 	}
+}
+
+// GGUF returns a handler that serves the toy model for s (internal/toygguf),
+// written once, as application/octet-stream with Content-Length and Range
+// support, e.g. {"/weather.gguf": GGUF(t, toygguf.Weather)}.
+func GGUF(tb testing.TB, s toygguf.Script) http.Handler {
+	tb.Helper()
+	model, err := toygguf.Bytes(s)
+	if err != nil {
+		tb.Fatalf("browsertest: %v", err)
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/octet-stream")
+		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(model))
+	})
 }

@@ -24,7 +24,10 @@
 // set only on <tool_response>, in the head's last RoPE pair with a huge
 // rope.freq_base, so position does not matter and the head attends to that
 // token alone; the flag adds 4 to the answer's first token, which then wins
-// (12 > 10). See FIELD-NOTES.md (2026-11-27).
+// (12 > 10). Every token also points weakly at <|im_end|>, so a prompt the
+// script does not cover (one ending in something else than the generation
+// prompt) gets an empty answer rather than noise. See FIELD-NOTES.md
+// (2026-11-27).
 //
 // Only tests use this package; a model is about 1–2.5 MB and takes
 // milliseconds to write, so tests generate it and nothing .gguf is committed.
@@ -78,6 +81,17 @@ var (
 	// AlwaysCalls calls get_weather {"city": "Paris"} on every turn, after a
 	// tool result too (for maxToolCalls).
 	AlwaysCalls = Script{Calls: Weather.Calls}
+	// TwoCalls makes two calls in one turn, get_weather {"city": "Paris"} and
+	// get_weather {"city": "London"} (llama.cpp's grammar lets the second
+	// through only with parallel_tool_calls: true), then answers "Sunny in
+	// Paris, rainy in London.".
+	TwoCalls = Script{
+		Calls: []Call{
+			{Name: "get_weather", Arguments: `{"city": "Paris"}`},
+			{Name: "get_weather", Arguments: `{"city": "London"}`},
+		},
+		After: "Sunny in Paris, rainy in London.",
+	}
 	// Hello answers "Hello from llama.cpp." and never calls a tool.
 	Hello = Script{Text: "Hello from llama.cpp."}
 )
@@ -133,6 +147,7 @@ const (
 	weightNext   = 10 // a piece to the next piece, and the newline to the turn's first token
 	weightAnswer = 8  // the newline to the answer's first token
 	weightFlag   = 4  // the flag to the answer's first token
+	weightEnd    = 1  // any token to <|im_end|>: a prompt the script does not cover gets an empty answer
 	keyScore     = 50 // the flag head's attention score on <tool_response>
 )
 
@@ -182,7 +197,7 @@ func (m *model) pieces(text string) ([]int, error) {
 			if i < len(words)-1 {
 				continue
 			}
-			return nil, fmt.Errorf("toygguf: cannot split %q into tokens used once each (%q repeats)", text, cur)
+			return nil, fmt.Errorf("toygguf: cannot split %q into tokens used once each (%q is one byte or a token already)", text, cur)
 		}
 		id, err := m.add(enc, tokenNormal)
 		if err != nil {
@@ -236,12 +251,8 @@ func build(s Script) (*model, error) {
 	// tokens, as Qwen writes it; a later one is plain pieces (a special token
 	// used twice would have two successors).
 	var turn []int
-	text := s.Text
-	if text != "" && len(s.Calls) > 0 {
-		text += "\n"
-	}
-	if text != "" {
-		ids, err := m.pieces(text)
+	if s.Text != "" {
+		ids, err := m.pieces(s.Text)
 		if err != nil {
 			return nil, err
 		}
@@ -349,6 +360,10 @@ func (m *model) tensors() []tensor {
 	o := make([]float32, e*e)
 	o[m.flag*e+0] = 1 // head 0's first value dimension → the flag
 	out := make([]float32, nv*e)
+	end := m.id[imEnd]
+	for d := range nv {
+		out[end*e+d] = weightEnd
+	}
 	for from, to := range m.next {
 		out[to*e+from] = weightNext
 	}
