@@ -1,0 +1,243 @@
+package toygguf_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"langmodel/internal/browsertest"
+	"langmodel/internal/toygguf"
+)
+
+func TestMain(m *testing.M) { browsertest.Main(m) }
+
+// page is the test page's side: one engine per model (newWllama from
+// browsertest's harness), the get_weather tool, and the turns in OpenAI's
+// shapes with the random call ids replaced by whether they were there.
+const page = `
+const { newWllama } = await import("/wllama-harness.js");
+globalThis.tools = [{type: "function", function: {name: "get_weather", description: "The weather in a city",
+	parameters: {type: "object", properties: {city: {type: "string"}}, required: ["city"]}}}];
+globalThis.user = [{role: "user", content: "What is the weather in Paris?"}];
+globalThis.engines = {};
+globalThis.engine = async (model) => engines[model] ??= await newWllama("/" + model + ".gguf");
+// turn returns a response's message, finish_reason and whether usage counted the prompt.
+globalThis.turn = (r) => ({
+	finish: r.choices[0].finish_reason,
+	content: r.choices[0].message.content,
+	calls: (r.choices[0].message.tool_calls ?? []).map((c) => ({hasId: c.id !== "", type: c.type, name: c.function.name, arguments: c.function.arguments})),
+	promptCounted: r.usage.prompt_tokens > 0,
+});
+// results follows a turn's calls with a tool result each, as a tool loop does.
+globalThis.results = (r, content) => [r.choices[0].message,
+	...(r.choices[0].message.tool_calls ?? []).map((c) => ({role: "tool", tool_call_id: c.id, content}))];
+`
+
+var (
+	parisCall  = call{HasID: true, Type: "function", Name: "get_weather", Arguments: `{"city": "Paris"}`}
+	londonCall = call{HasID: true, Type: "function", Name: "get_weather", Arguments: `{"city": "London"}`}
+)
+
+type call struct {
+	HasID     bool   `json:"hasId"`
+	Type      string `json:"type"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+type turn struct {
+	Finish        string `json:"finish"`
+	Content       string `json:"content"`
+	Calls         []call `json:"calls"`
+	PromptCounted bool   `json:"promptCounted"`
+}
+
+// serveModels serves wllama, its harness and each of the toy models at
+// /<name>.gguf.
+func serveModels(t *testing.T) string {
+	h := browsertest.WllamaHandlers(t)
+	for name, s := range map[string]toygguf.Script{
+		"weather": toygguf.Weather, "text": toygguf.WeatherWithText, "always": toygguf.AlwaysCalls,
+		"two": toygguf.TwoCalls, "hello": toygguf.Hello,
+	} {
+		h["/"+name+".gguf"] = browsertest.GGUF(t, s)
+	}
+	h["/missing.gguf"] = http.NotFoundHandler()
+	return browsertest.Serve(t, "", h)
+}
+
+// TestWllama_ToolLoop runs each model's tool loop, two turns, in real
+// llama.cpp (wllama) in each engine: the model's call, parsed by llama.cpp's
+// own tool-call parser, and what it says once the result is in the prompt.
+func TestWllama_ToolLoop(t *testing.T) {
+	base := serveModels(t)
+	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
+		p := b.Open(t, base+"/")
+		require.NoError(t, p.Eval(t.Context(), page, nil))
+		for _, tc := range []struct {
+			name, model, request string
+			want                 []turn
+		}{
+			{"a call, then the answer after its result", "weather", `{tools}`, []turn{
+				{Finish: "tool_calls", Calls: []call{parisCall}, PromptCounted: true},
+				{Finish: "stop", Content: "It is sunny in Paris.", Calls: []call{}, PromptCounted: true},
+			}},
+			{"text before the call", "text", `{tools}`, []turn{
+				{Finish: "tool_calls", Content: "Let me check the weather.", Calls: []call{parisCall}, PromptCounted: true},
+				{Finish: "stop", Content: "It is sunny in Paris.", Calls: []call{}, PromptCounted: true},
+			}},
+			{"a call after every result", "always", `{tools}`, []turn{
+				{Finish: "tool_calls", Calls: []call{parisCall}, PromptCounted: true},
+				{Finish: "tool_calls", Calls: []call{parisCall}, PromptCounted: true},
+			}},
+			{"two calls in one turn", "two", `{tools, parallel_tool_calls: true}`, []turn{
+				{Finish: "tool_calls", Calls: []call{parisCall, londonCall}, PromptCounted: true},
+				{Finish: "stop", Content: "Sunny in Paris, rainy in London.", Calls: []call{}, PromptCounted: true},
+			}},
+			{"a text answer", "hello", `{tools}`, []turn{
+				{Finish: "stop", Content: "Hello from llama.cpp.", Calls: []call{}, PromptCounted: true},
+			}},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				var got []turn
+				require.NoError(t, p.Eval(t.Context(), `
+const w = await engine(`+js(tc.model)+`);
+const messages = [...user];
+const out = [];
+for (let i = 0; i < `+js(len(tc.want))+`; i++) {
+	const r = await w.createChatCompletion({messages, ...`+tc.request+`});
+	out.push(turn(r));
+	messages.push(...results(r, "sunny"));
+}
+return out;`, &got))
+				require.Equal(t, tc.want, got)
+			})
+		}
+	})
+}
+
+func js(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+// chunkShape is a streamed chunk as the tests see it: the envelope's id and
+// model, and the first choice's delta (a call's id replaced by whether it was
+// there), or the usage of the last chunk.
+type chunkShape struct {
+	ID       string        `json:"id"`
+	Model    string        `json:"model"`
+	Object   string        `json:"object"`
+	Choices  int           `json:"choices"`
+	Role     string        `json:"role,omitempty"`
+	Content  string        `json:"content,omitempty"`
+	Calls    []streamedArg `json:"calls,omitempty"`
+	Finish   string        `json:"finish,omitempty"`
+	HasUsage bool          `json:"hasUsage,omitempty"`
+}
+
+type streamedArg struct {
+	Index     int    `json:"index"`
+	HasID     bool   `json:"hasId,omitempty"`
+	Type      string `json:"type,omitempty"`
+	Name      string `json:"name,omitempty"`
+	Arguments string `json:"arguments"`
+}
+
+const shapes = `
+globalThis.shape = (c) => {
+	const ch = c.choices[0];
+	const d = ch?.delta ?? {};
+	return {
+		id: c.id, model: c.model, object: c.object, choices: c.choices.length,
+		role: d.role, content: d.content ?? undefined, finish: ch?.finish_reason ?? undefined,
+		calls: d.tool_calls?.map((t) => ({index: t.index, hasId: !!t.id, type: t.type, name: t.function?.name, arguments: t.function?.arguments ?? ""})),
+		hasUsage: c.usage?.prompt_tokens > 0 && c.usage?.completion_tokens > 0,
+	};
+};
+globalThis.stream = async (w, messages, extra = {}) => {
+	const out = [];
+	for await (const c of await w.createChatCompletion({messages, tools, stream: true, stream_options: {include_usage: true}, ...extra})) out.push(shape(c));
+	return out;
+};
+`
+
+// TestWllama_Stream pins the chunks wllama streams, in each engine: llama-server's
+// shape with an empty id and model, a first tool delta with the call's id and
+// name, then one argument fragment per token, and the usage in a last chunk
+// with no choices.
+func TestWllama_Stream(t *testing.T) {
+	base := serveModels(t)
+	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
+		p := b.Open(t, base+"/")
+		require.NoError(t, p.Eval(t.Context(), page+shapes, nil))
+		var got [][]chunkShape
+		require.NoError(t, p.Eval(t.Context(), `
+const w = await engine("weather");
+const first = await stream(w, user);
+const r = await w.createChatCompletion({messages: user, tools});
+return [first, await stream(w, [...user, ...results(r, "sunny")])];`, &got))
+		env := chunkShape{ID: "", Model: "", Object: "chat.completion.chunk", Choices: 1}
+		with := func(f func(c *chunkShape)) chunkShape { c := env; f(&c); return c }
+		require.Equal(t, []chunkShape{
+			with(func(c *chunkShape) { c.Role = "assistant" }),
+			with(func(c *chunkShape) {
+				c.Calls = []streamedArg{{Index: 0, HasID: true, Type: "function", Name: "get_weather", Arguments: "{"}}
+			}),
+			with(func(c *chunkShape) { c.Calls = []streamedArg{{Index: 0, Arguments: `"city":`}} }),
+			with(func(c *chunkShape) { c.Calls = []streamedArg{{Index: 0, Arguments: ` "Paris"}`}} }),
+			with(func(c *chunkShape) { c.Finish = "tool_calls" }),
+			with(func(c *chunkShape) { c.Choices = 0; c.HasUsage = true }),
+		}, got[0], "the call")
+		require.Equal(t, []chunkShape{
+			with(func(c *chunkShape) { c.Role = "assistant" }),
+			with(func(c *chunkShape) { c.Content = "It" }),
+			with(func(c *chunkShape) { c.Content = " is" }),
+			with(func(c *chunkShape) { c.Content = " sunny" }),
+			with(func(c *chunkShape) { c.Content = " in" }),
+			with(func(c *chunkShape) { c.Content = " Paris." }),
+			with(func(c *chunkShape) { c.Finish = "stop" }),
+			with(func(c *chunkShape) { c.Choices = 0; c.HasUsage = true }),
+		}, got[1], "the answer")
+	})
+}
+
+// TestWllama_Abort: abortSignal on createChatCompletion stops a stream with
+// an AbortError, and the engine answers the next request in full.
+func TestWllama_Abort(t *testing.T) {
+	base := serveModels(t)
+	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
+		p := b.Open(t, base+"/")
+		require.NoError(t, p.Eval(t.Context(), page+shapes, nil))
+		var got struct {
+			Chunks []chunkShape `json:"chunks"`
+			Error  string       `json:"error"`
+			After  turn         `json:"after"`
+		}
+		require.NoError(t, p.Eval(t.Context(), `
+const w = await engine("hello");
+const ac = new AbortController();
+const chunks = [];
+let error = "none";
+try {
+	for await (const c of await w.createChatCompletion({messages: user, stream: true, abortSignal: ac.signal})) {
+		chunks.push(shape(c));
+		if (c.choices[0]?.delta?.content) ac.abort();
+	}
+} catch (e) {
+	error = e.name;
+}
+return {chunks, error, after: turn(await w.createChatCompletion({messages: user}))};`, &got))
+		require.Equal(t, "AbortError", got.Error)
+		require.NotEmpty(t, got.Chunks)
+		for _, c := range got.Chunks {
+			require.Empty(t, c.Finish, "the stream stopped before its end")
+		}
+		require.Equal(t, turn{Finish: "stop", Content: "Hello from llama.cpp.", Calls: []call{}, PromptCounted: true}, got.After)
+	})
+}
