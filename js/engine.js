@@ -8,7 +8,8 @@
 //  - wllama: createChatCompletion({...request, abortSignal}) resolves to an async iterable
 //    of chunks; abortSignal stops its decoding;
 //  - WebLLM: chat.completions.create(request) resolves to an async iterable of chunks;
-//    engine.interruptGenerate() stops it (it takes no signal);
+//    engine.interruptGenerate() stops it (it takes no signal); its response_format is
+//    {type: "json_object", schema: "<the schema as JSON text>"}, not OpenAI's json_schema;
 //  - an engine that answers with one completion object instead of chunks: that object is
 //    the one piece (the engine reads its message as it reads a server's).
 // The request's model is left out when the backend names none: engines use the model they
@@ -32,6 +33,8 @@ function engineCall(engine) {
           }
         }, { once: true });
       }
+      const format = request.response_format;
+      if (format?.type === "json_schema") request.response_format = { type: "json_object", schema: JSON.stringify(format.json_schema.schema) };
       return create.call(engine.chat.completions, request);
     };
   }

@@ -107,6 +107,18 @@ var engineScenarios = withFakeEngines([]hostScenario{
 		`{"got":["Let me check. ",["tool-call",true,"c1","get_weather",{"city":"Paris"}]],"answer":[{"type":"text","value":"Sunny."}],
 		  "model":"Qwen2.5-0.5B-Instruct-q4f16_1-MLC","second":["user","assistant","tool"],"history":5}`}},
 
+	{scenario: scenario{"engine: a responseConstraint as each engine takes it", `
+		const schema = { type: "object", properties: { city: { type: "string" } }, required: ["city"] };
+		const out = {};
+		for (const [name, make] of [["wllama", wllama], ["webllm", webllm]]) {
+			const engine = make([...text("{\"city\": \"Paris\"}")]);
+			const s = await LanguageModel.create({ backend: { kind: "engine", engine } });
+			out[name] = [await s.prompt("Which city?", { responseConstraint: schema }), engine.requests[0].response_format];
+		}
+		return out;`,
+		`{"wllama":["{\"city\": \"Paris\"}",{"type":"json_schema","json_schema":{"name":"response","schema":{"properties":{"city":{"type":"string"}},"required":["city"],"type":"object"}}}],
+		  "webllm":["{\"city\": \"Paris\"}",{"type":"json_object","schema":"{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"}},\"required\":[\"city\"]}"}]}`}},
+
 	{scenario: scenario{"engine: parallel calls, maxToolCalls, hybrid", `
 		const out = {};
 		const ran = [];
