@@ -82,11 +82,12 @@ var engineScenarios = withFakeEngines([]hostScenario{
 		const usageAfterFirst = s.contextUsage;
 		const second = await s.prompt("Thanks!");
 		const r = engine.requests;
-		return { first, second, log, window: s.contextWindow, usage: [usageAfterFirst, s.contextUsage], history: s.history.map((m) => m.role),
+		const availability = await LanguageModel.availability({ backend: { kind: "engine", engine } });
+		return { first, second, log, availability, window: s.contextWindow, usage: [usageAfterFirst, s.contextUsage], history: s.history.map((m) => m.role),
 			request: { model: "model" in r[0], stream: r[0].stream, options: r[0].stream_options, abortSignal: r[0].abortSignal,
 				tools: r[0].tools.map((t) => t.type + ":" + t.function.name), messages: r[1].messages, third: r[2].messages.map((m) => m.role) } };`,
 		`{"first":"It is sunny in Paris.","second":"You are welcome.","log":["call get_weather {\"city\":\"Paris\"}","result [{\"type\":\"text\",\"value\":\"sunny in Paris\"}]"],
-		  "window":2048,"usage":[127,137],"history":["user","tool-call","tool-result","assistant","user","assistant"],
+		  "availability":"available","window":2048,"usage":[127,137],"history":["user","tool-call","tool-result","assistant","user","assistant"],
 		  "request":{"model":false,"stream":true,"options":{"include_usage":true},"abortSignal":true,"tools":["function:get_weather"],
 		    "messages":[{"role":"user","content":"Weather in Paris?"},{"role":"assistant","content":null,"tool_calls":[{"id":"call_a","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]},{"role":"tool","content":"sunny in Paris","tool_call_id":"call_a"}],
 		    "third":["user","assistant","tool","assistant","user"]}}`}},
