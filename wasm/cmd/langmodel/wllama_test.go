@@ -3,7 +3,6 @@
 package main
 
 import (
-	"net/http"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -23,14 +22,7 @@ func serveWllama(t *testing.T) string {
 	} {
 		h["/"+name+".gguf"] = browsertest.GGUF(t, s)
 	}
-	for path, handler := range map[string]http.Handler{
-		"/langmodel.wasm": browsertest.File(moduleWasm),
-		"/wasm_exec.js":   browsertest.File(browsertest.WasmExecJS(t)),
-		"/js/":            http.StripPrefix("/js/", http.FileServer(http.Dir("../../../js"))),
-		// Where install() and its Worker look by default: beside the face.
-		"/js/langmodel.wasm": browsertest.File(moduleWasm),
-		"/js/wasm_exec.js":   browsertest.File(browsertest.WasmExecJS(t)),
-	} {
+	for path, handler := range moduleHandlers(t) {
 		h[path] = handler
 	}
 	return browsertest.Serve(t, "", h)
