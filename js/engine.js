@@ -56,8 +56,19 @@ export function engineGenerate(engine) {
 }
 
 // wireEngine puts the driver of backend.engine into the stash for {kind: "engine"} (its id
-// into ids, released with the session) as the wire backend's generate.
+// into ids, released with the session) as the wire backend's generate. A backend without
+// contextWindow gets the engine's own where it tells it (wllama: the n_ctx its model was
+// loaded with).
 export function wireEngine(engine, wire, ids, stash) {
   wire.generate = stash.store(engineGenerate(engine));
   ids.push(wire.generate);
+  if (wire.contextWindow === undefined && typeof engine.getLoadedContextInfo === "function") {
+    let n;
+    try {
+      n = engine.getLoadedContextInfo()?.n_ctx;
+    } catch {
+      // no model loaded (yet): the module's default window
+    }
+    if (Number.isInteger(n) && n > 0) wire.contextWindow = n;
+  }
 }

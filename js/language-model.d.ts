@@ -175,7 +175,7 @@ export type Backend =
       model?: string;
       /** false: tool use through the text protocol, for a model whose chat template has no tools. Default true. */
       nativeTools?: boolean;
-      /** The model's context size in tokens (for wllama, e.g. its n_ctx). */
+      /** The model's context size in tokens. Absent: the engine's own where it tells it (wllama: the n_ctx its model was loaded with), else the module's default. */
       contextWindow?: number;
     };
 

@@ -108,6 +108,13 @@ var engineScenarios = withFakeEngines([]hostScenario{
 		`{"got":["Let me check. ",["tool-call",true,"c1","get_weather",{"city":"Paris"}]],"answer":[{"type":"text","value":"Sunny."}],
 		  "model":"Qwen2.5-0.5B-Instruct-q4f16_1-MLC","second":["user","assistant","tool"],"history":5}`}},
 
+	{scenario: scenario{"engine: wllama's n_ctx is the context window, unless the page gives one", `
+		const loaded = (info) => Object.assign(wllama(text("Hi.")), { getLoadedContextInfo: info });
+		const windowOf = async (engine, extra) => (await LanguageModel.create({ backend: { kind: "engine", engine, ...extra } })).contextWindow;
+		return [await windowOf(loaded(() => ({ n_ctx: 4096, n_ctx_train: 32768 }))), await windowOf(loaded(() => ({ n_ctx: 4096 })), { contextWindow: 1000 }),
+			await windowOf(loaded(() => { throw new Error("no model loaded"); })), await windowOf(wllama(text("Hi.")))];`,
+		`[4096,1000,32768,32768]`}},
+
 	{scenario: scenario{"engine: a responseConstraint as each engine takes it", `
 		const schema = { type: "object", properties: { city: { type: "string" } }, required: ["city"] };
 		const out = {};

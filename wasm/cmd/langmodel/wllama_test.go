@@ -34,7 +34,7 @@ const wllamaPage = `
 const { newWllama } = await import("/wllama-harness.js");
 const engines = {};
 globalThis.engine = async (model) => engines[model] ??= await newWllama("/" + model + ".gguf");
-globalThis.backend = async (model, extra) => ({ kind: "engine", engine: await engine(model), contextWindow: 2048, ...extra });
+globalThis.backend = async (model, extra) => ({ kind: "engine", engine: await engine(model), ...extra });
 globalThis.getWeather = (execute) => ({ name: "get_weather", description: "The weather in a city",
 	inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] }, execute });
 globalThis.ask = "What is the weather in Paris?";
@@ -44,7 +44,7 @@ globalThis.read = async (stream) => { const r = stream.getReader(); const out = 
 
 // TestBrowser_Wllama runs the engine backend over real llama.cpp (wllama 3.13.0) with the
 // project's toy models, in every engine, with the module on the page and in a Worker:
-// the closed loop's two turns, the open loop, streaming, parallel calls, maxToolCalls,
+// the closed loop's two turns (with the context window wllama was loaded with), the open loop, streaming, parallel calls, maxToolCalls,
 // abort mid-generation, and an engine that throws mid-stream.
 func TestBrowser_Wllama(t *testing.T) {
 	base := serveWllama(t)
