@@ -13,7 +13,8 @@
 //  - an engine that answers with one completion object instead of chunks: that object is
 //    the one piece (the engine reads its message as it reads a server's).
 // The request's model is left out when the backend names none: engines use the model they
-// loaded, and WebLLM rejects a name it has not loaded.
+// loaded, and WebLLM rejects a name it has not loaded. See RATIONALE.md "Why does an
+// in-page engine cross the channel as a generate, and its chunks as objects?".
 
 // engineCall returns how to call engine, or null when it has neither shape.
 function engineCall(engine) {

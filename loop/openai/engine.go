@@ -23,7 +23,8 @@ type Engine interface {
 // EngineModel is a loop.Model over an in-page engine: the request building, chunk
 // assembly and usage are the server backend's own (buildRequest, chunkReader); only
 // the call differs. There is no retry (an engine in the page has no 429) and no
-// Authorization (Config's APIKey and Headers are not used).
+// Authorization (Config's APIKey and Headers are not used). See RATIONALE.md "Why does an
+// in-page engine cross the channel as a generate, and its chunks as objects?".
 type EngineModel struct {
 	cfg    Config
 	engine Engine
