@@ -16,6 +16,8 @@
 // loaded, and WebLLM rejects a name it has not loaded. See RATIONALE.md "Why does an
 // in-page engine cross the channel as a generate, and its chunks as objects?".
 
+import { errorMessage } from "./errors.js";
+
 // engineCall returns how to call engine, or null when it has neither shape.
 function engineCall(engine) {
   if (engine === null || (typeof engine !== "object" && typeof engine !== "function")) return null;
@@ -43,17 +45,50 @@ function engineCall(engine) {
 }
 
 // engineGenerate drives engine as a generate function: each step is one streaming chat
-// completion, each chunk one piece. What the engine resolves to goes to the channel as
-// it is (an async iterable of chunks, read piece by piece; or one completion, one
-// piece), so that an abort both stops the engine (see above) and returns its iterator.
+// completion, each chunk one piece. The engine's async iterable goes to the channel
+// behind a thin iterator of the same chunks, so that an abort both stops the engine (see
+// above) and returns the engine's iterator; one completion instead of a stream is one
+// piece. What the engine throws, before or mid-stream, is worded by failed().
 export function engineGenerate(engine) {
   const call = engineCall(engine);
   if (!call) throw new TypeError("invalid backend: backend.engine must be an object with createChatCompletion() (wllama) or chat.completions.create() (WebLLM)");
-  return (request, { signal }) => {
+  return async (request, { signal }) => {
     const body = { ...request };
     if (!body.model) delete body.model;
-    return call(body, signal);
+    let out;
+    try {
+      out = await call(body, signal);
+    } catch (e) {
+      throw failed(e);
+    }
+    const iterate = out?.[Symbol.asyncIterator];
+    if (typeof iterate !== "function") return out;
+    return {
+      [Symbol.asyncIterator]() {
+        const it = iterate.call(out);
+        return {
+          next() {
+            try {
+              return Promise.resolve(it.next()).catch((e) => Promise.reject(failed(e)));
+            } catch (e) {
+              return Promise.reject(failed(e));
+            }
+          },
+          return: (value) => (typeof it.return === "function" ? it.return(value) : Promise.resolve({ done: true, value })),
+        };
+      },
+    };
   };
+}
+
+// failed words an engine's exception for the page: "the in-page engine failed: " and the
+// engine's own message, its name kept (the module keeps the names a model may raise,
+// NotSupportedError, NetworkError, InvalidStateError…, and makes the rest an
+// OperationError). One that comes after an abort is dropped by the channel unread.
+function failed(e) {
+  const err = new Error(`the in-page engine failed: ${errorMessage(e)}`);
+  err.name = typeof e?.name === "string" ? e.name : "Error";
+  return err;
 }
 
 // wireEngine puts the driver of backend.engine into the stash for {kind: "engine"} (its id

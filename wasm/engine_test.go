@@ -67,7 +67,9 @@ func TestEngine_ClosedLoop(t *testing.T) {
 }
 
 // TestEngine_Failures: an engine that throws, before or mid-stream, or streams what is
-// not a chunk, fails the prompt with a named error and leaves the history as it was.
+// not a chunk, fails the prompt with a named error and leaves the history as it was (the
+// page's driver, js/engine.js, words the engine's own exceptions; here they cross as
+// they are).
 func TestEngine_Failures(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -76,13 +78,13 @@ func TestEngine_Failures(t *testing.T) {
 		message string
 	}{
 		{"throws mid-stream", append(engineCall("c", "weather", `{"ci`)[:2], generateErr{"Error", "memory access out of bounds"}),
-			"OperationError", "the model failed: the in-page engine failed: memory access out of bounds"},
+			"OperationError", "the model failed: memory access out of bounds"},
 		{"throws before streaming", []any{generateErr{"Error", "no model is loaded"}},
-			"OperationError", "the model failed: the in-page engine failed: no model is loaded"},
+			"OperationError", "the model failed: no model is loaded"},
 		{"its own AbortError, not the prompt's", []any{engineChunk(msg{"content": "It"}, ""), generateErr{"AbortError", "aborted elsewhere"}},
-			"OperationError", "the model failed: the in-page engine failed: aborted elsewhere"},
+			"OperationError", "the model failed: aborted elsewhere"},
 		{"a NotSupportedError kept", []any{generateErr{"NotSupportedError", "this engine has no tools"}},
-			"NotSupportedError", "the model failed: the in-page engine failed: this engine has no tools"},
+			"NotSupportedError", "the model failed: this engine has no tools"},
 		{"a piece that is not a chunk", []any{"text"},
 			"OperationError", "the model failed: malformed data from the engine: the chunk is a string, not an object"},
 		{"an error chunk", []any{msg{"error": msg{"message": "the context is full"}}},
@@ -141,7 +143,7 @@ func TestEngine_Config(t *testing.T) {
 	for _, tc := range []struct {
 		name, backend, message string
 	}{
-		{"no engine (js/ found no call to make)", `{"kind":"engine"}`, "invalid backend: backend.engine must be an object with createChatCompletion() (wllama) or chat.completions.create() (WebLLM)"},
+		{"no engine (js/ found no call to make)", `{"kind":"engine"}`, "invalid backend: backend.engine is required"},
 		{"model not a string", `{"kind":"engine","generate":5,"model":5}`, "invalid backend: backend.model must be a non-empty string"},
 		{"nativeTools not a boolean", `{"kind":"engine","generate":5,"nativeTools":1}`, "invalid backend: backend.nativeTools must be true or false"},
 		{"contextWindow zero", `{"kind":"engine","generate":5,"contextWindow":0}`, "invalid backend: backend.contextWindow must be a positive integer"},

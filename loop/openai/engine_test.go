@@ -3,7 +3,6 @@ package openai_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -73,12 +72,10 @@ func TestEngineModel_Step(t *testing.T) {
 		}, want: []loop.Delta{call("a", "f", `{"n":1}`), call("b", "g", `{}`)}},
 		{name: "an engine that throws mid-stream makes no call", chunks: wllamaCall[:3],
 			err:  session.Errorf(session.KindOperation, session.ErrModel, "%s", "memory access out of bounds"),
-			kind: session.KindOperation, msg: "the in-page engine failed: memory access out of bounds"},
-		{name: "an engine's named exception keeps its name", chunks: nil,
+			kind: session.KindOperation, msg: "the model failed: memory access out of bounds"},
+		{name: "the binding's name for the failure is kept", chunks: nil,
 			err:  session.Errorf(session.KindNotSupported, session.ErrModel, "%s", "no model loaded"),
-			kind: session.KindNotSupported, msg: "the in-page engine failed: no model loaded"},
-		{name: "a plain failure is an OperationError", err: errors.New("boom"),
-			kind: session.KindOperation, msg: "the in-page engine failed: boom"},
+			kind: session.KindNotSupported, msg: "the model failed: no model loaded"},
 		{name: "a chunk that is not a chunk", chunks: []string{`[1,2]`},
 			kind: session.KindOperation, msg: "malformed data from the engine"},
 		{name: "an error chunk", chunks: []string{`{"error":{"message":"context is full"}}`},
@@ -121,16 +118,4 @@ func TestEngineModel_Request(t *testing.T) {
 	require.Equal(t, []any{map[string]any{"role": "user", "content": "Hi"}}, e.request["messages"])
 	require.Equal(t, "get_weather", e.request["tools"].([]any)[0].(map[string]any)["function"].(map[string]any)["name"])
 	require.Equal(t, 0.0, e.request["temperature"])
-}
-
-// Aborted: the context's error, whatever the engine said while being stopped.
-func TestEngineModel_Abort(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	e := &fakeEngine{chunks: []string{`{"choices":[{"index":0,"delta":{"content":"It"}}]}`}, err: errors.New("AbortError: the operation was aborted")}
-	m := openai.NewEngine(openai.Config{}, e)
-	err := m.Step(ctx, &loop.Request{Messages: []session.Message{session.TextMessage(session.RoleUser, "Hi")}}, func(loop.Delta) error {
-		cancel()
-		return nil
-	})
-	require.ErrorIs(t, err, context.Canceled)
 }

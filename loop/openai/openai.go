@@ -63,6 +63,7 @@ const DefaultMaxRetries = 3
 type Model struct {
 	cfg       Config
 	transport Transport
+	engine    Engine // an in-page engine instead of a server (NewEngine); nil for a server
 	// Sleep waits between retries; tests replace it. It returns early with ctx's error.
 	Sleep func(ctx loop.Context, d time.Duration) error
 }
@@ -83,6 +84,9 @@ func (m *Model) Step(ctx loop.Context, req *loop.Request, emit func(loop.Delta) 
 	body, err := buildRequest(m.cfg, req)
 	if err != nil {
 		return err
+	}
+	if m.engine != nil {
+		return m.engineStep(ctx, body, emit)
 	}
 	resp, err := m.send(ctx, body)
 	if err != nil {
