@@ -6,7 +6,10 @@
 // so a module in a Worker reaches the engine on the page, and generate-abort aborts the
 // signal), and absorbs the engines' differences:
 //  - wllama: createChatCompletion({...request, abortSignal}) resolves to an async iterable
-//    of chunks; abortSignal stops its decoding;
+//    of chunks, fed by its worker whether or not anyone reads; abortSignal stops its
+//    decoding, and its stream then fails with an AbortError, which a reader that has left
+//    never sees: the page would log it as an unhandled rejection. So a stream left early
+//    is read to its end (the abort's AbortError, caught) instead of being returned;
 //  - WebLLM: chat.completions.create(request) resolves to an async iterable of chunks;
 //    engine.interruptGenerate() stops it (it takes no signal); its response_format is
 //    {type: "json_object", schema: "<the schema as JSON text>"}, not OpenAI's json_schema;
@@ -18,11 +21,14 @@
 
 import { errorMessage } from "./errors.js";
 
-// engineCall returns how to call engine, or null when it has neither shape.
+// engineCall returns how to call engine, or null when it has neither shape. call.drain
+// says that a stream left early is read to its end rather than returned (wllama's, above).
 function engineCall(engine) {
   if (engine === null || (typeof engine !== "object" && typeof engine !== "function")) return null;
   if (typeof engine.createChatCompletion === "function") {
-    return (request, signal) => engine.createChatCompletion({ ...request, abortSignal: signal });
+    const call = (request, signal) => engine.createChatCompletion({ ...request, abortSignal: signal });
+    call.drain = true;
+    return call;
   }
   const create = engine.chat?.completions?.create;
   if (typeof create === "function") {
@@ -74,11 +80,24 @@ export function engineGenerate(engine) {
               return Promise.reject(failed(e));
             }
           },
-          return: (value) => (typeof it.return === "function" ? it.return(value) : Promise.resolve({ done: true, value })),
+          return(value) {
+            if (call.drain) drain(it);
+            else if (typeof it.return === "function") return it.return(value);
+            return Promise.resolve({ done: true, value });
+          },
         };
       },
     };
   };
+}
+
+// drain reads it to its end in the background, whatever it yields or throws.
+async function drain(it) {
+  try {
+    while (!(await it.next()).done);
+  } catch {
+    // the abort's AbortError, or the engine's failure: nobody listens any more
+  }
 }
 
 // failed words an engine's exception for the page: "the in-page engine failed: " and the

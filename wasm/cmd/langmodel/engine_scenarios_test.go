@@ -31,15 +31,17 @@ const abortError = () => Object.assign(new Error("The operation was aborted."), 
 // stream is an engine's async iterable of one turn's chunks; stopped() is the engine's
 // own abort (its signal, or interruptGenerate).
 const stream = (engine, chunks, stopped) => ({ [Symbol.asyncIterator]() {
-	let i = 0;
+	let i = 0, over = false; // over: it threw, and is done from then on, as a generator is
+	const stop = (e) => { over = true; throw e; };
 	return {
 		next: async () => {
 			await sleep(0);
-			if (stopped.aborted) { engine.aborts++; throw abortError(); }
+			if (over) return { done: true, value: undefined };
+			if (stopped.aborted) { engine.aborts++; stop(abortError()); }
 			const c = chunks[i++];
 			if (c === undefined) return { done: true, value: undefined };
-			if (c === HANG) { await stopped.wait(); engine.aborts++; throw abortError(); }
-			if (c instanceof Error) throw c;
+			if (c === HANG) { await stopped.wait(); engine.aborts++; stop(abortError()); }
+			if (c instanceof Error) stop(c);
 			return { done: false, value: c };
 		},
 		return: async () => ({ done: true, value: undefined }),

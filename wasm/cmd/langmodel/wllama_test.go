@@ -142,6 +142,11 @@ func TestBrowser_Wllama(t *testing.T) {
 						requireJSON(t, tc.want, got)
 					})
 				}
+				// Nothing the module or the engine left unhandled: an aborted wllama stream
+				// fails after its reader has left, and js/engine.js reads it to its end.
+				for _, line := range p.Console() {
+					require.NotContains(t, line, "exception:")
+				}
 			})
 		}
 	})
