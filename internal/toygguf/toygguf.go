@@ -14,8 +14,10 @@
 // turns the model's <tool_call> text into OpenAI tool calls. The vocabulary is
 // the 256 GPT-2 byte tokens (every prompt tokenizes to them: there are no
 // merges), one token for each piece of the scripted output (each used once),
-// and Qwen's special tokens. Token embeddings are one-hot and the feed-forward
-// is all zero, so the output matrix is a next-token table: each piece's row
+// and Qwen's special tokens. Token embeddings are one-hot (a dimension for the
+// newline, <tool_response> and each piece with a successor; every other token
+// shares one) and the feed-forward is all zero, so the output matrix is a
+// next-token table: each piece's row
 // points at the next piece and the last at <|im_end|>, and greedy decoding
 // emits the script. The prompt always ends with "<|im_start|>assistant\n", so
 // the newline's row decides the first token: weight 10 to the call's first
@@ -149,6 +151,8 @@ const (
 	weightFlag   = 4  // the flag to the answer's first token
 	weightEnd    = 1  // any token to <|im_end|>: a prompt the script does not cover gets an empty answer
 	keyScore     = 50 // the flag head's attention score on <tool_response>
+
+	otherDim = 0 // the embedding dimension of every token that is not a piece with a successor, the newline or <tool_response>
 )
 
 type model struct {
@@ -159,7 +163,8 @@ type model struct {
 	start  int         // the turn's first token, after "<|im_start|>assistant\n"
 	answer int         // the answer's first token after a tool result, or -1
 	nEmbd  int
-	flag   int // the flag dimension
+	dim    map[int]int // a token's embedding dimension; tokens not in it share otherDim
+	flag   int         // the flag dimension
 }
 
 func (m *model) add(text string, typ int32) (int, error) {
@@ -301,7 +306,15 @@ func build(s Script) (*model, error) {
 		}
 		m.answer = ids[0]
 	}
-	m.flag = len(m.tokens)
+	// Dimensions: the shared one (0), the newline, <tool_response>, each
+	// token with a successor, in id order, then the flag.
+	m.dim = map[int]int{}
+	for id := range m.tokens {
+		if _, ok := m.next[id]; ok || id == m.id[byteLevel("\n")] || id == m.id[toolResponse] {
+			m.dim[id] = len(m.dim) + 1
+		}
+	}
+	m.flag = len(m.dim) + 1
 	m.nEmbd = (m.flag + 1 + headDim - 1) / headDim * headDim
 	return m, nil
 }
@@ -345,29 +358,35 @@ func ones(n int) []float32 {
 func (m *model) tensors() []tensor {
 	e, nv := m.nEmbd, len(m.tokens)
 	u := func(n int) uint64 { return uint64(n) }
+	dim := func(t int) int {
+		if d, ok := m.dim[t]; ok {
+			return d
+		}
+		return otherDim
+	}
 	embd := make([]float32, e*nv)
 	for t := range nv {
-		embd[t*e+t] = 1
+		embd[t*e+dim(t)] = 1
 	}
 	// The attention input is rms_norm(one-hot): sqrt(e) on the token's dimension.
 	scale := float32(math.Sqrt(float64(e)))
 	qBias := make([]float32, e)
 	qBias[headDim-1] = float32(math.Sqrt(headDim)) // cancels the 1/sqrt(headDim) of the scores
 	k := make([]float32, headDim*e)
-	k[(headDim-1)*e+m.id[toolResponse]] = keyScore / scale
+	k[(headDim-1)*e+dim(m.id[toolResponse])] = keyScore / scale
 	v := make([]float32, headDim*e)
-	v[0*e+m.id[toolResponse]] = 1 / scale
+	v[0*e+dim(m.id[toolResponse])] = 1 / scale
 	o := make([]float32, e*e)
 	o[m.flag*e+0] = 1 // head 0's first value dimension → the flag
 	out := make([]float32, nv*e)
 	end := m.id[imEnd]
-	for d := range nv {
+	for d := range m.flag {
 		out[end*e+d] = weightEnd
 	}
 	for from, to := range m.next {
-		out[to*e+from] = weightNext
+		out[to*e+dim(from)] = weightNext
 	}
-	newline := m.id[byteLevel("\n")]
+	newline := dim(m.id[byteLevel("\n")])
 	out[m.start*e+newline] = weightNext
 	if m.answer >= 0 {
 		out[m.answer*e+newline] = weightAnswer
