@@ -175,7 +175,7 @@ func TestWrite_Parses(t *testing.T) {
 			require.Equal(t, "gpt2", f.meta["tokenizer.ggml.model"])
 			require.Equal(t, "qwen2", f.meta["tokenizer.ggml.pre"])
 			require.Equal(t, false, f.meta["tokenizer.ggml.add_bos_token"])
-			require.Equal(t, chatTemplate, f.meta["tokenizer.chat_template"])
+			require.Equal(t, QwenTemplate, f.meta["tokenizer.chat_template"])
 			tokens := f.meta["tokenizer.ggml.tokens"].([]string)
 			require.Len(t, f.meta["tokenizer.ggml.token_type"], len(tokens))
 			ids := map[string]int{}

@@ -38,6 +38,7 @@ package toygguf
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -55,9 +56,13 @@ type Script struct {
 	// finish_reason "tool_calls").
 	Calls []Call
 	// After is the text answer the model gives when the prompt holds a tool
-	// result. Empty with Calls: the model makes the same Calls again after every
-	// tool result (it always calls).
+	// result (the <tool_response> token, which any prompt text containing
+	// "<tool_response>" has). Empty with Calls: the model makes the same Calls
+	// again after every tool result (it always calls).
 	After string
+	// Template is the model's chat template (tokenizer.chat_template); ""
+	// is QwenTemplate, Qwen2.5's with tools. ChatMLTemplate has no tools.
+	Template string
 }
 
 // Call is one tool call: the tool's name and its arguments as a JSON object.
@@ -84,9 +89,10 @@ var (
 	// tool result too (for maxToolCalls).
 	AlwaysCalls = Script{Calls: Weather.Calls}
 	// TwoCalls makes two calls in one turn, get_weather {"city": "Paris"} and
-	// get_weather {"city": "London"} (llama.cpp's grammar lets the second
-	// through only with parallel_tool_calls: true), then answers "Sunny in
-	// Paris, rainy in London.".
+	// get_weather {"city": "London"} (wllama 3.13.0 parses both whatever
+	// parallel_tool_calls says), then answers "Sunny in Paris, rainy in
+	// London.". The second call is plain text tokens, so that no token has two
+	// successors.
 	TwoCalls = Script{
 		Calls: []Call{
 			{Name: "get_weather", Arguments: `{"city": "Paris"}`},
@@ -156,15 +162,16 @@ const (
 )
 
 type model struct {
-	tokens []string // GPT-2 byte-level texts
-	types  []int32
-	id     map[string]int
-	next   map[int]int // the output table: token → next token
-	start  int         // the turn's first token, after "<|im_start|>assistant\n"
-	answer int         // the answer's first token after a tool result, or -1
-	nEmbd  int
-	dim    map[int]int // a token's embedding dimension; tokens not in it share otherDim
-	flag   int         // the flag dimension
+	tokens   []string // GPT-2 byte-level texts
+	types    []int32
+	id       map[string]int
+	next     map[int]int // the output table: token → next token
+	start    int         // the turn's first token, after "<|im_start|>assistant\n"
+	answer   int         // the answer's first token after a tool result, or -1
+	nEmbd    int
+	template string
+	dim      map[int]int // a token's embedding dimension; tokens not in it share otherDim
+	flag     int         // the flag dimension
 }
 
 func (m *model) add(text string, typ int32) (int, error) {
@@ -231,7 +238,7 @@ func build(s Script) (*model, error) {
 	if len(s.Calls) == 0 && s.After != "" {
 		return nil, errors.New("toygguf: After needs Calls (no tool result can follow a text answer)")
 	}
-	m := &model{id: map[string]int{}, next: map[int]int{}, answer: -1}
+	m := &model{id: map[string]int{}, next: map[int]int{}, answer: -1, template: s.Template}
 	for b := range 256 {
 		if _, err := m.add(byteLevel(string([]byte{byte(b)})), tokenNormal); err != nil {
 			return nil, err
@@ -341,7 +348,7 @@ func (m *model) metadata() []kv {
 		{"tokenizer.ggml.eos_token_id", uint32(m.id[imEnd])},
 		{"tokenizer.ggml.padding_token_id", uint32(m.id[endOfText])},
 		{"tokenizer.ggml.add_bos_token", false},
-		{"tokenizer.chat_template", chatTemplate},
+		{"tokenizer.chat_template", cmp.Or(m.template, QwenTemplate)},
 	}
 }
 

@@ -17,7 +17,7 @@ func TestMain(m *testing.M) { browsertest.Main(m) }
 // browsertest's harness), the get_weather tool, and the turns in OpenAI's
 // shapes with the random call ids replaced by whether they were there.
 const page = `
-const { newWllama } = await import("/wllama-harness.js");
+globalThis.newWllama = (await import("/wllama-harness.js")).newWllama;
 globalThis.tools = [{type: "function", function: {name: "get_weather", description: "The weather in a city",
 	parameters: {type: "object", properties: {city: {type: "string"}}, required: ["city"]}}}];
 globalThis.user = [{role: "user", content: "What is the weather in Paris?"}];
@@ -61,10 +61,13 @@ func serveModels(t *testing.T) string {
 	for name, s := range map[string]toygguf.Script{
 		"weather": toygguf.Weather, "text": toygguf.WeatherWithText, "always": toygguf.AlwaysCalls,
 		"two": toygguf.TwoCalls, "hello": toygguf.Hello,
+		"chatml": {Text: "Hello from llama.cpp.", Template: toygguf.ChatMLTemplate},
 	} {
 		h["/"+name+".gguf"] = browsertest.GGUF(t, s)
 	}
-	h["/missing.gguf"] = http.NotFoundHandler()
+	h["/html.gguf"] = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("<!doctype html><title>Not a model</title>"))
+	})
 	return browsertest.Serve(t, "", h)
 }
 
@@ -92,9 +95,23 @@ func TestWllama_ToolLoop(t *testing.T) {
 				{Finish: "tool_calls", Calls: []call{parisCall}, PromptCounted: true},
 				{Finish: "tool_calls", Calls: []call{parisCall}, PromptCounted: true},
 			}},
-			{"two calls in one turn", "two", `{tools, parallel_tool_calls: true}`, []turn{
+			{"two calls in one turn", "two", `{tools}`, []turn{
 				{Finish: "tool_calls", Calls: []call{parisCall, londonCall}, PromptCounted: true},
 				{Finish: "stop", Content: "Sunny in Paris, rainy in London.", Calls: []call{}, PromptCounted: true},
+			}},
+			{"tool_choice required", "weather", `{tools, tool_choice: "required"}`, []turn{
+				{Finish: "tool_calls", Calls: []call{parisCall}, PromptCounted: true},
+			}},
+			// Without tools in the request (or with tool_choice "none") llama.cpp
+			// does not parse calls: the model's text is the answer.
+			{"no tools: the call is text", "weather", `{}`, []turn{
+				{Finish: "stop", Content: "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>", Calls: []call{}, PromptCounted: true},
+			}},
+			{"tool_choice none: the call is text", "weather", `{tools, tool_choice: "none"}`, []turn{
+				{Finish: "stop", Content: "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>", Calls: []call{}, PromptCounted: true},
+			}},
+			{"a template without tools: the request's tools change nothing", "chatml", `{tools}`, []turn{
+				{Finish: "stop", Content: "Hello from llama.cpp.", Calls: []call{}, PromptCounted: true},
 			}},
 			{"a text answer", "hello", `{tools}`, []turn{
 				{Finish: "stop", Content: "Hello from llama.cpp.", Calls: []call{}, PromptCounted: true},
@@ -239,5 +256,38 @@ return {chunks, error, after: turn(await w.createChatCompletion({messages: user}
 			require.Empty(t, c.Finish, "the stream stopped before its end")
 		}
 		require.Equal(t, turn{Finish: "stop", Content: "Hello from llama.cpp.", Calls: []call{}, PromptCounted: true}, got.After)
+	})
+}
+
+// TestWllama_BadModel pins what wllama 3.13.0 does with a file that is not a
+// whole GGUF model: loadModel resolves (isModelLoaded() is true), and the
+// first completion rejects with a RuntimeError (the wasm aborted). A backend
+// must check the file itself.
+func TestWllama_BadModel(t *testing.T) {
+	base := serveModels(t)
+	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
+		p := b.Open(t, base+"/")
+		require.NoError(t, p.Eval(t.Context(), page, nil))
+		for _, tc := range []struct{ name, model string }{
+			{"not a GGUF file", `"/html.gguf"`},
+			{"a truncated GGUF file", `new Blob([(await (await fetch("/hello.gguf")).arrayBuffer()).slice(0, 4096)])`},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				var got struct {
+					Loaded bool   `json:"loaded"`
+					Error  string `json:"error"`
+				}
+				require.NoError(t, p.Eval(t.Context(), `
+const w = await newWllama(`+tc.model+`);
+try {
+	await w.createChatCompletion({messages: user});
+	return {loaded: w.isModelLoaded(), error: "none"};
+} catch (e) {
+	return {loaded: w.isModelLoaded(), error: e.name};
+}`, &got))
+				require.Equal(t, true, got.Loaded)
+				require.Equal(t, "RuntimeError", got.Error)
+			})
+		}
 	})
 }
