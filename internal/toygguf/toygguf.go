@@ -31,7 +31,7 @@
 // prompt) gets an empty answer rather than noise. See FIELD-NOTES.md
 // (2026-11-27).
 //
-// Only tests use this package; a model is about 1–2.5 MB and takes
+// Only tests use this package; a model is about 0.3 MB and takes
 // milliseconds to write, so tests generate it and nothing .gguf is committed.
 package toygguf
 
