@@ -190,37 +190,51 @@ globalThis.stream = async (w, messages, extra = {}) => {
 // with no choices.
 func TestWllama_Stream(t *testing.T) {
 	base := serveModels(t)
+	env := chunkShape{ID: "", Model: "", Object: "chat.completion.chunk", Choices: 1}
+	role := env
+	role.Role = "assistant"
+	content := func(s string) chunkShape { c := env; c.Content = s; return c }
+	args := func(index int, s string) chunkShape {
+		c := env
+		c.Calls = []streamedArg{{Index: index, Arguments: s}}
+		return c
+	}
+	start := func(index int) chunkShape {
+		c := env
+		c.Calls = []streamedArg{{Index: index, HasID: true, Type: "function", Name: "get_weather", Arguments: "{"}}
+		return c
+	}
+	finish := func(reason string) chunkShape { c := env; c.Finish = reason; return c }
+	usage := env
+	usage.Choices, usage.HasUsage = 0, true
 	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
 		p := b.Open(t, base+"/")
 		require.NoError(t, p.Eval(t.Context(), page+shapes, nil))
-		var got [][]chunkShape
-		require.NoError(t, p.Eval(t.Context(), `
-const w = await engine("weather");
-const first = await stream(w, user);
-const r = await w.createChatCompletion({messages: user, tools});
-return [first, await stream(w, [...user, ...results(r, "sunny")])];`, &got))
-		env := chunkShape{ID: "", Model: "", Object: "chat.completion.chunk", Choices: 1}
-		with := func(f func(c *chunkShape)) chunkShape { c := env; f(&c); return c }
-		require.Equal(t, []chunkShape{
-			with(func(c *chunkShape) { c.Role = "assistant" }),
-			with(func(c *chunkShape) {
-				c.Calls = []streamedArg{{Index: 0, HasID: true, Type: "function", Name: "get_weather", Arguments: "{"}}
-			}),
-			with(func(c *chunkShape) { c.Calls = []streamedArg{{Index: 0, Arguments: `"city":`}} }),
-			with(func(c *chunkShape) { c.Calls = []streamedArg{{Index: 0, Arguments: ` "Paris"}`}} }),
-			with(func(c *chunkShape) { c.Finish = "tool_calls" }),
-			with(func(c *chunkShape) { c.Choices = 0; c.HasUsage = true }),
-		}, got[0], "the call")
-		require.Equal(t, []chunkShape{
-			with(func(c *chunkShape) { c.Role = "assistant" }),
-			with(func(c *chunkShape) { c.Content = "It" }),
-			with(func(c *chunkShape) { c.Content = " is" }),
-			with(func(c *chunkShape) { c.Content = " sunny" }),
-			with(func(c *chunkShape) { c.Content = " in" }),
-			with(func(c *chunkShape) { c.Content = " Paris." }),
-			with(func(c *chunkShape) { c.Finish = "stop" }),
-			with(func(c *chunkShape) { c.Choices = 0; c.HasUsage = true }),
-		}, got[1], "the answer")
+		for _, tc := range []struct {
+			name, stream string
+			want         []chunkShape
+		}{
+			{"a call", `stream(await engine("weather"), user)`, []chunkShape{
+				role, start(0), args(0, `"city":`), args(0, ` "Paris"}`), finish("tool_calls"), usage,
+			}},
+			{"the answer after the result", `stream(await engine("weather"),
+				[...user, ...results(await (await engine("weather")).createChatCompletion({messages: user, tools}), "sunny")])`, []chunkShape{
+				role, content("It"), content(" is"), content(" sunny"), content(" in"), content(" Paris."), finish("stop"), usage,
+			}},
+			{"two calls", `stream(await engine("two"), user)`, []chunkShape{
+				role, start(0), args(0, `"city":`), args(0, ` "Paris"}`), start(1), args(1, `"city": "London"}`), finish("tool_calls"), usage,
+			}},
+			{"text, then a call", `stream(await engine("text"), user)`, []chunkShape{
+				role, content("Let"), content(" me"), content(" check"), content(" the"), content(" weather."),
+				start(0), args(0, `"city":`), args(0, ` "Paris"}`), finish("tool_calls"), usage,
+			}},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				var got []chunkShape
+				require.NoError(t, p.Eval(t.Context(), `return await `+tc.stream+`;`, &got))
+				require.Equal(t, tc.want, got)
+			})
+		}
 	})
 }
 
