@@ -20,13 +20,15 @@
 // next-token table: each piece's row
 // points at the next piece and the last at <|im_end|>, and greedy decoding
 // emits the script. The prompt always ends with "<|im_start|>assistant\n", so
-// the newline's row decides the first token: weight 10 to the call's first
-// token, 8 to the answer's. One attention head writes a flag dimension when
+// the newline's row decides the first token: weight 40 to the call's first
+// token, 32 to the answer's. One attention head writes a flag dimension when
 // the prompt holds <tool_response>: its query is a constant bias, its key is
 // set only on <tool_response>, in the head's last RoPE pair with a huge
 // rope.freq_base, so position does not matter and the head attends to that
-// token alone; the flag adds 4 to the answer's first token, which then wins
-// (12 > 10). Every token also points weakly at <|im_end|>, so a prompt the
+// token alone; the flag adds 16 to the answer's first token, which then wins
+// (48 > 40). The weights are large so that sampling at any usual temperature
+// follows the script too: the logits are the weights times sqrt(n_embd) (8),
+// or sqrt(n_embd/2) with the flag, so the closest gap is 45. Every token also points weakly at <|im_end|>, so a prompt the
 // script does not cover (one ending in something else than the generation
 // prompt) gets an empty answer rather than noise. See FIELD-NOTES.md
 // (2026-11-27).
@@ -152,10 +154,10 @@ const (
 	ropeBase    = 1e20
 	rmsEpsilon  = 1e-6
 
-	weightNext   = 10 // a piece to the next piece, and the newline to the turn's first token
-	weightAnswer = 8  // the newline to the answer's first token
-	weightFlag   = 4  // the flag to the answer's first token
-	weightEnd    = 1  // any token to <|im_end|>: a prompt the script does not cover gets an empty answer
+	weightNext   = 40 // a piece to the next piece, and the newline to the turn's first token
+	weightAnswer = 32 // the newline to the answer's first token
+	weightFlag   = 16 // the flag to the answer's first token
+	weightEnd    = 4  // any token to <|im_end|>: a prompt the script does not cover gets an empty answer
 	keyScore     = 50 // the flag head's attention score on <tool_response>
 
 	otherDim = 0 // the embedding dimension of every token that is not a piece with a successor, the newline or <tool_response>

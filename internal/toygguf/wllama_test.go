@@ -87,6 +87,10 @@ func TestWllama_ToolLoop(t *testing.T) {
 				{Finish: "tool_calls", Calls: []call{parisCall}, PromptCounted: true},
 				{Finish: "stop", Content: "It is sunny in Paris.", Calls: []call{}, PromptCounted: true},
 			}},
+			{"sampling at temperature 2 follows the script too", "weather", `{tools, temperature: 2, top_k: 0, top_p: 1, min_p: 0}`, []turn{
+				{Finish: "tool_calls", Calls: []call{parisCall}, PromptCounted: true},
+				{Finish: "stop", Content: "It is sunny in Paris.", Calls: []call{}, PromptCounted: true},
+			}},
 			{"text before the call", "text", `{tools}`, []turn{
 				{Finish: "tool_calls", Content: "Let me check the weather.", Calls: []call{parisCall}, PromptCounted: true},
 				{Finish: "stop", Content: "It is sunny in Paris.", Calls: []call{}, PromptCounted: true},
