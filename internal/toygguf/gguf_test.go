@@ -1,6 +1,7 @@
 package toygguf
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -166,6 +167,9 @@ func TestWrite_Parses(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			b, err := Bytes(tc.script)
 			require.NoError(t, err)
+			again, err := Bytes(tc.script)
+			require.NoError(t, err)
+			require.True(t, bytes.Equal(b, again), "the same script writes the same bytes")
 			f, err := readGGUF(b)
 			require.NoError(t, err)
 
