@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"testing"
 	"time"
 
@@ -65,5 +66,29 @@ func GGUF(tb testing.TB, s toygguf.Script) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/octet-stream")
 		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(model))
+	})
+}
+
+// GGUFCut returns a handler that starts serving the toy model for s, with the
+// whole model's Content-Length, and drops the connection after the first n
+// bytes: a download that fails midway.
+func GGUFCut(tb testing.TB, s toygguf.Script, n int) http.Handler {
+	tb.Helper()
+	model, err := toygguf.Bytes(s)
+	if err != nil {
+		tb.Fatalf("browsertest: %v", err)
+	}
+	if n < 0 || n >= len(model) {
+		tb.Fatalf("browsertest: GGUFCut after %d bytes of a %d-byte model", n, len(model))
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/octet-stream")
+		w.Header().Set("Content-Length", strconv.Itoa(len(model)))
+		w.WriteHeader(http.StatusOK)
+		w.Write(model[:n])
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+		panic(http.ErrAbortHandler) // net/http drops the connection without logging
 	})
 }

@@ -53,3 +53,17 @@ func TestWllamaHandlers(t *testing.T) {
 		})
 	}
 }
+
+// TestGGUFCut: the download declares the whole model and ends early.
+func TestGGUFCut(t *testing.T) {
+	model, err := toygguf.Bytes(toygguf.Weather)
+	require.NoError(t, err)
+	base := browsertest.Serve(t, "", map[string]http.Handler{"/cut.gguf": browsertest.GGUFCut(t, toygguf.Weather, 1000)})
+	resp, err := http.Get(base + "/cut.gguf")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, int64(len(model)), resp.ContentLength)
+	body, err := io.ReadAll(resp.Body)
+	require.ErrorIs(t, err, io.ErrUnexpectedEOF)
+	require.Equal(t, model[:1000], body)
+}
