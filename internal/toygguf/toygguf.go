@@ -9,29 +9,32 @@
 //	var buf bytes.Buffer
 //	err := toygguf.Write(&buf, toygguf.Weather) // get_weather {"city": "Paris"}, then an answer
 //
+// A script's texts are cut into tokens at spaces (a word keeps the space
+// before it); a piece that is one byte or already a token is joined to the
+// next, and Write fails when the last one cannot be: every piece is used once.
+//
 // How it works. The architecture is Qwen2 with one block, F32 weights, and
 // Qwen2.5's chat template with tools, so llama.cpp's own Hermes/Qwen parser
 // turns the model's <tool_call> text into OpenAI tool calls. The vocabulary is
 // the 256 GPT-2 byte tokens (every prompt tokenizes to them: there are no
-// merges), one token for each piece of the scripted output (each used once),
-// and Qwen's special tokens. Token embeddings are one-hot (a dimension for the
-// newline, <tool_response> and each piece with a successor; every other token
-// shares one) and the feed-forward is all zero, so the output matrix is a
-// next-token table: each piece's row
-// points at the next piece and the last at <|im_end|>, and greedy decoding
-// emits the script. The prompt always ends with "<|im_start|>assistant\n", so
-// the newline's row decides the first token: weight 40 to the call's first
-// token, 32 to the answer's. One attention head writes a flag dimension when
-// the prompt holds <tool_response>: its query is a constant bias, its key is
-// set only on <tool_response>, in the head's last RoPE pair with a huge
-// rope.freq_base, so position does not matter and the head attends to that
-// token alone; the flag adds 16 to the answer's first token, which then wins
-// (48 > 40). The weights are large so that sampling at any usual temperature
-// follows the script too: the logits are the weights times sqrt(n_embd) (8),
-// or sqrt(n_embd/2) with the flag, so the closest gap is 45. Every token also points weakly at <|im_end|>, so a prompt the
-// script does not cover (one ending in something else than the generation
-// prompt) gets an empty answer rather than noise. See FIELD-NOTES.md
-// (2026-11-27).
+// merges), one token for each piece of the scripted output, and Qwen's special
+// tokens. Token embeddings are one-hot (a dimension for the newline,
+// <tool_response> and each piece with a successor; every other token shares
+// one) and the feed-forward is all zero, so the output matrix is a next-token
+// table: each piece's row points at the next piece and the last at
+// <|im_end|>, and decoding emits the script. The prompt always ends with
+// "<|im_start|>assistant\n", so the newline's row decides the first token:
+// weight 40 to the call's first token, 32 to the answer's. One attention head
+// writes a flag dimension when the prompt holds <tool_response>: its query is
+// a constant bias, its key is set only on <tool_response>, in the head's last
+// RoPE pair with a huge rope.freq_base, so position does not matter and the
+// head attends to that token alone; the flag adds 16 to the answer's first
+// token, which then wins (48 > 40). The logits are the weights times
+// sqrt(n_embd) (8), or sqrt(n_embd/2) with the flag, so the closest gap is 45
+// and sampling at any usual temperature follows the script too. Every token
+// also points weakly at <|im_end|>, so a prompt the script does not cover (one
+// ending in something else than the generation prompt) gets an empty answer
+// rather than noise. See FIELD-NOTES.md (2026-11-27).
 //
 // Only tests use this package; a model is about 0.3 MB and takes
 // milliseconds to write, so tests generate it and nothing .gguf is committed.
