@@ -2,6 +2,7 @@ package toygguf
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -163,6 +164,7 @@ func TestWrite_Parses(t *testing.T) {
 		// 71 pieces (each with a successor: the last has <|im_end|>), the newline,
 		// <tool_response>, the shared dimension and the flag: two heads.
 		{"a long answer", Script{Text: longText(71)}, 128},
+		{"a template without tools and a context of 512", Script{Text: "Hi there.", Template: ChatMLTemplate, ContextLength: 512}, 64},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b, err := Bytes(tc.script)
@@ -179,7 +181,6 @@ func TestWrite_Parses(t *testing.T) {
 			require.Equal(t, "gpt2", f.meta["tokenizer.ggml.model"])
 			require.Equal(t, "qwen2", f.meta["tokenizer.ggml.pre"])
 			require.Equal(t, false, f.meta["tokenizer.ggml.add_bos_token"])
-			require.Equal(t, QwenTemplate, f.meta["tokenizer.chat_template"])
 			tokens := f.meta["tokenizer.ggml.tokens"].([]string)
 			require.Len(t, f.meta["tokenizer.ggml.token_type"], len(tokens))
 			ids := map[string]int{}
@@ -195,6 +196,8 @@ func TestWrite_Parses(t *testing.T) {
 			require.Equal(t, tc.nEmbd, nEmbd)
 			require.Equal(t, nEmbd/headDim, f.meta["qwen2.attention.head_count"])
 			require.Equal(t, uint32(1), f.meta["qwen2.block_count"])
+			require.Equal(t, uint32(cmp.Or(tc.script.ContextLength, 4096)), f.meta["qwen2.context_length"])
+			require.Equal(t, cmp.Or(tc.script.Template, QwenTemplate), f.meta["tokenizer.chat_template"])
 
 			var names []string
 			end := uint64(0)

@@ -36,6 +36,10 @@
 // ending in something else than the generation prompt) gets an empty answer
 // rather than noise. See FIELD-NOTES.md (2026-11-27).
 //
+// Prompts have no merges to go through, so a prompt's token count (llama.cpp's
+// usage.prompt_tokens) is the byte length of the text the template renders,
+// each special token counting one.
+//
 // Only tests use this package; a model is about 0.3 MB and takes
 // milliseconds to write, so tests generate it and nothing .gguf is committed.
 package toygguf
@@ -68,6 +72,9 @@ type Script struct {
 	// Template is the model's chat template (tokenizer.chat_template); ""
 	// is QwenTemplate, Qwen2.5's with tools. ChatMLTemplate has no tools.
 	Template string
+	// ContextLength is the model's context size (qwen2.context_length, what
+	// llama.cpp calls n_ctx_train); 0 is 4096.
+	ContextLength int
 }
 
 // Call is one tool call: the tool's name and its arguments as a JSON object.
@@ -167,16 +174,17 @@ const (
 )
 
 type model struct {
-	tokens   []string // GPT-2 byte-level texts
-	types    []int32
-	id       map[string]int
-	next     map[int]int // the output table: token → next token
-	start    int         // the turn's first token, after "<|im_start|>assistant\n"
-	answer   int         // the answer's first token after a tool result, or -1
-	nEmbd    int
-	template string
-	dim      map[int]int // a token's embedding dimension; tokens not in it share otherDim
-	flag     int         // the flag dimension
+	tokens        []string // GPT-2 byte-level texts
+	types         []int32
+	id            map[string]int
+	next          map[int]int // the output table: token → next token
+	start         int         // the turn's first token, after "<|im_start|>assistant\n"
+	answer        int         // the answer's first token after a tool result, or -1
+	nEmbd         int
+	template      string
+	contextLength int
+	dim           map[int]int // a token's embedding dimension; tokens not in it share otherDim
+	flag          int         // the flag dimension
 }
 
 func (m *model) add(text string, typ int32) (int, error) {
@@ -240,10 +248,13 @@ func build(s Script) (*model, error) {
 	if len(s.Calls) == 0 && s.Text == "" {
 		return nil, errors.New("toygguf: a script needs Text or Calls")
 	}
+	if s.ContextLength < 0 || s.ContextLength > math.MaxUint32 {
+		return nil, fmt.Errorf("toygguf: ContextLength %d out of range", s.ContextLength)
+	}
 	if len(s.Calls) == 0 && s.After != "" {
 		return nil, errors.New("toygguf: After needs Calls (no tool result can follow a text answer)")
 	}
-	m := &model{id: map[string]int{}, next: map[int]int{}, answer: -1, template: s.Template}
+	m := &model{id: map[string]int{}, next: map[int]int{}, answer: -1, template: s.Template, contextLength: s.ContextLength}
 	for b := range 256 {
 		if _, err := m.add(byteLevel(string([]byte{byte(b)})), tokenNormal); err != nil {
 			return nil, err
@@ -336,7 +347,7 @@ func (m *model) metadata() []kv {
 		{"general.architecture", "qwen2"},
 		{"general.name", "toygguf"},
 		{"general.alignment", uint32(Alignment)},
-		{"qwen2.context_length", uint32(contextLen)},
+		{"qwen2.context_length", uint32(cmp.Or(m.contextLength, contextLen))},
 		{"qwen2.embedding_length", uint32(m.nEmbd)},
 		{"qwen2.block_count", uint32(1)},
 		{"qwen2.feed_forward_length", uint32(feedForward)},

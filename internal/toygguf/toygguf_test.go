@@ -248,6 +248,7 @@ func TestBytes_Errors(t *testing.T) {
 			"toygguf: call 0 (f): arguments: invalid character 'c' looking for beginning of object key string"},
 		{"arguments that are not an object", Script{Calls: []Call{{Name: "f", Arguments: "[1]"}}},
 			"toygguf: call 0 (f): arguments are not a JSON object"},
+		{"a negative context", Script{Text: "Hi there.", ContextLength: -1}, "toygguf: ContextLength -1 out of range"},
 		{"a one-byte answer", Script{Text: "k"}, `toygguf: cannot split "k" into tokens used once each ("k" is one byte or a token already)`},
 		{"an answer that ends with a piece already used", Script{Text: "No no", Calls: Weather.Calls, After: "Yes no"},
 			`toygguf: cannot split "Yes no" into tokens used once each (" no" is one byte or a token already)`},

@@ -61,7 +61,7 @@ func serveModels(t *testing.T) string {
 	for name, s := range map[string]toygguf.Script{
 		"weather": toygguf.Weather, "text": toygguf.WeatherWithText, "always": toygguf.AlwaysCalls,
 		"two": toygguf.TwoCalls, "hello": toygguf.Hello,
-		"chatml": {Text: "Hello from llama.cpp.", Template: toygguf.ChatMLTemplate},
+		"chatml": {Text: "Hello from llama.cpp.", Template: toygguf.ChatMLTemplate, ContextLength: 512},
 	} {
 		h["/"+name+".gguf"] = browsertest.GGUF(t, s)
 	}
@@ -307,5 +307,26 @@ try {
 				require.Equal(t, "RuntimeError", got.Error)
 			})
 		}
+	})
+}
+
+// TestWllama_Context: llama.cpp reads the model's context size, and a prompt's
+// token count is its rendered text's bytes, a special token counting one.
+func TestWllama_Context(t *testing.T) {
+	base := serveModels(t)
+	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
+		p := b.Open(t, base+"/")
+		require.NoError(t, p.Eval(t.Context(), page, nil))
+		var got struct {
+			Train  int `json:"train"`
+			Prompt int `json:"prompt"`
+		}
+		require.NoError(t, p.Eval(t.Context(), `
+const w = await engine("chatml");
+const r = await w.createChatCompletion({messages: [{role: "user", content: "Hi"}]});
+return {train: w.getLoadedContextInfo().n_ctx_train, prompt: r.usage.prompt_tokens};`, &got))
+		require.Equal(t, 512, got.Train)
+		// <|im_start|> "user\nHi" <|im_end|> "\n" <|im_start|> "assistant\n"
+		require.Equal(t, 1+len("user\nHi")+1+1+1+len("assistant\n"), got.Prompt)
 	})
 }
