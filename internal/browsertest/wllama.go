@@ -32,6 +32,15 @@ var wllamaHarness []byte
 //	const w = await newWllama("/model.gguf"); // a URL or a Blob
 //	const r = await w.createChatCompletion({messages, tools});
 //
+// newWllama(model, {load, config}) passes load to loadModel (over
+// {n_ctx: 2048, n_threads: 1, n_gpu_layers: 0, jinja: true}) and config to new
+// Wllama (over {suppressNativeLog: true}: set it false to see llama.cpp's own
+// log, e.g. why a model does not load). Where new Wllama() finds no storage
+// (WebKit has no OPFS) the harness gives it a cache in memory, and it names the
+// compat build served here with setCompat (wllama fetches it from a CDN by
+// default); Chromium and Firefox keep the default build. wllama 3.13.0 does
+// not run under Node 20 (no storage backend, then "navigator is not defined").
+//
 // It fails the test, naming make deps, when the packages are not installed.
 func WllamaHandlers(tb testing.TB) map[string]http.Handler {
 	tb.Helper()
