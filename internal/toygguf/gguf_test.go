@@ -1,10 +1,13 @@
 package toygguf
 
 import (
+	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -152,16 +155,23 @@ func TestWrite_Parses(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		script Script
-		vocab  int // byte tokens + pieces + 7 special tokens
+		nEmbd  uint32
 	}{
-		{"a text answer", Hello, 256 + 3 + 7},
-		{"a call then an answer", Weather, 256 + 5 + 5 + 7},
-		{"text before a call", WeatherWithText, 256 + 5 + 5 + 5 + 7},
-		{"two calls in one turn", TwoCalls, 256 + 5 + 3 + 5 + 7},
+		{"a text answer", Hello, 64},
+		{"a call then an answer", Weather, 64},
+		{"text before a call", WeatherWithText, 64},
+		{"two calls in one turn", TwoCalls, 64},
+		// 71 pieces (each with a successor: the last has <|im_end|>), the newline,
+		// <tool_response>, the shared dimension and the flag: two heads.
+		{"a long answer", Script{Text: longText(71)}, 128},
+		{"a template without tools and a context of 512", Script{Text: "Hi there.", Template: ChatMLTemplate, ContextLength: 512}, 64},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b, err := Bytes(tc.script)
 			require.NoError(t, err)
+			again, err := Bytes(tc.script)
+			require.NoError(t, err)
+			require.True(t, bytes.Equal(b, again), "the same script writes the same bytes")
 			f, err := readGGUF(b)
 			require.NoError(t, err)
 
@@ -171,20 +181,23 @@ func TestWrite_Parses(t *testing.T) {
 			require.Equal(t, "gpt2", f.meta["tokenizer.ggml.model"])
 			require.Equal(t, "qwen2", f.meta["tokenizer.ggml.pre"])
 			require.Equal(t, false, f.meta["tokenizer.ggml.add_bos_token"])
-			require.Equal(t, chatTemplate, f.meta["tokenizer.chat_template"])
-			require.Equal(t, []string{}, f.meta["tokenizer.ggml.merges"])
 			tokens := f.meta["tokenizer.ggml.tokens"].([]string)
-			require.Len(t, tokens, tc.vocab)
-			require.Len(t, f.meta["tokenizer.ggml.token_type"], tc.vocab)
+			require.Len(t, f.meta["tokenizer.ggml.token_type"], len(tokens))
+			ids := map[string]int{}
+			for i, tok := range tokens {
+				_, dup := ids[tok]
+				require.False(t, dup, "%q twice", tok)
+				ids[tok] = i
+			}
 			require.Equal(t, "Ġ", tokens[' '])
 			require.Equal(t, "Ċ", tokens['\n'])
-			require.Equal(t, "<|im_end|>", tokens[f.meta["tokenizer.ggml.eos_token_id"].(uint32)])
-			require.Equal(t, "<|endoftext|>", tokens[f.meta["tokenizer.ggml.bos_token_id"].(uint32)])
+			require.Equal(t, []string{}, f.meta["tokenizer.ggml.merges"], "prompts tokenize to bytes and special tokens")
 			nEmbd := f.meta["qwen2.embedding_length"].(uint32)
-			require.Zero(t, nEmbd%headDim)
-			require.Greater(t, int(nEmbd), tc.vocab, "a dimension per token and one for the flag")
+			require.Equal(t, tc.nEmbd, nEmbd)
 			require.Equal(t, nEmbd/headDim, f.meta["qwen2.attention.head_count"])
 			require.Equal(t, uint32(1), f.meta["qwen2.block_count"])
+			require.Equal(t, uint32(cmp.Or(tc.script.ContextLength, 4096)), f.meta["qwen2.context_length"])
+			require.Equal(t, cmp.Or(tc.script.Template, QwenTemplate), f.meta["tokenizer.chat_template"])
 
 			var names []string
 			end := uint64(0)
@@ -204,10 +217,19 @@ func TestWrite_Parses(t *testing.T) {
 				"blk.0.attn_v.weight", "blk.0.attn_v.bias", "blk.0.attn_output.weight",
 				"blk.0.ffn_norm.weight", "blk.0.ffn_gate.weight", "blk.0.ffn_up.weight", "blk.0.ffn_down.weight",
 				"output_norm.weight", "output.weight"}, names)
-			require.Equal(t, []uint64{uint64(nEmbd), uint64(tc.vocab)}, f.tensors[len(f.tensors)-1].dims)
+			require.Equal(t, []uint64{uint64(nEmbd), uint64(len(tokens))}, f.tensors[len(f.tensors)-1].dims)
 			require.Zero(t, f.dataStart%Alignment)
 			require.Equal(t, f.dataStart+int(alignUp(end)), len(b), "the file ends with the last tensor, padded")
 			require.Less(t, len(b), 3<<20, "a model stays small")
 		})
 	}
+}
+
+// longText returns n words, each new.
+func longText(n int) string {
+	words := make([]string, n)
+	for i := range words {
+		words[i] = fmt.Sprintf("w%d", i)
+	}
+	return strings.Join(words, " ")
 }

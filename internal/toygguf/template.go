@@ -1,11 +1,11 @@
 package toygguf
 
-// chatTemplate is Qwen2.5-Instruct's chat template with its tools section
+// QwenTemplate is Qwen2.5-Instruct's chat template with its tools section
 // (tokenizer_config.json's chat_template), as data: llama.cpp recognises its
 // <tool_call> format (Hermes 2 Pro) and parses the model's calls into OpenAI
 // tool calls. A tool result is rendered inside <tool_response>, the token the
 // model's flag head looks for.
-const chatTemplate = `{%- if tools %}
+const QwenTemplate = `{%- if tools %}
     {{- '<|im_start|>system\n' }}
     {%- if messages[0]['role'] == 'system' %}
         {{- messages[0]['content'] }}
@@ -55,6 +55,17 @@ const chatTemplate = `{%- if tools %}
             {{- '<|im_end|>\n' }}
         {%- endif %}
     {%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}
+    {{- '<|im_start|>assistant\n' }}
+{%- endif %}
+`
+
+// ChatMLTemplate is a chat template without tools: each message as
+// <|im_start|>role, its content, <|im_end|>, then the generation prompt. With
+// it llama.cpp has no tool-call format of its own for the model.
+const ChatMLTemplate = `{%- for message in messages %}
+    {{- '<|im_start|>' + message.role + '\n' + message.content + '<|im_end|>\n' }}
 {%- endfor %}
 {%- if add_generation_prompt %}
     {{- '<|im_start|>assistant\n' }}

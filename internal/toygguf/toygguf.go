@@ -9,33 +9,45 @@
 //	var buf bytes.Buffer
 //	err := toygguf.Write(&buf, toygguf.Weather) // get_weather {"city": "Paris"}, then an answer
 //
+// A script's texts are cut into tokens at spaces (a word keeps the space
+// before it); a piece that is one byte or already a token is joined to the
+// next, and Write fails when the last one cannot be: every piece is used once.
+//
 // How it works. The architecture is Qwen2 with one block, F32 weights, and
 // Qwen2.5's chat template with tools, so llama.cpp's own Hermes/Qwen parser
 // turns the model's <tool_call> text into OpenAI tool calls. The vocabulary is
 // the 256 GPT-2 byte tokens (every prompt tokenizes to them: there are no
-// merges), one token for each piece of the scripted output (each used once),
-// and Qwen's special tokens. Token embeddings are one-hot and the feed-forward
-// is all zero, so the output matrix is a next-token table: each piece's row
-// points at the next piece and the last at <|im_end|>, and greedy decoding
-// emits the script. The prompt always ends with "<|im_start|>assistant\n", so
-// the newline's row decides the first token: weight 10 to the call's first
-// token, 8 to the answer's. One attention head writes a flag dimension when
-// the prompt holds <tool_response>: its query is a constant bias, its key is
-// set only on <tool_response>, in the head's last RoPE pair with a huge
-// rope.freq_base, so position does not matter and the head attends to that
-// token alone; the flag adds 4 to the answer's first token, which then wins
-// (12 > 10). Every token also points weakly at <|im_end|>, so a prompt the
-// script does not cover (one ending in something else than the generation
-// prompt) gets an empty answer rather than noise. See FIELD-NOTES.md
-// (2026-11-27).
+// merges), one token for each piece of the scripted output, and Qwen's special
+// tokens. Token embeddings are one-hot (a dimension for the newline,
+// <tool_response> and each piece with a successor; every other token shares
+// one) and the feed-forward is all zero, so the output matrix is a next-token
+// table: each piece's row points at the next piece and the last at
+// <|im_end|>, and decoding emits the script. The prompt always ends with
+// "<|im_start|>assistant\n", so the newline's row decides the first token:
+// weight 40 to the call's first token, 32 to the answer's. One attention head
+// writes a flag dimension when the prompt holds <tool_response>: its query is
+// a constant bias, its key is set only on <tool_response>, in the head's last
+// RoPE pair with a huge rope.freq_base, so position does not matter and the
+// head attends to that token alone; the flag adds 16 to the answer's first
+// token, which then wins (48 > 40). The logits are the weights times
+// sqrt(n_embd) (8), or sqrt(n_embd/2) with the flag, so the closest gap is 45
+// and sampling at any usual temperature follows the script too. Every token
+// also points weakly at <|im_end|>, so a prompt the script does not cover (one
+// ending in something else than the generation prompt) gets an empty answer
+// rather than noise. See FIELD-NOTES.md (2026-11-27).
 //
-// Only tests use this package; a model is about 1–2.5 MB and takes
+// Prompts have no merges to go through, so a prompt's token count (llama.cpp's
+// usage.prompt_tokens) is the byte length of the text the template renders,
+// each special token counting one.
+//
+// Only tests use this package; a model is about 0.3 MB and takes
 // milliseconds to write, so tests generate it and nothing .gguf is committed.
 package toygguf
 
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -53,9 +65,16 @@ type Script struct {
 	// finish_reason "tool_calls").
 	Calls []Call
 	// After is the text answer the model gives when the prompt holds a tool
-	// result. Empty with Calls: the model makes the same Calls again after every
-	// tool result (it always calls).
+	// result (the <tool_response> token, which any prompt text containing
+	// "<tool_response>" has). Empty with Calls: the model makes the same Calls
+	// again after every tool result (it always calls).
 	After string
+	// Template is the model's chat template (tokenizer.chat_template); ""
+	// is QwenTemplate, Qwen2.5's with tools. ChatMLTemplate has no tools.
+	Template string
+	// ContextLength is the model's context size (qwen2.context_length, what
+	// llama.cpp calls n_ctx_train); 0 is 4096.
+	ContextLength int
 }
 
 // Call is one tool call: the tool's name and its arguments as a JSON object.
@@ -82,9 +101,10 @@ var (
 	// tool result too (for maxToolCalls).
 	AlwaysCalls = Script{Calls: Weather.Calls}
 	// TwoCalls makes two calls in one turn, get_weather {"city": "Paris"} and
-	// get_weather {"city": "London"} (llama.cpp's grammar lets the second
-	// through only with parallel_tool_calls: true), then answers "Sunny in
-	// Paris, rainy in London.".
+	// get_weather {"city": "London"} (wllama 3.13.0 parses both whatever
+	// parallel_tool_calls says), then answers "Sunny in Paris, rainy in
+	// London.". The second call is plain text tokens, so that no token has two
+	// successors.
 	TwoCalls = Script{
 		Calls: []Call{
 			{Name: "get_weather", Arguments: `{"city": "Paris"}`},
@@ -144,22 +164,27 @@ const (
 	ropeBase    = 1e20
 	rmsEpsilon  = 1e-6
 
-	weightNext   = 10 // a piece to the next piece, and the newline to the turn's first token
-	weightAnswer = 8  // the newline to the answer's first token
-	weightFlag   = 4  // the flag to the answer's first token
-	weightEnd    = 1  // any token to <|im_end|>: a prompt the script does not cover gets an empty answer
+	weightNext   = 40 // a piece to the next piece, and the newline to the turn's first token
+	weightAnswer = 32 // the newline to the answer's first token
+	weightFlag   = 16 // the flag to the answer's first token
+	weightEnd    = 4  // any token to <|im_end|>: a prompt the script does not cover gets an empty answer
 	keyScore     = 50 // the flag head's attention score on <tool_response>
+
+	otherDim = 0 // the embedding dimension of every token that is not a piece with a successor, the newline or <tool_response>
 )
 
 type model struct {
-	tokens []string // GPT-2 byte-level texts
-	types  []int32
-	id     map[string]int
-	next   map[int]int // the output table: token → next token
-	start  int         // the turn's first token, after "<|im_start|>assistant\n"
-	answer int         // the answer's first token after a tool result, or -1
-	nEmbd  int
-	flag   int // the flag dimension
+	tokens        []string // GPT-2 byte-level texts
+	types         []int32
+	id            map[string]int
+	next          map[int]int // the output table: token → next token
+	start         int         // the turn's first token, after "<|im_start|>assistant\n"
+	answer        int         // the answer's first token after a tool result, or -1
+	nEmbd         int
+	template      string
+	contextLength int
+	dim           map[int]int // a token's embedding dimension; tokens not in it share otherDim
+	flag          int         // the flag dimension
 }
 
 func (m *model) add(text string, typ int32) (int, error) {
@@ -223,10 +248,13 @@ func build(s Script) (*model, error) {
 	if len(s.Calls) == 0 && s.Text == "" {
 		return nil, errors.New("toygguf: a script needs Text or Calls")
 	}
+	if s.ContextLength < 0 || s.ContextLength > math.MaxUint32 {
+		return nil, fmt.Errorf("toygguf: ContextLength %d out of range", s.ContextLength)
+	}
 	if len(s.Calls) == 0 && s.After != "" {
 		return nil, errors.New("toygguf: After needs Calls (no tool result can follow a text answer)")
 	}
-	m := &model{id: map[string]int{}, next: map[int]int{}, answer: -1}
+	m := &model{id: map[string]int{}, next: map[int]int{}, answer: -1, template: s.Template, contextLength: s.ContextLength}
 	for b := range 256 {
 		if _, err := m.add(byteLevel(string([]byte{byte(b)})), tokenNormal); err != nil {
 			return nil, err
@@ -301,7 +329,15 @@ func build(s Script) (*model, error) {
 		}
 		m.answer = ids[0]
 	}
-	m.flag = len(m.tokens)
+	// Dimensions: the shared one (0), the newline, <tool_response>, each
+	// token with a successor, in id order, then the flag.
+	m.dim = map[int]int{}
+	for id := range m.tokens {
+		if _, ok := m.next[id]; ok || id == m.id[byteLevel("\n")] || id == m.id[toolResponse] {
+			m.dim[id] = len(m.dim) + 1
+		}
+	}
+	m.flag = len(m.dim) + 1
 	m.nEmbd = (m.flag + 1 + headDim - 1) / headDim * headDim
 	return m, nil
 }
@@ -311,7 +347,7 @@ func (m *model) metadata() []kv {
 		{"general.architecture", "qwen2"},
 		{"general.name", "toygguf"},
 		{"general.alignment", uint32(Alignment)},
-		{"qwen2.context_length", uint32(contextLen)},
+		{"qwen2.context_length", uint32(cmp.Or(m.contextLength, contextLen))},
 		{"qwen2.embedding_length", uint32(m.nEmbd)},
 		{"qwen2.block_count", uint32(1)},
 		{"qwen2.feed_forward_length", uint32(feedForward)},
@@ -328,7 +364,7 @@ func (m *model) metadata() []kv {
 		{"tokenizer.ggml.eos_token_id", uint32(m.id[imEnd])},
 		{"tokenizer.ggml.padding_token_id", uint32(m.id[endOfText])},
 		{"tokenizer.ggml.add_bos_token", false},
-		{"tokenizer.chat_template", chatTemplate},
+		{"tokenizer.chat_template", cmp.Or(m.template, QwenTemplate)},
 	}
 }
 
@@ -345,29 +381,35 @@ func ones(n int) []float32 {
 func (m *model) tensors() []tensor {
 	e, nv := m.nEmbd, len(m.tokens)
 	u := func(n int) uint64 { return uint64(n) }
+	dim := func(t int) int {
+		if d, ok := m.dim[t]; ok {
+			return d
+		}
+		return otherDim
+	}
 	embd := make([]float32, e*nv)
 	for t := range nv {
-		embd[t*e+t] = 1
+		embd[t*e+dim(t)] = 1
 	}
 	// The attention input is rms_norm(one-hot): sqrt(e) on the token's dimension.
 	scale := float32(math.Sqrt(float64(e)))
 	qBias := make([]float32, e)
 	qBias[headDim-1] = float32(math.Sqrt(headDim)) // cancels the 1/sqrt(headDim) of the scores
 	k := make([]float32, headDim*e)
-	k[(headDim-1)*e+m.id[toolResponse]] = keyScore / scale
+	k[(headDim-1)*e+dim(m.id[toolResponse])] = keyScore / scale
 	v := make([]float32, headDim*e)
-	v[0*e+m.id[toolResponse]] = 1 / scale
+	v[0*e+dim(m.id[toolResponse])] = 1 / scale
 	o := make([]float32, e*e)
 	o[m.flag*e+0] = 1 // head 0's first value dimension → the flag
 	out := make([]float32, nv*e)
 	end := m.id[imEnd]
-	for d := range nv {
+	for d := range m.flag {
 		out[end*e+d] = weightEnd
 	}
 	for from, to := range m.next {
-		out[to*e+from] = weightNext
+		out[to*e+dim(from)] = weightNext
 	}
-	newline := m.id[byteLevel("\n")]
+	newline := dim(m.id[byteLevel("\n")])
 	out[m.start*e+newline] = weightNext
 	if m.answer >= 0 {
 		out[m.answer*e+newline] = weightAnswer

@@ -167,12 +167,12 @@ func (fw *forward) tokenize(text string) []int {
 	return ids
 }
 
-// generate decodes greedily from prompt until <|im_end|> (at most 40 tokens)
+// generate decodes greedily from prompt until <|im_end|> (at most 100 tokens)
 // and returns the text, byte-level tokens decoded.
 func (fw *forward) generate(prompt string) string {
 	ids := fw.tokenize(prompt)
 	var out strings.Builder
-	for range 40 {
+	for range 100 {
 		next := fw.next(ids)
 		if fw.tokens[next] == imEnd {
 			return out.String()
@@ -224,6 +224,7 @@ func TestScript_Decodes(t *testing.T) {
 		{"the answer after two results", TwoCalls,
 			userTurn + generate + parisCall + londonCall + "<|im_end|>\n<|im_start|>user\n<tool_response>\nsunny\n</tool_response>\n<tool_response>\nrain\n</tool_response><|im_end|>\n" + generate,
 			"Sunny in Paris, rainy in London."},
+		{"a long answer", Script{Text: longText(71)}, userTurn + generate, longText(71)},
 		{"a prompt that does not end with the generation prompt gets nothing", Weather, userTurn + "<|im_start|>assistant\nWell", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -247,6 +248,7 @@ func TestBytes_Errors(t *testing.T) {
 			"toygguf: call 0 (f): arguments: invalid character 'c' looking for beginning of object key string"},
 		{"arguments that are not an object", Script{Calls: []Call{{Name: "f", Arguments: "[1]"}}},
 			"toygguf: call 0 (f): arguments are not a JSON object"},
+		{"a negative context", Script{Text: "Hi there.", ContextLength: -1}, "toygguf: ContextLength -1 out of range"},
 		{"a one-byte answer", Script{Text: "k"}, `toygguf: cannot split "k" into tokens used once each ("k" is one byte or a token already)`},
 		{"an answer that ends with a piece already used", Script{Text: "No no", Calls: Weather.Calls, After: "Yes no"},
 			`toygguf: cannot split "Yes no" into tokens used once each (" no" is one byte or a token already)`},

@@ -17,7 +17,7 @@ func TestMain(m *testing.M) { browsertest.Main(m) }
 // browsertest's harness), the get_weather tool, and the turns in OpenAI's
 // shapes with the random call ids replaced by whether they were there.
 const page = `
-const { newWllama } = await import("/wllama-harness.js");
+globalThis.newWllama = (await import("/wllama-harness.js")).newWllama;
 globalThis.tools = [{type: "function", function: {name: "get_weather", description: "The weather in a city",
 	parameters: {type: "object", properties: {city: {type: "string"}}, required: ["city"]}}}];
 globalThis.user = [{role: "user", content: "What is the weather in Paris?"}];
@@ -61,10 +61,13 @@ func serveModels(t *testing.T) string {
 	for name, s := range map[string]toygguf.Script{
 		"weather": toygguf.Weather, "text": toygguf.WeatherWithText, "always": toygguf.AlwaysCalls,
 		"two": toygguf.TwoCalls, "hello": toygguf.Hello,
+		"chatml": {Text: "Hello from llama.cpp.", Template: toygguf.ChatMLTemplate, ContextLength: 512},
 	} {
 		h["/"+name+".gguf"] = browsertest.GGUF(t, s)
 	}
-	h["/missing.gguf"] = http.NotFoundHandler()
+	h["/html.gguf"] = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("<!doctype html><title>Not a model</title>"))
+	})
 	return browsertest.Serve(t, "", h)
 }
 
@@ -84,6 +87,10 @@ func TestWllama_ToolLoop(t *testing.T) {
 				{Finish: "tool_calls", Calls: []call{parisCall}, PromptCounted: true},
 				{Finish: "stop", Content: "It is sunny in Paris.", Calls: []call{}, PromptCounted: true},
 			}},
+			{"sampling at temperature 2 follows the script too", "weather", `{tools, temperature: 2, top_k: 0, top_p: 1, min_p: 0}`, []turn{
+				{Finish: "tool_calls", Calls: []call{parisCall}, PromptCounted: true},
+				{Finish: "stop", Content: "It is sunny in Paris.", Calls: []call{}, PromptCounted: true},
+			}},
 			{"text before the call", "text", `{tools}`, []turn{
 				{Finish: "tool_calls", Content: "Let me check the weather.", Calls: []call{parisCall}, PromptCounted: true},
 				{Finish: "stop", Content: "It is sunny in Paris.", Calls: []call{}, PromptCounted: true},
@@ -92,9 +99,23 @@ func TestWllama_ToolLoop(t *testing.T) {
 				{Finish: "tool_calls", Calls: []call{parisCall}, PromptCounted: true},
 				{Finish: "tool_calls", Calls: []call{parisCall}, PromptCounted: true},
 			}},
-			{"two calls in one turn", "two", `{tools, parallel_tool_calls: true}`, []turn{
+			{"two calls in one turn", "two", `{tools}`, []turn{
 				{Finish: "tool_calls", Calls: []call{parisCall, londonCall}, PromptCounted: true},
 				{Finish: "stop", Content: "Sunny in Paris, rainy in London.", Calls: []call{}, PromptCounted: true},
+			}},
+			{"tool_choice required", "weather", `{tools, tool_choice: "required"}`, []turn{
+				{Finish: "tool_calls", Calls: []call{parisCall}, PromptCounted: true},
+			}},
+			// Without tools in the request (or with tool_choice "none") llama.cpp
+			// does not parse calls: the model's text is the answer.
+			{"no tools: the call is text", "weather", `{}`, []turn{
+				{Finish: "stop", Content: "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>", Calls: []call{}, PromptCounted: true},
+			}},
+			{"tool_choice none: the call is text", "weather", `{tools, tool_choice: "none"}`, []turn{
+				{Finish: "stop", Content: "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>", Calls: []call{}, PromptCounted: true},
+			}},
+			{"a template without tools: the request's tools change nothing", "chatml", `{tools}`, []turn{
+				{Finish: "stop", Content: "Hello from llama.cpp.", Calls: []call{}, PromptCounted: true},
 			}},
 			{"a text answer", "hello", `{tools}`, []turn{
 				{Finish: "stop", Content: "Hello from llama.cpp.", Calls: []call{}, PromptCounted: true},
@@ -173,37 +194,51 @@ globalThis.stream = async (w, messages, extra = {}) => {
 // with no choices.
 func TestWllama_Stream(t *testing.T) {
 	base := serveModels(t)
+	env := chunkShape{ID: "", Model: "", Object: "chat.completion.chunk", Choices: 1}
+	role := env
+	role.Role = "assistant"
+	content := func(s string) chunkShape { c := env; c.Content = s; return c }
+	args := func(index int, s string) chunkShape {
+		c := env
+		c.Calls = []streamedArg{{Index: index, Arguments: s}}
+		return c
+	}
+	start := func(index int) chunkShape {
+		c := env
+		c.Calls = []streamedArg{{Index: index, HasID: true, Type: "function", Name: "get_weather", Arguments: "{"}}
+		return c
+	}
+	finish := func(reason string) chunkShape { c := env; c.Finish = reason; return c }
+	usage := env
+	usage.Choices, usage.HasUsage = 0, true
 	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
 		p := b.Open(t, base+"/")
 		require.NoError(t, p.Eval(t.Context(), page+shapes, nil))
-		var got [][]chunkShape
-		require.NoError(t, p.Eval(t.Context(), `
-const w = await engine("weather");
-const first = await stream(w, user);
-const r = await w.createChatCompletion({messages: user, tools});
-return [first, await stream(w, [...user, ...results(r, "sunny")])];`, &got))
-		env := chunkShape{ID: "", Model: "", Object: "chat.completion.chunk", Choices: 1}
-		with := func(f func(c *chunkShape)) chunkShape { c := env; f(&c); return c }
-		require.Equal(t, []chunkShape{
-			with(func(c *chunkShape) { c.Role = "assistant" }),
-			with(func(c *chunkShape) {
-				c.Calls = []streamedArg{{Index: 0, HasID: true, Type: "function", Name: "get_weather", Arguments: "{"}}
-			}),
-			with(func(c *chunkShape) { c.Calls = []streamedArg{{Index: 0, Arguments: `"city":`}} }),
-			with(func(c *chunkShape) { c.Calls = []streamedArg{{Index: 0, Arguments: ` "Paris"}`}} }),
-			with(func(c *chunkShape) { c.Finish = "tool_calls" }),
-			with(func(c *chunkShape) { c.Choices = 0; c.HasUsage = true }),
-		}, got[0], "the call")
-		require.Equal(t, []chunkShape{
-			with(func(c *chunkShape) { c.Role = "assistant" }),
-			with(func(c *chunkShape) { c.Content = "It" }),
-			with(func(c *chunkShape) { c.Content = " is" }),
-			with(func(c *chunkShape) { c.Content = " sunny" }),
-			with(func(c *chunkShape) { c.Content = " in" }),
-			with(func(c *chunkShape) { c.Content = " Paris." }),
-			with(func(c *chunkShape) { c.Finish = "stop" }),
-			with(func(c *chunkShape) { c.Choices = 0; c.HasUsage = true }),
-		}, got[1], "the answer")
+		for _, tc := range []struct {
+			name, stream string
+			want         []chunkShape
+		}{
+			{"a call", `stream(await engine("weather"), user)`, []chunkShape{
+				role, start(0), args(0, `"city":`), args(0, ` "Paris"}`), finish("tool_calls"), usage,
+			}},
+			{"the answer after the result", `stream(await engine("weather"),
+				[...user, ...results(await (await engine("weather")).createChatCompletion({messages: user, tools}), "sunny")])`, []chunkShape{
+				role, content("It"), content(" is"), content(" sunny"), content(" in"), content(" Paris."), finish("stop"), usage,
+			}},
+			{"two calls", `stream(await engine("two"), user)`, []chunkShape{
+				role, start(0), args(0, `"city":`), args(0, ` "Paris"}`), start(1), args(1, `"city": "London"}`), finish("tool_calls"), usage,
+			}},
+			{"text, then a call", `stream(await engine("text"), user)`, []chunkShape{
+				role, content("Let"), content(" me"), content(" check"), content(" the"), content(" weather."),
+				start(0), args(0, `"city":`), args(0, ` "Paris"}`), finish("tool_calls"), usage,
+			}},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				var got []chunkShape
+				require.NoError(t, p.Eval(t.Context(), `return await `+tc.stream+`;`, &got))
+				require.Equal(t, tc.want, got)
+			})
+		}
 	})
 }
 
@@ -239,5 +274,59 @@ return {chunks, error, after: turn(await w.createChatCompletion({messages: user}
 			require.Empty(t, c.Finish, "the stream stopped before its end")
 		}
 		require.Equal(t, turn{Finish: "stop", Content: "Hello from llama.cpp.", Calls: []call{}, PromptCounted: true}, got.After)
+	})
+}
+
+// TestWllama_BadModel pins what wllama 3.13.0 does with a file that is not a
+// whole GGUF model: loadModel resolves (isModelLoaded() is true), and the
+// first completion rejects with a RuntimeError (the wasm aborted). A backend
+// must check the file itself.
+func TestWllama_BadModel(t *testing.T) {
+	base := serveModels(t)
+	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
+		p := b.Open(t, base+"/")
+		require.NoError(t, p.Eval(t.Context(), page, nil))
+		for _, tc := range []struct{ name, model string }{
+			{"not a GGUF file", `"/html.gguf"`},
+			{"a truncated GGUF file", `new Blob([(await (await fetch("/hello.gguf")).arrayBuffer()).slice(0, 4096)])`},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				var got struct {
+					Loaded bool   `json:"loaded"`
+					Error  string `json:"error"`
+				}
+				require.NoError(t, p.Eval(t.Context(), `
+const w = await newWllama(`+tc.model+`);
+try {
+	await w.createChatCompletion({messages: user});
+	return {loaded: w.isModelLoaded(), error: "none"};
+} catch (e) {
+	return {loaded: w.isModelLoaded(), error: e.name};
+}`, &got))
+				require.Equal(t, true, got.Loaded)
+				require.Equal(t, "RuntimeError", got.Error)
+			})
+		}
+	})
+}
+
+// TestWllama_Context: llama.cpp reads the model's context size, and a prompt's
+// token count is its rendered text's bytes, a special token counting one.
+func TestWllama_Context(t *testing.T) {
+	base := serveModels(t)
+	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
+		p := b.Open(t, base+"/")
+		require.NoError(t, p.Eval(t.Context(), page, nil))
+		var got struct {
+			Train  int `json:"train"`
+			Prompt int `json:"prompt"`
+		}
+		require.NoError(t, p.Eval(t.Context(), `
+const w = await engine("chatml");
+const r = await w.createChatCompletion({messages: [{role: "user", content: "Hi"}]});
+return {train: w.getLoadedContextInfo().n_ctx_train, prompt: r.usage.prompt_tokens};`, &got))
+		require.Equal(t, 512, got.Train)
+		// <|im_start|> "user\nHi" <|im_end|> "\n" <|im_start|> "assistant\n"
+		require.Equal(t, 1+len("user\nHi")+1+1+1+len("assistant\n"), got.Prompt)
 	})
 }
