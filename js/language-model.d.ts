@@ -168,6 +168,48 @@ export type Backend =
       /** true: generate receives tools and yields {type: "tool-call"} pieces itself. Default false: the text protocol. */
       nativeTools?: boolean;
       contextWindow?: number;
+    }
+  | {
+      kind: "engine";
+      /** An engine the page created: a wllama instance (createChatCompletion), a WebLLM MLCEngine (chat.completions.create), or any object of either shape. */
+      engine: ChatCompletionsEngine;
+      /** The model named in each request; absent: the model the engine has loaded. */
+      model?: string;
+      /** false: tool use through the text protocol, for a model whose chat template has no tools. Default true. */
+      nativeTools?: boolean;
+      /** The model's context size in tokens. Absent: the engine's own where it tells it (wllama: the n_ctx its model was loaded with), else the module's default. */
+      contextWindow?: number;
+    };
+
+/** A Chat Completions request as the module sends it to an in-page engine (stream: true, with usage). */
+export interface ChatCompletionsRequest {
+  model?: string;
+  messages: object[];
+  stream: true;
+  stream_options: { include_usage: true };
+  tools?: { type: "function"; function: { name: string; description: string; parameters: object } }[];
+  tool_choice?: "none" | "required" | { type: "function"; function: { name: string } };
+  response_format?: { type: "json_schema"; json_schema: { name: string; schema: object } };
+  temperature?: number;
+}
+
+/** A streamed Chat Completions chunk (or a whole completion from an engine that sends one). */
+export type ChatCompletionsChunk = object;
+
+/**
+ * What {kind: "engine"} accepts: wllama's shape (abortSignal stops it) or WebLLM's
+ * (interruptGenerate(), when present, stops it). Either resolves to an async iterable of
+ * chunks, or to one completion. The call takes a ChatCompletionsRequest (plus abortSignal
+ * for wllama); its parameter is typed loosely so that wllama's and WebLLM's own
+ * declarations, each narrower in its own way, are accepted as they are.
+ */
+export type ChatCompletionsEngine =
+  | {
+      createChatCompletion(request: any): Promise<AsyncIterable<ChatCompletionsChunk> | ChatCompletionsChunk | void>;
+    }
+  | {
+      chat: { completions: { create(request: any): Promise<AsyncIterable<ChatCompletionsChunk> | ChatCompletionsChunk> } };
+      interruptGenerate?(): void;
     };
 
 /**

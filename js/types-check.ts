@@ -9,6 +9,7 @@ import {
   LanguageModelToolError,
   LanguageModelToolSuccess,
   type Backend,
+  type ChatCompletionsRequest,
   type Message,
   type Tool,
 } from "./language-model.js";
@@ -108,8 +109,28 @@ async function page(): Promise<void> {
         yield { type: "tool-call", value: { name: "get_weather", arguments: { city: "Oslo" } } };
       },
     },
+    // In-page engines: wllama's shape and WebLLM's.
+    {
+      kind: "engine",
+      engine: {
+        async createChatCompletion(request: ChatCompletionsRequest & { abortSignal: AbortSignal }) {
+          return (async function* () {
+            if (!request.abortSignal.aborted) yield { choices: [{ index: 0, delta: { content: "Hi" } }] };
+          })();
+        },
+      },
+      contextWindow: 2048,
+    },
+    {
+      kind: "engine",
+      engine: { chat: { completions: { create: async () => ({ choices: [] }) } }, interruptGenerate() {} },
+      model: "Qwen2.5-0.5B-Instruct-q4f16_1-MLC",
+      nativeTools: false,
+    },
   ];
   for (const backend of backends) console.log(await LanguageModel.availability({ backend }), ready);
+  // @ts-expect-error an engine needs createChatCompletion or chat.completions.create
+  await LanguageModel.create({ backend: { kind: "engine", engine: { generate() {} } } });
 
   // @ts-expect-error an inputSchema is a JSON Schema object, not a string
   const bad: Tool = { name: "x", description: "x", inputSchema: "object" };

@@ -4,6 +4,7 @@
 // exceptions propagate) and refuses what JSON cannot carry.
 
 import { base64, isAudioBuffer, isBlob, isImageSource, png, wav } from "./media.js";
+import { wireEngine } from "./engine.js";
 import { stash } from "./stash.js";
 
 // plain returns a JSON-safe deep copy of value, as JSON.stringify would see it, but
@@ -410,8 +411,9 @@ export function wireOptions(options, st) {
 // ids, released with the session), and "browser" gets js/'s driver of the native model.
 export function wireBackend(backend, ids, st) {
   if (backend === null || typeof backend !== "object") return plain(backend, "TypeError"); // the engine names the problem
-  const { generate, ...rest } = backend;
+  const { generate, engine, ...rest } = backend;
   const wire = plain(rest, "TypeError");
+  if (wire.kind === "engine") wireEngine(engine, wire, ids, stash); // js/engine.js
   if (generate !== undefined) {
     if (typeof generate !== "function") throw new TypeError("invalid backend: backend.generate must be a function");
     wire.generate = stash.store(generate);

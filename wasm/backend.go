@@ -26,6 +26,9 @@ import (
 //	                                                  native LanguageModel (generate is set
 //	                                                  by js/ when the browser has one, and
 //	                                                  nativeTools when it has tool use)
+//	{kind: "engine", generate, model?, nativeTools = true, contextWindow?}
+//	                                                  loop/openai over js/'s driver of the
+//	                                                  page's engine object (js/engine.js)
 //
 // generate crosses as its stash id. Models without native tool calling (nativeTools
 // false) get tool use through loop/textproto.
@@ -62,22 +65,36 @@ func (h *Handler) newModel(raw json.RawMessage) (loop.Model, error) {
 			return nil, session.Wrap(session.KindType, errBadBackend, err)
 		}
 		return m, nil
-	case "openai":
+	case "openai", "engine":
+		// An in-page engine is the openai backend with the call made by js/'s driver of
+		// the page's engine object (js/engine.js), stashed as generate: the request is
+		// the Chat Completions body, each piece one chunk, and generate-abort stops the
+		// engine. model may be absent (the engine's loaded model).
+		server := kind == "openai"
 		cfg := openai.Config{
-			BaseURL:       c.str("baseURL", true),
-			Model:         c.str("model", true),
+			BaseURL:       c.str("baseURL", server),
+			Model:         c.str("model", server),
 			APIKey:        c.str("apiKey", false),
 			Headers:       c.strMap("headers"),
 			TextTools:     !c.boolean("nativeTools", true),
 			ContextWindow: c.window(),
 		}
-		if c.err == nil && !(strings.HasPrefix(cfg.BaseURL, "http://") || strings.HasPrefix(cfg.BaseURL, "https://") || strings.HasPrefix(cfg.BaseURL, "/")) {
+		fn := c.integer("generate")
+		if c.err == nil && server && !(strings.HasPrefix(cfg.BaseURL, "http://") || strings.HasPrefix(cfg.BaseURL, "https://") || strings.HasPrefix(cfg.BaseURL, "/")) {
 			c.fail("backend.baseURL must start with http://, https:// or /")
+		}
+		if c.err == nil && !server && fn <= 0 {
+			c.fail("backend.engine is required") // js/ names a bad one
 		}
 		if c.err != nil {
 			return nil, c.err
 		}
-		var m loop.Model = openai.New(cfg, &pageFetch{h: h})
+		var m loop.Model
+		if server {
+			m = openai.New(cfg, &pageFetch{h: h})
+		} else {
+			m = openai.NewEngine(cfg, &pageGenerator{h: h, fn: int64(fn)})
+		}
 		if cfg.TextTools {
 			m = textproto.Wrap(m, textproto.Options{})
 		}

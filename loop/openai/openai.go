@@ -3,7 +3,9 @@
 // the canonical history, server-sent events, tool-call delta assembly, retries, error
 // bodies — and nothing else: bytes leave through a Transport, which in the browser is the
 // page's fetch over the module's channel, so the module never links net/http
-// (DESIGN.md §2). Native tests plug a Go HTTP client into the same port.
+// (DESIGN.md §2). Native tests plug a Go HTTP client into the same port. An in-page
+// engine with the same API (wllama, WebLLM: engine.go) gets the same request and streams
+// the same chunks back, as objects rather than server-sent events.
 //
 // The API key goes into the Authorization header and nowhere else: it is never part of a
 // message, an error (server messages that echo it are redacted) or a log.
@@ -61,6 +63,7 @@ const DefaultMaxRetries = 3
 type Model struct {
 	cfg       Config
 	transport Transport
+	engine    Engine // an in-page engine instead of a server (NewEngine); nil for a server
 	// Sleep waits between retries; tests replace it. It returns early with ctx's error.
 	Sleep func(ctx loop.Context, d time.Duration) error
 }
@@ -81,6 +84,9 @@ func (m *Model) Step(ctx loop.Context, req *loop.Request, emit func(loop.Delta) 
 	body, err := buildRequest(m.cfg, req)
 	if err != nil {
 		return err
+	}
+	if m.engine != nil {
+		return m.engineStep(ctx, body, emit)
 	}
 	resp, err := m.send(ctx, body)
 	if err != nil {

@@ -98,62 +98,78 @@ func (a *Assembler) Calls() []session.ToolCall {
 // the stream ends, usage when given), or a plain JSON completion from servers that ignore
 // stream: true.
 func readStream(ctx loop.Context, resp *Response, emit func(loop.Delta) error) error {
-	var asm Assembler
-	finished := false // a choice reported its finish_reason
-	// c is reused: its slices keep their room from chunk to chunk.
-	var c chunk
-	handle := func(data []byte) error {
-		if err := c.decode(data); err != nil {
-			return session.Errorf(session.KindOperation, session.ErrModel, "malformed data from the server: %v", err)
-		}
-		if len(c.err) > 0 && string(c.err) != "null" {
-			return session.Errorf(session.KindOperation, session.ErrModel, "the server reported an error mid-stream: %s", serverMessage(append(append([]byte(`{"error":`), c.err...), '}')))
-		}
-		for i := range c.choices {
-			ch := &c.choices[i]
-			if ch.index != 0 {
-				continue // we ask for one choice
-			}
-			if ch.finishReason != "" {
-				finished = true
-			}
-			content, calls := ch.delta.content, ch.delta.toolCalls
-			if ch.hasMessage {
-				content, calls = ch.message.content, ch.message.toolCalls
-			}
-			if content != "" {
-				if err := emit(loop.Delta{Text: content}); err != nil {
-					return err
-				}
-			}
-			asm.Add(calls)
-		}
-		if c.hasUsage {
-			return emit(loop.Delta{Usage: &loop.Usage{InputTokens: c.usage.prompt, OutputTokens: c.usage.completion}})
-		}
-		return nil
-	}
-
+	r := chunkReader{source: "the server", emit: emit}
 	if strings.Contains(resp.Header["content-type"], "application/json") {
 		body, err := io.ReadAll(io.LimitReader(resp.Body, maxEventSize))
 		if err != nil {
 			return streamError(ctx, err)
 		}
-		if err := handle(body); err != nil {
+		if err := r.handle(body); err != nil {
 			return err
 		}
 	} else {
-		done, err := readEvents(resp.Body, handle)
+		done, err := readEvents(resp.Body, r.handle)
 		if err != nil {
 			return streamError(ctx, err)
 		}
-		if !done && !finished {
+		if !done && !r.finished {
 			return session.Errorf(session.KindNetwork, session.ErrModel, "the stream ended before [DONE]: the connection was dropped")
 		}
 	}
-	for _, c := range asm.Calls() {
+	return r.flush()
+}
+
+// chunkReader reads one completion's chunks, whatever carried them (server-sent events,
+// a plain JSON body, an in-page engine's chunk objects): text is emitted as it comes,
+// usage when given, and the tool calls, assembled, by flush once the chunks have ended.
+type chunkReader struct {
+	source   string // who sent the chunks, for errors: "the server", "the engine"
+	emit     func(loop.Delta) error
+	asm      Assembler
+	finished bool // a choice reported its finish_reason
+	// c is reused: its slices keep their room from chunk to chunk.
+	c chunk
+}
+
+// handle reads one chunk's JSON text.
+func (r *chunkReader) handle(data []byte) error {
+	c := &r.c
+	if err := c.decode(data); err != nil {
+		return session.Errorf(session.KindOperation, session.ErrModel, "malformed data from %s: %v", r.source, err)
+	}
+	if len(c.err) > 0 && string(c.err) != "null" {
+		return session.Errorf(session.KindOperation, session.ErrModel, "%s reported an error mid-stream: %s", r.source, serverMessage(append(append([]byte(`{"error":`), c.err...), '}')))
+	}
+	for i := range c.choices {
+		ch := &c.choices[i]
+		if ch.index != 0 {
+			continue // we ask for one choice
+		}
+		if ch.finishReason != "" {
+			r.finished = true
+		}
+		content, calls := ch.delta.content, ch.delta.toolCalls
+		if ch.hasMessage {
+			content, calls = ch.message.content, ch.message.toolCalls
+		}
+		if content != "" {
+			if err := r.emit(loop.Delta{Text: content}); err != nil {
+				return err
+			}
+		}
+		r.asm.Add(calls)
+	}
+	if c.hasUsage {
+		return r.emit(loop.Delta{Usage: &loop.Usage{InputTokens: c.usage.prompt, OutputTokens: c.usage.completion}})
+	}
+	return nil
+}
+
+// flush emits the assembled tool calls, in index order.
+func (r *chunkReader) flush() error {
+	for _, c := range r.asm.Calls() {
 		c := c
-		if err := emit(loop.Delta{Call: &c}); err != nil {
+		if err := r.emit(loop.Delta{Call: &c}); err != nil {
 			return err
 		}
 	}

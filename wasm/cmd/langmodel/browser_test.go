@@ -21,7 +21,12 @@ import (
 // page reaches with its real fetch. Bodies go out in flushed pieces of 64 bytes, 1 ms
 // apart, so that fetch sees many chunks, cut anywhere.
 func serve(t testing.TB, root string) string {
-	return browsertest.Serve(t, root, map[string]http.Handler{
+	return browsertest.Serve(t, root, moduleHandlers(t))
+}
+
+// moduleHandlers are serve's handlers.
+func moduleHandlers(t testing.TB) map[string]http.Handler {
+	return map[string]http.Handler{
 		"/langmodel.wasm": browsertest.File(moduleWasm),
 		"/wasm_exec.js":   browsertest.File(browsertest.WasmExecJS(t)),
 		"/js/":            http.StripPrefix("/js/", http.FileServer(http.Dir("../../../js"))),
@@ -29,7 +34,7 @@ func serve(t testing.TB, root string) string {
 		"/js/langmodel.wasm": browsertest.File(moduleWasm),
 		"/js/wasm_exec.js":   browsertest.File(browsertest.WasmExecJS(t)),
 		"/r/":                &replay.Server{Split: 64, Pause: time.Millisecond},
-	})
+	}
 }
 
 // browserPrelude loads and installs the face in the page, as module_test.go does in

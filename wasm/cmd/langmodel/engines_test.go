@@ -115,6 +115,11 @@ var tableRows = []engineRow{
 			}
 			return "no `LanguageModel`: unavailable"
 		}},
+	{what: "an in-page engine (`backend: {kind: \"engine\"}`): wllama 3.13.0, a toy GGUF, a closed loop", js: `
+		const { newWllama } = await import("/wllama-harness.js");
+		const engine = await newWllama("/weather.gguf");
+		const s = await LanguageModel.create({ backend: { kind: "engine", engine }, tools: [getWeather((a) => "sunny in " + a.city)] });
+		return [await s.prompt("What is the weather in Paris?"), s.history.length];`, want: every(`["It is sunny in Paris.",4]`)},
 }
 
 // mediaRows: each kind of image and audio value a page may pass, as it crosses.
@@ -154,7 +159,7 @@ func TestBrowser_Engines(t *testing.T) {
 	cells := map[browsertest.Engine][]string{}
 	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
 		engines = append(engines, b)
-		p := b.Open(t, serve(t, "")+"/")
+		p := b.Open(t, serveWllama(t)+"/") // serve's, and wllama with the toy models
 		require.NoError(t, p.Eval(t.Context(), browserPrelude, nil))
 		for _, row := range rows {
 			var cell string

@@ -246,3 +246,37 @@ func jsonOf(t *testing.T, v any) string {
 	require.NoError(t, err)
 	return string(b)
 }
+
+// TestBrowser_READMEEngine runs README.md's one-line engine backend ({kind: "engine",
+// engine}) against the same fake WebLLM engine as the adapter it replaces: a closed loop
+// with a native call, usage, the history as OpenAI messages, and abort through
+// interruptGenerate. It skips until README.md has the block.
+func TestBrowser_READMEEngine(t *testing.T) {
+	readme, err := os.ReadFile("../../../README.md")
+	require.NoError(t, err)
+	if !strings.Contains(string(readme), "<!-- tested: TestBrowser_READMEEngine -->") {
+		t.Skip("README.md has no block tested by TestBrowser_READMEEngine yet")
+	}
+	browsertest.Each(t, readmeEngine)
+}
+
+func readmeEngine(t *testing.T, b *browsertest.Browser) {
+	block := readmeBlocks(t, "TestBrowser_READMEEngine")[0]
+	p := b.Open(t, serve(t, "")+"/")
+	require.NoError(t, p.Eval(t.Context(), browserPrelude, nil))
+	var got any
+	require.NoError(t, p.Eval(t.Context(), common+fakeWebLLM+`
+		const weatherTool = getWeather(({ city }) => "21°C in " + city);
+		`+block+`
+		const ac = new AbortController();
+		const hung = session.prompt("hang", { signal: ac.signal });
+		while (requests.length < 3) await sleep(1);
+		ac.abort();
+		return { answer, usage: session.contextUsage, aborted: await caught(hung), interrupted,
+			tools: requests[0].tools.map((t) => [t.type, t.function.name]), choice: requests[0].tool_choice ?? "auto",
+			second: requests[1].messages.slice(1) };`, &got))
+	requireJSON(t, `{"answer":"Sunny in Paris.","usage":64,"aborted":"AbortError","interrupted":1,
+		"tools":[["function","get_weather"]],"choice":"auto",
+		"second":[{"role":"assistant","content":"Let me check. ","tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]},
+		          {"role":"tool","tool_call_id":"call_1","content":"21°C in Paris"}]}`, got)
+}

@@ -45,14 +45,15 @@ type hostScenario struct {
 	browserOnly bool
 }
 
-// allScenarios is every scenario: the engine's (below) and the backends'
-// (backend_scenarios_test.go).
+// allScenarios is every scenario: the engine's (below), the backends'
+// (backend_scenarios_test.go) and the in-page engines' (engine_scenarios_test.go).
 func allScenarios() []hostScenario {
-	out := make([]hostScenario, 0, len(scenarios)+len(backendScenarios))
+	out := make([]hostScenario, 0, len(scenarios)+len(backendScenarios)+len(engineScenarios))
 	for _, sc := range scenarios {
 		out = append(out, hostScenario{scenario: sc})
 	}
-	return append(out, backendScenarios...)
+	out = append(out, backendScenarios...)
+	return append(out, engineScenarios...) // engine_scenarios_test.go
 }
 
 var scenarios = []scenario{

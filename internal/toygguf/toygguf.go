@@ -1,0 +1,459 @@
+// Package toygguf writes tiny deterministic GGUF models that real llama.cpp
+// (wllama in the browser tests) loads and runs, for tests only: no real chat
+// weights can be downloaded where the tests run, and a test needs a model
+// whose answer it knows token for token.
+//
+// A model is written for a Script: the text it answers, or the tool calls it
+// makes and the answer it gives once a tool result is in the prompt.
+//
+//	var buf bytes.Buffer
+//	err := toygguf.Write(&buf, toygguf.Weather) // get_weather {"city": "Paris"}, then an answer
+//
+// A script's texts are cut into tokens at spaces (a word keeps the space
+// before it); a piece that is one byte or already a token is joined to the
+// next, and Write fails when the last one cannot be: every piece is used once.
+//
+// How it works. The architecture is Qwen2 with one block, F32 weights, and
+// Qwen2.5's chat template with tools, so llama.cpp's own Hermes/Qwen parser
+// turns the model's <tool_call> text into OpenAI tool calls. The vocabulary is
+// the 256 GPT-2 byte tokens (every prompt tokenizes to them: there are no
+// merges), one token for each piece of the scripted output, and Qwen's special
+// tokens. Token embeddings are one-hot (a dimension for the newline,
+// <tool_response> and each piece with a successor; every other token shares
+// one) and the feed-forward is all zero, so the output matrix is a next-token
+// table: each piece's row points at the next piece and the last at
+// <|im_end|>, and decoding emits the script. The prompt always ends with
+// "<|im_start|>assistant\n", so the newline's row decides the first token:
+// weight 40 to the call's first token, 32 to the answer's. One attention head
+// writes a flag dimension when the prompt holds <tool_response>: its query is
+// a constant bias, its key is set only on <tool_response>, in the head's last
+// RoPE pair with a huge rope.freq_base, so position does not matter and the
+// head attends to that token alone; the flag adds 16 to the answer's first
+// token, which then wins (48 > 40). The logits are the weights times
+// sqrt(n_embd) (8), or sqrt(n_embd/2) with the flag, so the closest gap is 45
+// and sampling at any usual temperature follows the script too. Every token
+// also points weakly at <|im_end|>, so a prompt the script does not cover (one
+// ending in something else than the generation prompt) gets an empty answer
+// rather than noise. See FIELD-NOTES.md (2026-11-27).
+//
+// Prompts have no merges to go through, so a prompt's token count (llama.cpp's
+// usage.prompt_tokens) is the byte length of the text the template renders,
+// each special token counting one.
+//
+// Only tests use this package; a model is about 0.3 MB and takes
+// milliseconds to write, so tests generate it and nothing .gguf is committed.
+package toygguf
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+)
+
+// Script says what a model answers.
+type Script struct {
+	// Text is the whole answer when there are no Calls; with Calls, the text
+	// the model writes before them ("" for none).
+	Text string
+	// Calls are the tool calls of the model's turn (it ends with
+	// finish_reason "tool_calls").
+	Calls []Call
+	// After is the text answer the model gives when the prompt holds a tool
+	// result (the <tool_response> token, which any prompt text containing
+	// "<tool_response>" has). Empty with Calls: the model makes the same Calls
+	// again after every tool result (it always calls).
+	After string
+	// Template is the model's chat template (tokenizer.chat_template); ""
+	// is QwenTemplate, Qwen2.5's with tools. ChatMLTemplate has no tools.
+	Template string
+	// ContextLength is the model's context size (qwen2.context_length, what
+	// llama.cpp calls n_ctx_train); 0 is 4096.
+	ContextLength int
+}
+
+// Call is one tool call: the tool's name and its arguments as a JSON object.
+type Call struct {
+	Name      string
+	Arguments string
+}
+
+// The scripts the tests use.
+var (
+	// Weather calls get_weather {"city": "Paris"}, and after the result
+	// answers "It is sunny in Paris.".
+	Weather = Script{
+		Calls: []Call{{Name: "get_weather", Arguments: `{"city": "Paris"}`}},
+		After: "It is sunny in Paris.",
+	}
+	// WeatherWithText writes a sentence, then makes Weather's call.
+	WeatherWithText = Script{
+		Text:  "Let me check the weather.",
+		Calls: Weather.Calls,
+		After: Weather.After,
+	}
+	// AlwaysCalls calls get_weather {"city": "Paris"} on every turn, after a
+	// tool result too (for maxToolCalls).
+	AlwaysCalls = Script{Calls: Weather.Calls}
+	// TwoCalls makes two calls in one turn, get_weather {"city": "Paris"} and
+	// get_weather {"city": "London"} (wllama 3.13.0 parses both whatever
+	// parallel_tool_calls says), then answers "Sunny in Paris, rainy in
+	// London.". The second call is plain text tokens, so that no token has two
+	// successors.
+	TwoCalls = Script{
+		Calls: []Call{
+			{Name: "get_weather", Arguments: `{"city": "Paris"}`},
+			{Name: "get_weather", Arguments: `{"city": "London"}`},
+		},
+		After: "Sunny in Paris, rainy in London.",
+	}
+	// Hello answers "Hello from llama.cpp." and never calls a tool.
+	Hello = Script{Text: "Hello from llama.cpp."}
+)
+
+// Write writes the model for s to w as a GGUF v3 file.
+func Write(w io.Writer, s Script) error {
+	m, err := build(s)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(w, 256<<10)
+	if err := writeGGUF(bw, m.metadata(), m.tensors()); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// Bytes returns the model for s as a GGUF v3 file.
+func Bytes(s Script) ([]byte, error) {
+	var b bytes.Buffer
+	if err := Write(&b, s); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// Token types (llama.cpp's llama_token_type).
+const (
+	tokenNormal      int32 = 1
+	tokenControl     int32 = 3
+	tokenUserDefined int32 = 4
+)
+
+// Qwen's special tokens.
+const (
+	endOfText       = "<|endoftext|>"
+	imStart         = "<|im_start|>"
+	imEnd           = "<|im_end|>"
+	toolCallOpen    = "<tool_call>"
+	toolCallClose   = "</tool_call>"
+	toolResponse    = "<tool_response>"
+	toolResponseEnd = "</tool_response>"
+)
+
+// Shape constants.
+const (
+	headDim     = 64
+	feedForward = 64
+	contextLen  = 4096
+	ropeBase    = 1e20
+	rmsEpsilon  = 1e-6
+
+	weightNext   = 40 // a piece to the next piece, and the newline to the turn's first token
+	weightAnswer = 32 // the newline to the answer's first token
+	weightFlag   = 16 // the flag to the answer's first token
+	weightEnd    = 4  // any token to <|im_end|>: a prompt the script does not cover gets an empty answer
+	keyScore     = 50 // the flag head's attention score on <tool_response>
+
+	otherDim = 0 // the embedding dimension of every token that is not a piece with a successor, the newline or <tool_response>
+)
+
+type model struct {
+	tokens        []string // GPT-2 byte-level texts
+	types         []int32
+	id            map[string]int
+	next          map[int]int // the output table: token → next token
+	start         int         // the turn's first token, after "<|im_start|>assistant\n"
+	answer        int         // the answer's first token after a tool result, or -1
+	nEmbd         int
+	template      string
+	contextLength int
+	dim           map[int]int // a token's embedding dimension; tokens not in it share otherDim
+	flag          int         // the flag dimension
+}
+
+func (m *model) add(text string, typ int32) (int, error) {
+	if _, dup := m.id[text]; dup {
+		return 0, fmt.Errorf("toygguf: token %q twice in the vocabulary", text)
+	}
+	m.id[text] = len(m.tokens)
+	m.tokens = append(m.tokens, text)
+	m.types = append(m.types, typ)
+	return len(m.tokens) - 1, nil
+}
+
+// pieces splits text into byte-level tokens new to the vocabulary, each at
+// least two bytes (a one-byte piece would be a byte token, which the prompt
+// uses too): words with their leading space, a word joined to the next while
+// it is not new.
+func (m *model) pieces(text string) ([]int, error) {
+	var words []string
+	start := 0
+	for i := 1; i < len(text); i++ {
+		if text[i] == ' ' && text[i-1] != ' ' {
+			words = append(words, text[start:i])
+			start = i
+		}
+	}
+	if start < len(text) {
+		words = append(words, text[start:])
+	}
+	var ids []int
+	cur := ""
+	for i, w := range words {
+		cur += w
+		enc := byteLevel(cur)
+		if _, used := m.id[enc]; used || len(cur) < 2 {
+			if i < len(words)-1 {
+				continue
+			}
+			return nil, fmt.Errorf("toygguf: cannot split %q into tokens used once each (%q is one byte or a token already)", text, cur)
+		}
+		id, err := m.add(enc, tokenNormal)
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+		cur = ""
+	}
+	return ids, nil
+}
+
+func (m *model) chain(ids []int) error {
+	for i := 0; i+1 < len(ids); i++ {
+		if n, ok := m.next[ids[i]]; ok && n != ids[i+1] {
+			return fmt.Errorf("toygguf: token %q has two successors", m.tokens[ids[i]])
+		}
+		m.next[ids[i]] = ids[i+1]
+	}
+	return nil
+}
+
+func build(s Script) (*model, error) {
+	if len(s.Calls) == 0 && s.Text == "" {
+		return nil, errors.New("toygguf: a script needs Text or Calls")
+	}
+	if s.ContextLength < 0 || s.ContextLength > math.MaxUint32 {
+		return nil, fmt.Errorf("toygguf: ContextLength %d out of range", s.ContextLength)
+	}
+	if len(s.Calls) == 0 && s.After != "" {
+		return nil, errors.New("toygguf: After needs Calls (no tool result can follow a text answer)")
+	}
+	m := &model{id: map[string]int{}, next: map[int]int{}, answer: -1, template: s.Template, contextLength: s.ContextLength}
+	for b := range 256 {
+		if _, err := m.add(byteLevel(string([]byte{byte(b)})), tokenNormal); err != nil {
+			return nil, err
+		}
+	}
+	specials := []struct {
+		text string
+		typ  int32
+	}{
+		{endOfText, tokenControl}, {imStart, tokenControl}, {imEnd, tokenControl},
+		{toolCallOpen, tokenUserDefined}, {toolCallClose, tokenUserDefined},
+		{toolResponse, tokenUserDefined}, {toolResponseEnd, tokenUserDefined},
+	}
+	for _, sp := range specials {
+		if _, err := m.add(sp.text, sp.typ); err != nil {
+			return nil, err
+		}
+	}
+	end := m.id[imEnd]
+
+	// The turn: the text, then each call. The first call uses the special
+	// tokens, as Qwen writes it; a later one is plain pieces (a special token
+	// used twice would have two successors).
+	var turn []int
+	if s.Text != "" {
+		ids, err := m.pieces(s.Text)
+		if err != nil {
+			return nil, err
+		}
+		turn = append(turn, ids...)
+	}
+	for i, c := range s.Calls {
+		var args any
+		if err := json.Unmarshal([]byte(c.Arguments), &args); err != nil {
+			return nil, fmt.Errorf("toygguf: call %d (%s): arguments: %v", i, c.Name, err)
+		}
+		if _, ok := args.(map[string]any); !ok {
+			return nil, fmt.Errorf("toygguf: call %d (%s): arguments are not a JSON object", i, c.Name)
+		}
+		name, _ := json.Marshal(c.Name)
+		body := "\n{\"name\": " + string(name) + ", \"arguments\": " + c.Arguments + "}\n"
+		if i == 0 {
+			ids, err := m.pieces(body)
+			if err != nil {
+				return nil, err
+			}
+			turn = append(turn, m.id[toolCallOpen])
+			turn = append(turn, ids...)
+			turn = append(turn, m.id[toolCallClose])
+			continue
+		}
+		ids, err := m.pieces("\n" + toolCallOpen + body + toolCallClose)
+		if err != nil {
+			return nil, err
+		}
+		turn = append(turn, ids...)
+	}
+	turn = append(turn, end)
+	if err := m.chain(turn); err != nil {
+		return nil, err
+	}
+	m.start = turn[0]
+
+	if s.After != "" {
+		ids, err := m.pieces(s.After)
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, end)
+		if err := m.chain(ids); err != nil {
+			return nil, err
+		}
+		m.answer = ids[0]
+	}
+	// Dimensions: the shared one (0), the newline, <tool_response>, each
+	// token with a successor, in id order, then the flag.
+	m.dim = map[int]int{}
+	for id := range m.tokens {
+		if _, ok := m.next[id]; ok || id == m.id[byteLevel("\n")] || id == m.id[toolResponse] {
+			m.dim[id] = len(m.dim) + 1
+		}
+	}
+	m.flag = len(m.dim) + 1
+	m.nEmbd = (m.flag + 1 + headDim - 1) / headDim * headDim
+	return m, nil
+}
+
+func (m *model) metadata() []kv {
+	return []kv{
+		{"general.architecture", "qwen2"},
+		{"general.name", "toygguf"},
+		{"general.alignment", uint32(Alignment)},
+		{"qwen2.context_length", uint32(cmp.Or(m.contextLength, contextLen))},
+		{"qwen2.embedding_length", uint32(m.nEmbd)},
+		{"qwen2.block_count", uint32(1)},
+		{"qwen2.feed_forward_length", uint32(feedForward)},
+		{"qwen2.attention.head_count", uint32(m.nEmbd / headDim)},
+		{"qwen2.attention.head_count_kv", uint32(1)},
+		{"qwen2.attention.layer_norm_rms_epsilon", float32(rmsEpsilon)},
+		{"qwen2.rope.freq_base", float32(ropeBase)},
+		{"tokenizer.ggml.model", "gpt2"},
+		{"tokenizer.ggml.pre", "qwen2"},
+		{"tokenizer.ggml.tokens", m.tokens},
+		{"tokenizer.ggml.token_type", m.types},
+		{"tokenizer.ggml.merges", []string{}},
+		{"tokenizer.ggml.bos_token_id", uint32(m.id[endOfText])},
+		{"tokenizer.ggml.eos_token_id", uint32(m.id[imEnd])},
+		{"tokenizer.ggml.padding_token_id", uint32(m.id[endOfText])},
+		{"tokenizer.ggml.add_bos_token", false},
+		{"tokenizer.chat_template", cmp.Or(m.template, QwenTemplate)},
+	}
+}
+
+func ones(n int) []float32 {
+	v := make([]float32, n)
+	for i := range v {
+		v[i] = 1
+	}
+	return v
+}
+
+// tensors returns the weights. A matrix's dims are {in, out} (ggml's ne), its
+// data out rows of in values: element (out, in) is data[out*in_len + in].
+func (m *model) tensors() []tensor {
+	e, nv := m.nEmbd, len(m.tokens)
+	u := func(n int) uint64 { return uint64(n) }
+	dim := func(t int) int {
+		if d, ok := m.dim[t]; ok {
+			return d
+		}
+		return otherDim
+	}
+	embd := make([]float32, e*nv)
+	for t := range nv {
+		embd[t*e+dim(t)] = 1
+	}
+	// The attention input is rms_norm(one-hot): sqrt(e) on the token's dimension.
+	scale := float32(math.Sqrt(float64(e)))
+	qBias := make([]float32, e)
+	qBias[headDim-1] = float32(math.Sqrt(headDim)) // cancels the 1/sqrt(headDim) of the scores
+	k := make([]float32, headDim*e)
+	k[(headDim-1)*e+dim(m.id[toolResponse])] = keyScore / scale
+	v := make([]float32, headDim*e)
+	v[0*e+dim(m.id[toolResponse])] = 1 / scale
+	o := make([]float32, e*e)
+	o[m.flag*e+0] = 1 // head 0's first value dimension → the flag
+	out := make([]float32, nv*e)
+	end := m.id[imEnd]
+	for d := range m.flag {
+		out[end*e+d] = weightEnd
+	}
+	for from, to := range m.next {
+		out[to*e+dim(from)] = weightNext
+	}
+	newline := dim(m.id[byteLevel("\n")])
+	out[m.start*e+newline] = weightNext
+	if m.answer >= 0 {
+		out[m.answer*e+newline] = weightAnswer
+		out[m.answer*e+m.flag] = weightFlag
+	}
+	return []tensor{
+		{"token_embd.weight", []uint64{u(e), u(nv)}, embd},
+		{"blk.0.attn_norm.weight", []uint64{u(e)}, ones(e)},
+		{"blk.0.attn_q.weight", []uint64{u(e), u(e)}, make([]float32, e*e)},
+		{"blk.0.attn_q.bias", []uint64{u(e)}, qBias},
+		{"blk.0.attn_k.weight", []uint64{u(e), headDim}, k},
+		{"blk.0.attn_k.bias", []uint64{headDim}, make([]float32, headDim)},
+		{"blk.0.attn_v.weight", []uint64{u(e), headDim}, v},
+		{"blk.0.attn_v.bias", []uint64{headDim}, make([]float32, headDim)},
+		{"blk.0.attn_output.weight", []uint64{u(e), u(e)}, o},
+		{"blk.0.ffn_norm.weight", []uint64{u(e)}, ones(e)},
+		{"blk.0.ffn_gate.weight", []uint64{u(e), feedForward}, make([]float32, feedForward*e)},
+		{"blk.0.ffn_up.weight", []uint64{u(e), feedForward}, make([]float32, feedForward*e)},
+		{"blk.0.ffn_down.weight", []uint64{feedForward, u(e)}, make([]float32, e*feedForward)},
+		{"output_norm.weight", []uint64{u(e)}, ones(e)},
+		{"output.weight", []uint64{u(e), u(nv)}, out},
+	}
+}
+
+// byteLevel encodes text as GPT-2's byte-level BPE writes token texts: each
+// byte as one printable rune (printable Latin-1 bytes as themselves, the rest
+// as U+0100 onwards, in byte order), so " " is "Ġ" and "\n" is "Ċ".
+func byteLevel(text string) string {
+	var b strings.Builder
+	for i := 0; i < len(text); i++ {
+		b.WriteRune(byteRune[text[i]])
+	}
+	return b.String()
+}
+
+var byteRune = func() (r [256]rune) {
+	n := rune(0)
+	for c := range 256 {
+		if c >= '!' && c <= '~' || c >= 0xA1 && c <= 0xAC || c >= 0xAE {
+			r[c] = rune(c)
+		} else {
+			r[c] = 0x100 + n
+			n++
+		}
+	}
+	return r
+}()

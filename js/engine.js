@@ -1,0 +1,129 @@
+// In-page engines as a backend ({kind: "engine", engine}): an object the page created that
+// speaks OpenAI's Chat Completions in the page (a wllama instance's createChatCompletion,
+// WebLLM's MLCEngine chat.completions.create, or anything of either shape). The engine (Go)
+// builds the request and reads the chunks (loop/openai); this file only makes the call,
+// as a generate function that the channel runs like a page's own (channel.js #generate:
+// so a module in a Worker reaches the engine on the page, and generate-abort aborts the
+// signal), and absorbs the engines' differences:
+//  - wllama: createChatCompletion({...request, abortSignal}) resolves to an async iterable
+//    of chunks, fed by its worker whether or not anyone reads; abortSignal stops its
+//    decoding, and its stream then fails with an AbortError, which a reader that has left
+//    never sees: the page would log it as an unhandled rejection. So a stream left early
+//    is read to its end (the abort's AbortError, caught) instead of being returned;
+//  - WebLLM: chat.completions.create(request) resolves to an async iterable of chunks;
+//    engine.interruptGenerate() stops it (it takes no signal); its response_format is
+//    {type: "json_object", schema: "<the schema as JSON text>"}, not OpenAI's json_schema;
+//  - an engine that answers with one completion object instead of chunks: that object is
+//    the one piece (the engine reads its message as it reads a server's).
+// The request's model is left out when the backend names none: engines use the model they
+// loaded, and WebLLM rejects a name it has not loaded. See RATIONALE.md "Why does an
+// in-page engine cross the channel as a generate, and its chunks as objects?".
+
+import { errorMessage } from "./errors.js";
+
+// engineCall returns how to call engine, or null when it has neither shape. call.drain
+// says that a stream left early is read to its end rather than returned (wllama's, above).
+function engineCall(engine) {
+  if (engine === null || (typeof engine !== "object" && typeof engine !== "function")) return null;
+  if (typeof engine.createChatCompletion === "function") {
+    const call = (request, signal) => engine.createChatCompletion({ ...request, abortSignal: signal });
+    call.drain = true;
+    return call;
+  }
+  const create = engine.chat?.completions?.create;
+  if (typeof create === "function") {
+    return (request, signal) => {
+      if (typeof engine.interruptGenerate === "function") {
+        signal.addEventListener("abort", () => {
+          try {
+            engine.interruptGenerate();
+          } catch {
+            // the engine had stopped already
+          }
+        }, { once: true });
+      }
+      const format = request.response_format;
+      if (format?.type === "json_schema") request.response_format = { type: "json_object", schema: JSON.stringify(format.json_schema.schema) };
+      return create.call(engine.chat.completions, request);
+    };
+  }
+  return null;
+}
+
+// engineGenerate drives engine as a generate function: each step is one streaming chat
+// completion, each chunk one piece. The engine's async iterable goes to the channel
+// behind a thin iterator of the same chunks, so that an abort both stops the engine (see
+// above) and returns the engine's iterator; one completion instead of a stream is one
+// piece. What the engine throws, before or mid-stream, is worded by failed().
+export function engineGenerate(engine) {
+  const call = engineCall(engine);
+  if (!call) throw new TypeError("invalid backend: backend.engine must be an object with createChatCompletion() (wllama) or chat.completions.create() (WebLLM)");
+  return async (request, { signal }) => {
+    const body = { ...request };
+    if (!body.model) delete body.model;
+    let out;
+    try {
+      out = await call(body, signal);
+    } catch (e) {
+      throw failed(e);
+    }
+    const iterate = out?.[Symbol.asyncIterator];
+    if (typeof iterate !== "function") return out;
+    return {
+      [Symbol.asyncIterator]() {
+        const it = iterate.call(out);
+        return {
+          next() {
+            try {
+              return Promise.resolve(it.next()).catch((e) => Promise.reject(failed(e)));
+            } catch (e) {
+              return Promise.reject(failed(e));
+            }
+          },
+          return(value) {
+            if (call.drain) drain(it);
+            else if (typeof it.return === "function") return it.return(value);
+            return Promise.resolve({ done: true, value });
+          },
+        };
+      },
+    };
+  };
+}
+
+// drain reads it to its end in the background, whatever it yields or throws.
+async function drain(it) {
+  try {
+    while (!(await it.next()).done);
+  } catch {
+    // the abort's AbortError, or the engine's failure: nobody listens any more
+  }
+}
+
+// failed words an engine's exception for the page: "the in-page engine failed: " and the
+// engine's own message, its name kept (the module keeps the names a model may raise,
+// NotSupportedError, NetworkError, InvalidStateError…, and makes the rest an
+// OperationError). One that comes after an abort is dropped by the channel unread.
+function failed(e) {
+  const err = new Error(`the in-page engine failed: ${errorMessage(e)}`);
+  err.name = typeof e?.name === "string" ? e.name : "Error";
+  return err;
+}
+
+// wireEngine puts the driver of backend.engine into the stash for {kind: "engine"} (its id
+// into ids, released with the session) as the wire backend's generate. A backend without
+// contextWindow gets the engine's own where it tells it (wllama: the n_ctx its model was
+// loaded with).
+export function wireEngine(engine, wire, ids, stash) {
+  wire.generate = stash.store(engineGenerate(engine));
+  ids.push(wire.generate);
+  if (wire.contextWindow === undefined && typeof engine.getLoadedContextInfo === "function") {
+    let n;
+    try {
+      n = engine.getLoadedContextInfo()?.n_ctx;
+    } catch {
+      // no model loaded (yet): the module's default window
+    }
+    if (Number.isInteger(n) && n > 0) wire.contextWindow = n;
+  }
+}

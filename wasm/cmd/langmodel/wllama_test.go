@@ -1,0 +1,153 @@
+//go:build !js
+
+package main
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"langmodel/internal/browsertest"
+	"langmodel/internal/toygguf"
+)
+
+// serveWllama serves what serve does, plus real llama.cpp in the page (wllama, its
+// compat build and the harness, browsertest.WllamaHandlers) and the project's toy GGUF
+// models (internal/toygguf) at /<name>.gguf.
+func serveWllama(t *testing.T) string {
+	h := browsertest.WllamaHandlers(t)
+	for name, s := range map[string]toygguf.Script{
+		"weather": toygguf.Weather, "text": toygguf.WeatherWithText, "always": toygguf.AlwaysCalls,
+		"two": toygguf.TwoCalls, "hello": toygguf.Hello,
+	} {
+		h["/"+name+".gguf"] = browsertest.GGUF(t, s)
+	}
+	for path, handler := range moduleHandlers(t) {
+		h[path] = handler
+	}
+	return browsertest.Serve(t, "", h)
+}
+
+// wllamaPage loads each toy model once into a wllama engine (engine(name)) and defines
+// the tool the models call.
+const wllamaPage = `
+const { newWllama } = await import("/wllama-harness.js");
+const engines = {};
+globalThis.engine = async (model) => engines[model] ??= await newWllama("/" + model + ".gguf");
+globalThis.backend = async (model, extra) => ({ kind: "engine", engine: await engine(model), ...extra });
+globalThis.getWeather = (execute) => ({ name: "get_weather", description: "The weather in a city",
+	inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] }, execute });
+globalThis.ask = "What is the weather in Paris?";
+globalThis.caught = async (p) => { try { await p; return "resolved"; } catch (e) { return e.name + ": " + e.message; } };
+globalThis.read = async (stream) => { const r = stream.getReader(); const out = []; for (;;) { const { done, value } = await r.read(); if (done) return out; out.push(value); } };
+`
+
+// TestBrowser_Wllama runs the engine backend over real llama.cpp (wllama 3.13.0) with the
+// project's toy models, in every engine, with the module on the page and in a Worker:
+// the closed loop's two turns (with the context window wllama was loaded with), the open loop, streaming, parallel calls, maxToolCalls,
+// abort mid-generation, and an engine that throws mid-stream.
+func TestBrowser_Wllama(t *testing.T) {
+	base := serveWllama(t)
+	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
+		for _, m := range modes {
+			t.Run(m.name, func(t *testing.T) {
+				p := b.Open(t, base+"/")
+				require.NoError(t, p.Eval(t.Context(), m.prelude()+wllamaPage, nil))
+				for _, tc := range []struct{ name, js, want string }{
+					{"closed loop, two turns", `
+						const args = [];
+						const s = await LanguageModel.create({ backend: await backend("weather"), tools: [getWeather((a) => { args.push(a); return "sunny"; })] });
+						const answer = await s.prompt(ask);
+						const calls = s.history.filter((m) => m.role === "tool-call").map((m) => [m.content[0].value.name, m.content[0].value.arguments]);
+						return { answer, args, calls, roles: s.history.map((m) => m.role), usage: s.contextUsage > 0 && s.contextUsage <= s.contextWindow, window: s.contextWindow };`,
+						`{"answer":"It is sunny in Paris.","args":[{"city":"Paris"}],"calls":[["get_weather",{"city":"Paris"}]],
+						  "roles":["user","tool-call","tool-result","assistant"],"usage":true,"window":2048}`},
+					{"open loop: text, a call, then the answer", `
+						const s = await LanguageModel.create({ backend: await backend("text"), tools: [getWeather()],
+							expectedInputs: [{ type: "tool-response" }], expectedOutputs: [{ type: "text" }, { type: "tool-call" }] });
+						const first = await s.prompt(ask);
+						const call = first.find((p) => p.type === "tool-call").value;
+						const second = await s.prompt([{ role: "user", content: [{ type: "tool-response", value: { callId: call.callId, name: call.name, result: [{ type: "text", value: "sunny" }] } }] }]);
+						return { first: first.map((p) => p.type === "text" ? p.value : [p.value.name, p.value.arguments]), second };`,
+						`{"first":["Let me check the weather.",["get_weather",{"city":"Paris"}]],"second":[{"type":"text","value":"It is sunny in Paris."}]}`},
+					{"streaming a closed loop", `
+						const s = await LanguageModel.create({ backend: await backend("weather"), tools: [getWeather(() => "sunny")] });
+						const chunks = await read(s.promptStreaming(ask));
+						return { text: chunks.join(""), pieces: chunks.length > 1 };`,
+						`{"text":"It is sunny in Paris.","pieces":true}`},
+					{"two calls in one turn, run in parallel", `
+						const ran = [];
+						const s = await LanguageModel.create({ backend: await backend("two"), tools: [getWeather((a) => { ran.push(a.city); return a.city === "Paris" ? "sunny" : "rainy"; })] });
+						const answer = await s.prompt(ask);
+						return { answer, ran: ran.sort(), roles: s.history.map((m) => m.role) };`,
+						`{"answer":"Sunny in Paris, rainy in London.","ran":["London","Paris"],"roles":["user","tool-call","tool-call","tool-result","tool-result","assistant"]}`},
+					{"maxToolCalls against a model that always calls", `
+						const s = await LanguageModel.create({ backend: await backend("always"), tools: [getWeather(() => "sunny")], toolUseConfig: { maxToolCalls: 2 } });
+						return { r: await caught(s.prompt(ask)), history: s.history.length };`,
+						`{"r":"OperationError: tool call limit reached: maxToolCalls is 2 and the model asked for call 3 (get_weather)","history":0}`},
+					{"abort mid-generation", `
+						// wllama as it is, its third chunk (the first is the role, the second the
+						// first text) held back until the prompt's abort has reached the engine's
+						// abortSignal, so that the abort falls mid-stream (wllama may have finished
+						// decoding by then: its stream is fed by its worker, not by the reader).
+						const w = await engine("hello");
+						let signal;
+						let calls = 0;
+						const spy = { async createChatCompletion(req) {
+							const held = calls++ === 0; // the aborted prompt's call, not the next one
+							if (held) signal = req.abortSignal;
+							const it = (await w.createChatCompletion(req))[Symbol.asyncIterator]();
+							let n = 0;
+							return { [Symbol.asyncIterator]: () => ({
+								next: async () => {
+									if (!held) return it.next();
+									if (n++ === 2) await new Promise((res) => signal.aborted ? res() : signal.addEventListener("abort", res));
+									return it.next();
+								},
+								return: (v) => it.return?.(v) ?? Promise.resolve({ done: true, value: v }),
+							}) };
+						} };
+						const s = await LanguageModel.create({ backend: { kind: "engine", engine: spy } });
+						const ac = new AbortController();
+						const reader = s.promptStreaming("Hi", { signal: ac.signal }).getReader();
+						const first = (await reader.read()).value;
+						ac.abort();
+						let r = "done";
+						try { for (;;) if ((await reader.read()).done) break; } catch (e) { r = e.name; }
+						for (let i = 0; i < 400 && !signal.aborted; i++) await new Promise((res) => setTimeout(res, 5));
+						return { first: typeof first, r, engineSignal: signal.aborted, history: s.history.length, next: await s.prompt("Hi"), after: s.history.length };`,
+						`{"first":"string","r":"AbortError","engineSignal":true,"history":0,"next":"Hello from llama.cpp.","after":2}`},
+					{"an engine that throws mid-stream", `
+						const w = await engine("hello");
+						// wllama as it is, except that its stream fails after its second chunk.
+						const failing = { async createChatCompletion(req) {
+							const it = (await w.createChatCompletion(req))[Symbol.asyncIterator]();
+							let n = 0;
+							return { [Symbol.asyncIterator]: () => ({ next: async () => {
+								if (++n > 2) { await it.return?.(); throw new Error("llama_decode failed"); }
+								return it.next();
+							}, return: () => it.return?.() }) };
+						} };
+						const s = await LanguageModel.create({ backend: await backend("hello") });
+						await s.prompt("Hi");
+						const before = JSON.stringify(s.history);
+						const f = await LanguageModel.create({ backend: { kind: "engine", engine: failing }, initialPrompts: s.history });
+						const r = await caught(f.prompt("Hi again"));
+						return { r, unchanged: JSON.stringify(f.history) === before, next: await s.prompt("Hi") };`,
+						`{"r":"OperationError: the model failed: the in-page engine failed: llama_decode failed","unchanged":true,"next":"Hello from llama.cpp."}`},
+				} {
+					t.Run(tc.name, func(t *testing.T) {
+						var got any
+						require.NoError(t, p.Eval(t.Context(), `const { LanguageModel } = lm;`+tc.js, &got))
+						requireJSON(t, tc.want, got)
+					})
+				}
+				// Nothing the module or the engine left unhandled: an aborted wllama stream
+				// fails after its reader has left, and js/engine.js reads it to its end.
+				for _, line := range p.Console() {
+					require.NotContains(t, line, "exception:")
+				}
+			})
+		}
+	})
+}
