@@ -302,7 +302,7 @@ export function regExpSource(v) {
 // mode and has no flags of its own. "d" (indices) and "g" (lastIndex, which a test from
 // the start ignores) change nothing about whether the answer matches, and "u" is the
 // mode relin reads. The others would be dropped silently: "i", "m", "s" and "v" change
-// what matches, "y" anchors the match at the start (README § Decisions).
+// what matches, "y" anchors the match at the start (docs/decisions.md).
 const HONOURED_FLAGS = "dgu";
 
 // regExpFlags throws NotSupportedError naming the flags of a RegExp constraint the

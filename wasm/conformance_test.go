@@ -102,7 +102,7 @@ func TestHandler_SamplingModeReported(t *testing.T) {
 
 // TestHandler_CallerSuppliedToolValues: issue 9 item 12, the values checked first (the
 // face's DataErrors come before any of these), then the pairing: a response for a call
-// the session never made is kept, unpaired (README "Decisions").
+// the session never made is kept, unpaired (docs/decisions.md).
 func TestHandler_CallerSuppliedToolValues(t *testing.T) {
 	const both = `"expectedInputs":[{"type":"tool-call"},{"type":"tool-response"}]`
 	for _, tc := range []struct {

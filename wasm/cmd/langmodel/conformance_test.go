@@ -350,7 +350,7 @@ var engineRows = []conformRow{
 		const e = await thrown(s.append([{ role: "user", content: [{ type: "tool-response", value: { callID: "nope", name: "w", result: [{ type: "object", value: cyc }] } }] }]));
 		return [e.name, s.history.length];`,
 		want: `["DataError",0]`},
-	{name: "a response for a call the session never made is kept, unpaired", section: "README § Decisions (Chrome's own tests supply such responses); issue 9 item 12", js: `
+	{name: "a response for a call the session never made is kept, unpaired", section: "docs/decisions.md (Chrome's own tests supply such responses); issue 9 item 12", js: `
 		const s = await LanguageModel.create({ backend: echo, expectedInputs: [{ type: "tool-response" }] });
 		await s.append([{ role: "user", content: [{ type: "tool-response", value: new LanguageModelToolSuccess({ callId: "never", name: "w", result: [{ type: "text", value: "ok" }] }) }] }]);
 		return s.history.map((m) => m.role);`,
@@ -387,7 +387,7 @@ var engineRows = []conformRow{
 		const ok = await s.prompt("y", { responseConstraint: { type: "object", required: ["ok"] } });
 		return [e.name, ok, s.history.length];`,
 		want: `["SyntaxError","{\"ok\":true}",2]`},
-	{name: "a RegExp constraint with a flag the module cannot honour is a NotSupportedError naming it, sent nowhere", section: "README § Structured output with JSON schema or RegExp constraints (the answer matches the RegExp); README § Decisions (RegExp flags)", js: `
+	{name: "a RegExp constraint with a flag the module cannot honour is a NotSupportedError naming it, sent nowhere", section: "README § Structured output with JSON schema or RegExp constraints (the answer matches the RegExp); docs/decisions.md (RegExp flags)", js: `
 		let calls = 0;
 		const s = await LanguageModel.create({ backend: { kind: "custom", generate: () => { calls++; return "abc"; } } });
 		const e = await thrown(s.prompt("x", { responseConstraint: /ABC/i }));
@@ -397,13 +397,13 @@ var engineRows = []conformRow{
 		want: `[true,"NotSupportedError","LanguageModel.prompt(): the responseConstraint /ABC/i has the flag \"i\", which the module cannot honour: only \"d\", \"g\" and \"u\" are.",
 			"NotSupportedError: LanguageModel.promptStreaming(): the responseConstraint /^abc$/my has the flags \"m\", \"y\", which the module cannot honour: only \"d\", \"g\" and \"u\" are.",
 			"NotSupportedError",0,0]`},
-	{name: "a RegExp constraint with the flags d, g or u holds as without them", section: "README § Structured output with JSON schema or RegExp constraints; README § Decisions (RegExp flags)", js: `
+	{name: "a RegExp constraint with the flags d, g or u holds as without them", section: "README § Structured output with JSON schema or RegExp constraints; docs/decisions.md (RegExp flags)", js: `
 		const s = await LanguageModel.create({ backend: { kind: "custom", generate: () => "abc" } });
 		const ok = [await s.prompt("x", { responseConstraint: /b/g }), await s.prompt("x", { responseConstraint: /^a.c$/u }), await s.prompt("x", { responseConstraint: /abc/gu })];
 		const e = await thrown(s.prompt("x", { responseConstraint: /ABC/g }));
 		return [ok, e.name, s.history.length];`,
 		want: `[["abc","abc","abc"],"SyntaxError",6]`},
-	{name: "a RegExp constraint valid only outside Unicode mode is a NotSupportedError naming the u flag", section: "README § Structured output with JSON schema or RegExp constraints; README § Decisions (RegExp flags)", browserOnly: true, js: `
+	{name: "a RegExp constraint valid only outside Unicode mode is a NotSupportedError naming the u flag", section: "README § Structured output with JSON schema or RegExp constraints; docs/decisions.md (RegExp flags)", browserOnly: true, js: `
 		await lm.install({ wasm: "/langmodel.wasm" }); // goja's RegExp takes \- in Unicode mode: a browser's does not
 		let calls = 0;
 		const s = await LanguageModel.create({ backend: { kind: "custom", generate: () => { calls++; return "555-1234"; } } });
@@ -530,7 +530,7 @@ var streamRows = []conformRow{
 		try { for await (const c of s.promptStreaming("x", { signal: ac.signal })) { out.push(c); ac.abort(reason); } } catch (e) { got = e === reason; }
 		return [out, got, s.history.length];`,
 		want: `[["a"],true,0]`},
-	{name: "a stream never read still runs its prompt: history and events agree with what it holds", section: "README § Decisions (a stream nobody reads)", js: `
+	{name: "a stream never read still runs its prompt: history and events agree with what it holds", section: "docs/decisions.md (a stream nobody reads)", js: `
 		const s = await LanguageModel.create({
 			backend: script({ chunks: ["Let me check."], calls: [{ name: "weather", arguments: { city: "Oslo" } }] }, { chunks: ["Sun", "ny."] }),
 			tools: [weather(() => "sunny")],

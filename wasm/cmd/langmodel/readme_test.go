@@ -116,33 +116,6 @@ const engine = {
 };
 `
 
-// TestBrowser_READMEWebLLM runs docs/backends.md's WebLLM adapter against a fake engine: a
-// closed loop with a native call, the history as OpenAI messages, and abort.
-func TestBrowser_READMEWebLLM(t *testing.T) {
-	browsertest.Each(t, readmeWebLLM)
-}
-
-func readmeWebLLM(t *testing.T, b *browsertest.Browser) {
-	adapter := readmeBlocks(t, "TestBrowser_READMEWebLLM")[0]
-	p := b.Open(t, serve(t, "")+"/")
-	require.NoError(t, p.Eval(t.Context(), browserPrelude, nil))
-	var got any
-	require.NoError(t, p.Eval(t.Context(), common+adapter+fakeWebLLM+`
-		const s = await LanguageModel.create({ backend: webLLMBackend(engine), tools: [getWeather(({ city }) => "21°C in " + city)] });
-		const answer = await s.prompt("Weather in Paris?");
-		const ac = new AbortController();
-		const hung = s.prompt("hang", { signal: ac.signal });
-		while (requests.length < 3) await sleep(1);
-		ac.abort();
-		return { answer, usage: s.contextUsage, aborted: await caught(hung), interrupted,
-			tools: requests[0].tools.map((t) => [t.type, t.function.name]), choice: requests[0].tool_choice,
-			second: requests[1].messages.slice(1) };`, &got))
-	requireJSON(t, `{"answer":"Sunny in Paris.","usage":64,"aborted":"AbortError","interrupted":1,
-		"tools":[["function","get_weather"]],"choice":"auto",
-		"second":[{"role":"assistant","content":"Let me check. ","tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]},
-		          {"role":"tool","tool_call_id":"call_1","content":"21°C in Paris"}]}`, got)
-}
-
 // corsStyles play what each server answers to a cross-origin page (read from their
 // source): none; llama.cpp's server (the Origin echoed, preflight headers "*");
 // vLLM (Starlette's CORSMiddleware with its defaults: any origin, the requested headers
@@ -247,16 +220,10 @@ func jsonOf(t *testing.T, v any) string {
 	return string(b)
 }
 
-// TestBrowser_READMEEngine runs README.md's one-line engine backend ({kind: "engine",
-// engine}) against the same fake WebLLM engine as the adapter it replaces: a closed loop
-// with a native call, usage, the history as OpenAI messages, and abort through
-// interruptGenerate. It skips until README.md has the block.
+// TestBrowser_READMEEngine runs docs/backends.md's one-line engine backend ({kind:
+// "engine", engine}) against a fake WebLLM engine: a closed loop with a native call,
+// usage, the history as OpenAI messages, and abort through interruptGenerate.
 func TestBrowser_READMEEngine(t *testing.T) {
-	readme, err := os.ReadFile("../../../README.md")
-	require.NoError(t, err)
-	if !strings.Contains(string(readme), "<!-- tested: TestBrowser_READMEEngine -->") {
-		t.Skip("README.md has no block tested by TestBrowser_READMEEngine yet")
-	}
 	browsertest.Each(t, readmeEngine)
 }
 
