@@ -98,3 +98,29 @@ func TestBuildRequest_UnpairedResult(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(body), `"messages":[{"role":"user","content":"Result of the tool weather (call x1): sun"},{"role":"user","content":"so?"}]`)
 }
+
+// head decodes by hand what base64.StdEncoding.DecodeString decodes of the first 16
+// characters, whatever they are: line breaks, padding, a bad character, a short tail.
+func TestHead_DecodesAsPackageBase64(t *testing.T) {
+	for _, tc := range []struct{ name, b64 string }{
+		{"empty", ""},
+		{"sixteen characters of more", "iVBORw0KGgoAAAANSUhEUgAA"},
+		{"exactly a PNG signature", base64.StdEncoding.EncodeToString([]byte("\x89PNG\r\n\x1a\n"))},
+		{"one byte, padded", "/w=="},
+		{"two bytes, padded", "/9g="},
+		{"a lone = after two characters", "/w=A"},
+		{"= after one character", "/===="},
+		{"= at a group's start", "AAAA=AAA"},
+		{"line breaks inside", "R0lG\r\nODlh\nAQAB"},
+		{"a line break between the two =", "/w=\r\n="},
+		{"a bad character in the second group", "R0lGOD*hAQAB"},
+		{"a short tail", "R0lGODlhA"},
+		{"URL-safe alphabet", "-_-_AAAA"},
+		{"the whole alphabet", "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want, _ := base64.StdEncoding.DecodeString(tc.b64[:min(len(tc.b64), 16)])
+			require.Equal(t, string(want), head(tc.b64))
+		})
+	}
+}
