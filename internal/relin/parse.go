@@ -366,10 +366,11 @@ func (p *parser) escape(start int, inClass bool) ([]rune, error) {
 			r = '\b'
 		}
 	default:
-		if k := strings.IndexRune("tnvfr", c); k >= 0 {
+		// IndexByte for an ASCII c: IndexRune would link a search for any rune
+		if k := strings.IndexByte("tnvfr", byte(c)); k >= 0 && c < 0x80 {
 			r, ok = rune("\t\n\v\f\r"[k]), true
 		} else {
-			ok = strings.ContainsRune(`^$\.*+?()[]{}|/`, c)
+			ok = c < 0x80 && strings.IndexByte(`^$\.*+?()[]{}|/`, byte(c)) >= 0
 		}
 	}
 	if !ok {

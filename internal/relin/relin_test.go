@@ -133,6 +133,8 @@ func TestCompile_Errors(t *testing.T) {
 		{"trailing backslash", "a\\", false, "\\ at the end of the pattern at offset 1"},
 		{"identity escape of a letter", "\\a", false, "invalid escape \\a at offset 0"},
 		{"\\- outside a class", "\\-", false, "invalid escape \\- at offset 0"},
+		{"identity escape of a letter outside ASCII whose low byte is t", "\\Ŵ", false, "invalid escape \\Ŵ at offset 0"},
+		{"identity escape of a letter outside ASCII whose low byte is |", "\\ż", false, "invalid escape \\ż at offset 0"},
 		{"bad \\x", "\\xZ1", false, "invalid escape \\x at offset 0"},
 		{"bad \\u", "\\u12", false, "invalid Unicode escape at offset 0"},
 		{"\\u{} out of range", "\\u{110000}", false, "invalid Unicode escape at offset 0"},

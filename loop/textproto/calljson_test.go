@@ -338,3 +338,21 @@ func FuzzCallJSON(f *testing.F) {
 		require.Equal(t, want.String(), got.String())
 	})
 }
+
+// neutralise escapes exactly '<', '>', '&' and '`', wherever they stand, and copies the
+// rest byte for byte.
+func TestNeutralise(t *testing.T) {
+	for _, tc := range []struct{ name, in, want string }{
+		{"empty", ``, ``},
+		{"nothing to escape", `{"a":"é"}`, `{"a":"é"}`},
+		{"each of the four", `"<>&` + "`" + `"`, `"\u003c\u003e\u0026\u0060"`},
+		{"first and last bytes", `<a>`, `\u003ca\u003e`},
+		{"runs between text", `"a<<b&&c"`, `"a\u003c\u003cb\u0026\u0026c"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			neutralise(&b, []byte(tc.in))
+			require.Equal(t, tc.want, b.String())
+		})
+	}
+}

@@ -198,23 +198,24 @@ func writeString(b *bytes.Buffer, s string) {
 // neutralise copies JSON text to b with '<', '>', '&' and '`' escaped. Outside strings
 // valid JSON has none of them, so the text decodes to the same value.
 func neutralise(b *bytes.Buffer, js []byte) {
-	for len(js) > 0 {
-		i := bytes.IndexAny(js, "<>&`")
-		if i < 0 {
-			b.Write(js)
-			return
-		}
-		b.Write(js[:i])
-		switch js[i] {
+	start := 0
+	for i, c := range js {
+		var esc string
+		switch c {
 		case '<':
-			b.WriteString(`\u003c`)
+			esc = `\u003c`
 		case '>':
-			b.WriteString(`\u003e`)
+			esc = `\u003e`
 		case '&':
-			b.WriteString(`\u0026`)
+			esc = `\u0026`
 		case '`':
-			b.WriteString(`\u0060`)
+			esc = `\u0060`
+		default:
+			continue
 		}
-		js = js[i+1:]
+		b.Write(js[start:i])
+		b.WriteString(esc)
+		start = i + 1
 	}
+	b.Write(js[start:])
 }
