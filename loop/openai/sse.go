@@ -100,7 +100,7 @@ func (a *Assembler) Calls() []session.ToolCall {
 func readStream(ctx loop.Context, resp *Response, emit func(loop.Delta) error) error {
 	r := chunkReader{source: "the server", emit: emit}
 	if strings.Contains(resp.Header["content-type"], "application/json") {
-		body, err := io.ReadAll(io.LimitReader(resp.Body, maxEventSize))
+		body, err := readAll(io.LimitReader(resp.Body, maxEventSize))
 		if err != nil {
 			return streamError(ctx, err)
 		}
