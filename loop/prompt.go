@@ -1,7 +1,6 @@
 package loop
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"strconv"
@@ -452,8 +451,8 @@ func canonicalJSON(b json.RawMessage) json.RawMessage {
 }
 
 func isJSONObject(b json.RawMessage) bool {
-	t := bytes.TrimLeft(b, " \t\r\n")
-	return len(t) >= 2 && t[0] == '{' && jsonv.Valid(b)
+	i := jsonv.SkipSpace(b, 0)
+	return len(b)-i >= 2 && b[i] == '{' && jsonv.Valid(b)
 }
 
 func (s *Session) emit(e Event) {

@@ -171,7 +171,7 @@ func DecodeJSON(data []byte) (any, error) {
 	if err != nil {
 		return nil, Wrap(KindData, ErrBadMessage, err)
 	}
-	if len(bytes.TrimLeft(data[n:], " \t\r\n")) > 0 {
+	if jsonv.SkipSpace(data, n) < len(data) {
 		return nil, Errorf(KindData, ErrBadMessage, "trailing data after the JSON value")
 	}
 	return v, nil

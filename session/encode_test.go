@@ -34,3 +34,23 @@ func TestAnnotationsMarshalAsTheirTagsSay(t *testing.T) {
 		})
 	}
 }
+
+// DecodeJSON takes one value with white space around it, and nothing after it.
+func TestDecodeJSON_TrailingData(t *testing.T) {
+	for _, tc := range []struct{ name, raw, err string }{
+		{"a value alone", `{"a":1}`, ""},
+		{"JSON white space after the value", "[1] \t\r\n", ""},
+		{"a second value", `{"a":1} {}`, "trailing data after the JSON value"},
+		{"a byte after white space", "\"x\"\n,", "trailing data after the JSON value"},
+		{"a form feed, which is not JSON white space", "1\f", "trailing data after the JSON value"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := session.DecodeJSON([]byte(tc.raw))
+			if tc.err == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorContains(t, err, tc.err)
+		})
+	}
+}

@@ -81,7 +81,9 @@ func (m *Rules) turn(req *loop.Request) Turn {
 		for rest != "" && strings.IndexByte(separator, rest[0]) >= 0 { // not TrimLeft: 0.5 KB brotli of code
 			rest = rest[1:]
 		}
-		rest = strings.TrimRight(rest, sentenceEnd)
+		for rest != "" && strings.IndexByte(sentenceEnd, rest[len(rest)-1]) >= 0 { // nor TrimRight
+			rest = rest[:len(rest)-1]
+		}
 		calls = append(calls, Call{Name: r.Tool, Arguments: fill(r.Arguments, rest)})
 	}
 	if len(calls) > 0 {
