@@ -210,7 +210,7 @@ func (c *config) strMap(name string) map[string]string {
 			c.fail("backend.%s[%q] must be a string", name, k)
 			return nil
 		}
-		out[strings.ToLower(k)] = s
+		out[lowerASCII(k)] = s
 	}
 	return out
 }

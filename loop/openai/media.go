@@ -148,8 +148,18 @@ func audioInput(raw json.RawMessage) (data, format string, err error) {
 	return data, format, nil
 }
 
+// lowerMIME is a MIME type in lower case. MIME types are ASCII (RFC 2045), so not
+// strings.ToLower, whose Unicode tables are 9 KB of the module's code.
+func lowerMIME(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		b[i] = lowerASCII(c)
+	}
+	return string(b)
+}
+
 func audioFormat(mimeType, b64 string) string {
-	switch strings.ToLower(mimeType) {
+	switch lowerMIME(mimeType) {
 	case "audio/wav", "audio/x-wav", "audio/wave", "audio/vnd.wave":
 		return "wav"
 	case "audio/mpeg", "audio/mp3":

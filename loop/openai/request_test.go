@@ -50,6 +50,7 @@ func TestAudioInput(t *testing.T) {
 		{"MP3 bytes from a frame", `{"type":"bytes","base64":"` + b64("\xff\xfb\x90\x00") + `"}`, b64("\xff\xfb\x90\x00"), "mp3", ""},
 		{"a Blob's type wins", `{"type":"bytes","mimeType":"audio/mpeg","base64":"AQID"}`, "AQID", "mp3", ""},
 		{"mimeType and data", `{"mimeType":"audio/x-wav","data":"AQID"}`, "AQID", "wav", ""},
+		{"a mimeType in capitals", `{"mimeType":"Audio/MPEG","data":"AQID"}`, "AQID", "mp3", ""},
 		{"a data: URL", `"data:audio/wav;base64,AA"`, "AA", "wav", ""},
 		{"a web URL", `"https://example.com/a.wav"`, "", "", "NotSupportedError"},
 		{"another format", `{"type":"bytes","mimeType":"audio/ogg","base64":"AQID"}`, "", "", "NotSupportedError"},

@@ -71,9 +71,8 @@ func (m *Rules) turn(req *loop.Request) Turn {
 		return Turn{Calls: []Call{call}}
 	}
 	var calls []Call
-	lower := strings.ToLower(text)
 	for _, r := range m.Rules {
-		i := strings.Index(lower, strings.ToLower(r.Match))
+		i := indexFold(text, r.Match)
 		if r.Match == "" || i < 0 || !offered[r.Tool] {
 			continue
 		}
@@ -90,6 +89,18 @@ func (m *Rules) turn(req *loop.Request) Turn {
 		return Turn{Calls: calls}
 	}
 	return Turn{Text: "You said: " + text + "\n\n(This is the offline demo model: it follows fixed rules, it does not understand language.)"}
+}
+
+// indexFold is the offset of the first part of s equal to sub under Unicode case folding,
+// or -1. (An offset found in strings.ToLower(s) is not one in s where a letter's lower case
+// has another length: "Ⱥ" is two bytes, "ⱥ" three.)
+func indexFold(s, sub string) int {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if strings.EqualFold(s[i:i+len(sub)], sub) {
+			return i
+		}
+	}
+	return -1
 }
 
 // sentenceEnd is what a rule's {{text}} loses at its end: a question's "?" is not part of

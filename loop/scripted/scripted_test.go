@@ -39,6 +39,7 @@ func TestRules(t *testing.T) {
 	m := &scripted.Rules{Rules: []scripted.Rule{
 		{Match: "time in", Tool: "get_time", Arguments: json.RawMessage(`{"zone":"{{text}}"}`)},
 		{Match: "weather", Tool: "get_weather", Arguments: json.RawMessage(`{"city":"Paris"}`)},
+		{Match: "Météo à", Tool: "get_forecast", Arguments: json.RawMessage(`{"city":"{{text}}"}`)},
 	}}
 	result := session.ResultMessage(session.ToolResult{CallID: "c1", Name: "get_time", Parts: []session.ResultPart{{Type: "text", Text: "12:00"}}})
 	failure := session.ResultMessage(session.ErrorResult(session.ToolCall{CallID: "c2", Name: "get_weather"}, "down"))
@@ -54,6 +55,10 @@ func TestRules(t *testing.T) {
 		{"the text loses the separator at its start", []session.Message{session.TextMessage(session.RoleUser, "time in: Oslo")}, tools("get_time"), []string{`call get_time {"zone":"Oslo"}`}},
 		{"the text loses every separator and space at its start", []session.Message{session.TextMessage(session.RoleUser, "time in ,; Oslo")}, tools("get_time"), []string{`call get_time {"zone":"Oslo"}`}},
 		{"punctuation inside the text stays", []session.Message{session.TextMessage(session.RoleUser, "time in St. John's, Canada.")}, tools("get_time"), []string{`call get_time {"zone":"St. John's, Canada"}`}},
+		{"a keyword matches in any case", []session.Message{session.TextMessage(session.RoleUser, "WHAT IS THE TIME IN Tokyo")}, tools("get_time"), []string{`call get_time {"zone":"Tokyo"}`}},
+		{"a keyword matches in any case beyond ASCII", []session.Message{session.TextMessage(session.RoleUser, "MÉTÉO À Lyon")}, tools("get_forecast"), []string{`call get_forecast {"city":"Lyon"}`}},
+		{"the text is cut where the keyword ends, after letters whose lower case is longer", []session.Message{session.TextMessage(session.RoleUser, "ȺȺȺȺ time in Oslo")}, tools("get_time"), []string{`call get_time {"zone":"Oslo"}`}},
+		{"a keyword at the end after such letters", []session.Message{session.TextMessage(session.RoleUser, "ȺȺȺȺ time in")}, tools("get_time"), []string{`call get_time {"zone":""}`}},
 		{"several keywords become parallel calls in rule order", []session.Message{session.TextMessage(session.RoleUser, "weather and time in UTC")}, tools("get_time", "get_weather"), []string{`call get_time {"zone":"UTC"}`, `call get_weather {"city":"Paris"}`}},
 		{"a rule for a tool not offered is skipped", []session.Message{session.TextMessage(session.RoleUser, "weather")}, tools("get_time"), []string{"You said: weather\n\n(This is the offline demo model: it follows fixed rules, it does not understand language.)"}},
 		{"a slash command calls any offered tool", []session.Message{session.TextMessage(session.RoleUser, `/get_weather {"city":"Oslo"}`)}, tools("get_weather"), []string{`call get_weather {"city":"Oslo"}`}},
