@@ -101,6 +101,8 @@ func TestMarshal(t *testing.T) {
 		{"nil slices and maps are null", []any{[]any(nil), map[string]any(nil), []string(nil)}, `[null,null,null]`},
 		{"string maps and lists", map[string]any{"m": map[string]string{"z": "<", "a": ""}, "l": []string{"x"}}, `{"l":["x"],"m":{"a":"","z":"\u003c"}}`},
 		{"raw messages compacted", []any{json.RawMessage(" { \"a\" : \"<\" } ")}, `[{"a":"\u003c"}]`},
+		{"raw messages HTML-escaped", []any{json.RawMessage("{\"<a>\":\"&b\u2028c\u2029\"}"), json.RawMessage(`">&<"`)}, `[{"\u003ca\u003e":"\u0026b\u2028c\u2029"},"\u003e\u0026\u003c"]`},
+		{"raw messages with other characters after E2 kept", []any{json.RawMessage("\"\u2027\u202a\u20ac\"")}, "[\"\u2027\u202a\u20ac\"]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := jsonv.Marshal(tc.in)
