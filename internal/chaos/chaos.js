@@ -21,7 +21,8 @@
 //
 // Unhandled rejections and console errors are the host's to catch (the wazero host prints
 // them on stderr; browser tests read the page's console). Every loop is bounded: a
-// watchdog fails a step whose promise has not settled after 20 s.
+// watchdog fails a step whose promise has not settled after 20 s. Given seq (sequence.js),
+// it marks its acts and checks there, so that a run's order of events can be replayed.
 // It uses only what goja has: no async generators, no for await.
 
 const KEY_ERRORS = new Set(["AbortError", "NetworkError", "OperationError", "NotAllowedError", "QuotaExceededError"]);
@@ -51,7 +52,7 @@ function garbage(i) {
   return all[i % all.length];
 }
 
-export async function run(lm, { seed, steps, baseURL, key, hugeTool = 1 << 20, trace }) {
+export async function run(lm, { seed, steps, baseURL, key, hugeTool = 1 << 20, trace, seq }) {
   const { LanguageModel } = lm;
   const rand = mulberry32(seed >>> 0);
   const pick = (a) => a[Math.floor(rand() * a.length)];
@@ -297,9 +298,13 @@ export async function run(lm, { seed, steps, baseURL, key, hugeTool = 1 << 20, t
       : s.prompt(input, { signal: ac.signal }), s);
     let aborted = false, destroyed = false, extra = null, clone = null;
     const act = () => {
-      if (t.settled) return;
-      if (action === "abort") { aborted = true; counts.aborts++; ac.abort(); }
-      if (action === "destroy") { destroyed = true; s.destroy(); }
+      const go = () => {
+        if (t.settled) return;
+        if (action === "abort") { aborted = true; counts.aborts++; ac.abort(); }
+        if (action === "destroy") { destroyed = true; s.destroy(); }
+      };
+      const wait = seq?.at(step, "act"); // replaying: waits for what the page had seen (sequence.js)
+      if (wait) wait.then(go); else go();
     };
     if (action === "abort" || action === "destroy") {
       if (p.needsStop) setTimeout(act, int(1, 40)); else later(act);
@@ -316,6 +321,7 @@ export async function run(lm, { seed, steps, baseURL, key, hugeTool = 1 << 20, t
     if (clone) await settle(clone, "the clone queued behind the prompt");
     // A tool still running when its prompt settles sees its signal abort.
     await sleep(1);
+    await seq?.at(step, "check");
     for (const id of c.cfg.hangStarted.splice(0)) {
       counts.hangs++;
       if (!c.cfg.abortSeen.includes(id)) fail(`the prompt settled (${action}) while tool call ${id} ran, and its signal never aborted`);
@@ -384,6 +390,7 @@ export async function run(lm, { seed, steps, baseURL, key, hugeTool = 1 << 20, t
 
   cur = await newSession();
   for (step = 0; step < steps; step++) {
+    seq?.at(step, "start");
     const op = rand();
     try {
       if (op < 0.75) await promptStep();
@@ -421,5 +428,5 @@ export async function run(lm, { seed, steps, baseURL, key, hugeTool = 1 << 20, t
   }
   cur.s.destroy();
   globalThis.fetch = realFetch;
-  return { violations, counts };
+  return { violations, counts, sequence: seq?.log, diverged: seq?.diverged() || undefined };
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -79,6 +80,12 @@ func chaosConfig(t *testing.T) (seeds []uint32, steps, fresh int) {
 type chaosReport struct {
 	Violations []string       `json:"violations"`
 	Counts     map[string]any `json:"counts"`
+	// Sequence is, in worker mode, the order in which the page saw the module's messages
+	// (sequence.js): what CHAOS_REPLAY reads back.
+	Sequence json.RawMessage `json:"sequence"`
+	// Diverged says where a replay could not follow its recording (a step that went
+	// otherwise): those steps ran free.
+	Diverged string `json:"diverged"`
 }
 
 // TestModule_Chaos plays the chaos suite against the chaos server: after every step the
@@ -239,7 +246,23 @@ func TestBrowser_Chaos(t *testing.T) {
 	}
 }
 
-// browserChaos plays one seed of the chaos suite in mode m.
+// chaosWorker is worker mode's prelude for the chaos suite: the module in a Worker, as
+// install({worker: true}) starts it (mirror.js), with the port sequenced (sequence.js):
+// the order in which the page saw the module's messages is recorded, or, given a
+// recording (CHAOS_REPLAY), replayed.
+const chaosWorker = `globalThis.LLM = location.origin;
+const { startWorker } = await import("/js/mirror.js");
+const { sequenced } = await import("/sequence.js");
+const { port } = await startWorker({ wasm: "/langmodel.wasm" }, { update() {} });
+globalThis.seq = sequenced(port, REPLAY);
+globalThis.__langmodel_channel = seq.port;
+globalThis.lm = await import("/js/language-model.js");
+await lm.install({});
+`
+
+// browserChaos plays one seed of the chaos suite in mode m. In worker mode a failure
+// writes the order of what the page saw to a file and names the command that replays it
+// with that order (CHAOS_REPLAY), which a seed alone does not: issue 19.
 func browserChaos(t *testing.T, b *browsertest.Browser, seed uint32, steps int, m mode) {
 	srv := &chaos.Server{Key: chaosKey}
 	base := browsertest.Serve(t, "", map[string]http.Handler{
@@ -248,6 +271,7 @@ func browserChaos(t *testing.T, b *browsertest.Browser, seed uint32, steps int, 
 		"/js/":             http.StripPrefix("/js/", http.FileServer(http.Dir("../../../js"))),
 		"/js/wasm_exec.js": browsertest.File(browsertest.WasmExecJS(t)), // worker mode imports it beside the face
 		"/chaos.js":        browsertest.File("../../../internal/chaos/chaos.js"),
+		"/sequence.js":     browsertest.File("../../../internal/chaos/sequence.js"),
 		"/usage/v1/":       srv,
 		"/plain/v1/":       srv,
 	})
@@ -255,16 +279,35 @@ func browserChaos(t *testing.T, b *browsertest.Browser, seed uint32, steps int, 
 	var rep chaosReport
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Minute) // steps run in real time
 	defer cancel()
-	require.NoError(t, p.Eval(ctx, m.prelude()+fmt.Sprintf(`
+	prelude, replay := m.prelude(), "null"
+	if m.name == "worker" {
+		if f := os.Getenv("CHAOS_REPLAY"); f != "" {
+			rec, err := os.ReadFile(f)
+			require.NoError(t, err, "CHAOS_REPLAY")
+			replay = string(rec)
+		}
+		prelude = "const REPLAY = " + replay + ";\n" + chaosWorker
+	}
+	require.NoError(t, p.Eval(ctx, prelude+fmt.Sprintf(`
 				globalThis.unhandled = [];
 				addEventListener("unhandledrejection", (e) => unhandled.push(String(e.reason?.name) + ": " + String(e.reason?.message ?? e.reason)));
 				const { run } = await import("/chaos.js");
-				const r = await run(lm, { seed: %d, steps: %d, key: %q, baseURL: { usage: location.origin + "/usage/v1", plain: location.origin + "/plain/v1" } });
+				const r = await run(lm, { seed: %d, steps: %d, key: %q, seq: globalThis.seq, baseURL: { usage: location.origin + "/usage/v1", plain: location.origin + "/plain/v1" } });
 				await new Promise((res) => setTimeout(res, 50));
 				r.violations.push(...unhandled.map((u) => "unhandled rejection: " + u));
 				return r;`, seed, steps, chaosKey), &rep), "seed %d: CHAOS_SEED=%d replays it", seed, seed)
 	t.Logf("seed %d: %v", seed, rep.Counts)
-	require.Empty(t, rep.Violations, "seed %d (CHAOS_SEED=%d replays it)", seed, seed)
+	if rep.Diverged != "" {
+		t.Logf("the replay could not follow its recording: %s", rep.Diverged)
+	}
+	replays := fmt.Sprintf("CHAOS_SEED=%d replays its schedule", seed)
+	if rep.Sequence != nil && (len(rep.Violations) > 0 || os.Getenv("CHAOS_RECORD") != "") {
+		f := filepath.Join(os.TempDir(), fmt.Sprintf("chaos-%d-worker.json", seed))
+		require.NoError(t, os.WriteFile(f, rep.Sequence, 0o644))
+		t.Logf("the order the page saw: %s", f)
+		replays = fmt.Sprintf("CHAOS_REPLAY=%s CHAOS_SEED=%d CHAOS_STEPS=%d go test -count=1 -run 'TestBrowser_Chaos/%d/worker' ./wasm/cmd/langmodel/ replays it in the order the page saw", f, seed, steps, seed)
+	}
+	require.Empty(t, rep.Violations, "seed %d (%s)", seed, replays)
 	_, faults := srv.Requests()
 	require.Empty(t, faults, "requests the server saw (seed %d)", seed)
 	for _, line := range p.Console() {
