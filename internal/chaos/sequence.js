@@ -72,7 +72,7 @@ export function sequenced(port, replay) {
           receive(text);
           return;
         }
-        held.push(...JSON.parse(text));
+        for (const m of JSON.parse(text)) held.push(m); // a batch can hold a huge stream's every chunk
         pump();
       });
     },
