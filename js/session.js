@@ -1,6 +1,7 @@
 // The session: LanguageModel, its static methods and its instance methods, over the
 // channel install() opened.
 
+import { withModelContext } from "./webmcp.js";
 import { abortReason, destroyedError } from "./errors.js";
 import { nativeAvailability } from "./native.js";
 import { attachment, packText } from "./pack.js";
@@ -90,6 +91,7 @@ export class LanguageModel extends EventTarget {
     }
     const st = await ready();
     if (signal?.aborted) throw abortReason(signal);
+    ({ options } = await withModelContext(options)); // js/webmcp.js
     const { wire, tools, ids, expectsToolCalls, undeclaredResponses, params } = wireOptions(options, st);
     const key = nextKey++;
     const shared = new Shared(params, tools, ids, expectsToolCalls, undeclaredResponses);

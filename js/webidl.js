@@ -3,6 +3,7 @@
 // the page's values the way WebIDL does (property access, getters and toJSON run, their
 // exceptions propagate) and refuses what JSON cannot carry.
 
+import { fromModelContext } from "./webmcp.js";
 import { base64, isAudioBuffer, isBlob, isImageSource, png, wav } from "./media.js";
 import { wireEngine } from "./engine.js";
 import { stash } from "./stash.js";
@@ -358,7 +359,7 @@ export function wireOptions(options, st) {
         wireTools.push(t); // the engine names the problem
         continue;
       }
-      const { annotations, description, execute, inputSchema, name } = t;
+      const { annotations, description, execute, inputSchema, name, title } = t;
       if (execute !== undefined && typeof execute !== "function") throw new TypeError(`tool ${name}: execute must be a function`);
       const data = {
         name: plain(name, "TypeError"),
@@ -368,6 +369,8 @@ export function wireOptions(options, st) {
         hasExecute: typeof execute === "function",
         execute: -1,
       };
+      if (title !== undefined) data.title = plain(title, "TypeError"); // WebMCP's
+      if (t[fromModelContext]) data.mcpResult = true; // js/webmcp.js
       data.execute = stash.store(execute);
       if (data.execute > 0) ids.push(data.execute);
       tools.set(name, t);
