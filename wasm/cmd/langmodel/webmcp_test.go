@@ -140,17 +140,23 @@ func TestBrowser_WebMCP(t *testing.T) {
 			want: `{"answer":"sent","ran":["{\"city\":\"Rome\"}"],"asked":["weather Weather"]}`,
 		},
 		{
+			name: "a consequential WebMCP declaration given in tools is refused without approve, in every engine",
+			js: `const s = await LanguageModel.create({ tools: [weather({ annotations: { consequentialHint: true } })], backend: script(call("weather", { city: "Rome" }), { text: "not sent" }) });
+				return { answer: await s.prompt("Weather?"), ran, error: lines(s)[2] };`,
+			want: `{"answer":"not sent","ran":[],"error":"error weather: tool weather needs the user's approval, and this session cannot ask for it (no toolUseConfig.approve); the call was not run"}`,
+		},
+		{
 			name: "abort while executeTool runs rejects the prompt and leaves the history as it was",
 			js: `let started;
 				const running = new Promise((r) => (started = r));
 				await register(weather({}, () => (started(), new Promise(() => {}))));
 				const s = await LanguageModel.create({ modelContext: mc, backend: script(call("weather", { city: "Rome" }), { text: "never" }) });
 				const ac = new AbortController();
-				const p = caught(s.prompt("Weather?", { signal: ac.signal }));
+				const p = s.prompt("Weather?", { signal: ac.signal }).then(() => "resolved", (e) => e.name);
 				await running;
 				ac.abort();
 				return { result: await p, history: lines(s) };`,
-			want: `{"result":"AbortError: signal is aborted without reason","history":[]}`,
+			want: `{"result":"AbortError","history":[]}`,
 		},
 	}
 	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
@@ -174,7 +180,23 @@ func TestBrowser_WebMCP(t *testing.T) {
 	})
 }
 
+// withPolyfill adds the polyfill to the handlers, and asks every page for an origin-keyed
+// agent cluster (the polyfill refuses to run where originAgentCluster is false).
 func withPolyfill(h map[string]http.Handler) map[string]http.Handler {
 	h["/webmcp-polyfill.js"] = browsertest.File(webmcpPolyfill)
+	h["/"] = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write([]byte("<!doctype html><meta charset=utf-8><title>webmcp</title>\n"))
+	})
+	for k, f := range h {
+		h[k] = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Origin-Agent-Cluster", "?1")
+			f.ServeHTTP(w, r)
+		})
+	}
 	return h
 }
