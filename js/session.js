@@ -1,7 +1,7 @@
 // The session: LanguageModel, its static methods and its instance methods, over the
 // channel install() opened.
 
-import { withModelContext } from "./webmcp.js";
+import { follow, withModelContext } from "./webmcp.js";
 import { abortReason, destroyedError } from "./errors.js";
 import { nativeAvailability } from "./native.js";
 import { attachment, packText } from "./pack.js";
@@ -59,6 +59,7 @@ export class LanguageModel extends EventTarget {
   #noticed = false; // the console notice of an undeclared tool response was given
   #destroyReason; // what calls reject with once destroyed by create()'s signal
   #untie = null; // removes the listener of create()'s signal
+  #unfollow = null; // stops following create()'s modelContext (js/webmcp.js)
   #inflight = new Set(); // rejecters of this session's pending calls
   #handlers = {}; // event type → the on<type> handler (a listener is added when first set, as HTML does)
   #listening = new Set(); // the engine's event types this session has asked for (listen)
@@ -91,7 +92,8 @@ export class LanguageModel extends EventTarget {
     }
     const st = await ready();
     if (signal?.aborted) throw abortReason(signal);
-    ({ options } = await withModelContext(options)); // js/webmcp.js
+    let mc, own;
+    ({ options, mc, own } = await withModelContext(options)); // js/webmcp.js
     const { wire, tools, ids, expectsToolCalls, undeclaredResponses, params } = wireOptions(options, st);
     const key = nextKey++;
     const shared = new Shared(params, tools, ids, expectsToolCalls, undeclaredResponses);
@@ -122,6 +124,7 @@ export class LanguageModel extends EventTarget {
       signal?.removeEventListener("abort", stopProgress);
     }
     const session = new LanguageModel(token, st.channel, key, shared, info);
+    if (mc) session.#unfollow = follow(mc, own, { channel: st.channel, key, tools, ids });
     if (signal) session.#tie(signal);
     return session;
   }
@@ -384,6 +387,7 @@ export class LanguageModel extends EventTarget {
     this.#destroyed = true;
     this.#destroyReason = reason;
     this.#untie?.();
+    this.#unfollow?.();
     const err = reason ?? new DOMException("The session has been destroyed.", "AbortError");
     this.#channel.abortSession(this.#key, err);
     for (const fail of [...this.#inflight]) fail(err);

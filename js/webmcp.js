@@ -9,6 +9,8 @@
 // arguments as an object (a JSON string is a TypeError), @mcp-b/webmcp-polyfill's as a
 // JSON string; the polyfill marks its context with __isWebMCPPolyfill.
 
+import { wireToolList } from "./webidl.js";
+
 // fromModelContext marks a declaration made here: its execute returns executeTool's
 // string, which the engine reads as a CallToolResult (the wire's mcpResult).
 export const fromModelContext = Symbol("modelContext");
@@ -58,39 +60,59 @@ function declaration(mc, t) {
   };
 }
 
-// run runs the tool registered now under name: a tool unregistered since the session
-// saw it is "no longer available" for the model, whatever the implementation says.
+// run runs the tool registered now under name. A tool unregistered since the session saw
+// it, or while it runs, is "no longer available" for the model, whatever the
+// implementation does (the polyfill rejects the running call, Chromium 156 lets it run on).
 async function run(mc, name, args, signal) {
   const gone = () => new Error(`tool ${name} is no longer available: the page unregistered it`);
-  const tool = Array.from(await mc.getTools()).find((t) => t.name === name);
+  const registered = async () => Array.from(await mc.getTools()).find((t) => t.name === name);
+  const tool = await registered();
   if (!tool) throw gone();
   signal?.throwIfAborted();
   const input = mc.__isWebMCPPolyfill === true ? JSON.stringify(args) : args;
+  let onChange;
+  const unregistered = new Promise((_, reject) => {
+    onChange = async () => {
+      if (!(await registered())) reject(gone());
+    };
+    mc.addEventListener?.("toolchange", onChange);
+  });
+  unregistered.catch(() => {}); // a change after the call settled
   try {
-    return await mc.executeTool(tool, input, { signal });
+    return await Promise.race([mc.executeTool(tool, input, { signal }), unregistered]);
   } catch (e) {
     if (signal?.aborted) throw e;
-    if (!Array.from(await mc.getTools()).some((t) => t.name === name)) throw gone();
+    if (!(await registered())) throw gone();
     throw e;
+  } finally {
+    mc.removeEventListener?.("toolchange", onChange);
   }
 }
 
-// watch calls onChange with the new declarations each time mc's tools change, until
-// stop() is called; a failure to read them is dropped (the session keeps the ones it has).
-export function watch(mc, own, onChange) {
+// follow keeps the session key's tools those of mc, from mc's toolchange on: each change
+// sends the engine the whole new set (the page's own tools and the context's) in a tools
+// message, which it offers from the session's next model step on. tools (the session's
+// name → tool map, which approve reads) and ids (stash ids released with the session)
+// grow with the new ones. It returns the function that stops following.
+export function follow(mc, own, { channel, key, tools, ids }) {
   let stopped = false;
-  const listener = async () => {
+  const onChange = async () => {
+    let list;
     try {
-      const tools = await modelContextTools(mc, own);
-      if (!stopped) onChange(tools);
+      list = [...own, ...(await modelContextTools(mc, own))];
     } catch {
-      // a name now in both: keep the tools the session has
+      return; // a name now in both, or getTools() failed: the session keeps its tools
     }
+    if (stopped) return;
+    const fresh = new Map();
+    const wire = wireToolList(list, fresh, ids);
+    for (const [name, t] of fresh) tools.set(name, t);
+    channel.notify({ type: "tools", session: key, tools: wire });
   };
-  mc.addEventListener?.("toolchange", listener);
+  mc.addEventListener?.("toolchange", onChange);
   return () => {
     stopped = true;
-    mc.removeEventListener?.("toolchange", listener);
+    mc.removeEventListener?.("toolchange", onChange);
   };
 }
 

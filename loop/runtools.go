@@ -77,6 +77,9 @@ func (r *run) runAt(ctx Context, calls []session.ToolCall, results []session.Too
 func (r *run) runOne(ctx Context, c session.ToolCall) session.ToolResult {
 	s := r.s
 	t := s.tools[c.Name]
+	if t == nil && s.gone[c.Name] {
+		return session.ErrorResult(c, "tool "+c.Name+" is no longer available: the page unregistered it")
+	}
 	if t == nil {
 		return session.ErrorResult(c, "unknown tool "+quote(c.Name)+"; the tools are: "+strings.Join(s.toolNames(), ", "))
 	}

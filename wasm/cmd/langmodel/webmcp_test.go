@@ -107,6 +107,27 @@ func TestBrowser_WebMCP(t *testing.T) {
 			want: `{"answer":"gone","ran":[],"history":["user: Weather?","call weather {\"city\":\"Rome\"}","error weather: tool weather is no longer available: the page unregistered it","assistant: gone"]}`,
 		},
 		{
+			name: "a tool registered mid-conversation is offered from the next prompt on, and the history stays",
+			js: `await register(weather());
+				const s = await LanguageModel.create({ modelContext: mc, backend: script({ text: "hi" }, call("news", {}), { text: "done" }) });
+				await s.prompt("Hi");
+				const ch = changed();
+				await register({ name: "news", title: "News", description: "Latest news", execute: () => "all calm" });
+				await ch;
+				await mc.getTools(); // after the session's own getTools(): its tools message is sent
+				return { answer: await s.prompt("News?"), history: lines(s) };`,
+			want: `{"answer":"done","history":["user: Hi","assistant: hi","user: News?","call news {}","result news [{\"type\":\"text\",\"value\":\"all calm\"}]","assistant: done"]}`,
+		},
+		{
+			name: "a tool that unregisters itself while it runs is no longer available for the model, and the loop goes on",
+			js: `let unregister;
+				unregister = await register(weather({}, () => (unregister(), new Promise(() => {}))));
+				const s = await LanguageModel.create({ modelContext: mc, backend: script(call("weather", { city: "Rome" }), { text: "gone" }) });
+				const answer = await Promise.race([s.prompt("Weather?"), new Promise((r) => setTimeout(() => r("still running"), 3000))]);
+				return { answer, history: lines(s) };`,
+			want: `{"answer":"gone","history":["user: Weather?","call weather {\"city\":\"Rome\"}","error weather: tool weather is no longer available: the page unregistered it","assistant: gone"]}`,
+		},
+		{
 			name: "invalid arguments never reach the page's tool",
 			js: `await register(weather());
 				const s = await LanguageModel.create({ modelContext: mc, backend: script(call("weather", { city: 5 }), { text: "sorry" }) });
