@@ -76,52 +76,46 @@ func readResult(t *session.Tool, c session.ToolCall, parts []session.ResultPart)
 
 // readCallToolResult reads text as an MCP CallToolResult ({content, structuredContent,
 // isError}): text content parts become text parts, image and audio parts ({data,
-// mimeType}) image and audio parts, a resource with text its text, any other part an
-// object part; structuredContent becomes an object part when there is no content to
-// carry it; isError makes the call a tool error whose message is the text parts. Text
-// that is not such an object is one text part.
+// mimeType}) image and audio parts, any other part (a resource, a link) an object part;
+// structuredContent becomes an object part when there is no content to carry it; isError
+// makes the call a tool error whose message is the text parts. Text that is not such an
+// object is one text part.
 func readCallToolResult(c session.ToolCall, text string) session.ToolResult {
 	res := session.ToolResult{CallID: c.CallID, Name: c.Name, Parts: []session.ResultPart{{Type: "text", Text: text}}}
-	v, err := session.DecodeJSON([]byte(text))
+	v, _ := session.DecodeJSON([]byte(text))
 	obj, _ := v.(map[string]any)
 	content, isContent := obj["content"].([]any)
 	structured, isStructured := obj["structuredContent"]
-	if err != nil || !isContent && !isStructured {
+	if !isContent && !isStructured {
 		return res
 	}
 	res.Parts = res.Parts[:0]
-	var texts []string
+	msg := ""
 	for _, raw := range content {
 		p, _ := raw.(map[string]any)
 		typ, _ := p["type"].(string)
-		s, isText := p["text"].(string)
-		if r, ok := p["resource"].(map[string]any); ok && typ == "resource" {
-			s, isText = r["text"].(string)
-		}
-		data, isData := p["data"].(string)
-		switch {
-		case isText && (typ == "text" || typ == "resource"):
-			res.Parts = append(res.Parts, session.ResultPart{Type: "text", Text: s})
-			texts = append(texts, s)
-		case isData && (typ == "image" || typ == "audio"):
-			media := map[string]any{"type": "bytes", "base64": data}
+		part := session.ResultPart{Type: "object", Value: marshal(raw)}
+		if s, ok := p["text"].(string); ok && typ == "text" {
+			part = session.ResultPart{Type: "text", Text: s}
+			msg += "\n" + s
+		} else if d, ok := p["data"].(string); ok && (typ == "image" || typ == "audio") {
+			// Binary data as the face encodes it (session.ParseResultParts).
+			b := jsonv.AppendString(append([]byte(nil), `{"base64":`...), d)
 			if m, ok := p["mimeType"].(string); ok {
-				media["mimeType"] = m
+				b = jsonv.AppendString(append(b, `,"mimeType":`...), m)
 			}
-			res.Parts = append(res.Parts, session.ResultPart{Type: typ, Value: marshal(media)})
-		default:
-			res.Parts = append(res.Parts, session.ResultPart{Type: "object", Value: marshal(raw)})
+			part = session.ResultPart{Type: typ, Value: append(b, `,"type":"bytes"}`...)}
 		}
+		res.Parts = append(res.Parts, part)
 	}
 	if isStructured && len(content) == 0 {
 		res.Parts = append(res.Parts, session.ResultPart{Type: "object", Value: marshal(structured)})
 	}
 	if isErr, _ := obj["isError"].(bool); isErr {
-		msg := strings.Join(texts, "\n")
 		if msg == "" {
-			msg = "tool " + c.Name + " failed"
+			msg = "\ntool " + c.Name + " failed"
 		}
-		return session.ErrorResult(c, msg)
+		return session.ErrorResult(c, msg[1:])
 	}
 	return res
 }

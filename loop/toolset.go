@@ -19,7 +19,8 @@ func (s *Session) SetTools(tools []session.Tool) {
 
 // takeTools swaps in the tools SetTools left, if any. It runs in the queue, whose
 // operation alone reads s.tools and s.mode; Tools() reads s.opts.Tools under toolsMu.
-// The names of tools dropped are kept in s.gone, for the tool error a late call gets.
+// The names of tools dropped are kept in s.gone, for the tool error a late call gets;
+// a clone starts with none.
 func (s *Session) takeTools() {
 	s.toolsMu.Lock()
 	defer s.toolsMu.Unlock()
@@ -32,13 +33,12 @@ func (s *Session) takeTools() {
 	for i := range *next {
 		m[(*next)[i].Name] = &(*next)[i]
 	}
-	gone := make(map[string]bool, len(s.gone))
-	for name := range s.gone {
-		gone[name] = m[name] == nil
+	if s.gone == nil {
+		s.gone = make(map[string]bool)
 	}
 	for name := range s.tools {
-		gone[name] = m[name] == nil
+		s.gone[name] = true // read only for names not in the set (runOne)
 	}
-	s.opts.Tools, s.tools, s.gone = *next, m, gone
+	s.opts.Tools, s.tools = *next, m
 	s.mode = modeOf(s.opts.Tools, s.opts.ToolUse)
 }
