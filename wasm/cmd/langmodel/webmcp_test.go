@@ -54,7 +54,7 @@ const lines = (s) => s.history.map((m) => {
 
 // TestBrowser_WebMCP runs one scenario per row with the page's own WebMCP tools as the
 // session's tool source (create({modelContext})): Chromium's native document.modelContext,
-// the polyfill in Firefox and WebKit.
+// the polyfill in Firefox and WebKit; the module on the page and in a Worker.
 func TestBrowser_WebMCP(t *testing.T) {
 	rows := []struct {
 		name, js, want string
@@ -182,21 +182,23 @@ func TestBrowser_WebMCP(t *testing.T) {
 	}
 	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
 		base := browsertest.Serve(t, "", withPolyfill(moduleHandlers(t)))
-		for _, row := range rows {
-			t.Run(row.name, func(t *testing.T) {
-				t.Parallel()
-				p := b.Open(t, base+"/")
-				require.NoError(t, p.Eval(t.Context(), webmcpPrelude+browserPrelude, nil))
-				var native bool
-				require.NoError(t, p.Eval(t.Context(), `return native;`, &native))
-				require.Equal(t, b.Engine == browsertest.Chromium, native, "Chromium's own document.modelContext, the polyfill elsewhere")
-				if row.nativeOnly && !native {
-					t.Skip("the polyfill's getTools() gives back readOnlyHint and untrustedContentHint only")
-				}
-				var got any
-				require.NoError(t, p.Eval(t.Context(), webmcpCommon+row.js, &got))
-				requireJSON(t, row.want, got)
-			})
+		for _, m := range modes {
+			for _, row := range rows {
+				t.Run(m.name+"/"+row.name, func(t *testing.T) {
+					t.Parallel()
+					p := b.Open(t, base+"/")
+					require.NoError(t, p.Eval(t.Context(), webmcpPrelude+m.prelude(), nil))
+					var native bool
+					require.NoError(t, p.Eval(t.Context(), `return native;`, &native))
+					require.Equal(t, b.Engine == browsertest.Chromium, native, "Chromium's own document.modelContext, the polyfill elsewhere")
+					if row.nativeOnly && !native {
+						t.Skip("the polyfill's getTools() gives back readOnlyHint and untrustedContentHint only")
+					}
+					var got any
+					require.NoError(t, p.Eval(t.Context(), webmcpCommon+row.js, &got))
+					requireJSON(t, row.want, got)
+				})
+			}
 		}
 	})
 }
