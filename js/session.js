@@ -10,7 +10,7 @@ import { ready, runtime } from "./runtime.js";
 import { stash } from "./stash.js";
 import { promptStream } from "./stream.js";
 import { LanguageModelToolCall, resultObject } from "./tools.js";
-import { dictionary, hasToolResponse, plain, promptOptions, regExpSource, signalOf, toPrompt, wireInput, wireOptions } from "./webidl.js";
+import { dictionary, hasToolResponse, plain, promptOptions, regExpSource, signalOf, toPrompt, wireInput, wireOptions, wireToolList } from "./webidl.js";
 
 let nextKey = 1;
 const token = Symbol("LanguageModel");
@@ -124,7 +124,7 @@ export class LanguageModel extends EventTarget {
       signal?.removeEventListener("abort", stopProgress);
     }
     const session = new LanguageModel(token, st.channel, key, shared, info);
-    if (mc) session.#unfollow = follow(mc, own, { channel: st.channel, key, tools, ids });
+    if (mc) session.#unfollow = follow(mc, own, { channel: st.channel, key, tools, ids, wireToolList });
     if (signal) session.#tie(signal);
     return session;
   }

@@ -9,8 +9,6 @@
 // arguments as an object (a JSON string is a TypeError), @mcp-b/webmcp-polyfill's as a
 // JSON string; the polyfill marks its context with __isWebMCPPolyfill.
 
-import { wireToolList } from "./webidl.js";
-
 // fromModelContext marks a declaration made here: its execute returns executeTool's
 // string, which the engine reads as a CallToolResult (the wire's mcpResult).
 export const fromModelContext = Symbol("modelContext");
@@ -93,8 +91,9 @@ async function run(mc, name, args, signal) {
 // sends the engine the whole new set (the page's own tools and the context's) in a tools
 // message, which it offers from the session's next model step on. tools (the session's
 // name → tool map, which approve reads) and ids (stash ids released with the session)
-// grow with the new ones. It returns the function that stops following.
-export function follow(mc, own, { channel, key, tools, ids }) {
+// grow with the new ones; wireToolList is webidl.js's (passed in: the module loaders of
+// some hosts refuse import cycles). It returns the function that stops following.
+export function follow(mc, own, { channel, key, tools, ids, wireToolList }) {
   let stopped = false;
   const onChange = async () => {
     let list;
