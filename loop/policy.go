@@ -21,7 +21,8 @@ import (
 //     MCP CallToolResult as JSON text (WebMCP's executeTool does); its content parts
 //     become result parts, its isError a tool error (readCallToolResult).
 //  4. The output of a tool with untrustedContentHint is framed as data (frameUntrusted)
-//     for every backend, and the result is marked Untrusted in the history.
+//     for every backend: text parts, object parts (as their JSON text, now a text part)
+//     and an isError message; the result is marked Untrusted in the history.
 
 // needsApproval reports whether t may run only after the user said yes.
 func needsApproval(t *session.Tool) bool {
@@ -66,8 +67,11 @@ func readResult(t *session.Tool, c session.ToolCall, parts []session.ResultPart)
 			res.Error = frameUntrusted(t.Name, res.Error)
 		}
 		for i, p := range res.Parts {
-			if p.Type == "text" {
+			switch p.Type {
+			case "text":
 				res.Parts[i].Text = frameUntrusted(t.Name, p.Text)
+			case "object": // its JSON text, framed: no string in it is left to read as a call
+				res.Parts[i] = session.ResultPart{Type: "text", Text: frameUntrusted(t.Name, string(p.Value))}
 			}
 		}
 	}
