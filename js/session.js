@@ -124,7 +124,11 @@ export class LanguageModel extends EventTarget {
       signal?.removeEventListener("abort", stopProgress);
     }
     const session = new LanguageModel(token, st.channel, key, shared, info);
-    if (mc) session.#unfollow = follow(mc, own, { channel: st.channel, key, tools, ids, wireToolList });
+    if (mc) {
+      // Clones follow the context too, each with its own key (js/webmcp.js).
+      shared.follow = (k) => follow(mc, own, { channel: st.channel, key: k, tools, ids, wireToolList });
+      session.#unfollow = shared.follow(key);
+    }
     if (signal) session.#tie(signal);
     return session;
   }
@@ -372,7 +376,9 @@ export class LanguageModel extends EventTarget {
       if (signal?.aborted) this.#channel.notify({ type: "destroy", id: 0, session: key });
       throw e;
     }
-    return new LanguageModel(token, this.#channel, key, this.#shared, info);
+    const clone = new LanguageModel(token, this.#channel, key, this.#shared, info);
+    clone.#unfollow = this.#shared.follow?.(key) ?? null;
+    return clone;
   }
 
   destroy() {

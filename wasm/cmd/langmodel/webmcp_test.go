@@ -119,6 +119,19 @@ func TestBrowser_WebMCP(t *testing.T) {
 			want: `{"answer":"done","history":["user: Hi","assistant: hi","user: News?","call news {}","result news [{\"type\":\"text\",\"value\":\"all calm\"}]","assistant: done"]}`,
 		},
 		{
+			name: "a clone follows the model context too",
+			js: `await register(weather());
+				const s = await LanguageModel.create({ modelContext: mc, backend: script({ text: "hi" }, call("news", {}), { text: "done" }) });
+				await s.prompt("Hi");
+				const c = await s.clone();
+				const ch = changed();
+				await register({ name: "news", description: "Latest news", execute: () => "all calm" });
+				await ch;
+				await mc.getTools();
+				return { answer: await c.prompt("News?"), result: lines(c)[4] };`,
+			want: `{"answer":"done","result":"result news [{\"type\":\"text\",\"value\":\"all calm\"}]"}`,
+		},
+		{
 			name: "a tool that unregisters itself while it runs is no longer available for the model, and the loop goes on",
 			js: `let unregister;
 				unregister = await register(weather({}, () => (unregister(), new Promise(() => {}))));
