@@ -10,6 +10,7 @@
 import { install, LanguageModel, LanguageModelToolError, LanguageModelToolSuccess } from "../js/language-model.js";
 import { EXAMPLES, makeTools, RULES } from "./tools.js";
 import { applyResult, entriesFromHistory, renderEntries, renderEntry, resultText, title } from "./view.js";
+import { announce, registerTools, settled } from "./webmcp.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -35,6 +36,16 @@ const state = {
   native: undefined,
   loadProgress: [], // the module's download progress as create()'s monitor reported it
 };
+
+// The page's WebMCP model context, where it has one (demo/webmcp.js): the closed loop's
+// tools come from there once registered (webmcpReady).
+const modelContext = document.modelContext;
+const webmcpReady = modelContext
+  ? registerTools(modelContext, TOOLS, runWebMCP).then(
+      () => true,
+      (e) => (console.warn("demo: the tools could not be registered with WebMCP:", e), false),
+    )
+  : Promise.resolve(false);
 
 const annotations = (name) => byName.get(name)?.annotations ?? state.seenAnnotations.get(name);
 
@@ -151,9 +162,9 @@ function toolChoiceOption(v) {
   return v;
 }
 
-function createOptions(config, initialPrompts) {
+function createOptions(config, initialPrompts, webmcp) {
   const closed = config.loop === "closed";
-  const tools = TOOLS.map(({ name, description, inputSchema, annotations, run }) => {
+  const tools = (closed && webmcp ? [] : TOOLS).map(({ name, description, inputSchema, annotations, run }) => {
     const decl = { name, description, inputSchema, annotations };
     if (closed) decl.execute = (args, ctx) => executeClosed(name, run, args, ctx);
     return decl;
@@ -166,6 +177,7 @@ function createOptions(config, initialPrompts) {
     // "required" or a named tool forces the first step of each prompt to call one.
     toolChoice: toolChoiceOption(config.toolChoice),
   };
+  if (closed && webmcp) opts.modelContext = modelContext;
   if (closed) opts.toolUseConfig.approve = approveClosed;
   else opts.expectedOutputs = [{ type: "text" }, { type: "tool-call" }];
   // The page sends tool results back (open loop), and a session rebuilt from an edited
@@ -176,13 +188,15 @@ function createOptions(config, initialPrompts) {
 }
 
 async function createSession(config, initialPrompts, monitor) {
-  const opts = createOptions(config, initialPrompts);
+  const webmcp = await webmcpReady;
+  const opts = createOptions(config, initialPrompts, webmcp);
   if (monitor) opts.monitor = monitor;
   const session = await LanguageModel.create(opts);
   session.addEventListener("toolcall", (e) => {
     const { call, annotations: ann } = e.detail;
     if (ann && !byName.has(call.name)) state.seenAnnotations.set(call.name, ann);
-    liveCall(call, "requested");
+    const ref = liveCall(call, "requested");
+    if (opts.modelContext) announce(call.name, ref);
   });
   session.addEventListener("toolprogress", (e) => {
     const ref = state.calls.get(e.detail.call.callID);
@@ -190,6 +204,7 @@ async function createSession(config, initialPrompts, monitor) {
   });
   session.addEventListener("toolresult", (e) => {
     const ref = liveCall(e.detail.call, "running");
+    if (opts.modelContext) settled(e.detail.call.name, ref);
     if (typeof e.detail.duration === "number") state.meta.durations.set(ref.call.callID, e.detail.duration);
     applyResult(ref.call, e.detail.result);
     update(ref.entry);
@@ -216,9 +231,19 @@ async function executeClosed(name, run, args, ctx) {
   return run(args, { signal: ctx.signal, progress: ctx.progress });
 }
 
-// approveClosed asks the user before a destructive tool runs; the others run at once.
+// runWebMCP is a tool's WebMCP execute (demo/webmcp.js): for a call of the chat, the
+// card the toolcall event made shows it running and its progress.
+async function runWebMCP(tool, args, ref) {
+  if (!ref) return tool.run(args, { progress() {} });
+  setCall(ref, { state: "running" });
+  const signal = state.controller?.signal;
+  return tool.run(args, { signal, progress: (p) => signal?.aborted || setCall(ref, { state: "running", progress: p }) });
+}
+
+// approveClosed asks the user before a destructive (or, in WebMCP, consequential) tool
+// runs; the others run at once.
 async function approveClosed(call, tool) {
-  if (!tool?.annotations?.destructiveHint) return true;
+  if (!tool?.annotations?.destructiveHint && !tool?.annotations?.consequentialHint) return true;
   const ref = liveCall(call, "approval");
   const d = await ask(ref, "approval", state.controller?.signal);
   return d === "run";
@@ -729,6 +754,7 @@ async function boot() {
   $("boot-error").hidden = true;
   showLoading(0);
   try {
+    await webmcpReady; // the tools are registered before the first session is made
     const installing = install({ wasm: new URL("../build/langmodel.wasm", import.meta.url), backend: SCRIPTED });
     // create()'s monitor reports the module's download, as the Prompt API reports a model's.
     const session = await createSession(state.config, undefined, (m) =>

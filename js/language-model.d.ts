@@ -34,6 +34,8 @@ export interface ToolSuccessInit {
   callId?: string;
   name: string;
   result: string | ResultPart[];
+  /** In session.history: the output of a tool with untrustedContentHint, framed as data. */
+  untrusted?: boolean;
 }
 
 export interface ToolErrorInit {
@@ -41,6 +43,8 @@ export interface ToolErrorInit {
   callId?: string;
   name: string;
   errorMessage: string;
+  /** In session.history: the error of a tool with untrustedContentHint, framed as data. */
+  untrusted?: boolean;
 }
 
 export class LanguageModelToolCall {
@@ -94,6 +98,10 @@ export interface ToolAnnotations {
   destructiveHint?: boolean;
   idempotentHint?: boolean;
   openWorldHint?: boolean;
+  /** WebMCP: the call has effects the user should confirm; it runs only once toolUseConfig.approve says yes (as with destructiveHint). */
+  consequentialHint?: boolean;
+  /** WebMCP: the output is untrusted; the model sees it framed as data, and the history marks it untrusted. */
+  untrustedContentHint?: boolean;
 }
 
 export interface ToolContext {
@@ -107,9 +115,11 @@ export interface ToolContext {
 
 export interface Tool {
   name: string;
+  /** WebMCP's top-level title; annotations.title wins when both are given. */
+  title?: string;
   description: string;
-  /** A JSON Schema with type "object"; create() rejects anything else with a TypeError. */
-  inputSchema: object;
+  /** A JSON Schema with type "object"; create() rejects anything else with a TypeError. Without it (as WebMCP allows), the tool takes no arguments. */
+  inputSchema?: object;
   annotations?: ToolAnnotations;
   /** With execute the loop runs the tool (closed loop); without, calls come back to the page. */
   execute?(args: Record<string, unknown>, context: ToolContext): unknown;
@@ -279,7 +289,34 @@ export interface CreateCoreOptions {
   toolChoice?: ToolChoice;
 }
 
+/** A tool as a WebMCP model context's getTools() describes it. */
+export interface ModelContextTool {
+  name: string;
+  title?: string;
+  description: string;
+  inputSchema?: object | string;
+  annotations?: { readOnlyHint?: boolean; untrustedContentHint?: boolean; consequentialHint?: boolean; destructiveHint?: boolean };
+}
+
+/**
+ * A WebMCP model context: document.modelContext (Chromium with WebMCP), or a polyfill's
+ * (@mcp-b/webmcp-polyfill). What create({modelContext}) uses of it.
+ */
+export interface ModelContext {
+  getTools(): Promise<Iterable<ModelContextTool>> | Iterable<ModelContextTool>;
+  /** Resolves to the tool's result as a string (an MCP CallToolResult's JSON text, or any text). */
+  executeTool(tool: ModelContextTool, args: any, options?: { signal?: AbortSignal }): Promise<string>;
+  addEventListener?(type: "toolchange", listener: (event: Event) => void): void;
+  removeEventListener?(type: "toolchange", listener: (event: Event) => void): void;
+}
+
 export interface CreateOptions extends CreateCoreOptions {
+  /**
+   * The page's WebMCP tools as the session's, beside tools (a name in both is a TypeError):
+   * a call runs through executeTool, after the module checked its arguments; tools
+   * registered or unregistered later are offered from the next model step on.
+   */
+  modelContext?: ModelContext | null;
   initialPrompts?: Message[];
   /** Aborting it rejects create(), and later the session's in-flight and later calls, with its reason. */
   signal?: AbortSignal;

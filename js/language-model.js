@@ -25,6 +25,7 @@
 //   runtime.js   what install() leaves for the sessions
 //   errors.js    exceptions from the engine's error data
 //   stash.js     functions kept on the page, sent as ids
+//   webmcp.js    create({modelContext}): the page's WebMCP tools as the session's
 //   protocol.js  the channel's messages (mirrored in wasm/protocol.go)
 //
 // It has no dependencies and no build step. Types: language-model.d.ts.
@@ -44,6 +45,7 @@ import "./runtime.js";
 import "./stash.js";
 import "./stream.js";
 import "./webidl.js";
+import "./webmcp.js";
 
 export { install } from "./install.js";
 export { LanguageModel } from "./session.js";

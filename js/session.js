@@ -1,6 +1,7 @@
 // The session: LanguageModel, its static methods and its instance methods, over the
 // channel install() opened.
 
+import { follow, withModelContext } from "./webmcp.js";
 import { abortReason, destroyedError } from "./errors.js";
 import { nativeAvailability } from "./native.js";
 import { attachment, packText } from "./pack.js";
@@ -9,7 +10,7 @@ import { ready, runtime } from "./runtime.js";
 import { stash } from "./stash.js";
 import { promptStream } from "./stream.js";
 import { LanguageModelToolCall, resultObject } from "./tools.js";
-import { dictionary, hasToolResponse, plain, promptOptions, regExpSource, signalOf, toPrompt, wireInput, wireOptions } from "./webidl.js";
+import { dictionary, hasToolResponse, plain, promptOptions, regExpSource, signalOf, toPrompt, wireInput, wireOptions, wireToolList } from "./webidl.js";
 
 let nextKey = 1;
 const token = Symbol("LanguageModel");
@@ -58,6 +59,7 @@ export class LanguageModel extends EventTarget {
   #noticed = false; // the console notice of an undeclared tool response was given
   #destroyReason; // what calls reject with once destroyed by create()'s signal
   #untie = null; // removes the listener of create()'s signal
+  #unfollow = null; // stops following create()'s modelContext (js/webmcp.js)
   #inflight = new Set(); // rejecters of this session's pending calls
   #handlers = {}; // event type → the on<type> handler (a listener is added when first set, as HTML does)
   #listening = new Set(); // the engine's event types this session has asked for (listen)
@@ -90,6 +92,8 @@ export class LanguageModel extends EventTarget {
     }
     const st = await ready();
     if (signal?.aborted) throw abortReason(signal);
+    let mc, own;
+    ({ options, mc, own } = await withModelContext(options)); // js/webmcp.js
     const { wire, tools, ids, expectsToolCalls, undeclaredResponses, params } = wireOptions(options, st);
     const key = nextKey++;
     const shared = new Shared(params, tools, ids, expectsToolCalls, undeclaredResponses);
@@ -120,6 +124,11 @@ export class LanguageModel extends EventTarget {
       signal?.removeEventListener("abort", stopProgress);
     }
     const session = new LanguageModel(token, st.channel, key, shared, info);
+    if (mc) {
+      // Clones follow the context too, each with its own key (js/webmcp.js).
+      shared.follow = (k) => follow(mc, own, { channel: st.channel, key: k, tools, ids, wireToolList });
+      session.#unfollow = shared.follow(key);
+    }
     if (signal) session.#tie(signal);
     return session;
   }
@@ -367,7 +376,9 @@ export class LanguageModel extends EventTarget {
       if (signal?.aborted) this.#channel.notify({ type: "destroy", id: 0, session: key });
       throw e;
     }
-    return new LanguageModel(token, this.#channel, key, this.#shared, info);
+    const clone = new LanguageModel(token, this.#channel, key, this.#shared, info);
+    clone.#unfollow = this.#shared.follow?.(key) ?? null;
+    return clone;
   }
 
   destroy() {
@@ -382,6 +393,7 @@ export class LanguageModel extends EventTarget {
     this.#destroyed = true;
     this.#destroyReason = reason;
     this.#untie?.();
+    this.#unfollow?.();
     const err = reason ?? new DOMException("The session has been destroyed.", "AbortError");
     this.#channel.abortSession(this.#key, err);
     for (const fail of [...this.#inflight]) fail(err);

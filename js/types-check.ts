@@ -11,6 +11,7 @@ import {
   type Backend,
   type ChatCompletionsRequest,
   type Message,
+  type ModelContext,
   type Tool,
 } from "./language-model.js";
 
@@ -150,6 +151,20 @@ async function page(): Promise<void> {
   // @ts-expect-error a tool result needs a result or an errorMessage
   new LanguageModelToolSuccess({ callId: "c", name: "n" });
   console.log(bad);
+
+  // WebMCP: the page's registered tools as the session's, a WebMCP-shaped declaration
+  // beside them (no inputSchema, a top-level title), approval for consequential tools.
+  const modelContext = (document as unknown as { modelContext?: ModelContext }).modelContext;
+  const ping: Tool = { name: "ping", title: "Ping", description: "Ping the page", execute: () => "pong" };
+  const webmcp = await LanguageModel.create({
+    modelContext,
+    tools: [ping],
+    toolUseConfig: { approve: (call, tool) => !tool.annotations?.consequentialHint || confirm(`Run ${tool.title ?? call.name}?`) },
+  });
+  const history = webmcp.history.map((m) => m.content);
+  console.log(history);
+  // @ts-expect-error a model context needs getTools and executeTool
+  await LanguageModel.create({ modelContext: { getTools: async () => [] } });
 }
 
 void page;

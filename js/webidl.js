@@ -3,6 +3,7 @@
 // the page's values the way WebIDL does (property access, getters and toJSON run, their
 // exceptions propagate) and refuses what JSON cannot carry.
 
+import { fromModelContext } from "./webmcp.js";
 import { base64, isAudioBuffer, isBlob, isImageSource, png, wav } from "./media.js";
 import { wireEngine } from "./engine.js";
 import { stash } from "./stash.js";
@@ -335,6 +336,36 @@ function schemaData(schema) {
   return out;
 }
 
+// wireToolList turns the tools option into data: each execute goes to the stash (its id
+// into ids), each tool into tools by name.
+export function wireToolList(toolsOption, tools, ids) {
+  if (!Array.isArray(toolsOption)) return plain(toolsOption, "TypeError");
+  const wireTools = [];
+  for (const t of toolsOption) {
+    if (t === null || typeof t !== "object") {
+      wireTools.push(t); // the engine names the problem
+      continue;
+    }
+    const { annotations, description, execute, inputSchema, name, title } = t;
+    if (execute !== undefined && typeof execute !== "function") throw new TypeError(`tool ${name}: execute must be a function`);
+    const data = {
+      name: plain(name, "TypeError"),
+      description: plain(description, "TypeError"),
+      inputSchema: schemaData(inputSchema),
+      annotations: plain(annotations, "TypeError"),
+      hasExecute: typeof execute === "function",
+      execute: -1,
+    };
+    if (title !== undefined) data.title = plain(title, "TypeError"); // WebMCP's
+    if (t[fromModelContext]) data.mcpResult = true; // js/webmcp.js
+    data.execute = stash.store(execute);
+    if (data.execute > 0) ids.push(data.execute);
+    tools.set(name, t);
+    wireTools.push(data);
+  }
+  return wireTools;
+}
+
 // wireOptions turns create()'s options (availability()'s too) into data: execute and
 // approve go to the stash. Members are read in WebIDL's order (the core options, then
 // create's own), each once; the module's own options (backend, toolUseConfig,
@@ -350,32 +381,7 @@ export function wireOptions(options, st) {
   if (Array.isArray(initialPrompts)) initialPrompts = initialPrompts.map((m, i) => message(m, i));
   const tools = new Map();
   const ids = [];
-  let wireTools = toolsOption;
-  if (Array.isArray(toolsOption)) {
-    wireTools = [];
-    for (const t of toolsOption) {
-      if (t === null || typeof t !== "object") {
-        wireTools.push(t); // the engine names the problem
-        continue;
-      }
-      const { annotations, description, execute, inputSchema, name } = t;
-      if (execute !== undefined && typeof execute !== "function") throw new TypeError(`tool ${name}: execute must be a function`);
-      const data = {
-        name: plain(name, "TypeError"),
-        description: plain(description, "TypeError"),
-        inputSchema: schemaData(inputSchema),
-        annotations: plain(annotations, "TypeError"),
-        hasExecute: typeof execute === "function",
-        execute: -1,
-      };
-      data.execute = stash.store(execute);
-      if (data.execute > 0) ids.push(data.execute);
-      tools.set(name, t);
-      wireTools.push(data);
-    }
-  } else {
-    wireTools = plain(wireTools, "TypeError");
-  }
+  const wireTools = wireToolList(toolsOption, tools, ids);
   let use = options.toolUseConfig;
   if (use != null) {
     const { enabled, maxToolCalls, parallel, onLimit, approve } = use;

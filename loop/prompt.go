@@ -214,9 +214,13 @@ func (s *Session) prompt(ctx Context, input any, po PromptOptions) (Result, erro
 	if po.ToolChoice != nil {
 		choice = *po.ToolChoice
 	}
+	s.takeTools() // tools that came and went since the last step (toolset.go)
 	toolsOn := s.mode != ModeNone && choice.Mode != "none"
 	used := 0 // calls the loop has handled in this prompt
 	for {
+		if s.takeTools(); s.mode == ModeNone {
+			toolsOn = false
+		}
 		text, calls, usage, err := r.step(ctx, toolsOn, choice, po, repair)
 		if err != nil {
 			return Result{}, r.fail(err)

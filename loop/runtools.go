@@ -70,12 +70,16 @@ func (r *run) runAt(ctx Context, calls []session.ToolCall, results []session.Too
 	}
 }
 
-// runOne answers one call. Every way a call can fail becomes a tool error for the model,
-// never a failed prompt: an unknown tool, arguments that are not an object or break the
-// schema, a refusal, a tool that throws.
+// runOne answers one call by the tool policy (policy.go). Every way a call can fail
+// becomes a tool error for the model, never a failed prompt: an unknown tool, arguments
+// that are not an object or break the schema, a refusal or missing approval, a tool that
+// throws or reports isError.
 func (r *run) runOne(ctx Context, c session.ToolCall) session.ToolResult {
 	s := r.s
 	t := s.tools[c.Name]
+	if t == nil && s.gone[c.Name] {
+		return session.ErrorResult(c, "tool "+c.Name+" is no longer available: the page unregistered it")
+	}
 	if t == nil {
 		return session.ErrorResult(c, "unknown tool "+quote(c.Name)+"; the tools are: "+strings.Join(s.toolNames(), ", "))
 	}
@@ -85,18 +89,8 @@ func (r *run) runOne(ctx Context, c session.ToolCall) session.ToolResult {
 	if msg := t.ValidateArguments(c.Arguments); msg != "" {
 		return session.ErrorResult(c, msg)
 	}
-	if approve := s.opts.ToolUse.Approve; approve != nil {
-		ok, reason, err := approve(ctx, c, t)
-		if err != nil {
-			ok, reason = false, err.Error()
-		}
-		if !ok {
-			msg := "the user declined this tool call"
-			if reason != "" {
-				msg += ": " + reason
-			}
-			return session.ErrorResult(c, msg)
-		}
+	if msg := r.approval(ctx, c, t); msg != "" {
+		return session.ErrorResult(c, msg)
 	}
 	var mu sync.Mutex // progress may be reported from any goroutine
 	parts, err := s.opts.Runner.Run(ctx, c, func(p json.RawMessage) {
@@ -109,7 +103,7 @@ func (r *run) runOne(ctx Context, c session.ToolCall) session.ToolResult {
 	if err != nil {
 		return session.ErrorResult(c, err.Error())
 	}
-	return session.ToolResult{CallID: c.CallID, Name: c.Name, Parts: parts}
+	return readResult(t, c, parts)
 }
 
 func (s *Session) toolNames() []string {

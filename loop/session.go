@@ -46,6 +46,10 @@ type Session struct {
 	opts  Options
 	mode  Mode
 	tools map[string]*session.Tool
+	gone  map[string]bool // tools SetTools removed (true), for a late call's error (toolset.go)
+
+	toolsMu   sync.Mutex      // guards nextTools, and s.opts.Tools for readers outside the queue
+	nextTools *[]session.Tool // what SetTools left for the next step
 
 	// Owned by the operation whose turn it is.
 	hist   *session.History
@@ -120,7 +124,11 @@ func (s *Session) SamplingMode() string { return s.opts.SamplingMode }
 func (s *Session) Mode() Mode { return s.mode }
 
 // Tools returns the session's tool declarations. Read-only.
-func (s *Session) Tools() []session.Tool { return s.opts.Tools }
+func (s *Session) Tools() []session.Tool {
+	s.toolsMu.Lock()
+	defer s.toolsMu.Unlock()
+	return s.opts.Tools
+}
 
 // ContextUsage is the estimated usage of the history as of the last completed change.
 func (s *Session) ContextUsage() int { return s.view.Load().usage }

@@ -121,6 +121,9 @@ func (r *ToolResult) appendJSON(b *bytes.Buffer) {
 		b.WriteString(`,"result":`)
 		appendResultParts(b, r.Parts)
 	}
+	if r.Untrusted {
+		b.WriteString(`,"untrusted":true`)
+	}
 	b.WriteByte('}')
 }
 
@@ -193,7 +196,7 @@ func (a Annotations) MarshalJSON() ([]byte, error) {
 	for _, h := range []struct {
 		name string
 		v    *bool
-	}{{"readOnlyHint", a.ReadOnlyHint}, {"destructiveHint", a.DestructiveHint}, {"idempotentHint", a.IdempotentHint}, {"openWorldHint", a.OpenWorldHint}} {
+	}{{"readOnlyHint", a.ReadOnlyHint}, {"destructiveHint", a.DestructiveHint}, {"idempotentHint", a.IdempotentHint}, {"openWorldHint", a.OpenWorldHint}, {"consequentialHint", a.ConsequentialHint}, {"untrustedContentHint", a.UntrustedContentHint}} {
 		if h.v != nil {
 			field(h.name)
 			b = strconv.AppendBool(b, *h.v)

@@ -66,6 +66,9 @@ type ToolResult struct {
 	// RATIONALE.md "Why may the page supply a tool response for a call the session never
 	// made?".
 	Unpaired bool
+	// Untrusted marks the output of a tool with untrustedContentHint, framed as data by
+	// the loop's tool policy (loop/policy.go); the page sees "untrusted": true.
+	Untrusted bool
 }
 
 // ResultPart is one part of a successful tool result.

@@ -284,6 +284,7 @@ func parseToolResult(value any, where string) (ToolResult, error) {
 		return ToolResult{}, Errorf(KindType, ErrBadToolResult, "%s: name is missing", where)
 	}
 	r := ToolResult{CallID: id, Name: name}
+	r.Untrusted, _ = obj["untrusted"].(bool)
 	result, hasResult := obj["result"]
 	errMsg, hasError := obj["errorMessage"]
 	if hasResult == hasError {

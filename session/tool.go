@@ -17,15 +17,23 @@ type Tool struct {
 	Schema      *schema.Schema  // compiled once at create(), used for every call
 	HasExecute  bool
 	Annotations Annotations
+	// MCPResult says that execute returns an MCP CallToolResult as a JSON string, as
+	// WebMCP's executeTool does: the loop's tool policy reads it (loop/policy.go).
+	MCPResult bool
 }
 
-// Annotations are MCP's tool annotations; the engine passes them to events and UIs.
+// Annotations are MCP's tool annotations, with WebMCP's consequentialHint and
+// untrustedContentHint; the engine passes them to events and UIs, and the loop's tool
+// policy (loop/policy.go) reads the last two and destructiveHint.
 type Annotations struct {
 	Title           string `json:"title,omitempty"`
 	ReadOnlyHint    *bool  `json:"readOnlyHint,omitempty"`
 	DestructiveHint *bool  `json:"destructiveHint,omitempty"`
 	IdempotentHint  *bool  `json:"idempotentHint,omitempty"`
 	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
+
+	ConsequentialHint    *bool `json:"consequentialHint,omitempty"`
+	UntrustedContentHint *bool `json:"untrustedContentHint,omitempty"`
 }
 
 // ParseTools validates the tools option of create(), given as decoded JSON (the JS face
@@ -73,6 +81,10 @@ func parseTool(i int, raw any) (Tool, error) {
 		return Tool{}, Errorf(KindType, ErrBadTool, "tool %q: description must be a non-empty string", name)
 	}
 	schemaDoc, ok := obj["inputSchema"].(map[string]any)
+	if s, present := obj["inputSchema"]; !present || s == nil {
+		// WebMCP: a tool without inputSchema takes no arguments.
+		schemaDoc, ok = map[string]any{"type": "object", "properties": map[string]any{}}, true
+	}
 	if !ok {
 		return Tool{}, Errorf(KindType, ErrBadTool, "tool %q: inputSchema must be a JSON Schema object", name)
 	}
@@ -87,13 +99,15 @@ func parseTool(i int, raw any) (Tool, error) {
 		return Tool{}, Errorf(KindType, ErrBadTool, "tool %q: %v", name, err)
 	}
 	t := Tool{Name: name, Description: desc, InputSchema: mustJSON(schemaDoc), Schema: compiled}
-	if h, ok := obj["hasExecute"].(bool); ok {
-		t.HasExecute = h
-	}
+	t.HasExecute, _ = obj["hasExecute"].(bool)
+	t.MCPResult, _ = obj["mcpResult"].(bool)
 	if a, present := obj["annotations"]; present && a != nil {
 		if t.Annotations, err = parseAnnotations(name, a); err != nil {
 			return Tool{}, err
 		}
+	}
+	if title, _ := obj["title"].(string); t.Annotations.Title == "" {
+		t.Annotations.Title = title // WebMCP's top-level title
 	}
 	return t, nil
 }
@@ -123,6 +137,10 @@ func parseAnnotations(name string, v any) (Annotations, error) {
 			hint = &a.IdempotentHint
 		case "openWorldHint":
 			hint = &a.OpenWorldHint
+		case "consequentialHint":
+			hint = &a.ConsequentialHint
+		case "untrustedContentHint":
+			hint = &a.UntrustedContentHint
 		default:
 			continue // MCP allows more; they are the page's business
 		}

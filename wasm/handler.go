@@ -247,6 +247,8 @@ func (h *Handler) handle(b []byte, tail int) {
 			h.toolProgress(raw, 0)
 		case TypeListen:
 			h.listen(raw)
+		case TypeTools:
+			h.setTools(raw)
 		default:
 			h.reply(env.ID, nil, protocolError(session.KindType, "unknown message type %q", env.Type))
 		}

@@ -3,6 +3,7 @@ package wasm
 import (
 	"encoding/json"
 	"errors"
+	"sync"
 	"sync/atomic"
 
 	"langmodel/loop"
@@ -132,15 +133,19 @@ func (e *pageError) Error() string { return e.message }
 type pageTools struct {
 	h         *Handler
 	key       int64
-	fns       map[string]int64 // tool name → execute stash id
-	approveFn int64            // approve stash id; ≤ 0 for none
-	listens   atomic.Uint32    // the event types the page listens for (eventBit); a clone starts with none
+	fns       map[string]int64 // tool name → execute stash id; replaced whole by setTools (fnsMu)
+	fnsMu     sync.Mutex
+	approveFn int64         // approve stash id; ≤ 0 for none
+	listens   atomic.Uint32 // the event types the page listens for (eventBit); a clone starts with none
 }
 
 // Run implements loop.ToolRunner: it asks the page to call the tool's execute.
 func (p *pageTools) Run(ctx loop.Context, call session.ToolCall, progress func(json.RawMessage)) ([]session.ResultPart, error) {
 	ret, err := p.h.callPage(ctx, "tool", func(id int64) marshaler {
-		return &PageCall{Type: TypeToolExecute, ID: id, Session: p.key, Fn: p.fns[call.Name], Call: mustCall(call)}
+		p.fnsMu.Lock()
+		fn := p.fns[call.Name]
+		p.fnsMu.Unlock()
+		return &PageCall{Type: TypeToolExecute, ID: id, Session: p.key, Fn: fn, Call: mustCall(call)}
 	}, progress)
 	if err != nil {
 		return nil, err

@@ -48,6 +48,7 @@ const (
 	TypeToolReturn    = "tool-return"
 	TypeToolProgress  = "tool-progress"
 	TypeListen        = "listen"
+	TypeTools         = "tools"
 	TypeFetchResponse = "fetch-response"
 	TypeFetchChunk    = "fetch-chunk"
 	TypeFetchEnd      = "fetch-end"
@@ -249,6 +250,16 @@ type ListenMessage struct {
 	Type    string `json:"type"`
 	Session int64  `json:"session"`
 	Event   string `json:"event"`
+}
+
+// ToolsMessage gives the session key Session a new set of tools, as create()'s tools
+// option (WebMCP's toolchange, js/webmcp.js): the engine offers them from the session's
+// next model step on (loop/toolset.go). It has no reply; a set the engine refuses is
+// dropped and the session keeps its tools. Read by hand (decode.go).
+type ToolsMessage struct {
+	Type    string          `json:"type"`
+	Session int64           `json:"session"`
+	Tools   json.RawMessage `json:"tools"`
 }
 
 // Reply answers the page's request ID.

@@ -52,6 +52,8 @@ func startChromium(ctx context.Context) (driver, string, error) {
 		chromedp.Flag("disable-background-timer-throttling", true),
 		chromedp.Flag("disable-backgrounding-occluded-windows", true),
 		chromedp.Flag("disable-renderer-backgrounding", true),
+		// document.modelContext (WebMCP), for the tests of create({modelContext}).
+		chromedp.Flag("enable-features", "WebMCP"),
 	)
 	bctx, cancel := chromedp.NewContext(allocCtx)
 	// The first command binds the browser's life to the context it runs on, so it

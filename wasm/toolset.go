@@ -1,0 +1,49 @@
+package wasm
+
+import "langmodel/session"
+
+// setTools handles a tools message: the session's tools change from its next model
+// step on (loop/toolset.go), and calls to the new ones run the execute the page stored
+// for them. A set that session.ParseTools refuses, or one for no session, is dropped.
+func (h *Handler) setTools(raw *message) {
+	var m ToolsMessage
+	if !h.decodeRequest(raw, 0, TypeTools, &m) {
+		return
+	}
+	e := h.sessions[m.Session]
+	if e == nil || e.tools == nil {
+		return
+	}
+	v, err := decodeOptional(m.Tools)
+	if err != nil {
+		return
+	}
+	tools, err := session.ParseTools(v, true)
+	if err != nil {
+		return
+	}
+	// Tools removed keep their execute: a call of the step under way still reaches it
+	// (and the face answers that the tool is no longer available).
+	fns := executeIDs(v)
+	e.tools.fnsMu.Lock()
+	for name, id := range e.tools.fns {
+		if _, ok := fns[name]; !ok {
+			fns[name] = id
+		}
+	}
+	e.tools.fns = fns
+	e.tools.fnsMu.Unlock()
+	e.s.SetTools(tools)
+}
+
+func (m *ToolsMessage) field(key string, v value) error {
+	switch key {
+	case "type":
+		return v.str(&m.Type)
+	case "session":
+		return v.int64(&m.Session)
+	case "tools":
+		return v.raw(&m.Tools)
+	}
+	return nil
+}
