@@ -1,0 +1,88 @@
+package loop
+
+import (
+	"slices"
+
+	"langmodel/session"
+)
+
+// Saved is what a restored session continues from: a saved transcript and what was
+// happening in it when it was saved (docs/snapshots.md).
+type Saved struct {
+	// Messages is the transcript in the draft-PR form, as Options.InitialPrompts takes
+	// it (decoded JSON, its JSON text, or messages normalized already).
+	Messages any
+	// Initial is how many of them were initial prompts.
+	Initial int
+	// Usage is the saved context usage (0: estimate it again).
+	Usage int
+	// Running lists the calls whose execute had started: their results are lost.
+	Running []string
+}
+
+// Restore creates a session from a saved one, with opts as New takes them (their
+// InitialPrompts ignored). The transcript is the session's own, so tool calls and
+// responses in it need no declaration in expectedInputs. Its unanswered calls are
+// treated by what became of them:
+//
+//   - a call whose execute was running (saved.Running) cannot resume: in a closed
+//     session it is answered at once with a tool error saying the conversation was
+//     interrupted (session.Interrupted); in an open or hybrid session it stays unanswered,
+//     handed back to the page to run again;
+//   - a call to a tool with execute that had not started (its approval pending, or
+//     waiting for its turn) runs at the start of the next prompt, approve asked again;
+//   - any other call (the page's to answer) stays unanswered, as it was.
+func Restore(opts Options, saved Saved) (*Session, error) {
+	opts.InitialPrompts = nil
+	s, err := New(opts)
+	if err != nil {
+		return nil, err
+	}
+	msgs, ok := saved.Messages.([]session.Message)
+	if !ok && saved.Messages != nil {
+		own := opts.Expected
+		own.ToolCall, own.ToolResponse = true, true
+		if msgs, err = session.Normalize(saved.Messages, session.NormalizeOptions{Expected: own}); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.hist.Restore(msgs, saved.Initial, saved.Usage); err != nil {
+		return nil, err
+	}
+	var interrupted []string
+	for _, c := range s.hist.Pending() {
+		t := s.tools[c.Name]
+		switch {
+		case s.mode == ModeOpen || t == nil || !t.HasExecute:
+		case !slices.Contains(saved.Running, c.CallID):
+			s.resume = append(s.resume, c.CallID)
+		case s.mode == ModeClosed:
+			interrupted = append(interrupted, c.CallID)
+		}
+	}
+	s.hist.AnswerCalls(interrupted, session.Interrupted)
+	s.publish()
+	return s, nil
+}
+
+// Resuming lists the calls the next prompt runs before its input (Restore).
+func (s *Session) Resuming() []string { return s.resume }
+
+// resume runs the restored calls that are still unanswered (Restore), before the
+// prompt's input: their approval is asked again.
+func (r *run) resume(ctx Context) error {
+	var calls []session.ToolCall
+	for _, c := range r.s.hist.Pending() {
+		if slices.Contains(r.s.resume, c.CallID) {
+			calls = append(calls, c)
+		}
+	}
+	if len(calls) == 0 {
+		return nil
+	}
+	results, err := r.runTools(ctx, calls)
+	if err != nil {
+		return err
+	}
+	return r.keepResults(results)
+}
