@@ -104,6 +104,9 @@ type CreateRequest struct {
 	// code units long in all.
 	TextPrompts int `json:"textPrompts,omitempty"`
 	TextUnits   int `json:"textUnits,omitempty"`
+	// Restore, when present, makes the initial prompts a saved transcript to continue
+	// (LanguageModel.restore(), snapshot.go).
+	Restore *RestoreInfo `json:"restore,omitempty"`
 }
 
 // AvailabilityRequest asks whether create(options) could succeed. It is a CreateRequest
