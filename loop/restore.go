@@ -49,18 +49,16 @@ func Restore(opts Options, saved Saved) (*Session, error) {
 	if err := s.hist.Restore(msgs, saved.Initial, saved.Usage); err != nil {
 		return nil, err
 	}
-	var interrupted []string
-	for _, c := range s.hist.Pending() {
+	for _, c := range s.hist.Pending() { // a copy: answering a call copies the list
 		t := s.tools[c.Name]
 		switch {
 		case s.mode == ModeOpen || t == nil || !t.HasExecute:
 		case !slices.Contains(saved.Running, c.CallID):
 			s.resume = append(s.resume, c.CallID)
 		case s.mode == ModeClosed:
-			interrupted = append(interrupted, c.CallID)
+			_ = s.hist.Append(session.ResultMessage(session.ErrorResult(c, session.Interrupted))) // answers a pending call
 		}
 	}
-	s.hist.AnswerCalls(interrupted, session.Interrupted)
 	s.publish()
 	return s, nil
 }

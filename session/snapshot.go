@@ -5,7 +5,7 @@ import "slices"
 // Interrupted is the tool error given, when a saved session is restored, to a call whose
 // execute was running when the session was saved: the page that ran it is gone, and its
 // result with it (docs/snapshots.md).
-const Interrupted = "the conversation was interrupted (the page was closed or reloaded) while this tool call ran; it has no result"
+const Interrupted = "interrupted: the page was closed or reloaded while this tool call ran"
 
 // Restore fills an empty history with a saved transcript: msgs[:initial] become its
 // initial prompts (never evicted), the rest the conversation, in which every tool call
@@ -14,48 +14,27 @@ const Interrupted = "the conversation was interrupted (the page was closed or re
 // The history may keep msgs: the caller gives them up.
 func (h *History) Restore(msgs []Message, initial, usage int) error {
 	if len(h.msgs) != 0 || initial < 0 || initial > len(msgs) {
-		return Errorf(KindData, ErrBadMessage, "snapshot: %d initial prompts in a history of %d messages", initial, len(msgs))
+		return Errorf(KindData, ErrBadMessage, "snapshot: %d initial prompts in %d messages", initial, len(msgs))
 	}
-	mark := h.Mark()
-	if err := h.AppendInitial(slices.Clip(msgs[:initial])); err != nil {
-		return err
-	}
+	err := h.AppendInitial(slices.Clip(msgs[:initial]))
 	for _, m := range msgs[initial:] {
-		var err error
-		if c := m.Call(); c != nil {
-			err = h.AppendModelCall(*c)
-		} else {
-			if r := m.Result(); r != nil && !r.Unpaired && !h.IsPending(r.CallID) {
-				m = UnpairedMessage(*r)
-			}
-			err = h.Append(m)
-		}
 		if err != nil {
-			h.Reset(mark)
-			h.ids = nil
-			return err
+			break
 		}
+		if r := m.Result(); r != nil && !r.Unpaired && !h.IsPending(r.CallID) {
+			m = UnpairedMessage(*r)
+		}
+		err = h.append(m, true)
 	}
-	if h.usage > h.window {
-		h.Reset(mark)
-		h.ids = nil
-		return h.initialTooLong(h.usage)
+	if err == nil && h.usage > h.window {
+		err = h.initialTooLong(h.usage)
+	}
+	if err != nil {
+		*h = History{window: h.window, base: h.base, usage: h.base}
+		return err
 	}
 	if usage > 0 {
 		h.Calibrate(usage)
 	}
 	return nil
-}
-
-// AnswerCalls answers the unanswered calls among ids with a tool error saying why, and
-// returns how many it answered.
-func (h *History) AnswerCalls(ids []string, reason string) int {
-	n := 0
-	for _, c := range slices.Clone(h.pending) {
-		if slices.Contains(ids, c.CallID) {
-			_ = h.Append(ResultMessage(ErrorResult(c, reason))) // answers a pending call: cannot fail
-			n++
-		}
-	}
-	return n
 }

@@ -2,9 +2,7 @@ package wasm
 
 import (
 	"encoding/json"
-	"errors"
 
-	"langmodel/internal/jsonv"
 	"langmodel/loop"
 )
 
@@ -17,8 +15,8 @@ type RestoreInfo struct {
 	Initial int `json:"initial"`
 	// Usage is the saved contextUsage.
 	Usage int `json:"usage"`
-	// Running lists the ids of the calls whose execute was running when the snapshot was
-	// taken.
+	// Running holds the ids of the calls whose execute was running when the snapshot
+	// was taken, as the keys of an object ({callID: true, …}).
 	Running []string `json:"running,omitempty"`
 }
 
@@ -29,22 +27,18 @@ func (m *RestoreInfo) field(key string, v value) error {
 	case "usage":
 		return v.int(&m.Usage)
 	case "running":
-		if v.null() {
-			return nil
-		}
-		list, err := jsonv.Decode(v)
-		ids, ok := list.([]any)
-		if err != nil || !ok {
-			return errors.New("expected an array of call ids")
-		}
-		for _, id := range ids {
-			s, ok := id.(string)
-			if !ok {
-				return errors.New("expected an array of call ids")
-			}
-			m.Running = append(m.Running, s)
-		}
+		m.Running = nil
+		return v.object((*callIDs)(&m.Running))
 	}
+	return nil
+}
+
+// callIDs reads an object's keys: running is {callID: true, …}, which walk reads
+// without a decoder of arrays.
+type callIDs []string
+
+func (l *callIDs) field(key string, _ value) error {
+	*l = append(*l, key)
 	return nil
 }
 

@@ -45,7 +45,7 @@ func TestHandler_Restore(t *testing.T) {
 		{
 			name:    "a call whose execute was running is answered as interrupted",
 			waitFor: TypeToolExecute,
-			tail:    `{"content":[{"type":"tool-result","value":{"callID":"call_1","callId":"call_1","errorMessage":"the conversation was interrupted (the page was closed or reloaded) while this tool call ran; it has no result","name":"weather"}}],"role":"tool-result"}`,
+			tail:    `{"content":[{"type":"tool-result","value":{"callID":"call_1","callId":"call_1","errorMessage":"interrupted: the page was closed or reloaded while this tool call ran","name":"weather"}}],"role":"tool-result"}`,
 		},
 		{
 			name:    "a call waiting for approval is asked again at the next prompt",
@@ -72,9 +72,9 @@ func TestHandler_Restore(t *testing.T) {
 			// The snapshot: what the face reads synchronously.
 			hist := compact(t, decodeMsg(t, p.h.Query([]byte(`{"type":"history","id":0,"session":1}`)))["value"])
 			usage := num(decodeMsg(t, p.h.Query([]byte(`{"type":"usage","id":0,"session":1}`)))["value"].(map[string]any)["contextUsage"])
-			running := `[]`
+			running := `{}`
 			if tt.waitFor == TypeToolExecute {
-				running = `["call_1"]`
+				running = `{"call_1":true}`
 			}
 
 			// The page reloads: a new page, the same module state gone with it.
@@ -106,7 +106,7 @@ func TestHandler_RestoreRefused(t *testing.T) {
 		errName string
 	}{
 		{"more initial prompts than messages", `"initialPrompts":[{"role":"user","content":"hi"}],"restore":{"initial":2}`, "DataError"},
-		{"running is not a list of ids", `"initialPrompts":[],"restore":{"running":[1]}`, "TypeError"},
+		{"running is not an object of call ids", `"initialPrompts":[],"restore":{"running":["a"]}`, "TypeError"},
 		{"a result for an answered call", `"initialPrompts":[{"role":"tool-call","content":[{"type":"tool-call","value":{"callID":"a","name":"t","arguments":{}}}]},{"role":"tool-call","content":[{"type":"tool-call","value":{"callID":"a","name":"t","arguments":{}}}]}],"restore":{}`, "SyntaxError"},
 	}
 	for _, tt := range tests {
