@@ -63,6 +63,10 @@ func Restore(opts Options, saved Saved) (*Session, error) {
 	return s, nil
 }
 
+// InitialCount is how many messages of the history are initial prompts. Like History, it
+// is for a session no operation runs on (just created or cloned).
+func (s *Session) InitialCount() int { return s.hist.InitialCount() }
+
 // Resuming lists the calls the next prompt runs before its input (Restore).
 func (s *Session) Resuming() []string { return s.resume }
 

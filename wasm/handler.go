@@ -373,6 +373,7 @@ func info(s *loop.Session, withMode bool) *SessionInfo {
 		if i.SamplingMode == "" {
 			i.SamplingMode = "balanced" // the explainer's default
 		}
+		i.Initial = s.InitialCount()
 	}
 	return i
 }

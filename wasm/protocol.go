@@ -352,6 +352,9 @@ type SessionInfo struct {
 	SamplingMode  string `json:"samplingMode,omitempty"`
 	ContextUsage  int    `json:"contextUsage"`
 	ContextWindow int    `json:"contextWindow"`
+	// Initial is how many messages of the history are initial prompts (create and
+	// clone only; absent when none): a snapshot saves it (js/snapshot.js).
+	Initial int `json:"initial,omitempty"`
 }
 
 // PromptResult is a prompt's answer: the text, the calls handed back to the page

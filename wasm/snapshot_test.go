@@ -84,6 +84,7 @@ func TestHandler_Restore(t *testing.T) {
 			info := q.ok("create", fmt.Sprintf(`"session":5,"options":{%s,%s},"initialPrompts":%s,"restore":{"initial":1,"usage":%d,"running":%s}`,
 				opts, script(`{"text":"Sunny."}`), hist, usage, running)).(map[string]any)
 			require.Equal(t, "closed", info["mode"])
+			require.Equal(t, json1, info["initial"], "the system prompt is still the one initial prompt")
 			got := q.ok("history", `"session":5`).([]any)
 			require.Equal(t, tt.tail, compact(t, got[len(got)-1]))
 			if tt.waitFor == TypeToolApprove {
