@@ -20,6 +20,7 @@ export class Channel {
   #outbox = []; // requests to send once the page's synchronous code has run (see request)
   #flushing = false; // a microtask is sending the outbox
   #sessions = new Map(); // session key → event dispatcher
+  #calls = new Map(); // engine call id → {session, callID, kind: "running" | "approving"}: a snapshot's (snapshot.js)
   #dead = null;
 
   constructor(port, fetchFn) {
@@ -186,6 +187,14 @@ export class Channel {
     this.#sessions.set(key, dispatch);
   }
 
+  // callsOf lists the calls of a session that the page is running or asking approval for:
+  // {running: [callID…], approving: [callID…]} (a snapshot saves them, snapshot.js).
+  callsOf(key) {
+    const out = { running: [], approving: [] };
+    for (const c of this.#calls.values()) if (c.session === key) out[c.kind].push(c.callID);
+    return out;
+  }
+
   unlisten(key) {
     this.#sessions.delete(key);
   }
@@ -259,12 +268,15 @@ export class Channel {
   async #call(m, fn) {
     const ctrl = new LazyAbort(m.session);
     this.#running.set(m.id, ctrl);
+    this.#calls.set(m.id, { session: m.session, callID: m.call.callID, kind: m.type === "tool-approve" ? "approving" : "running" });
+    this.#sessions.get(m.session)?.("calls"); // the session's snapshot changed
     let reply;
     try {
       reply = { type: "tool-return", id: m.id, value: await fn(ctrl) };
     } catch (e) {
       reply = { type: "tool-return", id: m.id, error: { message: errorMessage(e) } };
     }
+    this.#calls.delete(m.id);
     if (this.#running.get(m.id) !== ctrl) return;
     this.#running.delete(m.id);
     this.notify(reply);
