@@ -1,7 +1,5 @@
 package session
 
-import "slices"
-
 // Interrupted is the tool error given, when a saved session is restored, to a call whose
 // execute was running when the session was saved: the page that ran it is gone, and its
 // result with it (docs/snapshots.md).
@@ -16,22 +14,16 @@ func (h *History) Restore(msgs []Message, initial, usage int) error {
 	if len(h.msgs) != 0 || initial < 0 || initial > len(msgs) {
 		return Errorf(KindData, ErrBadMessage, "snapshot: %d initial prompts in %d messages", initial, len(msgs))
 	}
-	err := h.AppendInitial(slices.Clip(msgs[:initial]))
-	for _, m := range msgs[initial:] {
-		if err != nil {
-			break
-		}
-		if r := m.Result(); r != nil && !r.Unpaired && !h.IsPending(r.CallID) {
-			m = UnpairedMessage(*r)
-		}
-		err = h.append(m, true)
-	}
-	if err == nil && h.usage > h.window {
-		err = h.initialTooLong(h.usage)
-	}
-	if err != nil {
-		*h = History{window: h.window, base: h.base, usage: h.base}
+	// As initial prompts (the fast path of a long text history), then the rest becomes
+	// the conversation again.
+	if err := h.AppendInitial(msgs); err != nil {
 		return err
+	}
+	h.nInitial = initial
+	for _, m := range h.msgs[initial:] {
+		if c := m.Call(); c != nil {
+			h.noteCallID(c.CallID, true)
+		}
 	}
 	if usage > 0 {
 		h.Calibrate(usage)
