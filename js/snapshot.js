@@ -74,8 +74,8 @@ export function restoreOptions(snapshot, options) {
   if (typeof snapshot === "string") {
     try {
       snapshot = JSON.parse(snapshot);
-    } catch (e) {
-      throw dataError(`the snapshot is not JSON (${e.message})`);
+    } catch {
+      throw dataError("the snapshot is a string, and not JSON");
     }
   }
   if (snapshot === null || typeof snapshot !== "object" || Array.isArray(snapshot)) throw dataError("the snapshot is not an object");

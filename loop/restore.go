@@ -39,7 +39,7 @@ func Restore(opts Options, saved Saved) (*Session, error) {
 		return nil, err
 	}
 	msgs, ok := saved.Messages.([]session.Message)
-	if !ok && saved.Messages != nil {
+	if !ok && saved.Messages != nil && !isEmptySequence(saved.Messages) {
 		own := opts.Expected
 		own.ToolCall, own.ToolResponse = true, true
 		if msgs, err = session.Normalize(saved.Messages, session.NormalizeOptions{Expected: own}); err != nil {

@@ -150,3 +150,14 @@ func mustJSON(v any) string {
 	must(err)
 	return string(b)
 }
+
+// TestRestore_EmptyHistory: a session saved before anything was said restores empty (an
+// empty sequence as a prompt is one empty user message; as a saved history, nothing).
+func TestRestore_EmptyHistory(t *testing.T) {
+	for _, h := range []any{json.RawMessage(`[]`), []any{}, nil} {
+		s, err := loop.Restore(loop.Options{Model: scripted.New()}, loop.Saved{Messages: h})
+		require.NoError(t, err)
+		require.Empty(t, s.Messages())
+		s.Destroy()
+	}
+}
