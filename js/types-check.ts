@@ -8,7 +8,10 @@ import {
   LanguageModelToolCall,
   LanguageModelToolError,
   LanguageModelToolSuccess,
+  SNAPSHOT_VERSION,
+  snapshotStore,
   type Backend,
+  type Snapshot,
   type ChatCompletionsRequest,
   type Message,
   type Tool,
@@ -150,6 +153,22 @@ async function page(): Promise<void> {
   // @ts-expect-error a tool result needs a result or an errorMessage
   new LanguageModelToolSuccess({ callId: "c", name: "n" });
   console.log(bad);
+
+  // Snapshots: saved after every step, restored after a reload.
+  const store = snapshotStore();
+  const stop: () => void = store.autosave("chat", closed);
+  stop();
+  await store.save("chat", closed);
+  const snap: Snapshot | undefined = await store.load("chat");
+  if (snap && snap.version <= SNAPSHOT_VERSION) {
+    const restored = await LanguageModel.restore(snap, { tools: [weather], toolUseConfig: { approve: () => true } });
+    const again: Snapshot = restored.snapshot();
+    const pending: string[] = again.pending.concat(again.running, again.approving);
+    console.log(pending, await store.list(), await LanguageModel.restore(JSON.stringify(again)));
+    await store.delete("chat");
+  }
+  // @ts-expect-error restore() needs a snapshot, not options
+  await LanguageModel.restore({ tools: [weather] });
 }
 
 void page;
