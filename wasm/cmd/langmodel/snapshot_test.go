@@ -258,3 +258,31 @@ func TestBrowser_SnapshotReload(t *testing.T) {
 		}
 	})
 }
+
+// TestBrowser_SnapshotStore: snapshotStore keeps snapshots by key in IndexedDB: a
+// session's snapshot taken when saved, a snapshot object, list, delete, and autosave
+// stopped.
+func TestBrowser_SnapshotStore(t *testing.T) {
+	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
+		requireJSON(t, `{"missing":null,"keys":["a","b"],"a":1,"b":["hi","one"],"afterDelete":["b"],"stopped":2,"saved":4,"autosaved":2}`,
+			playBrowser(t, b, serve(t, ""), browserPrelude, snapshotJS+`
+				const store = lm.snapshotStore("store-test");
+				const s = await LanguageModel.create({ backend: { kind: "scripted", turns: [{ text: "one" }, { text: "two" }] } });
+				const missing = (await store.load("a")) ?? null;
+				await store.save("a", s.snapshot());
+				const stop = store.autosave("b", s);
+				await s.prompt("hi");
+				let saved = 0;
+				while (saved !== 2) saved = (await store.load("b")).history.length; // the save after the prompt lands
+				stop();
+				await s.prompt("again");
+				await store.save("marker", {}); // after any write issued before: transactions on a store run in order
+				await store.delete("marker");
+				const keys = await store.list();
+				const a = (await store.load("a")).version;
+				const bh = (await store.load("b")).history.map((m) => m.content[0].value);
+				await store.delete("a");
+				await store.save("c", s);
+				return { missing, keys, a, b: bh, afterDelete: (await store.list()).filter((k) => k !== "c"), stopped: bh.length, saved: (await store.load("c")).history.length, autosaved: saved };`))
+	})
+}
