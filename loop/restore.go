@@ -33,20 +33,20 @@ type Saved struct {
 //     waiting for its turn) runs at the start of the next prompt, approve asked again;
 //   - any other call (the page's to answer) stays unanswered, as it was.
 func Restore(opts Options, saved Saved) (*Session, error) {
-	opts.InitialPrompts = nil
+	// The transcript is read as initial prompts, then the history is made the one saved.
+	expected := opts.Expected
+	opts.Expected.ToolCall, opts.Expected.ToolResponse = true, true
+	opts.InitialPrompts = saved.Messages
+	if isEmptySequence(saved.Messages) {
+		opts.InitialPrompts = nil
+	}
 	s, err := New(opts)
 	if err != nil {
 		return nil, err
 	}
-	msgs, ok := saved.Messages.([]session.Message)
-	if !ok && saved.Messages != nil && !isEmptySequence(saved.Messages) {
-		own := opts.Expected
-		own.ToolCall, own.ToolResponse = true, true
-		if msgs, err = session.Normalize(saved.Messages, session.NormalizeOptions{Expected: own}); err != nil {
-			return nil, err
-		}
-	}
-	if err := s.hist.Restore(msgs, saved.Initial, saved.Usage); err != nil {
+	s.opts.Expected = expected
+	if err := s.hist.Restored(saved.Initial, saved.Usage); err != nil {
+		s.Destroy()
 		return nil, err
 	}
 	for _, c := range s.hist.Pending() { // a copy: answering a call copies the list

@@ -8,8 +8,8 @@ import (
 	"langmodel/session"
 )
 
-// TestHistory_Restore restores saved transcripts and checks what the history holds, or
-// that it is left empty on error.
+// TestHistory_Restore restores saved transcripts (read as initial prompts, then
+// Restored) and checks what the history holds, or the error.
 func TestHistory_Restore(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -68,12 +68,12 @@ func TestHistory_Restore(t *testing.T) {
 				window = 1000
 			}
 			h := session.NewHistory(window, 0)
-			err := h.Restore(tt.msgs, tt.initial, tt.usage)
+			err := h.AppendInitial(tt.msgs)
+			if err == nil {
+				err = h.Restored(tt.initial, tt.usage)
+			}
 			if tt.err != "" {
 				require.Equal(t, tt.err, session.KindOf(err), "%v", err)
-				require.Equal(t, 0, h.Len())
-				require.Equal(t, 0, h.Usage())
-				require.Empty(t, h.Pending())
 				return
 			}
 			require.NoError(t, err)
