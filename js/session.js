@@ -111,7 +111,8 @@ export class LanguageModel extends EventTarget {
     if (signal?.aborted) throw abortReason(signal);
     const { wire, tools, ids, expectsToolCalls, undeclaredResponses, params } = wireOptions(options, st);
     const key = nextKey++;
-    const shared = new Shared(params, tools, ids, expectsToolCalls, undeclaredResponses, wire);
+    const { initialPrompts: _history, backend: _backend, ...data } = wire; // a snapshot's options (snapshot.js)
+    const shared = new Shared(params, tools, ids, expectsToolCalls, undeclaredResponses, data);
     let info;
     try {
       if (wire.backend?.kind === "browser" && st.native && (await nativeAvailability(st.native)) === "unavailable") {
