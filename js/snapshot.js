@@ -69,7 +69,8 @@ function canonical(v) {
 // options and the create request's restore field. A snapshot that is not one is a
 // DataError; one of a later version than this module knows, NotSupportedError; tools
 // that are not the ones saved (by name, description, schema, annotations and whether
-// each has execute), TypeError: the restored session would not be the one saved.
+// each has execute), or no approve for a session that had one, TypeError: the restored
+// session would not be the one saved.
 export function restoreOptions(snapshot, options) {
   if (typeof snapshot === "string") {
     try {
@@ -110,6 +111,10 @@ export function restoreOptions(snapshot, options) {
     }
   }
 
+  if (saved.toolUseConfig?.approve === true && typeof options.toolUseConfig?.approve !== "function") {
+    // Calls would run unasked that the saved session asked about.
+    throw new TypeError("LanguageModel.restore(): the snapshot's session asked toolUseConfig.approve before each call; pass one");
+  }
   const create = { ...saved, tools: options.tools, initialPrompts: history };
   delete create.toolUseConfig;
   if (saved.toolUseConfig) {

@@ -102,6 +102,7 @@ var snapshotScenarios = []scenario{
 		const s = await LanguageModel.create({ tools: savedTools(() => "x", () => "y"), backend: { kind: "scripted", turns: [] } });
 		const snap = s.snapshot();
 		const tools = savedTools(() => "x", () => "y");
+		const withApprove = await LanguageModel.create({ tools, toolUseConfig: { approve }, backend: { kind: "scripted", turns: [] } });
 		const err = async (snapshot, options) => { try { await LanguageModel.restore(snapshot, options); return "restored"; } catch (e) { return e.name + ": " + e.message; } };
 		return [
 			await err({ ...snap, version: 99 }, { tools }),
@@ -113,6 +114,7 @@ var snapshotScenarios = []scenario{
 			await err(snap, { tools: [tools[0], { ...tools[1], inputSchema: { type: "object" } }] }),
 			await err({ ...snap, initial: 5 }, { tools }),
 			await err(snap, { tools: [tools[1], tools[0]] }),
+			await err(withApprove.snapshot(), { tools }),
 		];`,
 		`["NotSupportedError: LanguageModel.restore(): snapshot version 99 is newer than this module's (1); restore it with the module that saved it, or a later one",
 		"DataError: LanguageModel.restore(): the snapshot has no version",
@@ -122,7 +124,8 @@ var snapshotScenarios = []scenario{
 		"TypeError: LanguageModel.restore(): tool forget had execute when the snapshot was taken",
 		"TypeError: LanguageModel.restore(): tool forget's inputSchema is not the one in the snapshot",
 		"DataError: malformed message: snapshot: 5 initial prompts in 0 messages",
-		"restored"]`},
+		"restored",
+		"TypeError: LanguageModel.restore(): the snapshot's session asked toolUseConfig.approve before each call; pass one"]`},
 	{"a snapshot is the history's JSON and a few hundred bytes more", `
 		const initialPrompts = [{ role: "system", content: "You are a benchmark." }];
 		for (let i = 1; i < 2000; i++) initialPrompts.push({ role: i % 2 ? "user" : "assistant", content: "message " + i + " of the history" });
