@@ -202,7 +202,7 @@ export class LanguageModel extends EventTarget {
    */
   snapshot() {
     if (this.#destroyed) throw this.#gone();
-    return snapshotOf(this.#shared.data, this.history, this.contextUsage, this.contextWindow, this.#initial, this.#channel.callsOf(this.#key));
+    return snapshotOf(this.#shared.data, this.history, this.contextUsage, this.contextWindow, this.#initial, (pending) => this.#channel.callsOf(this.#key, pending));
   }
 
   #result(r) {

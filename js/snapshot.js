@@ -9,7 +9,8 @@ export const SNAPSHOT_VERSION = 1;
 
 // snapshotOf builds a snapshot from what the session knows. data is the session's wire
 // options (webidl.js wireOptions): the backend, the stash ids and initialPrompts stay out.
-export function snapshotOf(data, history, usage, contextWindow, initial, calls) {
+// callsOf(pending) is the channel's: the calls running or asking approval among pending.
+export function snapshotOf(data, history, usage, contextWindow, initial, callsOf) {
   const options = {};
   for (const k of ["expectedInputs", "expectedOutputs", "samplingMode", "temperature", "topK", "toolChoice"]) {
     if (data[k] !== undefined && data[k] !== null) options[k] = data[k];
@@ -33,7 +34,7 @@ export function snapshotOf(data, history, usage, contextWindow, initial, calls) 
       else if (p.type === "tool-result" || p.type === "tool-response") pending.delete(p.value.callID);
     }
   }
-  const live = (ids) => ids.filter((id) => pending.has(id));
+  const calls = callsOf(pending);
   return {
     version: SNAPSHOT_VERSION,
     options,
@@ -42,8 +43,8 @@ export function snapshotOf(data, history, usage, contextWindow, initial, calls) 
     initial,
     history,
     pending: [...pending],
-    running: live(calls.running),
-    approving: live(calls.approving),
+    running: calls.running,
+    approving: calls.approving,
   };
 }
 
