@@ -20,6 +20,12 @@ export class Channel {
   #outbox = []; // requests to send once the page's synchronous code has run (see request)
   #flushing = false; // a microtask is sending the outbox
   #sessions = new Map(); // session key → event dispatcher
+  // A snapshot's (snapshot.js): session key → Map(callID → "running" | "approving") of the
+  // calls the page is running or asking approval for; in a session that has taken a
+  // snapshot (#tracked), an execute that ended stays "running" until its result is in the
+  // history (callsOf prunes it then), since a snapshot taken before must not run it again.
+  #started = new Map();
+  #tracked = new Set();
   #dead = null;
 
   constructor(port, fetchFn) {
@@ -186,7 +192,25 @@ export class Channel {
     this.#sessions.set(key, dispatch);
   }
 
+  // callsOf lists the calls of a session, among its unanswered ones (pending, a Set of
+  // callIDs), whose execute has started or whose approval is being asked:
+  // {running: [callID…], approving: [callID…]} (a snapshot saves them, snapshot.js).
+  callsOf(key, pending) {
+    this.#tracked.add(key);
+    const out = { running: [], approving: [] };
+    const calls = this.#started.get(key);
+    if (calls) {
+      for (const [id, kind] of calls) {
+        if (pending.has(id)) out[kind].push(id);
+        else calls.delete(id);
+      }
+    }
+    return out;
+  }
+
   unlisten(key) {
+    this.#started.delete(key);
+    this.#tracked.delete(key);
     this.#sessions.delete(key);
   }
 
@@ -259,12 +283,18 @@ export class Channel {
   async #call(m, fn) {
     const ctrl = new LazyAbort(m.session);
     this.#running.set(m.id, ctrl);
+    const kind = m.type === "tool-approve" ? "approving" : "running";
+    let calls = this.#started.get(m.session);
+    if (!calls) this.#started.set(m.session, (calls = new Map()));
+    calls.set(m.call.callID, kind);
+    this.#sessions.get(m.session)?.("calls"); // the session's snapshot changed
     let reply;
     try {
       reply = { type: "tool-return", id: m.id, value: await fn(ctrl) };
     } catch (e) {
       reply = { type: "tool-return", id: m.id, error: { message: errorMessage(e) } };
     }
+    if (calls.get(m.call.callID) === kind && (kind === "approving" || !this.#tracked.has(m.session))) calls.delete(m.call.callID);
     if (this.#running.get(m.id) !== ctrl) return;
     this.#running.delete(m.id);
     this.notify(reply);

@@ -395,6 +395,64 @@ export interface LanguageModelParams {
   maxTemperature: number;
 }
 
+/** The options a snapshot keeps: create()'s options that are data (docs/snapshots.md). */
+export interface SnapshotOptions {
+  expectedInputs?: ExpectedType[];
+  expectedOutputs?: ExpectedType[];
+  tools?: { name: string; description: string; inputSchema: object; hasExecute: boolean; annotations?: object }[];
+  /** approve: whether the session had one (a function cannot be saved). */
+  toolUseConfig?: { enabled?: boolean; maxToolCalls?: number; parallel?: boolean; onLimit?: "error" | "answer"; approve: boolean };
+  samplingMode?: SamplingMode;
+  topK?: number;
+  temperature?: number;
+  toolChoice?: ToolChoice;
+}
+
+/** session.snapshot(): a session saved as plain JSON, versioned (docs/snapshots.md). */
+export interface Snapshot {
+  version: number;
+  options: SnapshotOptions;
+  contextWindow: number;
+  contextUsage: number;
+  /** How many messages of history are initial prompts. */
+  initial: number;
+  /** The transcript in the draft-PR form, as session.history. */
+  history: Message[];
+  /** The callIDs of the calls still waiting for an answer. */
+  pending: string[];
+  /** Those whose execute was running: they cannot resume. */
+  running: string[];
+  /** Those waiting for approve: asked again after restore(). */
+  approving: string[];
+}
+
+/** LanguageModel.restore()'s options: what a snapshot cannot hold. */
+export interface RestoreOptions {
+  /** The snapshot's tools, with their execute: the same names, descriptions, schemas and annotations (TypeError otherwise). */
+  tools?: Tool[];
+  toolUseConfig?: { approve?: ToolUseConfig["approve"] };
+  backend?: Backend;
+  signal?: AbortSignal;
+  monitor?(monitor: CreateMonitor): void;
+}
+
+/** The version session.snapshot() writes; restore() takes every version up to it. */
+export const SNAPSHOT_VERSION: number;
+
+/** snapshotStore(): snapshots kept in IndexedDB by key. */
+export interface SnapshotStore {
+  /** Saves a snapshot, or a session's snapshot taken now. */
+  save(key: IDBValidKey, value: Snapshot | LanguageModel<any>): Promise<undefined>;
+  load(key: IDBValidKey): Promise<Snapshot | undefined>;
+  list(): Promise<IDBValidKey[]>;
+  delete(key: IDBValidKey): Promise<undefined>;
+  /** Saves session's snapshot now and after every step; the function returned stops it. */
+  autosave(key: IDBValidKey, session: LanguageModel<any>, options?: { onerror?: (error: unknown) => void }): () => void;
+}
+
+/** Snapshots in the IndexedDB database name (default "language-model-snapshots"); NotSupportedError without IndexedDB. */
+export function snapshotStore(name?: string): SnapshotStore;
+
 /**
  * A session. R is what prompt() resolves to: string for a session created without
  * "tool-call" in expectedOutputs (as Chrome's types have it), PromptResult otherwise.
@@ -405,6 +463,13 @@ export class LanguageModel<R extends PromptResult = PromptResult> extends EventT
   static create(options?: TextCreateOptions): Promise<LanguageModel<string>>;
   static create(options?: CreateOptions): Promise<LanguageModel>;
   static availability(options?: CreateCoreOptions): Promise<Availability>;
+  /**
+   * Continues a session that snapshot() saved (the object or its JSON text). Calls that
+   * were running are answered as interrupted (closed loop) or left for the page (open,
+   * hybrid); calls waiting for approval run at the next prompt, approve asked again.
+   * DataError: not a snapshot; NotSupportedError: a later version; TypeError: other tools.
+   */
+  static restore(snapshot: Snapshot | string, options?: RestoreOptions): Promise<LanguageModel>;
   /** @deprecated In the spec only in extension contexts, with topK and temperature: use samplingMode. */
   static params(): Promise<LanguageModelParams>;
 
@@ -425,6 +490,8 @@ export class LanguageModel<R extends PromptResult = PromptResult> extends EventT
   destroy(): undefined;
   /** The whole transcript in the draft-PR form, a deep copy; edit it and pass it as initialPrompts. */
   readonly history: Message[];
+  /** The session saved as plain JSON (beyond the spec): LanguageModel.restore() continues it. */
+  snapshot(): Snapshot;
 
   /** @deprecated measureContextUsage */
   measureInputUsage(input: Prompt, options?: PromptOptions): Promise<number>;
@@ -496,6 +563,7 @@ declare namespace statics {
   const create: typeof LanguageModel.create;
   const availability: typeof LanguageModel.availability;
   const params: typeof LanguageModel.params;
+  const restore: typeof LanguageModel.restore;
 }
 
 declare global {
@@ -533,6 +601,8 @@ declare global {
     ontoolresult: ((this: LanguageModel, ev: CustomEvent<self.ToolResultEventDetail>) => any) | null;
     /** The samplingMode given (else "balanced"); null on a session created with topK or temperature. */
     readonly samplingMode: self.SamplingMode | null;
+    /** The session saved as plain JSON: LanguageModel.restore() continues it. */
+    snapshot(): self.Snapshot;
   }
 
   interface LanguageModelEventMap {
@@ -551,6 +621,7 @@ declare global {
     export import availability = statics.availability;
     // @ts-ignore TS2440 beside @types/dom-chromium-ai: its class's params stays
     export import params = statics.params;
+    export import restore = statics.restore;
   }
 
   var LanguageModelToolCall: typeof self.LanguageModelToolCall;

@@ -12,6 +12,7 @@
 //   webidl.js    the page's values (messages, options, backends) → plain data
 //   media.js     Blobs, image sources and AudioBuffers → bytes (PNG, WAV)
 //   session.js   LanguageModel: create, prompt, append, clone, destroy, events
+//   snapshot.js  session.snapshot(), LanguageModel.restore()'s checks, snapshotStore() (IndexedDB)
 //   stream.js    the ReadableStream promptStreaming() returns
 //   channel.js   the channel to the module: requests, replies, calls to the page
 //   tools.js     the tool classes
@@ -42,6 +43,7 @@ import "./native.js";
 import "./port.js";
 import "./protocol.js";
 import "./runtime.js";
+import "./snapshot.js";
 import "./stash.js";
 import "./stream.js";
 import "./webidl.js";
@@ -49,4 +51,5 @@ import "./webmcp.js";
 
 export { install } from "./install.js";
 export { LanguageModel } from "./session.js";
+export { SNAPSHOT_VERSION, snapshotStore } from "./snapshot.js";
 export { LanguageModelToolCall, LanguageModelToolError, LanguageModelToolSuccess } from "./tools.js";

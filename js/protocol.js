@@ -28,7 +28,8 @@ export const PROTOCOL_VERSION = 4;
 // ---- page → engine: requests (each answered by one Reply) ----
 
 /** @typedef {{type: "hello", id: number, version: number}} HelloRequest  reply value: {version} */
-/** @typedef {{type: "create", id: number, session: number, options: CreateOptions, initialPrompts?: unknown, textPrompts?: number, textUnits?: number}} CreateRequest  reply value: SessionInfo; initialPrompts beside the options, so that the engine reads a long history once; or, for a history of text messages, textPrompts messages packed after the message (its attachment, pack.js), textUnits UTF-16 code units long */
+/** @typedef {{type: "create", id: number, session: number, options: CreateOptions, initialPrompts?: unknown, textPrompts?: number, textUnits?: number, restore?: RestoreInfo}} CreateRequest  reply value: SessionInfo; initialPrompts beside the options, so that the engine reads a long history once; or, for a history of text messages, textPrompts messages packed after the message (its attachment, pack.js), textUnits UTF-16 code units long; with restore, the initial prompts are a saved transcript to continue (LanguageModel.restore(), snapshot.js) */
+/** @typedef {{initial: number, usage: number, running?: Object<string, true>}} RestoreInfo  how many messages were initial prompts, the saved contextUsage, and the calls whose execute was running, as an object's keys */
 /** @typedef {{type: "availability", id: number, options: CreateOptions}} AvailabilityRequest  reply value: "available" | "unavailable" */
 /**
  * @typedef {object} CreateOptions
@@ -79,7 +80,7 @@ export const PROTOCOL_VERSION = 4;
 /** @typedef {{type: "toolcall" | "toolprogress" | "toolresult" | "contextoverflow", session: number, detail: object}} SessionEvent */
 /** @typedef {{type: "chunk", session: number, id: number, detail: string | {type: "tool-call", value: WireCall}}} Chunk */
 /** @typedef {{callID: string, callId: string, name: string, arguments: object}} WireCall */
-/** @typedef {{mode?: "none"|"open"|"closed"|"hybrid", contextUsage: number, contextWindow: number}} SessionInfo */
+/** @typedef {{mode?: "none"|"open"|"closed"|"hybrid", contextUsage: number, contextWindow: number, initial?: number}} SessionInfo  initial (create and clone; absent when 0): how many messages are initial prompts */
 /** @typedef {{text: string, calls?: WireCall[], contextUsage: number}} PromptResult */
 
 /** The messages that are session events, dispatched on the LanguageModel of `session`. */

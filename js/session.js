@@ -7,6 +7,7 @@ import { nativeAvailability } from "./native.js";
 import { attachment, packText } from "./pack.js";
 import { EVENT_TYPES } from "./protocol.js";
 import { ready, runtime } from "./runtime.js";
+import { changed, restoreOptions, snapshotOf } from "./snapshot.js";
 import { stash } from "./stash.js";
 import { promptStream } from "./stream.js";
 import { LanguageModelToolCall, resultObject } from "./tools.js";
@@ -34,8 +35,9 @@ function needsArgument(n, what) {
 // Shared is what a session and its clones share: tool declarations and stash ids, which
 // are released when the last of them is destroyed.
 class Shared {
-  constructor(params, tools, ids, expectsToolCalls, undeclaredResponses) {
+  constructor(params, tools, ids, expectsToolCalls, undeclaredResponses, data) {
     this.params = params;
+    this.data = data; // the options that are data, as a snapshot saves them (snapshot.js)
     this.tools = tools;
     this.ids = ids;
     this.expectsToolCalls = expectsToolCalls;
@@ -55,6 +57,7 @@ export class LanguageModel extends EventTarget {
   #samplingMode; // as the engine reports it
   #usage;
   #window;
+  #initial; // how many messages of the history are initial prompts
   #destroyed = false;
   #noticed = false; // the console notice of an undeclared tool response was given
   #destroyReason; // what calls reject with once destroyed by create()'s signal
@@ -76,6 +79,7 @@ export class LanguageModel extends EventTarget {
     this.#samplingMode = info.samplingMode;
     this.#usage = info.contextUsage;
     this.#window = info.contextWindow;
+    this.#initial = info.initial ?? 0;
     channel.listen(key, (type, detail) => this.#dispatch(type, detail));
   }
 
@@ -83,8 +87,23 @@ export class LanguageModel extends EventTarget {
   // in flight and later reject with the signal's reason (the writing-assistance APIs'
   // "create an AI model object").
   static async create(options = {}) {
-    options = dictionary(options, "LanguageModel.create()");
-    const signal = signalOf(options, "LanguageModel.create()");
+    return LanguageModel.#create(dictionary(options, "LanguageModel.create()"), undefined);
+  }
+
+  /**
+   * restore(snapshot, options) continues a session that snapshot() saved, with what a
+   * snapshot cannot hold: the tools with their execute (the same declarations),
+   * toolUseConfig.approve, the backend, signal and monitor (docs/snapshots.md).
+   */
+  static async restore(snapshot, options = {}) {
+    needsArgument(arguments.length, "LanguageModel.restore()");
+    const { create, restore } = restoreOptions(snapshot, dictionary(options, "LanguageModel.restore()"));
+    return LanguageModel.#create(create, restore);
+  }
+
+  static async #create(options, restore) {
+    const what = restore ? "LanguageModel.restore()" : "LanguageModel.create()";
+    const signal = signalOf(options, what);
     const stopProgress = monitorTarget(options.monitor);
     if (signal) {
       if (signal.aborted) stopProgress();
@@ -96,7 +115,8 @@ export class LanguageModel extends EventTarget {
     ({ options, mc, own } = await withModelContext(options)); // js/webmcp.js
     const { wire, tools, ids, expectsToolCalls, undeclaredResponses, params } = wireOptions(options, st);
     const key = nextKey++;
-    const shared = new Shared(params, tools, ids, expectsToolCalls, undeclaredResponses);
+    const { initialPrompts: _history, backend: _backend, ...data } = wire; // a snapshot's options (snapshot.js)
+    const shared = new Shared(params, tools, ids, expectsToolCalls, undeclaredResponses, data);
     let info;
     try {
       if (wire.backend?.kind === "browser" && st.native && (await nativeAvailability(st.native)) === "unavailable") {
@@ -107,6 +127,7 @@ export class LanguageModel extends EventTarget {
       // initialPrompts travels beside the options (protocol.js); a history of text
       // messages, packed, after the message's JSON (pack.js).
       const msg = { type: "create", session: key, options: rest };
+      if (restore) msg.restore = restore;
       const packed = packText(initialPrompts);
       if (packed) {
         msg.textPrompts = packed.count;
@@ -167,12 +188,30 @@ export class LanguageModel extends EventTarget {
     return this.#destroyReason ?? destroyedError();
   }
 
-  // #request sends a request for this session; destroy() rejects it.
+  // #request sends a request for this session; destroy() rejects it. Once it settles,
+  // the session's snapshot may have changed (snapshot.js).
   #request(msg, signal, onChunk) {
     if (this.#destroyed) return Promise.reject(this.#gone());
     msg.session = this.#key;
     const ready = msg.input instanceof Promise ? msg.input.then((input) => ({ ...msg, input })) : msg;
-    return this.#channel.request(ready, { signal, onChunk, inflight: this.#inflight });
+    const done = this.#channel.request(ready, { signal, onChunk, inflight: this.#inflight });
+    done.then(
+      () => changed(this),
+      () => changed(this),
+    );
+    return done;
+  }
+
+  /**
+   * snapshot() saves the session as plain JSON (beyond the spec; docs/snapshots.md): its
+   * history, the options that are data, its usage, and the calls still waiting for an
+   * answer, running or waiting for approval. It reads what session.history reads, so it
+   * may be taken at any moment, a prompt running included. LanguageModel.restore() takes
+   * it back.
+   */
+  snapshot() {
+    if (this.#destroyed) throw this.#gone();
+    return snapshotOf(this.#shared.data, this.history, this.contextUsage, this.contextWindow, this.#initial, (pending) => this.#channel.callsOf(this.#key, pending));
   }
 
   #result(r) {
@@ -417,6 +456,10 @@ export class LanguageModel extends EventTarget {
   }
 
   #dispatch(type, detail) {
+    if (type === "calls") {
+      changed(this); // a call started running or asking for approval (channel.js)
+      return;
+    }
     if (type === "contextoverflow") {
       this.dispatchEvent(new Event("contextoverflow"));
       this.dispatchEvent(new Event("quotaoverflow")); // its legacy twin, for older clients
@@ -426,6 +469,7 @@ export class LanguageModel extends EventTarget {
     if (d.call) d.call = new LanguageModelToolCall(d.call);
     if (d.result) d.result = resultObject(d.result);
     this.dispatchEvent(new CustomEvent(type, { detail: d }));
+    if (type === "toolcall") changed(this); // a model step ended with calls
   }
 }
 

@@ -8,7 +8,10 @@ import {
   LanguageModelToolCall,
   LanguageModelToolError,
   LanguageModelToolSuccess,
+  SNAPSHOT_VERSION,
+  snapshotStore,
   type Backend,
+  type Snapshot,
   type ChatCompletionsRequest,
   type Message,
   type ModelContext,
@@ -165,6 +168,22 @@ async function page(): Promise<void> {
   console.log(history);
   // @ts-expect-error a model context needs getTools and executeTool
   await LanguageModel.create({ modelContext: { getTools: async () => [] } });
+
+  // Snapshots: saved after every step, restored after a reload.
+  const store = snapshotStore();
+  const stop: () => void = store.autosave("chat", closed);
+  stop();
+  await store.save("chat", closed);
+  const snap: Snapshot | undefined = await store.load("chat");
+  if (snap && snap.version <= SNAPSHOT_VERSION) {
+    const restored = await LanguageModel.restore(snap, { tools: [weather], toolUseConfig: { approve: () => true } });
+    const again: Snapshot = restored.snapshot();
+    const pending: string[] = again.pending.concat(again.running, again.approving);
+    console.log(pending, await store.list(), await LanguageModel.restore(JSON.stringify(again)));
+    await store.delete("chat");
+  }
+  // @ts-expect-error restore() needs a snapshot, not options
+  await LanguageModel.restore({ tools: [weather] });
 }
 
 void page;

@@ -190,6 +190,9 @@ func (s *Session) prompt(ctx Context, input any, po PromptOptions) (Result, erro
 		return Result{}, &FailedPrompt{Err: abortError(ctx)}
 	}
 	r := s.begin()
+	if err := r.resume(ctx); err != nil {
+		return Result{}, r.fail(err)
+	}
 	if err := r.input(input, true); err != nil {
 		return Result{}, r.fail(err)
 	}

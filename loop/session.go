@@ -54,6 +54,7 @@ type Session struct {
 	// Owned by the operation whose turn it is.
 	hist   *session.History
 	nextID int
+	resume []string // calls to run at the next prompt (restore.go)
 
 	view atomic.Pointer[view] // what readers outside the queue see
 
@@ -246,7 +247,7 @@ func (s *Session) CloneAsync(ctx Context, adjust func(*Options), done func(*Sess
 			adjust(&opts)
 			opts.Tools = s.opts.Tools
 		}
-		c := &Session{opts: opts, mode: modeOf(opts.Tools, opts.ToolUse), tools: s.tools, hist: s.hist.Clone(), nextID: s.nextID}
+		c := &Session{opts: opts, mode: modeOf(opts.Tools, opts.ToolUse), tools: s.tools, hist: s.hist.Clone(), nextID: s.nextID, resume: s.resume}
 		c.life, c.destroy = WithCancel(Background())
 		c.publish()
 		done(c, nil)

@@ -373,6 +373,12 @@ func (m *CreateRequest) field(key string, v value) error {
 		return v.int(&m.TextPrompts)
 	case "textUnits":
 		return v.int(&m.TextUnits)
+	case "restore":
+		if v.null() {
+			return nil
+		}
+		m.Restore = new(RestoreInfo)
+		return v.object(m.Restore)
 	}
 	return head(key, v, &m.Type, &m.ID)
 }

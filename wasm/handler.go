@@ -347,7 +347,12 @@ func (h *Handler) create(raw *message, id int64) {
 		// As JSON text: session.NormalizeJSON reads it without decoding it first.
 		opts.InitialPrompts = req.InitialPrompts
 	}
-	s, err := loop.New(opts)
+	var s *loop.Session
+	if req.Restore != nil {
+		s, err = restore(opts, req.Restore)
+	} else {
+		s, err = loop.New(opts)
+	}
 	if err != nil {
 		h.replyErr(req.ID, err)
 		return
@@ -370,6 +375,7 @@ func info(s *loop.Session, withMode bool) *SessionInfo {
 		if i.SamplingMode == "" {
 			i.SamplingMode = "balanced" // the explainer's default
 		}
+		i.Initial = s.InitialCount()
 	}
 	return i
 }

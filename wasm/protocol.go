@@ -105,6 +105,9 @@ type CreateRequest struct {
 	// code units long in all.
 	TextPrompts int `json:"textPrompts,omitempty"`
 	TextUnits   int `json:"textUnits,omitempty"`
+	// Restore, when present, makes the initial prompts a saved transcript to continue
+	// (LanguageModel.restore(), snapshot.go).
+	Restore *RestoreInfo `json:"restore,omitempty"`
 }
 
 // AvailabilityRequest asks whether create(options) could succeed. It is a CreateRequest
@@ -360,6 +363,9 @@ type SessionInfo struct {
 	SamplingMode  string `json:"samplingMode,omitempty"`
 	ContextUsage  int    `json:"contextUsage"`
 	ContextWindow int    `json:"contextWindow"`
+	// Initial is how many messages of the history are initial prompts (create and
+	// clone only; absent when none): a snapshot saves it (js/snapshot.js).
+	Initial int `json:"initial,omitempty"`
 }
 
 // PromptResult is a prompt's answer: the text, the calls handed back to the page

@@ -87,6 +87,11 @@ func easyjsonE4425964EncodeLangmodelWasm4(out *jwriter.Writer, in SessionInfo) {
 		out.RawString(prefix)
 		out.Int(int(in.ContextWindow))
 	}
+	if in.Initial != 0 {
+		const prefix string = ",\"initial\":"
+		out.RawString(prefix)
+		out.Int(int(in.Initial))
+	}
 	out.RawByte('}')
 }
 

@@ -1,0 +1,306 @@
+//go:build !js
+
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"langmodel/internal/browsertest"
+)
+
+// snapshotJS is the prelude of the snapshot tests: the tools every kept snapshot
+// (testdata/snapshots) was saved with, and helpers.
+const snapshotJS = `
+const { LanguageModel } = lm;
+const schema = { type: "object", properties: { city: { type: "string" } }, required: ["city"] };
+const asked = [];
+const savedTools = (weather, forget) => [
+	{ name: "weather", description: "Weather in a city", inputSchema: schema, execute: weather },
+	{ name: "forget", description: "Forgets a city", inputSchema: schema, annotations: { destructiveHint: true }, execute: forget },
+];
+const approve = (call) => { asked.push(call.name); return true; };
+const tail = (s, n) => s.history.slice(-n).map((m) => m.role + " " + m.content.map((p) => p.type === "text" ? p.value : (p.value.name + " " + p.value.callID + (p.value.errorMessage ? " error: " + p.value.errorMessage : p.value.result ? " " + JSON.stringify(p.value.result) : ""))).join());
+`
+
+// TestModule_SnapshotVersions restores every snapshot the project has kept, one per
+// version it shipped (testdata/snapshots), in the real module under wazero, and goes
+// on: each was saved with a call running (weather) and one waiting for approval
+// (forget).
+func TestModule_SnapshotVersions(t *testing.T) {
+	files, err := filepath.Glob("testdata/snapshots/v*.json")
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			snap, err := os.ReadFile(f)
+			require.NoError(t, err)
+			h := newHost(t)
+			h.Set("SNAP", string(snap))
+			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+			defer cancel()
+			v, err := h.Eval(ctx, snapshotJS+`
+				const s = await LanguageModel.restore(SNAP, { tools: savedTools(() => "sunny", () => "forgotten"), toolUseConfig: { approve },
+					backend: { kind: "scripted", turns: [{ text: "Done." }] } });
+				const restored = tail(s, 1);
+				const answer = await s.prompt("go on");
+				return { samplingMode: s.samplingMode, restored, answer, asked, tail: tail(s, 4) };`)
+			require.NoError(t, err)
+			requireJSON(t, `{"samplingMode":"predictable","restored":["tool-result weather call_1 error: interrupted: the page was closed or reloaded while this tool call ran"],
+				"answer":"Done.","asked":["forget"],
+				"tail":["tool-result weather call_1 error: interrupted: the page was closed or reloaded while this tool call ran","tool-result forget call_2 [{\"type\":\"text\",\"value\":\"forgotten\"}]","user go on","assistant Done."]}`, v)
+		})
+	}
+}
+
+// snapshotScenarios are played in the module under wazero (TestModule_Snapshot).
+var snapshotScenarios = []scenario{
+	{"a snapshot restores to the same history, usage, options and initial prompts", `
+		const s = await LanguageModel.create({ backend: { kind: "scripted", turns: [{ text: "one" }] }, samplingMode: "creative",
+			initialPrompts: [{ role: "system", content: "Be brief." }, { role: "user", content: "Hi" }, { role: "assistant", content: "Hello" }] });
+		await s.prompt("more");
+		const snap = s.snapshot();
+		const r = await LanguageModel.restore(JSON.stringify(snap), { backend: { kind: "scripted", turns: [{ text: "two" }] } });
+		const again = r.snapshot();
+		return { same: JSON.stringify(again) === JSON.stringify(snap), initial: snap.initial, usage: r.contextUsage === s.contextUsage,
+			samplingMode: r.samplingMode, answer: await r.prompt("x"), n: r.history.length,
+			cloneInitial: (await r.clone()).snapshot().initial };`,
+		`{"same":true,"initial":3,"usage":true,"samplingMode":"creative","answer":"two","n":7,"cloneInitial":3}`},
+	{"open loop: calls handed back before the reload are the page's to answer after it", `
+		const tools = [{ name: "weather", description: "Weather in a city", inputSchema: schema }];
+		const s = await LanguageModel.create({ tools, expectedOutputs: [{ type: "text" }, { type: "tool-call" }],
+			backend: { kind: "scripted", turns: [{ calls: [{ name: "weather", arguments: { city: "Oslo" } }] }] } });
+		await s.prompt("weather?");
+		const snap = s.snapshot();
+		const r = await LanguageModel.restore(snap, { tools, backend: { kind: "scripted", turns: [{ text: "Sunny." }] } });
+		const answer = await r.prompt([{ role: "tool-result", content: [{ type: "tool-result", value: { callID: snap.pending[0], name: "weather", result: [{ type: "text", value: "sun" }] } }] }]);
+		return { pending: snap.pending, running: snap.running, answer };`,
+		`{"pending":["call_1"],"running":[],"answer":[{"type":"text","value":"Sunny."}]}`},
+	{"hybrid: a running call is handed back to the page", `
+		let started;
+		const began = new Promise((r) => (started = r));
+		const tools = [{ name: "weather", description: "Weather in a city", inputSchema: schema, execute: () => { started(); return new Promise(() => {}); } },
+			{ name: "note", description: "Notes", inputSchema: { type: "object" } }];
+		const s = await LanguageModel.create({ tools, expectedOutputs: [{ type: "text" }, { type: "tool-call" }],
+			backend: { kind: "scripted", turns: [{ calls: [{ name: "weather", arguments: { city: "Oslo" } }, { name: "note", arguments: {} }] }] } });
+		s.prompt("weather?").catch(() => {});
+		await began;
+		const snap = s.snapshot();
+		s.destroy();
+		const r = await LanguageModel.restore(snap, { tools: [{ ...tools[0], execute: () => "sun" }, tools[1]], backend: { kind: "scripted", turns: [{ text: "Noted." }] } });
+		const restored = tail(r, 2);
+		const res = (id, name) => ({ role: "tool-result", content: [{ type: "tool-result", value: { callID: id, name, result: [{ type: "text", value: "ok" }] } }] });
+		const answer = await r.prompt([res("call_1", "weather"), res("call_2", "note")]);
+		return { pending: snap.pending, running: snap.running, restored, answer };`,
+		`{"pending":["call_1","call_2"],"running":["call_1"],"restored":["tool-call weather call_1","tool-call note call_2"],"answer":[{"type":"text","value":"Noted."}]}`},
+	{"a call that ran in a batch still running is saved as running, never run again", `
+		let ran = 0, started;
+		const began = new Promise((r) => (started = r));
+		const s = await LanguageModel.create({ tools: savedTools(() => { ran++; return "sunny"; }, () => { started(); return new Promise(() => {}); }),
+			toolUseConfig: { parallel: false },
+			backend: { kind: "scripted", turns: [{ calls: [{ name: "weather", arguments: { city: "Oslo" } }, { name: "forget", arguments: { city: "Paris" } }] }] } });
+		s.snapshot(); // as autosave does first
+		s.prompt("go").catch(() => {});
+		await began;
+		const snap = s.snapshot();
+		s.destroy();
+		const r = await LanguageModel.restore(snap, { tools: savedTools(() => { ran++; return "again"; }, () => "forgotten"), toolUseConfig: { parallel: false },
+			backend: { kind: "scripted", turns: [{ text: "Done." }] } });
+		return { running: snap.running, ran, restored: tail(r, 2) };`,
+		`{"running":["call_1","call_2"],"ran":1,"restored":["tool-result weather call_1 error: interrupted: the page was closed or reloaded while this tool call ran","tool-result forget call_2 error: interrupted: the page was closed or reloaded while this tool call ran"]}`},
+	{"restore refuses a snapshot it cannot continue, with a clear error", `
+		const s = await LanguageModel.create({ tools: savedTools(() => "x", () => "y"), backend: { kind: "scripted", turns: [] } });
+		const snap = s.snapshot();
+		const tools = savedTools(() => "x", () => "y");
+		const withApprove = await LanguageModel.create({ tools, toolUseConfig: { approve }, backend: { kind: "scripted", turns: [] } });
+		const err = async (snapshot, options) => { try { await LanguageModel.restore(snapshot, options); return "restored"; } catch (e) { return e.name + ": " + e.message; } };
+		return [
+			await err({ ...snap, version: 99 }, { tools }),
+			await err({ ...snap, version: "1" }, { tools }),
+			await err("{", { tools }),
+			await err({ ...snap, history: {} }, { tools }),
+			await err(snap, { tools: tools.slice(0, 1) }),
+			await err(snap, { tools: [tools[0], { ...tools[1], execute: undefined }] }),
+			await err(snap, { tools: [tools[0], { ...tools[1], inputSchema: { type: "object" } }] }),
+			await err({ ...snap, initial: 5 }, { tools }),
+			await err(snap, { tools: [tools[1], tools[0]] }),
+			await err(withApprove.snapshot(), { tools }),
+		];`,
+		`["NotSupportedError: LanguageModel.restore(): snapshot version 99 is newer than this module's (1); restore it with the module that saved it, or a later one",
+		"DataError: LanguageModel.restore(): the snapshot has no version",
+		"DataError: LanguageModel.restore(): the snapshot is a string, and not JSON",
+		"DataError: LanguageModel.restore(): the snapshot's history is not an array",
+		"TypeError: LanguageModel.restore(): the snapshot's tools are forget, weather, and the tools given are weather",
+		"TypeError: LanguageModel.restore(): tool forget had execute when the snapshot was taken",
+		"TypeError: LanguageModel.restore(): tool forget's inputSchema is not the one in the snapshot",
+		"DataError: malformed message: snapshot: 5 initial prompts in 0 messages",
+		"restored",
+		"TypeError: LanguageModel.restore(): the snapshot's session asked toolUseConfig.approve before each call; pass one"]`},
+	{"a snapshot is the history's JSON and a few hundred bytes more", `
+		const initialPrompts = [{ role: "system", content: "You are a benchmark." }];
+		for (let i = 1; i < 2000; i++) initialPrompts.push({ role: i % 2 ? "user" : "assistant", content: "message " + i + " of the history" });
+		const s = await LanguageModel.create({ initialPrompts, tools: savedTools(() => "x", () => "y"), backend: { kind: "scripted", turns: [] } });
+		const over = JSON.stringify(s.snapshot()).length - JSON.stringify(s.history).length;
+		return { small: over > 0 && over < 700 };`,
+		`{"small":true}`},
+}
+
+// TestModule_Snapshot plays snapshotScenarios in the real module under wazero.
+func TestModule_Snapshot(t *testing.T) {
+	for _, sc := range snapshotScenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			t.Parallel()
+			requireJSON(t, sc.want, playModule(t, "", snapshotJS+sc.js))
+		})
+	}
+}
+
+// reloadLoops are the three loops of TestBrowser_SnapshotReload: what the page does
+// before the reload (a session saved after every step by snapshotStore's autosave, left
+// with what waitFor waits for in its latest save), and after it (restore, go on).
+var reloadLoops = []struct {
+	name, before, waitFor, after, want string
+}{
+	{
+		name: "closed: weather running, forget waiting for approval",
+		before: `
+			const s = await LanguageModel.create({ tools: savedTools(() => new Promise(() => {}), () => new Promise(() => {})),
+				toolUseConfig: { approve: (call) => (call.name === "forget" ? new Promise(() => {}) : true) },
+				backend: { kind: "scripted", turns: [{ calls: [{ name: "weather", arguments: { city: "Oslo" } }, { name: "forget", arguments: { city: "Paris" } }] }] } });
+			store.autosave("chat", s);
+			s.prompt("Weather in Oslo, and forget Paris").catch(() => {});`,
+		waitFor: `snap.running.length === 1 && snap.approving.length === 1`,
+		after: `
+			const s = await LanguageModel.restore(snap, { tools: savedTools(() => "sunny", () => "forgotten"), toolUseConfig: { approve },
+				backend: { kind: "scripted", turns: [{ text: "Done." }] } });
+			const restored = tail(s, 1);
+			const answer = await s.prompt("go on");`,
+		want: `{"saved":{"pending":["call_1","call_2"],"running":["call_1"],"approving":["call_2"]},
+			"restored":["tool-result weather call_1 error: interrupted: the page was closed or reloaded while this tool call ran"],
+			"answer":"Done.","asked":["forget"],
+			"tail":["tool-result forget call_2 [{\"type\":\"text\",\"value\":\"forgotten\"}]","user go on","assistant Done."]}`,
+	},
+	{
+		name: "open: calls handed back before the reload",
+		before: `
+			const tools = savedTools().map(({ execute, ...t }) => t);
+			const s = await LanguageModel.create({ tools, expectedOutputs: [{ type: "text" }, { type: "tool-call" }],
+				backend: { kind: "scripted", turns: [{ calls: [{ name: "weather", arguments: { city: "Oslo" } }, { name: "forget", arguments: { city: "Paris" } }] }] } });
+			store.autosave("chat", s);
+			await s.prompt("Weather in Oslo, and forget Paris");`,
+		waitFor: `snap.pending.length === 2`,
+		after: `
+			const tools = savedTools().map(({ execute, ...t }) => t);
+			const s = await LanguageModel.restore(snap, { tools, backend: { kind: "scripted", turns: [{ text: "Done." }] } });
+			const restored = tail(s, 1);
+			const res = (id, name, value) => ({ role: "tool-result", content: [{ type: "tool-result", value: { callID: id, name, result: [{ type: "text", value }] } }] });
+			const answer = await s.prompt([res("call_1", "weather", "sunny"), res("call_2", "forget", "forgotten")]);`,
+		want: `{"saved":{"pending":["call_1","call_2"],"running":[],"approving":[]},
+			"restored":["tool-call forget call_2"],
+			"answer":[{"type":"text","value":"Done."}],"asked":[],
+			"tail":["tool-result weather call_1 [{\"type\":\"text\",\"value\":\"sunny\"}]","tool-result forget call_2 [{\"type\":\"text\",\"value\":\"forgotten\"}]","assistant Done."]}`,
+	},
+	{
+		name: "hybrid: weather waiting for approval, forget the page's",
+		before: `
+			const [weather, forget] = savedTools(() => "sunny");
+			const s = await LanguageModel.create({ tools: [weather, { ...forget, execute: undefined }], expectedOutputs: [{ type: "text" }, { type: "tool-call" }],
+				toolUseConfig: { approve: () => new Promise(() => {}) },
+				backend: { kind: "scripted", turns: [{ calls: [{ name: "weather", arguments: { city: "Oslo" } }, { name: "forget", arguments: { city: "Paris" } }] }] } });
+			store.autosave("chat", s);
+			s.prompt("Weather in Oslo, and forget Paris").catch(() => {});`,
+		waitFor: `snap.approving.length === 1`,
+		after: `
+			const [weather, forget] = savedTools(() => "sunny");
+			const s = await LanguageModel.restore(snap, { tools: [weather, { ...forget, execute: undefined }], toolUseConfig: { approve },
+				backend: { kind: "scripted", turns: [{ text: "Done." }] } });
+			const restored = tail(s, 1);
+			const answer = await s.prompt([{ role: "tool-result", content: [{ type: "tool-result", value: { callID: "call_2", name: "forget", result: [{ type: "text", value: "forgotten" }] } }] }]);`,
+		want: `{"saved":{"pending":["call_1","call_2"],"running":[],"approving":["call_1"]},
+			"restored":["tool-call forget call_2"],
+			"answer":[{"type":"text","value":"Done."}],"asked":["weather"],
+			"tail":["tool-result weather call_1 [{\"type\":\"text\",\"value\":\"sunny\"}]","tool-result forget call_2 [{\"type\":\"text\",\"value\":\"forgotten\"}]","assistant Done."]}`,
+	},
+}
+
+// TestBrowser_SnapshotReload: a page saves its session after every step in IndexedDB
+// (snapshotStore's autosave), is reloaded mid-loop, restores the session and goes on, in
+// every engine, with the module on the page and in a Worker, for the closed, open and
+// hybrid loops, with a call running and an approval pending at the reload.
+func TestBrowser_SnapshotReload(t *testing.T) {
+	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
+		base := serve(t, "")
+		for _, m := range modes {
+			for _, tc := range reloadLoops {
+				t.Run(m.name+"/"+tc.name, func(t *testing.T) {
+					t.Parallel()
+					p := b.Open(t, base+"/")
+					require.NoError(t, p.Eval(t.Context(), m.prelude(), nil))
+					var saved any
+					require.NoError(t, p.Eval(t.Context(), snapshotJS+`
+						const store = lm.snapshotStore("reload-test");`+tc.before+`
+						let snap;
+						for (;;) {
+							snap = await store.load("chat");
+							if (snap && `+tc.waitFor+`) break;
+							await new Promise((r) => setTimeout(r, 10));
+						}
+						globalThis.beforeReload = true;
+						setTimeout(() => location.reload(), 0);
+						return { pending: snap.pending, running: snap.running, approving: snap.approving };`, &saved))
+					// Wait for the new document: the old one has beforeReload.
+					for {
+						var fresh bool
+						err := p.Eval(t.Context(), `return document.readyState === "complete" && !globalThis.beforeReload;`, &fresh)
+						if err == nil && fresh {
+							break
+						}
+						require.NoError(t, t.Context().Err())
+						time.Sleep(20 * time.Millisecond)
+					}
+					require.NoError(t, p.Eval(t.Context(), m.prelude(), nil))
+					var got map[string]any
+					require.NoError(t, p.Eval(t.Context(), snapshotJS+`
+						const store = lm.snapshotStore("reload-test");
+						const snap = await store.load("chat");`+tc.after+`
+						return { restored, answer, asked, tail: tail(s, 3) };`, &got))
+					got["saved"] = saved
+					requireJSON(t, tc.want, got)
+				})
+			}
+		}
+	})
+}
+
+// TestBrowser_SnapshotStore: snapshotStore keeps snapshots by key in IndexedDB: a
+// session's snapshot taken when saved, a snapshot object, list, delete, and autosave
+// stopped.
+func TestBrowser_SnapshotStore(t *testing.T) {
+	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
+		requireJSON(t, `{"missing":null,"keys":["a","b"],"a":1,"b":["hi","one"],"afterDelete":["b"],"stopped":2,"saved":4,"autosaved":2}`,
+			playBrowser(t, b, serve(t, ""), browserPrelude, snapshotJS+`
+				const store = lm.snapshotStore("store-test");
+				const s = await LanguageModel.create({ backend: { kind: "scripted", turns: [{ text: "one" }, { text: "two" }] } });
+				const missing = (await store.load("a")) ?? null;
+				await store.save("a", s.snapshot());
+				const stop = store.autosave("b", s);
+				await s.prompt("hi");
+				let saved = 0;
+				while (saved !== 2) saved = (await store.load("b")).history.length; // the save after the prompt lands
+				stop();
+				await s.prompt("again");
+				await store.save("marker", {}); // after any write issued before: transactions on a store run in order
+				await store.delete("marker");
+				const keys = await store.list();
+				const a = (await store.load("a")).version;
+				const bh = (await store.load("b")).history.map((m) => m.content[0].value);
+				await store.delete("a");
+				await store.save("c", s);
+				return { missing, keys, a, b: bh, afterDelete: (await store.list()).filter((k) => k !== "c"), stopped: bh.length, saved: (await store.load("c")).history.length, autosaved: saved };`))
+	})
+}

@@ -1,0 +1,78 @@
+package wasm
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// BenchmarkPort_SnapshotRestore: a 10,000-message session (BenchmarkPort_CreateHistory's
+// history: a system message, then user and assistant in turn) saved and restored, as
+// session.snapshot() and LanguageModel.restore() do it through the Port, against
+// create({initialPrompts}) on the same history: /create is create() with the history
+// packed (js/pack.js), /snapshot reads the history and usage (the synchronous queries
+// snapshot() makes), /restore is the create request with restore, packed, and
+// /snapshot+restore both.
+func BenchmarkPort_SnapshotRestore(b *testing.B) {
+	msgs := []packed{{'s', "You are a benchmark."}}
+	for i := 1; i < 10000; i++ {
+		role := "user"
+		if i%2 == 0 {
+			role = "assistant"
+		}
+		msgs = append(msgs, packed{role[0], fmt.Sprintf("message %d of the history", i)})
+	}
+	text, units := pack(msgs...)
+	const options = `"options":{"backend":{"kind":"scripted","window":1000000000,"turns":[{"text":"ok"}]}}`
+	p := NewPort()
+	defer p.Handler().Close()
+	p.Connect(func() {})
+	send := func(m, attach string) []byte {
+		copy(p.Inbox(len(m)+len(attach)), m+attach)
+		p.Send(len(m)+len(attach), len(attach))
+		return p.Take()
+	}
+	query := func(q string) []byte {
+		copy(p.Inbox(len(q)), q)
+		return p.Query(len(q))
+	}
+	if r := send(fmt.Sprintf(`{"type":"create","id":1,"session":1,%s,"textPrompts":%d,"textUnits":%d}`, options, len(msgs), units), text); !strings.Contains(string(r), `"ok":true`) {
+		b.Fatal(string(r))
+	}
+	key := int64(1)
+	create := func(restore string) {
+		key++
+		if r := send(fmt.Sprintf(`{"type":"create","id":%d,"session":%d,%s,"textPrompts":%d,"textUnits":%d%s}`, key, key, options, len(msgs), units, restore), text); !strings.Contains(string(r), `"ok":true`) {
+			b.Fatal(string(r))
+		}
+		send(fmt.Sprintf(`{"type":"destroy","id":0,"session":%d}`, key), "")
+	}
+	snapshot := func() {
+		if h := query(`{"type":"history","id":0,"session":1}`); len(h) < len(text) {
+			b.Fatal(string(h[:100]))
+		}
+		query(`{"type":"usage","id":0,"session":1}`)
+	}
+	restore := `,"restore":{"initial":1,"usage":0}`
+	b.Run("create", func(b *testing.B) {
+		for b.Loop() {
+			create("")
+		}
+	})
+	b.Run("snapshot", func(b *testing.B) {
+		for b.Loop() {
+			snapshot()
+		}
+	})
+	b.Run("restore", func(b *testing.B) {
+		for b.Loop() {
+			create(restore)
+		}
+	})
+	b.Run("snapshot+restore", func(b *testing.B) {
+		for b.Loop() {
+			snapshot()
+			create(restore)
+		}
+	})
+}
