@@ -2,6 +2,7 @@
 // channel install() opened.
 
 import { abortReason, destroyedError } from "./errors.js";
+import { ggufAvailability, ggufBackend, isGGUF } from "./gguf.js";
 import { nativeAvailability } from "./native.js";
 import { attachment, packText } from "./pack.js";
 import { EVENT_TYPES } from "./protocol.js";
@@ -15,14 +16,19 @@ let nextKey = 1;
 const token = Symbol("LanguageModel");
 const PARAMS = Object.freeze({ defaultTopK: 3, maxTopK: 128, defaultTemperature: 1, maxTemperature: 2 });
 
-// monitorTarget calls create()'s monitor with the target of its downloadprogress events,
-// and returns the function that stops them (create()'s signal aborted).
+// monitorTarget calls create()'s monitor with the target of its downloadprogress events
+// and returns it (null without a monitor).
 function monitorTarget(monitor) {
-  if (monitor === undefined) return () => {};
+  if (monitor === undefined) return null;
   if (typeof monitor !== "function") throw new TypeError("monitor must be a function");
   const target = new EventTarget();
   monitor(target);
-  return runtime.progress?.attach(target) ?? (() => {});
+  return target;
+}
+
+// withBackend is options with backend replaced (the engine backend over a GGUF model).
+function withBackend(options, backend) {
+  return Object.create(options, { backend: { value: backend, enumerable: true } });
 }
 
 // needsArgument throws WebIDL's TypeError for a required argument that was not passed.
@@ -83,13 +89,18 @@ export class LanguageModel extends EventTarget {
   static async create(options = {}) {
     options = dictionary(options, "LanguageModel.create()");
     const signal = signalOf(options, "LanguageModel.create()");
-    const stopProgress = monitorTarget(options.monitor);
+    const gguf = isGGUF(options.backend) ? options.backend : null;
+    const target = monitorTarget(options.monitor);
+    // The module's download is the monitor's, unless the model is a GGUF the module
+    // downloads (js/gguf.js): then the model's is.
+    const stopProgress = (!gguf && target && runtime.progress?.attach(target)) || (() => {});
     if (signal) {
       if (signal.aborted) stopProgress();
       else signal.addEventListener("abort", stopProgress, { once: true });
     }
     const st = await ready();
     if (signal?.aborted) throw abortReason(signal);
+    if (gguf) options = withBackend(options, await ggufBackend(gguf, target, signal));
     const { wire, tools, ids, expectsToolCalls, undeclaredResponses, params } = wireOptions(options, st);
     const key = nextKey++;
     const shared = new Shared(params, tools, ids, expectsToolCalls, undeclaredResponses);
@@ -140,11 +151,16 @@ export class LanguageModel extends EventTarget {
     options = dictionary(options, "LanguageModel.availability()");
     const signal = signalOf(options, "LanguageModel.availability()");
     const st = await ready();
+    // A GGUF model: the module is asked about the engine backend, and js/gguf.js whether
+    // the model is there.
+    const gguf = isGGUF(options.backend) ? ggufAvailability(options.backend) : null;
+    if (gguf) options = withBackend(options, gguf.backend);
     const { wire, ids } = wireOptions(options, st);
     ids.forEach((id) => stash.delete(id));
     const answer = await st.channel.request({ type: "availability", options: wire }, { signal });
     // The engine knows whether the options work; the native model, whether it is there.
     if (answer === "available" && wire.backend?.kind === "browser") return nativeAvailability(st.native);
+    if (answer === "available" && gguf) return gguf.there;
     return answer;
   }
 
