@@ -102,9 +102,15 @@ globalThis.bytes = async (path) => (await fetch(path)).blob();
 // with the project's toy models, in every engine, with the module on the page and in a
 // Worker: a URL's download story (availability, progress, the cache), a File, and the
 // faults: a download that fails or is refused, a file that is not a GGUF, a truncated one,
-// and bad options.
+// and bad options; and docs/backends.md's example of it.
 func TestBrowser_GGUF(t *testing.T) {
 	base := serveGGUF(t)
+	// docs/backends.md's example, on the toy model served here.
+	doc := readmeBlocks(t, "TestBrowser_GGUF")[0]
+	doc = replace(t, doc, `import * as wllama from "@wllama/wllama";`, `const wllama = await import("/wllama/index.js");
+		const wasmURL = "/wllama/wasm/wllama.wasm", compatWasmURL = "/wllama-compat/wllama.wasm", compatWorkerURL = "/wllama-compat/wllama.js";
+		const progressBar = { value: -1 }, weatherTool = getWeather(() => "sunny");`)
+	doc = replace(t, doc, `"https://huggingface.co/Qwen/Qwen2.5-0.5B-Instruct-GGUF/resolve/main/qwen2.5-0.5b-instruct-q4_k_m.gguf"`, `"/weather.gguf?doc" + run`)
 	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
 		for _, m := range modes {
 			t.Run(m.name, func(t *testing.T) {
@@ -133,6 +139,9 @@ func TestBrowser_GGUF(t *testing.T) {
 							hello: s2.contextWindow };`,
 						`{"before":"downloadable","during":"downloading","after":"available","answer":"It is sunny in Paris.","first":0,"last":1,"between":true,
 						  "rising":true,"again":1,"window":4096,"usage":true,"roles":["user","tool-call","tool-result","assistant"],"hello":4096}`},
+					{"docs/backends.md's example", doc + `
+						return { before, answer, bar: progressBar.value };`,
+						`{"before":"downloadable","answer":"It is sunny in Paris.","bar":1}`},
 					{"a File: available, the open loop", `
 						const file = new File([await bytes("/text.gguf")], "text.gguf");
 						const there = await LanguageModel.availability({ backend: gguf(file) });
