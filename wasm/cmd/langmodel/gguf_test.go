@@ -20,6 +20,8 @@ type gate struct {
 	mu    sync.Mutex
 	model []byte
 	open  map[string]chan struct{}
+	// fetches counts the requests for /counted.gguf by query.
+	fetches map[string]int
 }
 
 func (g *gate) ch(key string) chan struct{} {
@@ -62,16 +64,29 @@ func (g *gate) release(w http.ResponseWriter, r *http.Request) {
 
 // serveGGUF serves serveWllama's files and models for the gguf backend: /weather.gguf and
 // /text.gguf, /gated.gguf (held halfway until /release), /cut.gguf (the connection
-// dropped after 1000 bytes), /page.gguf (an HTML page) and /missing.gguf (404).
+// dropped after 1000 bytes), /page.gguf (an HTML page), /missing.gguf (404), and
+// /counted.gguf, whose requests /fetches?<same query> counts.
 func serveGGUF(t *testing.T) string {
 	model, err := toygguf.Bytes(toygguf.Weather)
 	require.NoError(t, err)
-	g := &gate{model: model, open: map[string]chan struct{}{}}
+	g := &gate{model: model, open: map[string]chan struct{}{}, fetches: map[string]int{}}
 	h := browsertest.WllamaHandlers(t)
 	h["/weather.gguf"] = browsertest.GGUF(t, toygguf.Weather)
 	h["/text.gguf"] = browsertest.GGUF(t, toygguf.WeatherWithText)
 	h["/gated.gguf"] = http.HandlerFunc(g.serveModel)
 	h["/release"] = http.HandlerFunc(g.release)
+	weather := browsertest.GGUF(t, toygguf.Weather)
+	h["/counted.gguf"] = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		g.mu.Lock()
+		g.fetches[r.URL.RawQuery]++
+		g.mu.Unlock()
+		weather.ServeHTTP(w, r)
+	})
+	h["/fetches"] = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		w.Write([]byte(strconv.Itoa(g.fetches[r.URL.RawQuery])))
+	})
 	h["/cut.gguf"] = browsertest.GGUFCut(t, toygguf.Weather, 1000)
 	h["/page.gguf"] = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
@@ -192,6 +207,27 @@ func TestBrowser_GGUF(t *testing.T) {
 				}
 			})
 		}
+		// The next visit: a model one page downloaded is "available" to the next page of
+		// the origin and loaded from wllama's cache (OPFS) without a request. browsertest
+		// opens every page in a storage context of its own, so the next visit is a fresh
+		// copy of js/gguf.js (none of the page's loads) in the same page. WebKit has no
+		// OPFS: its cache lasts as long as the page's copy of js/gguf.js.
+		t.Run("the next visit", func(t *testing.T) {
+			want := `{"before":"available","fetches":"1","answer":"It is sunny in Paris."}`
+			if b.Engine == browsertest.WebKit {
+				want = `{"before":"downloadable","fetches":"2","answer":"It is sunny in Paris."}`
+			}
+			p := b.Open(t, base+"/")
+			var got any
+			require.NoError(t, p.Eval(t.Context(), modes[0].prelude()+ggufPage+`
+				const backend = gguf("/counted.gguf?" + run);
+				(await lm.LanguageModel.create({ backend })).destroy();
+				const next = await import("/js/gguf.js?next-visit");
+				const before = await next.ggufAvailability(backend).there;
+				const s = await lm.LanguageModel.create({ backend: await next.ggufBackend(backend, null), tools: [getWeather(() => "sunny")] });
+				return { before, fetches: await (await fetch("/fetches?" + run)).text(), answer: await s.prompt(ask) };`, &got))
+			requireJSON(t, want, got)
+		})
 	})
 }
 
