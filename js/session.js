@@ -26,6 +26,13 @@ function monitorTarget(monitor) {
   return target;
 }
 
+// ggufOf returns the GGUF model backend a create() or availability() asks for: its own
+// backend option, or install()'s when it has none; null for any other backend.
+function ggufOf(backend) {
+  if (backend === undefined) return runtime.gguf ?? null;
+  return isGGUF(backend) ? backend : null;
+}
+
 // withBackend is options with backend replaced (the engine backend over a GGUF model).
 function withBackend(options, backend) {
   return Object.create(options, { backend: { value: backend, enumerable: true } });
@@ -89,7 +96,8 @@ export class LanguageModel extends EventTarget {
   static async create(options = {}) {
     options = dictionary(options, "LanguageModel.create()");
     const signal = signalOf(options, "LanguageModel.create()");
-    const gguf = isGGUF(options.backend) ? options.backend : null;
+    const backend = options.backend; // read once: wireOptions reads it from withBackend's
+    const gguf = ggufOf(backend);
     const target = monitorTarget(options.monitor);
     // The module's download is the monitor's, unless the model is a GGUF the module
     // downloads (js/gguf.js): then the model's is.
@@ -100,7 +108,7 @@ export class LanguageModel extends EventTarget {
     }
     const st = await ready();
     if (signal?.aborted) throw abortReason(signal);
-    if (gguf) options = withBackend(options, await ggufBackend(gguf, target, signal));
+    options = withBackend(options, gguf ? await ggufBackend(gguf, target, signal) : backend);
     const { wire, tools, ids, expectsToolCalls, undeclaredResponses, params } = wireOptions(options, st);
     const key = nextKey++;
     const shared = new Shared(params, tools, ids, expectsToolCalls, undeclaredResponses);
@@ -153,8 +161,9 @@ export class LanguageModel extends EventTarget {
     const st = await ready();
     // A GGUF model: the module is asked about the engine backend, and js/gguf.js whether
     // the model is there.
-    const gguf = isGGUF(options.backend) ? ggufAvailability(options.backend) : null;
-    if (gguf) options = withBackend(options, gguf.backend);
+    const backend = options.backend;
+    const gguf = ggufOf(backend) ? ggufAvailability(ggufOf(backend)) : null;
+    options = withBackend(options, gguf ? gguf.backend : backend);
     const { wire, ids } = wireOptions(options, st);
     ids.forEach((id) => stash.delete(id));
     const answer = await st.channel.request({ type: "availability", options: wire }, { signal });

@@ -207,6 +207,20 @@ func TestBrowser_GGUF(t *testing.T) {
 				}
 			})
 		}
+		// A page written for Chrome's API: the model is install()'s default backend, and
+		// create() and availability() name none.
+		t.Run("the default backend", func(t *testing.T) {
+			p := b.Open(t, base+"/")
+			var got any
+			require.NoError(t, p.Eval(t.Context(), `globalThis.lm = await import("/js/language-model.js");`+ggufPage+`
+				await lm.install({ wasm: "/langmodel.wasm", backend: gguf("/weather.gguf?default" + run) });
+				const before = await LanguageModel.availability();
+				const events = [];
+				const s = await LanguageModel.create({ tools: [getWeather(() => "sunny")], monitor(m) { m.addEventListener("downloadprogress", (e) => events.push(e.loaded)); } });
+				return { before, first: events[0], last: events.at(-1), after: await LanguageModel.availability(), answer: await s.prompt(ask),
+					other: await LanguageModel.availability({ backend: { kind: "scripted" } }) };`, &got))
+			requireJSON(t, `{"before":"downloadable","first":0,"last":1,"after":"available","answer":"It is sunny in Paris.","other":"available"}`, got)
+		})
 		// The next visit: a model one page downloaded is "available" to the next page of
 		// the origin and loaded from wllama's cache (OPFS) without a request. browsertest
 		// opens every page in a storage context of its own, so the next visit is a fresh
