@@ -62,10 +62,11 @@ func (g *gate) release(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// serveGGUF serves serveWllama's files and models for the gguf backend: /weather.gguf and
-// /text.gguf, /gated.gguf (held halfway until /release), /cut.gguf (the connection
-// dropped after 1000 bytes), /page.gguf (an HTML page), /missing.gguf (404), and
-// /counted.gguf, whose requests /fetches?<same query> counts.
+// serveGGUF serves serveWllama's files and models for the gguf backend: /weather.gguf,
+// /text.gguf, /chatml.gguf (a template without tools, a context of 2000), /gated.gguf
+// (held halfway until /release), /cut.gguf (the connection dropped after 1000 bytes),
+// /page.gguf (an HTML page), /missing.gguf (404), and /counted.gguf, whose requests
+// /fetches?<same query> counts.
 func serveGGUF(t *testing.T) string {
 	model, err := toygguf.Bytes(toygguf.Weather)
 	require.NoError(t, err)
@@ -73,6 +74,7 @@ func serveGGUF(t *testing.T) string {
 	h := browsertest.WllamaHandlers(t)
 	h["/weather.gguf"] = browsertest.GGUF(t, toygguf.Weather)
 	h["/text.gguf"] = browsertest.GGUF(t, toygguf.WeatherWithText)
+	h["/chatml.gguf"] = browsertest.GGUF(t, toygguf.Script{Text: "Hello from llama.cpp.", Template: toygguf.ChatMLTemplate, ContextLength: 2000})
 	h["/gated.gguf"] = http.HandlerFunc(g.serveModel)
 	h["/release"] = http.HandlerFunc(g.release)
 	weather := browsertest.GGUF(t, toygguf.Weather)
@@ -167,6 +169,10 @@ func TestBrowser_GGUF(t *testing.T) {
 						const first = await s.prompt(ask);
 						return { there, events, first: first.map((p) => p.type === "text" ? p.value : [p.value.name, p.value.arguments]) };`,
 						`{"there":"available","events":[0,1],"first":["Let me check the weather.",["get_weather",{"city":"Paris"}]]}`},
+					{"a template without tools: the text protocol, the model's own context", `
+						const s = await LanguageModel.create({ backend: gguf("/chatml.gguf?" + run, { nativeTools: false }), tools: [getWeather(() => "sunny")] });
+						return { answer: await s.prompt("Hi"), window: s.contextWindow, roles: s.history.map((m) => m.role) };`,
+						`{"answer":"Hello from llama.cpp.","window":2000,"roles":["user","assistant"]}`},
 					{"a download cut midway: NetworkError naming the URL, nothing cached", `
 						const url = "/cut.gguf?" + run;
 						const r = await caught(LanguageModel.create({ backend: gguf(url) }));
