@@ -35,6 +35,7 @@ const state = {
   busy: false,
   native: undefined,
   loadProgress: [], // the module's download progress as create()'s monitor reported it
+  ggufProgress: [], // the in-page model's, for the last one picked
 };
 
 // The page's WebMCP model context, where it has one (demo/webmcp.js): the closed loop's
@@ -214,8 +215,8 @@ async function createSession(config, initialPrompts, monitor) {
 }
 
 /** switchSession replaces the session by one made with config from initialPrompts. */
-async function switchSession(config, initialPrompts) {
-  const session = await createSession(config, initialPrompts);
+async function switchSession(config, initialPrompts, monitor) {
+  const session = await createSession(config, initialPrompts, monitor);
   state.session?.destroy();
   state.session = session;
   state.config = config;
@@ -427,12 +428,13 @@ function setStep(text) {
   $("step").hidden = !text;
 }
 
-const BACKEND_LABELS = { scripted: "Offline demo model", openai: "OpenAI-compatible", browser: "Browser's own model" };
+const BACKEND_LABELS = { scripted: "Offline demo model", openai: "OpenAI-compatible", browser: "Browser's own model", gguf: "In-page model" };
 
 function showStatus() {
   const s = state.session;
   const c = state.config;
-  $("backend-label").textContent = BACKEND_LABELS[c.backend.kind] + (c.backend.model ? ` · ${c.backend.model}` : "");
+  const model = c.backend.kind === "gguf" ? ggufName(c.backend.model) : c.backend.model;
+  $("backend-label").textContent = BACKEND_LABELS[c.backend.kind] + (model ? ` · ${model}` : "");
   $("mode-label").textContent = `${c.loop} loop`;
   if (!s) return;
   const used = s.contextUsage;
@@ -492,12 +494,76 @@ function backendFromForm() {
     return b;
   }
   if (kind === "browser") return { kind };
+  if (kind === "gguf") return ggufFromForm();
   return SCRIPTED;
+}
+
+// ---------------------------------------------------------------- a model in this page
+
+// The in-page model: a GGUF the module loads into llama.cpp (wllama), which the page
+// imports itself, only when this model is picked: demo/serve serves wllama's files
+// (installed by make deps) and the project's toy model.
+const WLLAMA = {
+  paths: { default: new URL("../wllama/wasm/wllama.wasm", import.meta.url).href },
+  compat: { wasm: new URL("../wllama-compat/wllama.wasm", import.meta.url).href, worker: new URL("../wllama-compat/wllama.js", import.meta.url).href },
+};
+const WLLAMA_ENTRY = new URL("../wllama/index.js", import.meta.url).href;
+const TOY_GGUF = new URL("../models/toy.gguf", import.meta.url).href;
+let wllamaModule;
+
+// ggufFromForm returns the gguf backend the form names, or throws a TypeError saying
+// what is missing.
+async function ggufFromForm() {
+  const source = document.querySelector('input[name="gguf-source"]:checked').value;
+  let model = TOY_GGUF;
+  if (source === "url") {
+    model = $("gguf-url").value.trim();
+    if (!model) throw new TypeError("Type the URL of a GGUF model.");
+  } else if (source === "file") {
+    model = $("gguf-file").files[0];
+    if (!model) throw new TypeError("Choose a GGUF file.");
+  }
+  wllamaModule ??= await import(WLLAMA_ENTRY);
+  return { kind: "gguf", model, wllama: wllamaModule, ...WLLAMA };
+}
+
+// ggufName names a gguf backend's model for the status line.
+function ggufName(model) {
+  if (model === TOY_GGUF) return "toy model";
+  if (typeof model === "string") return decodeURIComponent(new URL(model).pathname.split("/").pop());
+  return model?.name ?? "file";
+}
+
+// showGGUFAvailability says whether the picked model must be downloaded.
+async function showGGUFAvailability() {
+  const out = $("gguf-availability");
+  if ($("backend-kind").value !== "gguf") return;
+  try {
+    const backend = await ggufFromForm();
+    const a = await LanguageModel.availability({ backend });
+    out.textContent = { available: "Ready: in this page or the browser's cache.", downloadable: "It will be downloaded first.", downloading: "Downloading…" }[a] ?? `availability(): ${a}`;
+  } catch (err) {
+    out.textContent = err instanceof TypeError ? err.message : `${err.name}: ${err.message}`;
+  }
+}
+
+// ggufMonitor feeds the progress bar from create()'s downloadprogress events.
+function ggufMonitor(m) {
+  const bar = $("gguf-progress");
+  bar.hidden = false;
+  bar.value = 0;
+  m.addEventListener("downloadprogress", (e) => {
+    bar.value = e.loaded;
+    state.ggufProgress.push(e.loaded);
+    $("backend-result").textContent = e.loaded < 1 ? `Loading the model… ${Math.round(e.loaded * 100)}%` : "Starting the model…";
+  });
 }
 
 function showBackendFields() {
   const kind = $("backend-kind").value;
   $("openai-fields").hidden = kind !== "openai";
+  $("gguf-fields").hidden = kind !== "gguf";
+  showGGUFAvailability();
   $("scripted-info").hidden = kind !== "scripted";
   $("browser-info").hidden = kind !== "browser";
 }
@@ -505,11 +571,13 @@ function showBackendFields() {
 async function applyBackend() {
   if (state.busy) return;
   const out = $("backend-result");
-  const backend = backendFromForm();
   out.className = "result";
   out.textContent = "Creating a session…";
+  let backend = { kind: $("backend-kind").value };
   try {
-    await switchSession({ ...state.config, backend }, state.session?.history);
+    backend = await backendFromForm();
+    state.ggufProgress = [];
+    await switchSession({ ...state.config, backend }, state.session?.history, backend.kind === "gguf" ? ggufMonitor : undefined);
     out.className = "result ok";
     out.textContent = `Now using: ${BACKEND_LABELS[backend.kind]}.`;
   } catch (err) {
@@ -735,6 +803,13 @@ function wire() {
     });
   }
   $("backend-kind").addEventListener("change", showBackendFields);
+  for (const r of document.querySelectorAll('input[name="gguf-source"]')) r.addEventListener("change", showGGUFAvailability);
+  for (const source of ["url", "file"]) {
+    $(`gguf-${source}`).addEventListener("change", () => {
+      document.querySelector(`input[name="gguf-source"][value="${source}"]`).checked = true;
+      showGGUFAvailability();
+    });
+  }
   $("backend-apply").addEventListener("click", applyBackend);
   $("openai-fields").addEventListener("submit", (e) => {
     e.preventDefault();

@@ -2,6 +2,7 @@
 // handshake, the default backend, and the globals.
 
 import { Channel } from "./channel.js";
+import { isGGUF } from "./gguf.js";
 import { browserGenerate, nativeAtLoad, nativeAvailability, nativeToolsAtLoad } from "./native.js";
 import { PROTOCOL_VERSION } from "./protocol.js";
 import { runtime } from "./runtime.js";
@@ -47,6 +48,8 @@ class Progress {
 export function install(config = {}) {
   if (!runtime.installing) {
     runtime.progress = new Progress();
+    // A GGUF model as the default backend is loaded by the first create() that uses it.
+    runtime.gguf = isGGUF(config.backend) ? config.backend : undefined;
     runtime.installing = doInstall(config, runtime.progress);
     runtime.installing.catch(() => {
       runtime.installing = null;
@@ -103,7 +106,7 @@ async function doInstall(config, progress) {
     browserFn: native ? stash.store(browserGenerate(native, null)) : -1,
     browserToolsFn: nativeTools ? stash.store(browserGenerate(native, classes)) : -1,
   };
-  if (config.backend !== undefined) st.backend = wireBackend(config.backend, [], st);
+  if (config.backend !== undefined && !runtime.gguf) st.backend = wireBackend(config.backend, [], st);
   runtime.installed = st;
   const globals = defineGlobals(mode, await nativeAnswer);
   return { version: hello.version, globals, native };

@@ -189,6 +189,25 @@ export type Backend =
       nativeTools?: boolean;
       /** The model's context size in tokens. Absent: the engine's own where it tells it (wllama: the n_ctx its model was loaded with), else the module's default. */
       contextWindow?: number;
+    }
+  | {
+      kind: "gguf";
+      /** The GGUF model: its URL (downloaded once, kept in wllama's cache), a File or Blob, or the Blobs of a split model. */
+      model: string | Blob | Blob[];
+      /** The wllama module the page imported: import * as wllama from "@wllama/wllama". */
+      wllama: { Wllama: new (paths: any, config?: any) => any; CacheManager: new (backends?: any[]) => any };
+      /** new Wllama()'s first argument: where wllama's files are, {default: the URL of its wllama.wasm}. */
+      paths: { default: string; [file: string]: string };
+      /** Where @wllama/wllama-compat's files are, as setCompat() takes them (engines without JSPI or Memory64: WebKit). Absent: wllama's default (a CDN). */
+      compat?: { wasm: string; worker: string };
+      /** new Wllama()'s second argument (its cacheManager, when given, is the cache the module uses). */
+      config?: object;
+      /** loadModel()'s options, over {jinja: true, n_gpu_layers: 0, n_threads: 1 unless cross-origin isolated, n_ctx: the model's context length, at most 8192}. */
+      load?: object;
+      /** false: tool use through the text protocol, for a model whose chat template has no tools. Default true. */
+      nativeTools?: boolean;
+      /** Absent: the context the engine was loaded with. */
+      contextWindow?: number;
     };
 
 /** A Chat Completions request as the module sends it to an in-page engine (stream: true, with usage). */

@@ -17,6 +17,8 @@
 //   channel.js   the channel to the module: requests, replies, calls to the page
 //   tools.js     the tool classes
 //   native.js    the browser's own LanguageModel, as the "browser" backend
+//   engine.js    in-page engines (wllama, WebLLM), as the "engine" backend
+//   gguf.js      a GGUF model the module loads into wllama: download, cache, checks
 //   install.js   install(): the handshake, the default backend, the globals
 //   load.js      loading the module: its files, fetch with progress, wasm_exec.js, instantiation
 //   port.js      the module's port: messages through its memory, by its exports

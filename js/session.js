@@ -3,6 +3,7 @@
 
 import { follow, withModelContext } from "./webmcp.js";
 import { abortReason, destroyedError } from "./errors.js";
+import { ggufAvailability, ggufBackend, isGGUF } from "./gguf.js";
 import { nativeAvailability } from "./native.js";
 import { attachment, packText } from "./pack.js";
 import { EVENT_TYPES } from "./protocol.js";
@@ -17,14 +18,26 @@ let nextKey = 1;
 const token = Symbol("LanguageModel");
 const PARAMS = Object.freeze({ defaultTopK: 3, maxTopK: 128, defaultTemperature: 1, maxTemperature: 2 });
 
-// monitorTarget calls create()'s monitor with the target of its downloadprogress events,
-// and returns the function that stops them (create()'s signal aborted).
+// monitorTarget calls create()'s monitor with the target of its downloadprogress events
+// and returns it (null without a monitor).
 function monitorTarget(monitor) {
-  if (monitor === undefined) return () => {};
+  if (monitor === undefined) return null;
   if (typeof monitor !== "function") throw new TypeError("monitor must be a function");
   const target = new EventTarget();
   monitor(target);
-  return runtime.progress?.attach(target) ?? (() => {});
+  return target;
+}
+
+// ggufOf returns the GGUF model backend a create() or availability() asks for: its own
+// backend option, or install()'s when it has none; null for any other backend.
+function ggufOf(backend) {
+  if (backend === undefined) return runtime.gguf ?? null;
+  return isGGUF(backend) ? backend : null;
+}
+
+// withBackend is options with backend replaced (the engine backend over a GGUF model).
+function withBackend(options, backend) {
+  return Object.create(options, { backend: { value: backend, enumerable: true } });
 }
 
 // needsArgument throws WebIDL's TypeError for a required argument that was not passed.
@@ -104,13 +117,19 @@ export class LanguageModel extends EventTarget {
   static async #create(options, restore) {
     const what = restore ? "LanguageModel.restore()" : "LanguageModel.create()";
     const signal = signalOf(options, what);
-    const stopProgress = monitorTarget(options.monitor);
+    const backend = options.backend; // read once: wireOptions reads it from withBackend's
+    const gguf = ggufOf(backend);
+    const target = monitorTarget(options.monitor);
+    // The module's download is the monitor's, unless the model is a GGUF the module
+    // downloads (js/gguf.js): then the model's is.
+    const stopProgress = (!gguf && target && runtime.progress?.attach(target)) || (() => {});
     if (signal) {
       if (signal.aborted) stopProgress();
       else signal.addEventListener("abort", stopProgress, { once: true });
     }
     const st = await ready();
     if (signal?.aborted) throw abortReason(signal);
+    options = withBackend(options, gguf ? await ggufBackend(gguf, target, signal) : backend);
     let mc, own;
     ({ options, mc, own } = await withModelContext(options)); // js/webmcp.js
     const { wire, tools, ids, expectsToolCalls, undeclaredResponses, params } = wireOptions(options, st);
@@ -170,11 +189,17 @@ export class LanguageModel extends EventTarget {
     options = dictionary(options, "LanguageModel.availability()");
     const signal = signalOf(options, "LanguageModel.availability()");
     const st = await ready();
+    // A GGUF model: the module is asked about the engine backend, and js/gguf.js whether
+    // the model is there.
+    const backend = options.backend;
+    const gguf = ggufOf(backend) ? ggufAvailability(ggufOf(backend)) : null;
+    options = withBackend(options, gguf ? gguf.backend : backend);
     const { wire, ids } = wireOptions(options, st);
     ids.forEach((id) => stash.delete(id));
     const answer = await st.channel.request({ type: "availability", options: wire }, { signal });
     // The engine knows whether the options work; the native model, whether it is there.
     if (answer === "available" && wire.backend?.kind === "browser") return nativeAvailability(st.native);
+    if (answer === "available" && gguf) return gguf.there;
     return answer;
   }
 

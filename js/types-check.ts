@@ -131,8 +131,20 @@ async function page(): Promise<void> {
       model: "Qwen2.5-0.5B-Instruct-q4f16_1-MLC",
       nativeTools: false,
     },
+    // A GGUF model the module loads into the wllama module the page imported.
+    {
+      kind: "gguf",
+      model: "https://example.com/qwen2.5-0.5b-instruct-q4_k_m.gguf",
+      wllama: { Wllama: class {}, CacheManager: class {} },
+      paths: { default: "/wllama/wasm/wllama.wasm" },
+      compat: { wasm: "/wllama-compat/wllama.wasm", worker: "/wllama-compat/wllama.js" },
+      load: { n_ctx: 4096 },
+    },
+    { kind: "gguf", model: [new Blob([]), new Blob([])], wllama: { Wllama: class {}, CacheManager: class {} }, paths: { default: "/w.wasm" } },
   ];
   for (const backend of backends) console.log(await LanguageModel.availability({ backend }), ready);
+  // @ts-expect-error a GGUF model needs the wllama module and its paths
+  await LanguageModel.create({ backend: { kind: "gguf", model: "/m.gguf" } });
   // @ts-expect-error an engine needs createChatCompletion or chat.completions.create
   await LanguageModel.create({ backend: { kind: "engine", engine: { generate() {} } } });
 

@@ -7,10 +7,16 @@
 // for module scripts), no caching (a rebuilt module is picked up on reload), and
 // nothing else of the repository.
 //
+// For the in-page model (llama.cpp, wllama) it also serves, when `make deps` has
+// installed them (internal/npm), wllama's ES module and default build under /wllama/
+// and its compat build (WebKit) under /wllama-compat/, and the project's toy GGUF
+// (internal/toygguf's Clock, written at start, never committed) at /models/toy.gguf.
+//
 // It is a separate program, not part of the module: net/http never reaches the .wasm.
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -20,6 +26,9 @@ import (
 	"path"
 	"path/filepath"
 	"syscall"
+	"time"
+
+	"langmodel/internal/toygguf"
 )
 
 var contentTypes = map[string]string{
@@ -32,15 +41,23 @@ var contentTypes = map[string]string{
 	".json": "application/json",
 	".svg":  "image/svg+xml",
 	".png":  "image/png",
+	".gguf": "application/octet-stream",
 }
 
-// handler serves the three folders of root (the repository) that the page uses.
-func handler(root string) http.Handler {
+// handler serves the three folders of root (the repository) that the page uses, wllama
+// and the toy model.
+func handler(root string, toy []byte) http.Handler {
 	mux := http.NewServeMux()
 	for _, dir := range []string{"demo", "js", "build"} {
 		prefix := "/" + dir + "/"
 		mux.Handle(prefix, http.StripPrefix(prefix, http.FileServer(http.Dir(filepath.Join(root, dir)))))
 	}
+	wllama := filepath.Join(root, "internal", "npm", "node_modules", "@wllama")
+	mux.Handle("/wllama/", http.StripPrefix("/wllama/", http.FileServer(http.Dir(filepath.Join(wllama, "wllama", "esm")))))
+	mux.Handle("/wllama-compat/", http.StripPrefix("/wllama-compat/", http.FileServer(http.Dir(filepath.Join(wllama, "wllama-compat", "wasm")))))
+	mux.HandleFunc("/models/toy.gguf", func(w http.ResponseWriter, r *http.Request) {
+		http.ServeContent(w, r, "toy.gguf", time.Time{}, bytes.NewReader(toy))
+	})
 	mux.HandleFunc("/favicon.ico", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	mux.HandleFunc("/{$}", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/demo/", http.StatusFound) })
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -65,6 +82,14 @@ func main() {
 			os.Exit(1)
 		}
 	}
+	if _, err := os.Stat(filepath.Join(*root, "internal/npm/node_modules/@wllama/wllama/esm/index.js")); err != nil {
+		fmt.Fprintln(os.Stderr, "demo/serve: wllama is not installed (run `make deps`): the in-page model will not load")
+	}
+	toy, err := toygguf.Bytes(toygguf.Clock)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "demo/serve: %v\n", err)
+		os.Exit(1)
+	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		if errors.Is(err, syscall.EADDRINUSE) {
@@ -75,7 +100,7 @@ func main() {
 		os.Exit(1)
 	}
 	fmt.Printf("langmodel demo: http://%s/demo/  (Ctrl-C to stop)\n", ln.Addr())
-	if err := http.Serve(ln, handler(*root)); err != nil {
+	if err := http.Serve(ln, handler(*root, toy)); err != nil {
 		fmt.Fprintf(os.Stderr, "demo/serve: %v\n", err)
 		os.Exit(1)
 	}

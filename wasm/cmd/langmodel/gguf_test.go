@@ -1,0 +1,258 @@
+//go:build !js
+
+package main
+
+import (
+	"net/http"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"langmodel/internal/browsertest"
+	"langmodel/internal/toygguf"
+)
+
+// gate holds downloads of a model halfway until the page releases them: a download
+// that is surely under way, with a progress event between 0 and 1.
+type gate struct {
+	mu    sync.Mutex
+	model []byte
+	open  map[string]chan struct{}
+	// fetches counts the requests for /counted.gguf by query.
+	fetches map[string]int
+}
+
+func (g *gate) ch(key string) chan struct{} {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	c, ok := g.open[key]
+	if !ok {
+		c = make(chan struct{})
+		g.open[key] = c
+	}
+	return c
+}
+
+// model serves the model's first half, then the rest once /release?<same query> came.
+func (g *gate) serveModel(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/octet-stream")
+	w.Header().Set("Content-Length", strconv.Itoa(len(g.model)))
+	w.WriteHeader(http.StatusOK)
+	half := len(g.model) / 2
+	w.Write(g.model[:half])
+	w.(http.Flusher).Flush()
+	select {
+	case <-g.ch(r.URL.RawQuery):
+	case <-r.Context().Done():
+		return
+	}
+	w.Write(g.model[half:])
+}
+
+func (g *gate) release(w http.ResponseWriter, r *http.Request) {
+	c := g.ch(r.URL.RawQuery)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	select {
+	case <-c:
+	default:
+		close(c)
+	}
+}
+
+// serveGGUF serves serveWllama's files and models for the gguf backend: /weather.gguf,
+// /text.gguf, /chatml.gguf (a template without tools, a context of 2000), /gated.gguf
+// (held halfway until /release), /cut.gguf (the connection dropped after 1000 bytes),
+// /page.gguf (an HTML page), /missing.gguf (404), and /counted.gguf, whose requests
+// /fetches?<same query> counts.
+func serveGGUF(t *testing.T) string {
+	model, err := toygguf.Bytes(toygguf.Weather)
+	require.NoError(t, err)
+	g := &gate{model: model, open: map[string]chan struct{}{}, fetches: map[string]int{}}
+	h := browsertest.WllamaHandlers(t)
+	h["/weather.gguf"] = browsertest.GGUF(t, toygguf.Weather)
+	h["/text.gguf"] = browsertest.GGUF(t, toygguf.WeatherWithText)
+	h["/chatml.gguf"] = browsertest.GGUF(t, toygguf.Script{Text: "Hello from llama.cpp.", Template: toygguf.ChatMLTemplate, ContextLength: 2000})
+	h["/gated.gguf"] = http.HandlerFunc(g.serveModel)
+	h["/release"] = http.HandlerFunc(g.release)
+	weather := browsertest.GGUF(t, toygguf.Weather)
+	h["/counted.gguf"] = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		g.mu.Lock()
+		g.fetches[r.URL.RawQuery]++
+		g.mu.Unlock()
+		weather.ServeHTTP(w, r)
+	})
+	h["/fetches"] = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		w.Write([]byte(strconv.Itoa(g.fetches[r.URL.RawQuery])))
+	})
+	h["/cut.gguf"] = browsertest.GGUFCut(t, toygguf.Weather, 1000)
+	h["/page.gguf"] = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte("<!doctype html><title>Not here</title>"))
+	})
+	for path, handler := range moduleHandlers(t) {
+		h[path] = handler
+	}
+	return browsertest.Serve(t, "", h)
+}
+
+// ggufPage defines gguf(model), the gguf backend over the wllama module served here (its
+// files named, the compat build for WebKit among them), and a query unique to the page,
+// so that a model the browser cached for another page is not this page's.
+const ggufPage = `
+const wllama = await import("/wllama/index.js");
+globalThis.gguf = (model, extra) => ({ kind: "gguf", model, wllama, paths: { default: "/wllama/wasm/wllama.wasm" },
+	compat: { wasm: "/wllama-compat/wllama.wasm", worker: "/wllama-compat/wllama.js" }, ...extra });
+globalThis.run = String(Math.random()).slice(2);
+globalThis.getWeather = (execute) => ({ name: "get_weather", description: "The weather in a city",
+	inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] }, execute });
+globalThis.ask = "What is the weather in Paris?";
+globalThis.caught = async (p) => { try { await p; return "resolved"; } catch (e) { return e.name + ": " + e.message.replaceAll(location.origin, ""); } };
+globalThis.bytes = async (path) => (await fetch(path)).blob();
+`
+
+// TestBrowser_GGUF runs the gguf backend (js/gguf.js) over real llama.cpp (wllama 3.13.0)
+// with the project's toy models, in every engine, with the module on the page and in a
+// Worker: a URL's download story (availability, progress, the cache), a File, and the
+// faults: a download that fails or is refused, a file that is not a GGUF, a truncated one,
+// and bad options; and docs/backends.md's example of it.
+func TestBrowser_GGUF(t *testing.T) {
+	base := serveGGUF(t)
+	// docs/backends.md's example, on the toy model served here.
+	doc := readmeBlocks(t, "TestBrowser_GGUF")[0]
+	doc = replace(t, doc, `import * as wllama from "@wllama/wllama";`, `const wllama = await import("/wllama/index.js");
+		const wasmURL = "/wllama/wasm/wllama.wasm", compatWasmURL = "/wllama-compat/wllama.wasm", compatWorkerURL = "/wllama-compat/wllama.js";
+		const progressBar = { value: -1 }, weatherTool = getWeather(() => "sunny");`)
+	doc = replace(t, doc, `"https://huggingface.co/Qwen/Qwen2.5-0.5B-Instruct-GGUF/resolve/main/qwen2.5-0.5b-instruct-q4_k_m.gguf"`, `"/weather.gguf?doc" + run`)
+	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
+		for _, m := range modes {
+			t.Run(m.name, func(t *testing.T) {
+				p := b.Open(t, base+"/")
+				require.NoError(t, p.Eval(t.Context(), m.prelude()+ggufPage, nil))
+				for _, tc := range []struct{ name, js, want string }{
+					{"a URL: downloadable, downloading with progress from 0 to 1, then available and cached", `
+						const url = "/gated.gguf?" + run;
+						const before = await LanguageModel.availability({ backend: gguf(url) });
+						const events = [];
+						let started;
+						const halfway = new Promise((res) => { started = res; });
+						const creating = LanguageModel.create({ backend: gguf(url), tools: [getWeather(() => "sunny")],
+							monitor(m) { m.addEventListener("downloadprogress", (e) => { events.push(e.loaded); if (e.loaded > 0) started(); }); } });
+						await halfway;
+						const during = await LanguageModel.availability({ backend: gguf(url) });
+						await fetch("/release?" + run);
+						const s = await creating;
+						const after = await LanguageModel.availability({ backend: gguf(url) });
+						const answer = await s.prompt(ask);
+						const again = [];
+						const s2 = await LanguageModel.create({ backend: gguf(url), monitor(m) { m.addEventListener("downloadprogress", (e) => again.push(e.loaded)); } });
+						return { before, during, after, answer, first: events[0], last: events.at(-1), between: events.some((f) => f > 0 && f < 1),
+							rising: events.every((f, i) => i === 0 || f > events[i - 1]), again: again.at(-1),
+							window: s.contextWindow, usage: s.contextUsage > 0 && s.contextUsage < s.contextWindow, roles: s.history.map((m) => m.role),
+							hello: s2.contextWindow };`,
+						`{"before":"downloadable","during":"downloading","after":"available","answer":"It is sunny in Paris.","first":0,"last":1,"between":true,
+						  "rising":true,"again":1,"window":4096,"usage":true,"roles":["user","tool-call","tool-result","assistant"],"hello":4096}`},
+					{"docs/backends.md's example", doc + `
+						return { before, answer, bar: progressBar.value };`,
+						`{"before":"downloadable","answer":"It is sunny in Paris.","bar":1}`},
+					{"a File: available, the open loop", `
+						const file = new File([await bytes("/text.gguf")], "text.gguf");
+						const there = await LanguageModel.availability({ backend: gguf(file) });
+						const events = [];
+						const s = await LanguageModel.create({ backend: gguf(file), tools: [getWeather()],
+							expectedInputs: [{ type: "tool-response" }], expectedOutputs: [{ type: "text" }, { type: "tool-call" }],
+							monitor(m) { m.addEventListener("downloadprogress", (e) => events.push(e.loaded)); } });
+						const first = await s.prompt(ask);
+						return { there, events, first: first.map((p) => p.type === "text" ? p.value : [p.value.name, p.value.arguments]) };`,
+						`{"there":"available","events":[0,1],"first":["Let me check the weather.",["get_weather",{"city":"Paris"}]]}`},
+					{"a template without tools: the text protocol, the model's own context", `
+						const s = await LanguageModel.create({ backend: gguf("/chatml.gguf?" + run, { nativeTools: false }), tools: [getWeather(() => "sunny")] });
+						return { answer: await s.prompt("Hi"), window: s.contextWindow, roles: s.history.map((m) => m.role) };`,
+						`{"answer":"Hello from llama.cpp.","window":2000,"roles":["user","assistant"]}`},
+					{"a download cut midway: NetworkError naming the URL, nothing cached", `
+						const url = "/cut.gguf?" + run;
+						const r = await caught(LanguageModel.create({ backend: gguf(url) }));
+						return { r: r.startsWith("NetworkError: could not download the model at " + url + ": "), after: await LanguageModel.availability({ backend: gguf(url) }) };`,
+						`{"r":true,"after":"downloadable"}`},
+					{"a download refused: NetworkError with the status", `
+						return await caught(LanguageModel.create({ backend: gguf("/missing.gguf") }));`,
+						`"NetworkError: could not download the model at /missing.gguf: HTTP 404"`},
+					{"a URL that is not a GGUF: DataError, nothing cached", `
+						const r = await caught(LanguageModel.create({ backend: gguf("/page.gguf") }));
+						return { r, after: await LanguageModel.availability({ backend: gguf("/page.gguf") }) };`,
+						`{"r":"DataError: /page.gguf is not a GGUF model: it starts with \"<!do\", not \"GGUF\"","after":"downloadable"}`},
+					{"a truncated file: DataError", `
+						const whole = await bytes("/weather.gguf");
+						const cut = new File([whole.slice(0, whole.size - 100)], "weather.gguf");
+						const head = new File([whole.slice(0, 100)], "weather.gguf");
+						return [await caught(LanguageModel.create({ backend: gguf(cut) })), await caught(LanguageModel.create({ backend: gguf(head) })),
+							(await caught(LanguageModel.create({ backend: gguf(new Blob(["GGUF"])) })))];`,
+						`["DataError: the file weather.gguf is truncated: ` + strconv.Itoa(len(toyBytes(t))-100) + ` bytes, where its GGUF header describes ` + strconv.Itoa(len(toyBytes(t))) + `",
+						  "DataError: the file weather.gguf is truncated: it ends within its GGUF header (100 bytes)",
+						  "DataError: blob 0 is truncated: it ends within its GGUF header (4 bytes)"]`},
+					{"bad options: TypeError", `
+						return [await caught(LanguageModel.create({ backend: { kind: "gguf", model: "/weather.gguf" } })),
+							await caught(LanguageModel.create({ backend: gguf(42) })),
+							await caught(LanguageModel.availability({ backend: gguf("/weather.gguf", { paths: undefined }) }))];`,
+						`["TypeError: invalid backend: backend.wllama must be the wllama module (import * as wllama from \"@wllama/wllama\")",
+						  "TypeError: invalid backend: backend.model must be a GGUF's URL, a File or Blob, or an array of Blobs (a split model)",
+						  "TypeError: invalid backend: backend.paths must name wllama's files as new Wllama() takes them: {default: the URL of its wllama.wasm}"]`},
+				} {
+					t.Run(tc.name, func(t *testing.T) {
+						var got any
+						require.NoError(t, p.Eval(t.Context(), `const { LanguageModel } = lm;`+tc.js, &got))
+						requireJSON(t, tc.want, got)
+					})
+				}
+				for _, line := range p.Console() {
+					require.NotContains(t, line, "exception:")
+				}
+			})
+		}
+		// A page written for Chrome's API: the model is install()'s default backend, and
+		// create() and availability() name none.
+		t.Run("the default backend", func(t *testing.T) {
+			p := b.Open(t, base+"/")
+			var got any
+			require.NoError(t, p.Eval(t.Context(), `globalThis.lm = await import("/js/language-model.js");`+ggufPage+`
+				await lm.install({ wasm: "/langmodel.wasm", backend: gguf("/weather.gguf?default" + run) });
+				const before = await LanguageModel.availability();
+				const events = [];
+				const s = await LanguageModel.create({ tools: [getWeather(() => "sunny")], monitor(m) { m.addEventListener("downloadprogress", (e) => events.push(e.loaded)); } });
+				return { before, first: events[0], last: events.at(-1), after: await LanguageModel.availability(), answer: await s.prompt(ask),
+					other: await LanguageModel.availability({ backend: { kind: "scripted" } }) };`, &got))
+			requireJSON(t, `{"before":"downloadable","first":0,"last":1,"after":"available","answer":"It is sunny in Paris.","other":"available"}`, got)
+		})
+		// The next visit: a model one page downloaded is "available" to the next page of
+		// the origin and loaded from wllama's cache (OPFS) without a request. browsertest
+		// opens every page in a storage context of its own, so the next visit is a fresh
+		// copy of js/gguf.js (none of the page's loads) in the same page. WebKit has no
+		// OPFS: its cache lasts as long as the page's copy of js/gguf.js.
+		t.Run("the next visit", func(t *testing.T) {
+			want := `{"before":"available","fetches":"1","answer":"It is sunny in Paris."}`
+			if b.Engine == browsertest.WebKit {
+				want = `{"before":"downloadable","fetches":"2","answer":"It is sunny in Paris."}`
+			}
+			p := b.Open(t, base+"/")
+			var got any
+			require.NoError(t, p.Eval(t.Context(), modes[0].prelude()+ggufPage+`
+				const backend = gguf("/counted.gguf?" + run);
+				(await lm.LanguageModel.create({ backend })).destroy();
+				const next = await import("/js/gguf.js?next-visit");
+				const before = await next.ggufAvailability(backend).there;
+				const s = await lm.LanguageModel.create({ backend: await next.ggufBackend(backend, null), tools: [getWeather(() => "sunny")] });
+				return { before, fetches: await (await fetch("/fetches?" + run)).text(), answer: await s.prompt(ask) };`, &got))
+			requireJSON(t, want, got)
+		})
+	})
+}
+
+func toyBytes(t *testing.T) []byte {
+	b, err := toygguf.Bytes(toygguf.Weather)
+	require.NoError(t, err)
+	return b
+}
