@@ -101,15 +101,16 @@ var snapshotScenarios = []scenario{
 	{"a call that ran in a batch still running is saved as running, never run again", `
 		let ran = 0, started;
 		const began = new Promise((r) => (started = r));
+		const yes = () => true; // forget is destructive: it runs only once approved
 		const s = await LanguageModel.create({ tools: savedTools(() => { ran++; return "sunny"; }, () => { started(); return new Promise(() => {}); }),
-			toolUseConfig: { parallel: false },
+			toolUseConfig: { parallel: false, approve: yes },
 			backend: { kind: "scripted", turns: [{ calls: [{ name: "weather", arguments: { city: "Oslo" } }, { name: "forget", arguments: { city: "Paris" } }] }] } });
 		s.snapshot(); // as autosave does first
 		s.prompt("go").catch(() => {});
 		await began;
 		const snap = s.snapshot();
 		s.destroy();
-		const r = await LanguageModel.restore(snap, { tools: savedTools(() => { ran++; return "again"; }, () => "forgotten"), toolUseConfig: { parallel: false },
+		const r = await LanguageModel.restore(snap, { tools: savedTools(() => { ran++; return "again"; }, () => "forgotten"), toolUseConfig: { parallel: false, approve: yes },
 			backend: { kind: "scripted", turns: [{ text: "Done." }] } });
 		return { running: snap.running, ran, restored: tail(r, 2) };`,
 		`{"running":["call_1","call_2"],"ran":1,"restored":["tool-result weather call_1 error: interrupted: the page was closed or reloaded while this tool call ran","tool-result forget call_2 error: interrupted: the page was closed or reloaded while this tool call ran"]}`},
