@@ -129,9 +129,9 @@ export class LanguageModel extends EventTarget {
     }
     const st = await ready();
     if (signal?.aborted) throw abortReason(signal);
-    options = withBackend(options, gguf ? await ggufBackend(gguf, target, signal) : backend);
     let mc, own;
-    ({ options, mc, own } = await withModelContext(options)); // js/webmcp.js
+    ({ options, mc, own } = await withModelContext(options)); // js/webmcp.js: spreads options' own keys
+    options = withBackend(options, gguf ? await ggufBackend(gguf, target, signal) : backend);
     const { wire, tools, ids, expectsToolCalls, undeclaredResponses, params } = wireOptions(options, st);
     const key = nextKey++;
     const { initialPrompts: _history, backend: _backend, ...data } = wire; // a snapshot's options (snapshot.js)
