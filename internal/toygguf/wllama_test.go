@@ -1,9 +1,11 @@
 package toygguf_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -78,7 +80,7 @@ func TestWllama_ToolLoop(t *testing.T) {
 	base := serveModels(t)
 	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
 		p := b.Open(t, base+"/")
-		require.NoError(t, p.Eval(t.Context(), page, nil))
+		require.NoError(t, p.Eval(engineCtx(t), page, nil))
 		for _, tc := range []struct {
 			name, model, request string
 			want                 []turn
@@ -123,7 +125,7 @@ func TestWllama_ToolLoop(t *testing.T) {
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				var got []turn
-				require.NoError(t, p.Eval(t.Context(), `
+				require.NoError(t, p.Eval(engineCtx(t), `
 const w = await engine(`+js(tc.model)+`);
 const messages = [...user];
 const out = [];
@@ -213,7 +215,7 @@ func TestWllama_Stream(t *testing.T) {
 	usage.Choices, usage.HasUsage = 0, true
 	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
 		p := b.Open(t, base+"/")
-		require.NoError(t, p.Eval(t.Context(), page+shapes, nil))
+		require.NoError(t, p.Eval(engineCtx(t), page+shapes, nil))
 		for _, tc := range []struct {
 			name, stream string
 			want         []chunkShape
@@ -235,7 +237,7 @@ func TestWllama_Stream(t *testing.T) {
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				var got []chunkShape
-				require.NoError(t, p.Eval(t.Context(), `return await `+tc.stream+`;`, &got))
+				require.NoError(t, p.Eval(engineCtx(t), `return await `+tc.stream+`;`, &got))
 				require.Equal(t, tc.want, got)
 			})
 		}
@@ -248,13 +250,13 @@ func TestWllama_Abort(t *testing.T) {
 	base := serveModels(t)
 	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
 		p := b.Open(t, base+"/")
-		require.NoError(t, p.Eval(t.Context(), page+shapes, nil))
+		require.NoError(t, p.Eval(engineCtx(t), page+shapes, nil))
 		var got struct {
 			Chunks []chunkShape `json:"chunks"`
 			Error  string       `json:"error"`
 			After  turn         `json:"after"`
 		}
-		require.NoError(t, p.Eval(t.Context(), `
+		require.NoError(t, p.Eval(engineCtx(t), `
 const w = await engine("hello");
 const ac = new AbortController();
 const chunks = [];
@@ -285,7 +287,7 @@ func TestWllama_BadModel(t *testing.T) {
 	base := serveModels(t)
 	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
 		p := b.Open(t, base+"/")
-		require.NoError(t, p.Eval(t.Context(), page, nil))
+		require.NoError(t, p.Eval(engineCtx(t), page, nil))
 		for _, tc := range []struct{ name, model string }{
 			{"not a GGUF file", `"/html.gguf"`},
 			{"a truncated GGUF file", `new Blob([(await (await fetch("/hello.gguf")).arrayBuffer()).slice(0, 4096)])`},
@@ -295,7 +297,7 @@ func TestWllama_BadModel(t *testing.T) {
 					Loaded bool   `json:"loaded"`
 					Error  string `json:"error"`
 				}
-				require.NoError(t, p.Eval(t.Context(), `
+				require.NoError(t, p.Eval(engineCtx(t), `
 const w = await newWllama(`+tc.model+`);
 try {
 	await w.createChatCompletion({messages: user});
@@ -316,12 +318,12 @@ func TestWllama_Context(t *testing.T) {
 	base := serveModels(t)
 	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
 		p := b.Open(t, base+"/")
-		require.NoError(t, p.Eval(t.Context(), page, nil))
+		require.NoError(t, p.Eval(engineCtx(t), page, nil))
 		var got struct {
 			Train  int `json:"train"`
 			Prompt int `json:"prompt"`
 		}
-		require.NoError(t, p.Eval(t.Context(), `
+		require.NoError(t, p.Eval(engineCtx(t), `
 const w = await engine("chatml");
 const r = await w.createChatCompletion({messages: [{role: "user", content: "Hi"}]});
 return {train: w.getLoadedContextInfo().n_ctx_train, prompt: r.usage.prompt_tokens};`, &got))
@@ -329,4 +331,12 @@ return {train: w.getLoadedContextInfo().n_ctx_train, prompt: r.usage.prompt_toke
 		// <|im_start|> "user\nHi" <|im_end|> "\n" <|im_start|> "assistant\n"
 		require.Equal(t, 1+len("user\nHi")+1+1+1+len("assistant\n"), got.Prompt)
 	})
+}
+
+// engineCtx bounds an Eval that runs llama.cpp: WebKit's compat build takes seconds a
+// completion, and many more on a loaded machine, where browsertest's 30 s default is short.
+func engineCtx(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
 }

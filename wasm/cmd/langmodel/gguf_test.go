@@ -132,7 +132,7 @@ func TestBrowser_GGUF(t *testing.T) {
 		for _, m := range modes {
 			t.Run(m.name, func(t *testing.T) {
 				p := b.Open(t, base+"/")
-				require.NoError(t, p.Eval(t.Context(), m.prelude()+ggufPage, nil))
+				require.NoError(t, p.Eval(engineCtx(t), m.prelude()+ggufPage, nil))
 				for _, tc := range []struct{ name, js, want string }{
 					{"a URL: downloadable, downloading with progress from 0 to 1, then available and cached", `
 						const url = "/gated.gguf?" + run;
@@ -204,7 +204,7 @@ func TestBrowser_GGUF(t *testing.T) {
 				} {
 					t.Run(tc.name, func(t *testing.T) {
 						var got any
-						require.NoError(t, p.Eval(t.Context(), `const { LanguageModel } = lm;`+tc.js, &got))
+						require.NoError(t, p.Eval(engineCtx(t), `const { LanguageModel } = lm;`+tc.js, &got))
 						requireJSON(t, tc.want, got)
 					})
 				}
@@ -218,7 +218,7 @@ func TestBrowser_GGUF(t *testing.T) {
 		t.Run("the default backend", func(t *testing.T) {
 			p := b.Open(t, base+"/")
 			var got any
-			require.NoError(t, p.Eval(t.Context(), `globalThis.lm = await import("/js/language-model.js");`+ggufPage+`
+			require.NoError(t, p.Eval(engineCtx(t), `globalThis.lm = await import("/js/language-model.js");`+ggufPage+`
 				await lm.install({ wasm: "/langmodel.wasm", backend: gguf("/weather.gguf?default" + run) });
 				const before = await LanguageModel.availability();
 				const events = [];
@@ -239,7 +239,7 @@ func TestBrowser_GGUF(t *testing.T) {
 			}
 			p := b.Open(t, base+"/")
 			var got any
-			require.NoError(t, p.Eval(t.Context(), modes[0].prelude()+ggufPage+`
+			require.NoError(t, p.Eval(engineCtx(t), modes[0].prelude()+ggufPage+`
 				const backend = gguf("/counted.gguf?" + run);
 				(await lm.LanguageModel.create({ backend })).destroy();
 				const next = await import("/js/gguf.js?next-visit");

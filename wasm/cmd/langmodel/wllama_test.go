@@ -3,7 +3,9 @@
 package main
 
 import (
+	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -52,7 +54,7 @@ func TestBrowser_Wllama(t *testing.T) {
 		for _, m := range modes {
 			t.Run(m.name, func(t *testing.T) {
 				p := b.Open(t, base+"/")
-				require.NoError(t, p.Eval(t.Context(), m.prelude()+wllamaPage, nil))
+				require.NoError(t, p.Eval(engineCtx(t), m.prelude()+wllamaPage, nil))
 				for _, tc := range []struct{ name, js, want string }{
 					{"closed loop, two turns", `
 						const args = [];
@@ -138,7 +140,7 @@ func TestBrowser_Wllama(t *testing.T) {
 				} {
 					t.Run(tc.name, func(t *testing.T) {
 						var got any
-						require.NoError(t, p.Eval(t.Context(), `const { LanguageModel } = lm;`+tc.js, &got))
+						require.NoError(t, p.Eval(engineCtx(t), `const { LanguageModel } = lm;`+tc.js, &got))
 						requireJSON(t, tc.want, got)
 					})
 				}
@@ -150,4 +152,12 @@ func TestBrowser_Wllama(t *testing.T) {
 			})
 		}
 	})
+}
+
+// engineCtx bounds an Eval that runs llama.cpp: WebKit's compat build takes seconds a
+// completion, and many more on a loaded machine, where browsertest's 30 s default is short.
+func engineCtx(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
 }
