@@ -107,9 +107,12 @@ check-imports:
 	@leaks=$$(grep -l '"syscall/js"' $$(find wasm -name '*.go' -not -path 'wasm/cmd/*' -not -path '*/testdata/*') || true); \
 	  test -z "$$leaks" || (echo "syscall/js in the binding's core, which must run natively in go test: $$leaks (only wasm/cmd/ may import it)" && exit 1)
 
-## demo: build the module and serve the demo page on 127.0.0.1 (ADDR=host:port to move it)
+## demo: build the module and serve the demo page on 127.0.0.1 (ADDR=host:port to move it);
+## wllama (dev only, internal/npm) is installed first, for the demo's in-page model
 ADDR ?= 127.0.0.1:8080
 demo: wasm
+	@test -d $(NPM_DEV)/node_modules/@wllama/wllama || (cd $(NPM_DEV) && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error) \
+	  || echo "make demo: npm could not install wllama, so the demo's in-page model (llama.cpp) will not load; the rest works" >&2
 	$(GO) run ./demo/serve -addr $(ADDR) -root .
 
 ## wasm: the module the page loads, with wasm_exec.js from the Go that built it; prints
