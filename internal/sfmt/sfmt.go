@@ -18,6 +18,8 @@ import (
 )
 
 // Sprintf is fmt.Sprintf for the verbs above.
+//
+//go:noinline
 func Sprintf(format string, args ...any) string { return string(Appendf(nil, format, args...)) }
 
 // Errorf is fmt.Errorf for the verbs above: the error wraps each %w operand that is an
