@@ -17,7 +17,8 @@ import (
 	"unsafe"
 )
 
-// Sprintf is fmt.Sprintf for the verbs above.
+// Sprintf is fmt.Sprintf for the verbs above. Not inlined: the module calls it at 51
+// places, where its body (Appendf and the conversion) cost 7 KB of code.
 //
 //go:noinline
 func Sprintf(format string, args ...any) string { return string(Appendf(nil, format, args...)) }
