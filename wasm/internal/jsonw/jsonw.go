@@ -28,10 +28,16 @@ type Buffer struct{ Buf []byte }
 // BuildBytes returns the bytes written.
 func (b *Buffer) BuildBytes(...[]byte) []byte { return b.Buf }
 
-// RawByte appends c as is.
+// RawByte appends c as is. RawByte and RawString are not inlined: the generated code
+// and the binding call them at some 60 places, where the append and its growth, inlined,
+// cost 21 KB of code (make size).
+//
+//go:noinline
 func (w *Writer) RawByte(c byte) { w.Buffer.Buf = append(w.Buffer.Buf, c) }
 
-// RawString appends s as is.
+// RawString appends s as is (not inlined: see RawByte).
+//
+//go:noinline
 func (w *Writer) RawString(s string) { w.Buffer.Buf = append(w.Buffer.Buf, s...) }
 
 // Raw appends data, already JSON, as is; err (from a MarshalJSON) is kept in Error and
