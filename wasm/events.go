@@ -59,16 +59,7 @@ func (h *Handler) listen(raw *message) {
 // eventDetail is the detail of the page's event (see Event in protocol.go).
 func eventDetail(e loop.Event) json.RawMessage {
 	b := []byte{'{'}
-	field := func(name string, raw []byte) {
-		if len(b) > 1 {
-			b = append(b, ',')
-		}
-		b = append(append(append(b, '"'), name...), `":`...)
-		if len(raw) == 0 {
-			raw = []byte("null")
-		}
-		b = append(b, raw...)
-	}
+	field := func(name string, raw []byte) { b = appendField(b, name, raw) }
 	if e.Call != nil {
 		field("call", mustCall(*e.Call))
 	}
@@ -92,6 +83,21 @@ func eventDetail(e loop.Event) json.RawMessage {
 		field("evicted", strconv.AppendInt(nil, int64(e.Evicted), 10))
 	}
 	return append(b, '}')
+}
+
+// appendField appends "name":raw to the object b holds open (raw empty: null). Not
+// inlined: eventDetail's six fields, inlined, cost 5.8 KB of code.
+//
+//go:noinline
+func appendField(b []byte, name string, raw []byte) []byte {
+	if len(b) > 1 {
+		b = append(b, ',')
+	}
+	b = append(append(append(b, '"'), name...), `":`...)
+	if len(raw) == 0 {
+		raw = []byte("null")
+	}
+	return append(b, raw...)
 }
 
 // chunkDetail is what promptStreaming() enqueues: the text, or a tool call part.

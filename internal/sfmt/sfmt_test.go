@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -13,6 +14,14 @@ import (
 type kind string
 
 type stringer struct{}
+
+type (
+	count  int16
+	amount float32
+	flag   bool
+	blob   []byte
+	id     uintptr
+)
 
 func (stringer) String() string { return "a stringer" }
 
@@ -29,7 +38,9 @@ func TestSprintf_AgreesWithFmt(t *testing.T) {
 		{"a named string", "%s %q", []any{kind("TypeError"), kind("x")}},
 		{"json.Number", "%s %v", []any{json.Number("1.5"), json.Number("2")}},
 		{"quoted with escapes", "%q", []any{"a \"b\"\n\u2028é"}},
-		{"ints of every size", "%d %d %d %d %v", []any{-1, int64(1 << 40), int32(7), uint8(255), uint64(3)}},
+		{"ints of every size", "%d %d %d %d %v %d", []any{-1, int64(1 << 40), int32(7), uint8(255), uint64(3), int64(math.MinInt64)}},
+		{"every other integer kind", "%d %v %d %d %d %d", []any{int8(-8), int16(-16), uint(1), uint16(16), uint32(32), uintptr(9)}},
+		{"named numbers, bools and bytes by their kind", "%d %v %v %v %s %v", []any{count(-3), amount(2.5), flag(true), blob{1, 2}, blob("ab"), id(7)}},
 		{"a bool", "%v", []any{true}},
 		{"floats", "%v %v %v", []any{1.5, 1e21, float32(0.1)}},
 		{"an error", "%v; %s; %q", []any{io.EOF, io.EOF, io.EOF}},
