@@ -21,11 +21,15 @@
 //     keep coming, and gives up once none has come for QUIET_MS.
 //
 // Only the messages whose order decides the page's view count: replies, tool calls and
-// approvals, their aborts, and the fetches the engine asks for. Stream chunks and events
-// pass in order between them without counting, since the network splits a stream
-// differently every run.
+// approvals, and their aborts. The fetches the engine asks for, stream chunks and events
+// pass in order between them without counting: how many there are depends on the
+// network and the engine's retry timers, not on what the page did.
+//
+// A replay can also stall: the page may wait (for a prompt to settle) on a message held
+// for a point it will never reach, when the step went otherwise. The port then gives the
+// step up once nothing has moved for QUIET_MS while messages are held.
 
-const DECISIVE = new Set(["reply", "tool-execute", "tool-approve", "tool-abort", "fetch", "fetch-abort", "generate", "generate-abort"]);
+const DECISIVE = new Set(["reply", "tool-execute", "tool-approve", "tool-abort"]);
 const QUIET_MS = 1000; // how long a point waits for a module that sends nothing
 
 export function sequenced(port, replay) {
@@ -42,13 +46,27 @@ export function sequenced(port, replay) {
 
   // limit is how many decisive messages may be delivered before the step's next point.
   const limit = () => (points.length > 0 ? base + points[0][1] : Infinity);
+  let stall = null; // the timer that gives a step up when held messages stop moving
+  let current = -1; // the step under way
   const pump = () => {
+    let moved = false;
     while (held.length > 0 && !(DECISIVE.has(held[0].type) && seen >= limit())) {
       const m = held.shift();
       if (DECISIVE.has(m.type)) seen++;
       receive(JSON.stringify([m]));
+      moved = true;
     }
     for (const w of waiting.splice(0)) w();
+    if (moved || held.length === 0) {
+      clearTimeout(stall);
+      stall = null;
+    }
+    if (held.length > 0 && stall === null) {
+      stall = setTimeout(() => {
+        stall = null;
+        if (held.length > 0 && points.length > 0) giveUp(`at step ${current} the page waited on messages held for its ${points[0][0]}, which it did not reach`);
+      }, QUIET_MS);
+    }
   };
   const giveUp = (why) => {
     diverged.push(why);
@@ -83,6 +101,7 @@ export function sequenced(port, replay) {
     if (point === "start") {
       if (points.length > 0) giveUp(`step ${step - 1} ended before its ${points[0][0]}`);
       base = seen;
+      current = step;
       if (!plan) return undefined;
       points = (plan.get(step) ?? []).filter(([p]) => p !== "start");
       return undefined;
