@@ -3,7 +3,9 @@
 package demotest
 
 import (
+	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -31,19 +33,25 @@ func demoInPageModel(t *testing.T, b *browsertest.Browser) {
 		Cards                                []card
 		Window                               int
 	}
-	got := eval[page](t, p, `
+	// llama.cpp's first completion in WebKit (its compat build) takes seconds, and much
+	// more on a loaded machine: this Eval has minutes, where browsertest's default is 30 s.
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	var got page
+	require.NoError(t, p.Eval(ctx, `
 		setField("#backend-kind", "gguf");
 		await until(() => $("#gguf-availability").textContent, "availability()");
 		const before = $("#gguf-availability").textContent;
 		$("#backend-apply").click();
 		await until(() => /ok|error/.test($("#backend-result").className), "the model to load", 60000);
 		const result = $("#backend-result").textContent;
-		say("What time is it in Tokyo?"); await idle();
+		say("What time is it in Tokyo?");
+		await until(() => document.body.dataset.busy === "false", "the turn to end", 120000);
 		$("#gguf-availability").textContent = "";
 		setField("#backend-kind", "gguf");
 		await until(() => $("#gguf-availability").textContent, "availability()");
 		return { before, result, label: $("#backend-label").textContent, answer: lastAssistant(), after: $("#gguf-availability").textContent,
-			progress: demo.state.ggufProgress, bar: $("#gguf-progress").value, cards: cards(), window: demo.session.contextWindow };`)
+			progress: demo.state.ggufProgress, bar: $("#gguf-progress").value, cards: cards(), window: demo.session.contextWindow };`, &got))
 	require.Equal(t, "It will be downloaded first.", got.Before)
 	require.Equal(t, "Now using: In-page model.", got.Result)
 	require.Equal(t, "In-page model · toy model", got.Label)
