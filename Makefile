@@ -93,7 +93,7 @@ check: check-imports check-clone
 ## reaches for files beside it; what the tests read lives inside (the JSON Schema Test
 ## Suite in session/schema/testdata/, with its licence)
 check-clone:
-	@out=$$(git grep -n -I -e '\.\./shared' -e 'shared/testdata' -- ':!Makefile' ':!docs/docs_test.go' || true); \
+	@out=$$(git grep -n -I -e '\.\./shar[e]d' -e 'shar[e]d/testdata' -- ':!Makefile' ':!docs/docs_test.go' || true); \
 	  test -z "$$out" || (echo "$$out" && echo "check-clone: the lines above reach outside the repository, which a clone does not have" && exit 1)
 
 ## check-imports: the import rules of docs/design.md ("The layout")
