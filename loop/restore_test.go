@@ -3,6 +3,7 @@ package loop_test
 import (
 	"context"
 	"encoding/json"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -78,9 +79,9 @@ func TestRestore_PendingCalls(t *testing.T) {
 			p := &page{funcs: map[string]toolFunc{"weather": echo, "lookup": echo}}
 			tools, err := session.ParseTools(js(t, `[`+mustJSON(decl("weather", tt.execute[0], weatherSchema))+`,`+mustJSON(decl("lookup", tt.execute[1], ""))+`]`), true)
 			require.NoError(t, err)
-			approvals := 0
+			var approvals atomic.Int32 // a batch's calls are approved concurrently
 			use := loop.ToolUse{Approve: func(loop.Context, session.ToolCall, *session.Tool) (bool, string, error) {
-				approvals++
+				approvals.Add(1)
 				return true, "", nil
 			}}
 			s, err := loop.Restore(loop.Options{Model: scripted.New(scripted.Turn{Text: "Done."}), Runner: p, Tools: tools, ToolUse: use},
@@ -98,7 +99,7 @@ func TestRestore_PendingCalls(t *testing.T) {
 			require.NoError(t, err)
 			h = history(s)
 			require.Equal(t, tt.after, h[len(h)-len(tt.after):])
-			require.Equal(t, tt.approvals, approvals)
+			require.Equal(t, tt.approvals, int(approvals.Load()))
 		})
 	}
 }
