@@ -93,11 +93,3 @@ func (r *Model) ServesLanguage(tag string) bool {
 	}
 	return session.CommonLanguage(tag)
 }
-
-// String names the recorder and what it records.
-func (r *Model) String() string {
-	if s, ok := r.inner.(interface{ String() string }); ok {
-		return "recording " + s.String()
-	}
-	return "recording a model"
-}
