@@ -3,7 +3,13 @@
 package main
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
 
 	"langmodel/internal/browsertest"
 )
@@ -72,4 +78,31 @@ func TestBrowser_Recording(t *testing.T) {
 			})
 		}
 	})
+}
+
+// TestModule_RecordingVersions replays, strictly, every recording the project has kept,
+// one per version of the format (testdata/recordings: a closed-loop turn recorded
+// against the openai test server), in the real module under wazero: a recording made
+// by one version must replay in every later one.
+func TestModule_RecordingVersions(t *testing.T) {
+	files, err := filepath.Glob("testdata/recordings/v*.json")
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			rec, err := os.ReadFile(f)
+			require.NoError(t, err)
+			h := newHost(t)
+			h.Set("REC", string(rec))
+			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+			defer cancel()
+			v, err := h.Eval(ctx, `
+				const s = await lm.LanguageModel.create({ initialPrompts: [{ role: "system", content: "You are brief." }],
+					tools: [{ name: "get_weather", description: "Weather in a city", inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] }, execute: async (a) => "21°C in " + a.city }],
+					backend: { ...JSON.parse(REC), strict: true } });
+				return [await s.prompt("Weather in Paris?"), s.contextUsage];`)
+			require.NoError(t, err)
+			requireJSON(t, `["Sunny in Paris, 21°C.",53]`, v)
+		})
+	}
 }
