@@ -106,3 +106,23 @@ func TestModule_RecordingVersions(t *testing.T) {
 		})
 	}
 }
+
+// TestModule_RecordingBackends: record wraps any backend given as data or with the
+// page's functions (a custom generate), the default when it names none, and refuses
+// what it cannot send (a gguf model's wllama module); a recording of a later version is
+// refused by the scripted backend.
+func TestModule_RecordingBackends(t *testing.T) {
+	requireJSON(t, `{"default":["You said: hi",1],"custom":["from custom",[["from custom"]]],
+		"gguf":"TypeError: a function cannot be sent to the language model",
+		"v2":"TypeError: invalid backend: scripted backend: version must be 1 (a recording this module reads)"}`, playModule(t, "", `
+		const { LanguageModel } = lm;
+		const caught = (p) => p.then(() => "created", (e) => e.name + ": " + e.message);
+		const d = await LanguageModel.create({ backend: { kind: "record" } });
+		const c = await LanguageModel.create({ backend: { kind: "record", backend: { kind: "custom", generate: () => "from custom" } } });
+		return {
+			default: [(await d.prompt("hi")).split("\n")[0], d.recording().turns.length],
+			custom: [await c.prompt("hi"), c.recording().turns.map((t) => t.chunks)],
+			gguf: await caught(LanguageModel.create({ backend: { kind: "record", backend: { kind: "gguf", model: "x.gguf", wllama: { Wllama: function () {}, CacheManager: function () {} }, paths: { default: "x" } } } })),
+			v2: await caught(LanguageModel.create({ backend: { kind: "scripted", version: 2, turns: [] } })),
+		};`))
+}
