@@ -10,9 +10,10 @@ import (
 )
 
 // FromJSON builds the model that a page's backend option {kind: "scripted", turns,
-// rules, window, strict, version} describes (a recording is one: docs/recordings.md), given as decoded JSON (session.DecodeJSON): a Script that
-// plays turns, when turns is there and rules is not; otherwise Rules, with the rules
-// given. The field names are the json tags of Turn, Call, StepError and Rule.
+// rules, window, strict, version} describes (a recording is one: docs/recordings.md),
+// given as decoded JSON (session.DecodeJSON): a Script that plays turns, when turns is
+// there and rules is not; otherwise Rules, with the rules given. The field names are the
+// json tags of Turn, Call, StepError and Rule; a turn's request is kept as decoded.
 //
 // It reads the decoded value by hand rather than with encoding/json, whose reflection
 // would cost the browser module startup time. Keys match exactly (encoding/json also
