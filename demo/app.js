@@ -895,11 +895,13 @@ async function boot() {
   showLoading(0);
   try {
     await webmcpReady; // the tools are registered before the first session is made
+    // The conversation saved before a reload comes back (keep.js), with the offline model.
+    // It is read first: the first create() or restore() must follow install() at once,
+    // so that it waits for the module (and fails as install() does).
+    const before = await saved();
     const installing = install({ wasm: new URL("../build/langmodel.wasm", import.meta.url), backend: SCRIPTED });
     // create()'s monitor reports the module's download, as the Prompt API reports a model's.
     const monitor = (m) => m.addEventListener("downloadprogress", (e) => showLoading(e.loaded / (e.total || 1), e.loaded >= 1 ? "Starting the module…" : undefined));
-    // The conversation saved before a reload comes back (keep.js), with the offline model.
-    const before = await saved();
     let session;
     let restored = "";
     if (before) {
@@ -910,6 +912,7 @@ async function boot() {
         state.config = config;
         restored = backendKind && backendKind !== "scripted" ? ` It was with the ${BACKEND_LABELS[backendKind] ?? backendKind}; it goes on with the offline demo model (Model, to change it).` : "";
       } catch (err) {
+        await installing; // the module's own failure is the page's, below
         console.warn("demo: the saved conversation could not be restored:", err);
       }
     }
