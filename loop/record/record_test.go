@@ -153,3 +153,53 @@ func TestRecord_PassesWindowAndLanguages(t *testing.T) {
 	require.True(t, r.ServesLanguage("en"))
 	require.False(t, r.ServesLanguage("ja"))
 }
+
+// TestRecord_ReplaysAClosedLoop records a closed-loop prompt (a call, its result, an
+// answer) of a real loop.Session and replays the recording strictly in another: the
+// requests the loop sends (its tool results included) are the recorded ones, so the
+// replay gives the same history; a tool that answers otherwise is the difference named.
+func TestRecord_ReplaysAClosedLoop(t *testing.T) {
+	tools, err := session.ParseTools([]any{map[string]any{"name": "weather", "description": "The weather in a city.",
+		"inputSchema": map[string]any{"type": "object", "properties": map[string]any{"city": map[string]any{"type": "string"}}}, "hasExecute": true}}, false)
+	require.NoError(t, err)
+	runner := func(answer string) loop.RunnerFunc {
+		return func(_ loop.Context, _ session.ToolCall, _ func(json.RawMessage)) ([]session.ResultPart, error) {
+			return []session.ResultPart{{Type: "text", Text: answer}}, nil
+		}
+	}
+	play := func(m loop.Model, answer string) (string, []byte, error) {
+		s, err := loop.New(loop.Options{Model: m, Runner: runner(answer), Tools: tools})
+		require.NoError(t, err)
+		defer s.Destroy()
+		r, err := s.Prompt(context.Background(), "Weather in Oslo?", loop.PromptOptions{})
+		return r.Text, s.History(), err
+	}
+	rec := record.Wrap(scripted.New(
+		scripted.Turn{Calls: []scripted.Call{{Name: "weather", Arguments: json.RawMessage(`{"city":"Oslo"}`)}}},
+		scripted.Turn{Chunks: []string{"Rain ", "in Oslo."}},
+	))
+	var turns []any
+	rec.Sink = func(b []byte) {
+		v, err := session.DecodeJSON(b)
+		require.NoError(t, err)
+		turns = append(turns, v)
+	}
+	text, history, err := play(rec, "rain")
+	require.NoError(t, err)
+	require.Equal(t, "Rain in Oslo.", text)
+	require.Len(t, turns, 2)
+
+	replay := func() loop.Model {
+		m, err := scripted.FromJSON(map[string]any{"kind": "scripted", "turns": turns, "strict": true})
+		require.NoError(t, err)
+		return m
+	}
+	gotText, gotHistory, err := play(replay(), "rain")
+	require.NoError(t, err)
+	require.Equal(t, text, gotText)
+	require.JSONEq(t, string(history), string(gotHistory))
+
+	_, _, err = play(replay(), "snow")
+	require.Equal(t, session.KindData, session.KindOf(err))
+	require.EqualError(t, err, `the request differs from the recording: step 2: messages[2].content[0].value.result[0].value: recorded "rain", got "snow"`)
+}
