@@ -256,7 +256,7 @@ async function loadRecording(recording) {
     notice("info", "Replaying a recording", `${recording.turns.length} model steps, ${prompts.length} messages, through the scripted backend.`);
     for (const text of prompts) await send(text);
     await switchSession(before, state.session.history);
-    notice("info", "Recording replayed", `The conversation goes on with the ${BACKEND_LABELS[before.backend.kind]}.`);
+    notice("info", "Recording replayed", `The conversation goes on with the page's model: ${BACKEND_LABELS[before.backend.kind]}.`);
   } catch (err) {
     const { title: head, text } = describe(err);
     notice("error", `The recording could not be replayed: ${head}`, text);
@@ -910,7 +910,7 @@ async function boot() {
       try {
         session = await restoreSession(before.snapshot, config, monitor);
         state.config = config;
-        restored = backendKind && backendKind !== "scripted" ? ` It was with the ${BACKEND_LABELS[backendKind] ?? backendKind}; it goes on with the offline demo model (Model, to change it).` : "";
+        restored = backendKind && backendKind !== "scripted" ? ` Its model was: ${BACKEND_LABELS[backendKind] ?? backendKind}, which the page does not keep; it goes on with the offline demo model (pick another under Model).` : "";
       } catch (err) {
         await installing; // the module's own failure is the page's, below
         console.warn("demo: the saved conversation could not be restored:", err);
