@@ -55,6 +55,7 @@ func TestDemo_ReloadAndContinue(t *testing.T) {
 		require.Len(t, before.History, 8)
 		reload(t, p)
 		after := eval[page](t, p, read)
+		shot(t, p, "restored")
 		require.Equal(t, before.History, after.History)
 		require.Equal(t, []string{"Read file planets", "Calculate 2 + 2"}, after.Users)
 		require.Equal(t, "calculate: 2 + 2 = 4", after.Last)
