@@ -10,6 +10,7 @@
 import { install, LanguageModel, LanguageModelToolError, LanguageModelToolSuccess } from "../js/language-model.js";
 import { EXAMPLES, makeTools, RULES } from "./tools.js";
 import { applyResult, entriesFromHistory, renderEntries, renderEntry, resultText, title } from "./view.js";
+import { download, forget, keep, recordable, replayPlan, saved } from "./keep.js";
 import { announce, registerTools, settled } from "./webmcp.js";
 
 const $ = (id) => document.getElementById(id);
@@ -171,7 +172,7 @@ function createOptions(config, initialPrompts, webmcp) {
     return decl;
   });
   const opts = {
-    backend: config.backend,
+    backend: recordable(config.backend), // for "Download recording" (keep.js)
     tools,
     toolUseConfig: { maxToolCalls: config.maxToolCalls, onLimit: config.onLimit },
     // Not in the Prompt API drafts (DESIGN.md §4): "none" offers the model no tools,
@@ -192,7 +193,24 @@ async function createSession(config, initialPrompts, monitor) {
   const webmcp = await webmcpReady;
   const opts = createOptions(config, initialPrompts, webmcp);
   if (monitor) opts.monitor = monitor;
-  const session = await LanguageModel.create(opts);
+  return watch(await LanguageModel.create(opts), opts);
+}
+
+/**
+ * restoreSession continues the conversation saved before a reload (keep.js) with the
+ * saved loop settings and the offline model, as LanguageModel.restore() does: what was
+ * running is answered as interrupted, approvals are asked again at the next prompt.
+ */
+async function restoreSession(snapshot, config, monitor) {
+  const webmcp = await webmcpReady;
+  const opts = createOptions(config, undefined, webmcp);
+  if (opts.modelContext) return createSession(config, snapshot.history, monitor); // its tools are the context's
+  const { tools, toolUseConfig, backend } = opts;
+  return watch(await LanguageModel.restore(snapshot, { tools, toolUseConfig: { approve: toolUseConfig.approve }, backend, monitor }), opts);
+}
+
+/** watch shows session's tool calls live, as its events report them. */
+function watch(session, opts) {
   session.addEventListener("toolcall", (e) => {
     const { call, annotations: ann } = e.detail;
     if (ann && !byName.has(call.name)) state.seenAnnotations.set(call.name, ann);
@@ -220,8 +238,39 @@ async function switchSession(config, initialPrompts, monitor) {
   state.session?.destroy();
   state.session = session;
   state.config = config;
+  keep(session, config);
   showStatus();
   return session;
+}
+
+// loadRecording replays a recording (keep.js): a session over it, from the history it
+// started from, is sent the user's messages it recorded, in order; then the
+// conversation goes on with the model the page had.
+async function loadRecording(recording) {
+  if (state.busy) return;
+  const before = state.config;
+  try {
+    const { initialPrompts, prompts } = replayPlan(recording);
+    const session = await switchSession({ ...before, backend: recording }, initialPrompts);
+    rebuild(entriesFromHistory(session.history));
+    notice("info", "Replaying a recording", `${recording.turns.length} model steps, ${prompts.length} messages, through the scripted backend.`);
+    for (const text of prompts) await send(text);
+    await switchSession(before, state.session.history);
+    notice("info", "Recording replayed", `The conversation goes on with the page's model: ${BACKEND_LABELS[before.backend.kind]}.`);
+  } catch (err) {
+    const { title: head, text } = describe(err);
+    notice("error", `The recording could not be replayed: ${head}`, text);
+    if (state.config !== before) await switchSession(before, state.session.history).catch(() => {});
+  }
+}
+
+// newConversation starts over: a session with no history, and nothing saved.
+async function newConversation() {
+  if (state.busy) return;
+  await forget();
+  await switchSession(state.config, undefined);
+  state.meta.durations.clear();
+  rebuild([]);
 }
 
 // executeClosed is a tool's execute in the closed loop: the module calls it after the
@@ -819,6 +868,22 @@ function wire() {
   $("history-close").addEventListener("click", () => $("history-dialog").close());
   $("summarise-all").addEventListener("click", summariseAll);
   $("recreate").addEventListener("click", recreateFromHistory);
+  $("recording-download").addEventListener("click", () => download(state.session.recording()));
+  $("recording-load").addEventListener("click", () => $("recording-file").click());
+  $("recording-file").addEventListener("change", async (e) => {
+    const file = e.target.files[0];
+    e.target.value = "";
+    if (!file) return;
+    let recording;
+    try {
+      recording = JSON.parse(await file.text());
+    } catch {
+      notice("error", "The recording could not be read", `${file.name} is not JSON.`);
+      return;
+    }
+    await loadRecording(recording);
+  });
+  $("conversation-new").addEventListener("click", newConversation);
   $("settings-toggle").addEventListener("click", () => document.body.classList.toggle("settings-open"));
   const choice = $("tool-choice");
   for (const t of TOOLS) choice.append(new Option(`only ${title(t.name, t.annotations)}`, `tool:${t.name}`));
@@ -830,13 +895,36 @@ async function boot() {
   showLoading(0);
   try {
     await webmcpReady; // the tools are registered before the first session is made
+    // The conversation saved before a reload comes back (keep.js), with the offline model.
+    // It is read first: the first create() or restore() must follow install() at once,
+    // so that it waits for the module (and fails as install() does).
+    const before = await saved();
     const installing = install({ wasm: new URL("../build/langmodel.wasm", import.meta.url), backend: SCRIPTED });
     // create()'s monitor reports the module's download, as the Prompt API reports a model's.
-    const session = await createSession(state.config, undefined, (m) =>
-      m.addEventListener("downloadprogress", (e) => showLoading(e.loaded / (e.total || 1), e.loaded >= 1 ? "Starting the module…" : undefined)),
-    );
+    const monitor = (m) => m.addEventListener("downloadprogress", (e) => showLoading(e.loaded / (e.total || 1), e.loaded >= 1 ? "Starting the module…" : undefined));
+    let session;
+    let restored = "";
+    if (before) {
+      const { backendKind, ...loop } = before.config;
+      const config = { ...state.config, ...loop, backend: SCRIPTED };
+      try {
+        session = await restoreSession(before.snapshot, config, monitor);
+        state.config = config;
+        restored = backendKind && backendKind !== "scripted" ? ` Its model was: ${BACKEND_LABELS[backendKind] ?? backendKind}, which the page does not keep; it goes on with the offline demo model (pick another under Model).` : "";
+      } catch (err) {
+        await installing; // the module's own failure is the page's, below
+        console.warn("demo: the saved conversation could not be restored:", err);
+      }
+    }
+    session ??= await createSession(state.config, undefined, monitor);
     state.native = (await installing).native;
     state.session = session;
+    keep(session, state.config);
+    syncSettingsForm();
+    if (before && session.history.length) {
+      rebuild(entriesFromHistory(session.history));
+      notice("info", "Conversation restored", `${session.history.length} messages, as they were before the page was reloaded.${restored}`);
+    }
     $("loading").hidden = true;
     showStatus();
     setBusy(false);
@@ -867,6 +955,8 @@ globalThis.demo = {
   },
   state,
   send,
+  loadRecording,
+  newConversation,
   entriesFromHistory,
   /** renderHistory renders session.history into a fresh element, as the live view does. */
   renderHistory(history = state.session.history) {

@@ -271,7 +271,7 @@ export class Channel {
         }
         default:
           // Events for a destroyed session find no listener: dropped on purpose.
-          if (EVENT_TYPES.includes(m.type)) this.#sessions.get(m.session)?.(m.type, m.detail);
+          if (EVENT_TYPES.includes(m.type) || m.type === "modelstep") this.#sessions.get(m.session)?.(m.type, m.detail);
       }
     } catch (e) {
       console.error("language-model: while handling a message from the engine:", e);

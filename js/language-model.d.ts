@@ -158,7 +158,20 @@ export type GeneratePiece =
 export type GenerateResult = GeneratePiece | GeneratePiece[] | AsyncIterable<GeneratePiece> | null | undefined;
 
 export type Backend =
-  | { kind: "scripted"; turns?: unknown[]; rules?: { match: string; tool: string; arguments?: unknown }[]; window?: number }
+  | {
+      kind: "scripted";
+      turns?: RecordedTurn[];
+      rules?: { match: string; tool: string; arguments?: unknown }[];
+      window?: number;
+      /** true: a step whose request differs from its turn's recorded request rejects with DataError naming the first difference (docs/recordings.md). */
+      strict?: boolean;
+      version?: number;
+    }
+  | {
+      kind: "record";
+      /** The backend recorded; absent: install()'s default. session.recording() returns its steps. */
+      backend?: Backend;
+    }
   | {
       kind: "openai";
       /** e.g. "http://127.0.0.1:11434/v1" (Ollama); "/chat/completions" is appended. http://, https:// or a path on the page's origin. */
@@ -427,6 +440,26 @@ export interface SnapshotOptions {
   toolChoice?: ToolChoice;
 }
 
+/** One step of a scripted model: what a recording holds (docs/recordings.md). */
+export interface RecordedTurn {
+  /** What the session asked: messages (the draft-PR form), tools, toolChoice, responseConstraint, samplingMode. */
+  request?: { messages: Message[]; tools?: { name: string; description: string; inputSchema: object }[]; [option: string]: unknown };
+  text?: string;
+  chunks?: string[];
+  calls?: { callID?: string; name: string; arguments?: unknown }[];
+  usage?: { inputTokens: number; outputTokens: number };
+  error?: { name: string; message: string };
+  hang?: boolean;
+}
+
+/** session.recording(): the steps of a {kind: "record"} backend, a scripted backend that replays them. */
+export interface Recording {
+  kind: "scripted";
+  version: number;
+  window: number;
+  turns: RecordedTurn[];
+}
+
 /** session.snapshot(): a session saved as plain JSON, versioned (docs/snapshots.md). */
 export interface Snapshot {
   version: number;
@@ -511,6 +544,8 @@ export class LanguageModel<R extends PromptResult = PromptResult> extends EventT
   readonly history: Message[];
   /** The session saved as plain JSON (beyond the spec): LanguageModel.restore() continues it. */
   snapshot(): Snapshot;
+  /** The model steps a {kind: "record"} backend ran, clones' included (beyond the spec); replay with backend {...recording, strict: true}. */
+  recording(): Recording;
 
   /** @deprecated measureContextUsage */
   measureInputUsage(input: Prompt, options?: PromptOptions): Promise<number>;
@@ -622,6 +657,8 @@ declare global {
     readonly samplingMode: self.SamplingMode | null;
     /** The session saved as plain JSON: LanguageModel.restore() continues it. */
     snapshot(): self.Snapshot;
+    /** The model steps a {kind: "record"} backend ran. */
+    recording(): self.Recording;
   }
 
   interface LanguageModelEventMap {

@@ -78,6 +78,7 @@ export const PROTOCOL_VERSION = 4;
 /** @typedef {{type: "generate", id: number, fn: number, request: object}} Generate  the page runs stash[fn](request, {signal}) */
 /** @typedef {{type: "tool-abort" | "fetch-abort" | "generate-abort", id: number}} CallAbort  the call `id` is no longer awaited: abort its signal; later answers are dropped */
 /** @typedef {{type: "toolcall" | "toolprogress" | "toolresult" | "contextoverflow", session: number, detail: object}} SessionEvent */
+/** @typedef {{type: "modelstep", session: number, detail: object}} ModelStep  one step of a record backend's model (loop/record, js/record.js) */
 /** @typedef {{type: "chunk", session: number, id: number, detail: string | {type: "tool-call", value: WireCall}}} Chunk */
 /** @typedef {{callID: string, callId: string, name: string, arguments: object}} WireCall */
 /** @typedef {{mode?: "none"|"open"|"closed"|"hybrid", contextUsage: number, contextWindow: number, initial?: number}} SessionInfo  initial (create and clone; absent when 0): how many messages are initial prompts */

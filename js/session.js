@@ -8,6 +8,7 @@ import { nativeAvailability } from "./native.js";
 import { attachment, packText } from "./pack.js";
 import { EVENT_TYPES } from "./protocol.js";
 import { ready, runtime } from "./runtime.js";
+import { recorded, recordingOf, startRecording } from "./record.js";
 import { changed, restoreOptions, snapshotOf } from "./snapshot.js";
 import { stash } from "./stash.js";
 import { promptStream } from "./stream.js";
@@ -163,6 +164,7 @@ export class LanguageModel extends EventTarget {
     } finally {
       signal?.removeEventListener("abort", stopProgress);
     }
+    startRecording(shared, wire.backend, info);
     const session = new LanguageModel(token, st.channel, key, shared, info);
     if (mc) {
       // Clones follow the context too, each with its own key (js/webmcp.js).
@@ -225,6 +227,15 @@ export class LanguageModel extends EventTarget {
       () => changed(this),
     );
     return done;
+  }
+
+  /**
+   * recording() returns the model steps a session whose backend is {kind: "record",
+   * backend} has run so far, its clones' included, as the scripted backend replays them
+   * (beyond the spec; docs/recordings.md). InvalidStateError for any other backend.
+   */
+  recording() {
+    return recordingOf(this.#shared);
   }
 
   /**
@@ -481,6 +492,7 @@ export class LanguageModel extends EventTarget {
   }
 
   #dispatch(type, detail) {
+    if (type === "modelstep") return recorded(this.#shared, detail);
     if (type === "calls") {
       changed(this); // a call started running or asking for approval (channel.js)
       return;

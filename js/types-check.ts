@@ -11,6 +11,7 @@ import {
   SNAPSHOT_VERSION,
   snapshotStore,
   type Backend,
+  type Recording,
   type Snapshot,
   type ChatCompletionsRequest,
   type Message,
@@ -196,6 +197,16 @@ async function page(): Promise<void> {
   }
   // @ts-expect-error restore() needs a snapshot, not options
   await LanguageModel.restore({ tools: [weather] });
+
+  // Recordings: any backend recorded, replayed strictly by the scripted backend.
+  const recorder = await LanguageModel.create({ backend: { kind: "record", backend: { kind: "openai", baseURL: "/v1", model: "m" } }, tools: [weather] });
+  const recording: Recording = recorder.recording();
+  const first = recording.turns[0]?.request?.messages[0];
+  console.log(first, recording.turns.map((t) => t.usage?.inputTokens ?? t.chunks?.join("")));
+  const replay = await LanguageModel.create({ backend: { ...recording, strict: true }, tools: [weather] });
+  console.log(await replay.prompt("Weather in Paris?"));
+  // @ts-expect-error strict is true or false
+  await LanguageModel.create({ backend: { ...recording, strict: "yes" } });
 }
 
 void page;

@@ -418,6 +418,11 @@ export function wireOptions(options, st) {
 export function wireBackend(backend, ids, st) {
   if (backend === null || typeof backend !== "object") return plain(backend, "TypeError"); // the engine names the problem
   const { generate, engine, ...rest } = backend;
+  if (rest.kind === "record") {
+    // The recorded backend is a backend like any (absent: the default); js/record.js.
+    const { backend: inner, ...own } = rest;
+    return { ...plain(own, "TypeError"), backend: inner === undefined ? st.backend : wireBackend(inner, ids, st) };
+  }
   const wire = plain(rest, "TypeError");
   if (wire.kind === "engine") wireEngine(engine, wire, ids, stash); // js/engine.js
   if (generate !== undefined) {

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"strings"
 
+	"langmodel/internal/jsonv"
 	"langmodel/internal/sfmt"
 	"langmodel/loop"
 	"langmodel/loop/custom"
 	"langmodel/loop/openai"
+	"langmodel/loop/record"
 	"langmodel/loop/scripted"
 	"langmodel/loop/textproto"
 	"langmodel/session"
@@ -29,6 +31,9 @@ import (
 //	{kind: "engine", generate, model?, nativeTools = true, contextWindow?}
 //	                                                  loop/openai over js/'s driver of the
 //	                                                  page's engine object (js/engine.js)
+//	{kind: "record", backend?}                        loop/record around backend (absent:
+//	                                                  the default), each step sent to the
+//	                                                  page as a modelstep event (recording)
 //
 // generate crosses as its stash id. Models without native tool calling (nativeTools
 // false) get tool use through loop/textproto.
@@ -99,6 +104,13 @@ func (h *Handler) newModel(raw json.RawMessage) (loop.Model, error) {
 			m = textproto.Wrap(m, textproto.Options{})
 		}
 		return m, nil
+	case "record":
+		inner, _ := jsonv.Marshal(obj["backend"]) // decoded JSON: it encodes
+		m, err := h.newModel(inner)
+		if err != nil {
+			return nil, err
+		}
+		return record.Wrap(m), nil
 	case "custom", "browser":
 		fn := c.integer("generate")
 		// A page's generator, or the browser's model (js/ says whether it has native
@@ -213,4 +225,15 @@ func (c *config) strMap(name string) map[string]string {
 		out[lowerASCII(k)] = s
 	}
 	return out
+}
+
+// recording sends the steps of a record backend's model to the page, as modelstep
+// events of the session key (js/record.js keeps them); other models are left alone.
+func (h *Handler) recording(m loop.Model, key int64) {
+	if r, ok := m.(*record.Model); ok {
+		r.Sink = func(step []byte) {
+			defer func() { _ = recover() }() // a step lost is better than a dead module
+			h.write(&Event{Type: "modelstep", Session: key, Detail: step})
+		}
+	}
 }

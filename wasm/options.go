@@ -46,6 +46,7 @@ func (h *Handler) sessionOptions(key int64, o CreateOptions) (loop.Options, *pag
 	if err := served(model, langs); err != nil {
 		return loop.Options{}, nil, err
 	}
+	h.recording(model, key)
 	toolsJSON, err := decodeOptional(o.Tools)
 	if err != nil {
 		return loop.Options{}, nil, err

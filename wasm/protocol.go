@@ -341,6 +341,8 @@ type PageCall struct {
 //	toolprogress    {call, value}
 //	toolresult      {call, result, duration (ms)}
 //	contextoverflow {evicted}
+//	modelstep       a recorded model step (loop/record), sent whether listened for or
+//	                not, to a session whose backend is {kind: "record"}
 //
 // A chunk (type "chunk") is one piece of the streamed answer to the prompt request ID:
 // a string, or {"type": "tool-call", "value": call} for a call handed back to the page.

@@ -50,46 +50,9 @@ func (m *Model) Step(ctx loop.Context, req *loop.Request, emit func(loop.Delta) 
 	})
 }
 
-// RenderRequest is the request the page's generate receives, as JSON:
-//
-//	{"messages": [...], "tools": [{name, description, inputSchema}], "toolChoice": "auto",
-//	 "responseConstraint": {...}, "samplingMode": "balanced"}
-//
-// tools, responseConstraint and samplingMode are omitted when absent; toolChoice is a
-// string, or {"type": "tool", "name": …}.
-func RenderRequest(req *loop.Request) []byte {
-	b := append([]byte(`{"messages":`), session.MarshalMessages(req.Messages)...)
-	if len(req.Tools) > 0 {
-		b = append(b, `,"tools":[`...)
-		for i, t := range req.Tools {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = jsonv.AppendString(append(b, `{"name":`...), t.Name)
-			b = jsonv.AppendString(append(b, `,"description":`...), t.Description)
-			b = append(append(b, `,"inputSchema":`...), t.InputSchema...)
-			b = append(b, '}')
-		}
-		b = append(b, ']')
-	}
-	b = append(b, `,"toolChoice":`...)
-	switch req.ToolChoice.Mode {
-	case "", "auto":
-		b = append(b, `"auto"`...)
-	case "tool":
-		b = jsonv.AppendString(append(b, `{"type":"tool","name":`...), req.ToolChoice.Name)
-		b = append(b, '}')
-	default:
-		b = jsonv.AppendString(b, req.ToolChoice.Mode)
-	}
-	if len(req.ResponseConstraint) > 0 {
-		b = append(append(b, `,"responseConstraint":`...), req.ResponseConstraint...)
-	}
-	if req.SamplingMode != "" {
-		b = jsonv.AppendString(append(b, `,"samplingMode":`...), req.SamplingMode)
-	}
-	return append(b, '}')
-}
+// RenderRequest is the request the page's generate receives, as JSON
+// (loop.Request.AppendJSON).
+func RenderRequest(req *loop.Request) []byte { return req.AppendJSON(nil) }
 
 // ParsePiece reads one piece the page's generator yielded.
 func ParsePiece(piece []byte) (loop.Delta, error) {

@@ -10,9 +10,10 @@ import (
 )
 
 // FromJSON builds the model that a page's backend option {kind: "scripted", turns,
-// rules, window} describes, given as decoded JSON (session.DecodeJSON): a Script that
-// plays turns, when turns is there and rules is not; otherwise Rules, with the rules
-// given. The field names are the json tags of Turn, Call, StepError and Rule.
+// rules, window, strict, version} describes (a recording is one: docs/recordings.md),
+// given as decoded JSON (session.DecodeJSON): a Script that plays turns, when turns is
+// there and rules is not; otherwise Rules, with the rules given. The field names are the
+// json tags of Turn, Call, StepError and Rule; a turn's request is kept as decoded.
 //
 // It reads the decoded value by hand rather than with encoding/json, whose reflection
 // would cost the browser module startup time. Keys match exactly (encoding/json also
@@ -43,7 +44,11 @@ func FromJSON(obj map[string]any) (loop.Model, error) {
 	}
 	s := New(ts...)
 	s.Window = window
-	return s, nil
+	s.Strict = r.boolean(obj["strict"], "strict")
+	if v := obj["version"]; v != nil && r.integer(v, "version") != 1 {
+		r.fail("version", "1 (a recording this module reads)")
+	}
+	return s, r.err
 }
 
 // reader reads decoded JSON into the script's types, keeping the first problem; an
@@ -65,6 +70,10 @@ func (r *reader) turn(o map[string]any) Turn {
 		c := r.object(v, "calls[]")
 		t.Calls = append(t.Calls, Call{ID: r.str(c["callID"], "callID"), Name: r.str(c["name"], "name"), Arguments: r.raw(c["arguments"])})
 	}
+	if u := r.object(o["usage"], "usage"); u != nil {
+		t.Usage = &loop.Usage{InputTokens: r.integer(u["inputTokens"], "usage.inputTokens"), OutputTokens: r.integer(u["outputTokens"], "usage.outputTokens")}
+	}
+	t.Request = o["request"]
 	if e := r.object(o["error"], "error"); e != nil {
 		t.Error = &StepError{Kind: session.Kind(r.str(e["name"], "error.name")), Message: r.str(e["message"], "error.message")}
 	}

@@ -24,6 +24,11 @@ type Turn struct {
 	Error *StepError `json:"error,omitempty"`
 	// Hang makes the step wait until it is aborted, after sending its chunks.
 	Hang bool `json:"hang,omitempty"`
+	// Usage, when set, is reported after the calls.
+	Usage *loop.Usage `json:"usage,omitempty"`
+	// Request is the step's recorded request (loop/record), decoded JSON; a strict
+	// Script compares each step's request with it (docs/recordings.md).
+	Request any `json:"request,omitempty"`
 }
 
 // Call is a scripted tool call. Arguments is raw JSON (normally an object); ID may be
@@ -51,7 +56,14 @@ type Script struct {
 	reqs  []Seen
 	// Window is the context window the model reports; 0 leaves the loop's default.
 	Window int
+	// Strict makes a step whose request differs from its turn's recorded Request fail
+	// with a DataError naming the first difference (ErrRequestDiffers).
+	Strict bool
 }
+
+// ErrRequestDiffers is the rule a strict replay breaks when a step's request is not the
+// recorded one.
+var ErrRequestDiffers = errors.New("the request differs from the recording")
 
 // Seen is what a step was asked: the message count, the last message and the tool names.
 type Seen struct {
@@ -92,6 +104,15 @@ func (s *Script) Step(ctx loop.Context, req *loop.Request, emit func(loop.Delta)
 	t := s.turns[s.next]
 	s.next++
 	s.mu.Unlock()
+	if s.Strict && t.Request != nil {
+		got, err := session.DecodeJSON(req.AppendJSON(nil))
+		if err != nil {
+			return err
+		}
+		if d := Diff(t.Request, got); d != "" {
+			return session.Errorf(session.KindData, ErrRequestDiffers, "step %d: %s", s.next, d)
+		}
+	}
 	return play(ctx, t, emit)
 }
 
@@ -111,6 +132,12 @@ func play(ctx loop.Context, t Turn, emit func(loop.Delta) error) error {
 			args = json.RawMessage("{}")
 		}
 		if err := emit(loop.Delta{Call: &session.ToolCall{CallID: c.ID, Name: c.Name, Arguments: args}}); err != nil {
+			return err
+		}
+	}
+	if t.Usage != nil {
+		u := *t.Usage
+		if err := emit(loop.Delta{Usage: &u}); err != nil {
 			return err
 		}
 	}
