@@ -182,7 +182,7 @@ test-types:
 ## of reflect: use internal/sfmt; context.Context's Deadline puts a time.Time in an
 ## interface, which keeps Time.String, Format and MarshalJSON: use loop.Context). It prints
 ## where the bytes go, package by package, the Go runtime's share apart (internal/wasmsize,
-## on a build that keeps function names). See RATIONALE.md "How does the module stay under
+## on a build that keeps function names, with NOINLINE as make module builds). See RATIONALE.md "How does the module stay under
 ## 850 KB?" for the cuts and their figures.
 SIZE_BUDGET := 850000
 size: wasm
