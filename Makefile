@@ -125,10 +125,19 @@ wasm: module
 	  sha256sum $(BUILD)/langmodel.wasm; \
 	  test $$br -le $(SIZE_BUDGET) || echo "make wasm: OVER the $(SIZE_BUDGET) B brotli budget (make size)" >&2
 
+## NOINLINE: the project's packages that the module's build compiles without inlining (-l):
+## none reads text byte by byte (the JSON readers, the SSE and text-protocol parsers and
+## the regular expressions keep theirs). An inlined call leaves its body at every call,
+## with an inline tree and its pc tables in the data, which brotli compresses badly:
+## -14 to -16 KB brotli (RATIONALE.md "How does the module stay under 850 KB?", the
+## seventh round). internal/browsertest.NoInline holds the same list for the tests' builds.
+NOINLINE := wasm wasm/cmd/langmodel wasm/internal/jsonw session session/schema loop loop/scripted loop/custom internal/order
+MODULE_GCFLAGS := $(foreach p,$(NOINLINE),-gcflags=langmodel/$(p)=-l)
+
 ## module: what make wasm builds, without the size report (brotli -q 11 takes 10-30 s)
 module:
 	@mkdir -p $(BUILD)
-	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w -buildid=' -o $(BUILD)/langmodel.wasm ./wasm/cmd/langmodel
+	GOOS=js GOARCH=wasm $(GO) build -trimpath $(MODULE_GCFLAGS) -ldflags='-s -w -buildid=' -o $(BUILD)/langmodel.wasm ./wasm/cmd/langmodel
 	cp "$(GOROOT)/lib/wasm/wasm_exec.js" $(BUILD)/wasm_exec.js
 	cp js/*.js js/language-model.d.ts $(BUILD)/
 
@@ -173,15 +182,15 @@ test-types:
 ## of reflect: use internal/sfmt; context.Context's Deadline puts a time.Time in an
 ## interface, which keeps Time.String, Format and MarshalJSON: use loop.Context). It prints
 ## where the bytes go, package by package, the Go runtime's share apart (internal/wasmsize,
-## on a build that keeps function names). See RATIONALE.md "How does the module stay under
+## on a build that keeps function names, with NOINLINE as make module builds). See RATIONALE.md "How does the module stay under
 ## 850 KB?" for the cuts and their figures.
 SIZE_BUDGET := 850000
 size: wasm
-	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-buildid=' -o $(BUILD)/langmodel-names.wasm ./wasm/cmd/langmodel
+	GOOS=js GOARCH=wasm $(GO) build -trimpath $(MODULE_GCFLAGS) -ldflags='-buildid=' -o $(BUILD)/langmodel-names.wasm ./wasm/cmd/langmodel
 	$(GO) run ./internal/wasmsize -pkg ./wasm/cmd/langmodel $(BUILD)/langmodel-names.wasm $(BUILD)/langmodel.wasm
 	@br=$$(brotli -q 11 -c $(BUILD)/langmodel.wasm | wc -c); \
 	  test $$br -le $(SIZE_BUDGET) || { echo "size: langmodel.wasm is $$br bytes brotli, over the $(SIZE_BUDGET) budget" >&2; exit 1; }
-	@GOOS=js GOARCH=wasm $(GO) build -trimpath -o /dev/null -ldflags=-dumpdep ./wasm/cmd/langmodel 2> $(BUILD)/langmodel.deps
+	@GOOS=js GOARCH=wasm $(GO) build -trimpath $(MODULE_GCFLAGS) -o /dev/null -ldflags=-dumpdep ./wasm/cmd/langmodel 2> $(BUILD)/langmodel.deps
 	@refl=$$(grep -o -m1 -e 'encoding/json\.typeFields' -e 'encoding/json\.(\*decodeState)' $(BUILD)/langmodel.deps || true); \
 	  test -z "$$refl" || { echo "size: the module links encoding/json's reflection coder ($$refl): about 450 KB of code that delays startup; use internal/jsonv" >&2; exit 1; }
 	@fmt=$$(grep -o -m1 -e '-> fmt\.[A-Za-z(*]*' $(BUILD)/langmodel.deps || true); \

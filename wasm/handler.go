@@ -69,9 +69,17 @@ type entry struct {
 }
 
 // marshaler is what the generated code gives every wire type (protocol_easyjson.go).
+// Their MarshalJSON methods are trimmed away (wasm/internal/trimjson): marshalJSON is one
+// for all of them.
 type marshaler interface {
-	MarshalJSON() ([]byte, error)
 	MarshalEasyJSON(*jsonw.Writer)
+}
+
+// marshalJSON encodes a wire type as its generated MarshalJSON did.
+func marshalJSON(m marshaler) ([]byte, error) {
+	var w jsonw.Writer
+	m.MarshalEasyJSON(&w)
+	return w.Buffer.BuildBytes(), w.Error
 }
 
 // NewHandler returns a handler that writes every message for the page through send, one
@@ -156,7 +164,7 @@ func (h *Handler) write(m marshaler) {
 		h.port.writeTo(m)
 		return
 	}
-	b, err := m.MarshalJSON()
+	b, err := marshalJSON(m)
 	if err != nil {
 		return
 	}
@@ -180,7 +188,7 @@ func (h *Handler) reply(id int64, value []byte, werr *WireError) {
 func (h *Handler) replyErr(id int64, err error) { h.reply(id, nil, wireError(err)) }
 
 func (h *Handler) replyValue(id int64, v marshaler) {
-	b, err := v.MarshalJSON()
+	b, err := marshalJSON(v)
 	if err != nil {
 		h.reply(id, nil, internalError(err))
 		return
@@ -535,7 +543,7 @@ func (h *Handler) query(raw []byte) *Reply {
 }
 
 func marshal(m marshaler) []byte {
-	b, _ := m.MarshalJSON() // wire types hold only valid raw JSON
+	b, _ := marshalJSON(m) // wire types hold only valid raw JSON
 	return b
 }
 

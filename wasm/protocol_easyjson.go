@@ -40,13 +40,6 @@ func easyjsonE4425964EncodeLangmodelWasm1(out *jwriter.Writer, in WireError) {
 	out.RawByte('}')
 }
 
-// MarshalJSON supports json.Marshaler interface
-func (v WireError) MarshalJSON() ([]byte, error) {
-	w := jwriter.Writer{}
-	easyjsonE4425964EncodeLangmodelWasm1(&w, v)
-	return w.Buffer.BuildBytes(), w.Error
-}
-
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v WireError) MarshalEasyJSON(w *jwriter.Writer) {
 	easyjsonE4425964EncodeLangmodelWasm1(w, v)
@@ -95,13 +88,6 @@ func easyjsonE4425964EncodeLangmodelWasm4(out *jwriter.Writer, in SessionInfo) {
 	out.RawByte('}')
 }
 
-// MarshalJSON supports json.Marshaler interface
-func (v SessionInfo) MarshalJSON() ([]byte, error) {
-	w := jwriter.Writer{}
-	easyjsonE4425964EncodeLangmodelWasm4(&w, v)
-	return w.Buffer.BuildBytes(), w.Error
-}
-
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v SessionInfo) MarshalEasyJSON(w *jwriter.Writer) {
 	easyjsonE4425964EncodeLangmodelWasm4(w, v)
@@ -139,13 +125,6 @@ func easyjsonE4425964EncodeLangmodelWasm5(out *jwriter.Writer, in Reply) {
 	out.RawByte('}')
 }
 
-// MarshalJSON supports json.Marshaler interface
-func (v Reply) MarshalJSON() ([]byte, error) {
-	w := jwriter.Writer{}
-	easyjsonE4425964EncodeLangmodelWasm5(&w, v)
-	return w.Buffer.BuildBytes(), w.Error
-}
-
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v Reply) MarshalEasyJSON(w *jwriter.Writer) {
 	easyjsonE4425964EncodeLangmodelWasm5(w, v)
@@ -180,13 +159,6 @@ func easyjsonE4425964EncodeLangmodelWasm6(out *jwriter.Writer, in PromptResult) 
 		out.Int(int(in.ContextUsage))
 	}
 	out.RawByte('}')
-}
-
-// MarshalJSON supports json.Marshaler interface
-func (v PromptResult) MarshalJSON() ([]byte, error) {
-	w := jwriter.Writer{}
-	easyjsonE4425964EncodeLangmodelWasm6(&w, v)
-	return w.Buffer.BuildBytes(), w.Error
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
@@ -236,13 +208,6 @@ func easyjsonE4425964EncodeLangmodelWasm9(out *jwriter.Writer, in PageCall) {
 	out.RawByte('}')
 }
 
-// MarshalJSON supports json.Marshaler interface
-func (v PageCall) MarshalJSON() ([]byte, error) {
-	w := jwriter.Writer{}
-	easyjsonE4425964EncodeLangmodelWasm9(&w, v)
-	return w.Buffer.BuildBytes(), w.Error
-}
-
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v PageCall) MarshalEasyJSON(w *jwriter.Writer) {
 	easyjsonE4425964EncodeLangmodelWasm9(w, v)
@@ -273,13 +238,6 @@ func easyjsonE4425964EncodeLangmodelWasm12(out *jwriter.Writer, in Event) {
 		out.Raw((in.Detail).MarshalJSON())
 	}
 	out.RawByte('}')
-}
-
-// MarshalJSON supports json.Marshaler interface
-func (v Event) MarshalJSON() ([]byte, error) {
-	w := jwriter.Writer{}
-	easyjsonE4425964EncodeLangmodelWasm12(&w, v)
-	return w.Buffer.BuildBytes(), w.Error
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
@@ -318,13 +276,6 @@ func easyjsonE4425964EncodeLangmodelWasm13(out *jwriter.Writer, in ErrorExtra) {
 		out.Raw((in.Transcript).MarshalJSON())
 	}
 	out.RawByte('}')
-}
-
-// MarshalJSON supports json.Marshaler interface
-func (v ErrorExtra) MarshalJSON() ([]byte, error) {
-	w := jwriter.Writer{}
-	easyjsonE4425964EncodeLangmodelWasm13(&w, v)
-	return w.Buffer.BuildBytes(), w.Error
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface

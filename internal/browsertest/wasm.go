@@ -18,14 +18,34 @@ import (
 // once its main runs, with the string "ready".
 const BareReadyGlobal = "browsertestReady"
 
-// BuildWasm builds the main package in dir with GOOS=js GOARCH=wasm, -trimpath
-// and -ldflags='-s -w' (the flags FIELD-NOTES measures sizes with), using the go
-// command on PATH, into a file in tb.TempDir(), and returns the file's path. The
-// go build cache makes a rebuild take about 0.1 s; a cold cache about 4 s.
+// NoInline lists the project's packages that the module's build compiles without
+// inlining, as the Makefile's NOINLINE does (a test holds the two lists equal): the
+// module is about 15 KB brotli smaller (RATIONALE.md "How does the module stay under
+// 850 KB?").
+var NoInline = []string{
+	"wasm", "wasm/cmd/langmodel", "wasm/internal/jsonw", "session", "session/schema",
+	"loop", "loop/scripted", "loop/custom", "internal/order",
+}
+
+// ModuleBuildFlags are the go build flags the module is built with, as make module
+// builds it: -trimpath, -ldflags='-s -w' (the flags FIELD-NOTES measures sizes with)
+// and -gcflags=langmodel/<p>=-l for each package of NoInline.
+func ModuleBuildFlags() []string {
+	flags := []string{"-trimpath", "-ldflags=-s -w"}
+	for _, p := range NoInline {
+		flags = append(flags, "-gcflags=langmodel/"+p+"=-l")
+	}
+	return flags
+}
+
+// BuildWasm builds the main package in dir with GOOS=js GOARCH=wasm and
+// ModuleBuildFlags, using the go command on PATH, into a file in tb.TempDir(), and
+// returns the file's path. The go build cache makes a rebuild take about 0.1 s; a
+// cold cache about 4 s.
 func BuildWasm(tb testing.TB, dir string) string {
 	tb.Helper()
 	out := filepath.Join(tb.TempDir(), filepath.Base(dir)+".wasm")
-	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", out, ".")
+	cmd := exec.Command("go", append(append([]string{"build"}, ModuleBuildFlags()...), "-o", out, ".")...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
 	if msg, err := cmd.CombinedOutput(); err != nil {

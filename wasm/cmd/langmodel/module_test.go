@@ -33,7 +33,7 @@ func TestMain(m *testing.M) {
 		os.Exit(2)
 	}
 	moduleWasm = filepath.Join(dir, "langmodel.wasm")
-	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", moduleWasm, ".")
+	cmd := exec.Command("go", append(append([]string{"build"}, browsertest.ModuleBuildFlags()...), "-o", moduleWasm, ".")...)
 	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "building the module: %v\n%s", err, out)
