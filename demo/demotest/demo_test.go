@@ -36,7 +36,7 @@ func TestMain(m *testing.M) {
 		os.Exit(2)
 	}
 	out := filepath.Join(dir, "langmodel.wasm")
-	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", out, "langmodel/wasm/cmd/langmodel")
+	cmd := exec.Command("go", append(append([]string{"build"}, browsertest.ModuleBuildFlags()...), "-o", out, "langmodel/wasm/cmd/langmodel")...)
 	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
 	msg, err := cmd.CombinedOutput()
 	if err == nil {
