@@ -330,6 +330,11 @@ func (h *Handler) create(raw *message, id int64) {
 		h.replyErr(req.ID, err)
 		return
 	}
+	servers, err := mcpServers(req.Options.MCPServers)
+	if err != nil {
+		h.replyErr(req.ID, err)
+		return
+	}
 	switch {
 	case req.TextPrompts != 0 || len(raw.attach) > 0:
 		// A history of text messages, packed after the message (packed.go).
@@ -347,18 +352,38 @@ func (h *Handler) create(raw *message, id int64) {
 		// As JSON text: session.NormalizeJSON reads it without decoding it first.
 		opts.InitialPrompts = req.InitialPrompts
 	}
+	if len(servers) > 0 { // the servers' tools first (mcp.go); the message's bytes are not kept
+		if raw, ok := opts.InitialPrompts.(json.RawMessage); ok {
+			opts.InitialPrompts = json.RawMessage(bytes.Clone(raw))
+		}
+		h.connectMCP(req.ID, servers, opts, pt, func(opts loop.Options) { h.created(req.ID, req.Session, req.Restore, opts, pt) })
+		return
+	}
+	h.created(req.ID, req.Session, req.Restore, opts, pt)
+}
+
+// created makes the session of a create() request and answers it.
+func (h *Handler) created(id, key int64, rs *RestoreInfo, opts loop.Options, pt *pageTools) {
 	var s *loop.Session
-	if req.Restore != nil {
-		s, err = restore(opts, req.Restore)
+	var err error
+	if rs != nil {
+		s, err = restore(opts, rs)
 	} else {
 		s, err = loop.New(opts)
 	}
+	e := &entry{key: key, s: s, tools: pt}
+	if err == nil && h.sessions[key] != nil {
+		s.Destroy()
+		err = session.Errorf(session.KindType, session.ErrBadMessage, "create: session key %d is in use", key)
+	}
 	if err != nil {
-		h.replyErr(req.ID, err)
+		e.release()
+		h.replyErr(id, err)
 		return
 	}
-	h.register(&entry{key: req.Session, s: s, tools: pt})
-	h.replyValue(req.ID, info(s, true))
+	h.register(e)
+	e.followMCP()
+	h.replyValue(id, info(s, true))
 }
 
 func (h *Handler) register(e *entry) {
@@ -494,6 +519,7 @@ func (h *Handler) destroy(raw *message, id int64) {
 		return
 	}
 	e.s.Destroy()
+	e.release()
 	h.mu.Lock()
 	delete(h.sessions, req.Session)
 	h.mu.Unlock()

@@ -137,6 +137,9 @@ type CreateOptions struct {
 	TopK        json.RawMessage `json:"topK,omitempty"`
 	// ToolChoice is "auto", "none", "required", or {type: "tool", name} ({name} too).
 	ToolChoice json.RawMessage `json:"toolChoice,omitempty"`
+	// MCPServers are [{url, headers, name}]: MCP servers whose tools join the session's
+	// (mcp.go). The headers may hold secrets: never echoed.
+	MCPServers json.RawMessage `json:"mcpServers,omitempty"`
 }
 
 // ToolUseConfig is toolUseConfig with approve replaced by its stash id.
