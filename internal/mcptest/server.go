@@ -40,8 +40,8 @@ type Server struct {
 	http *httptest.Server
 	mcp  *mcp.Server
 
-	mu      sync.Mutex
-	log     []string
+	mu       sync.Mutex
+	log      []string
 	changed  chan struct{} // closed when a tools/list_changed notification was written
 	relisted chan struct{} // closed when a tools/list came after it
 }

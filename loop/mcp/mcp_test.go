@@ -111,7 +111,7 @@ func TestConnect_ListsEveryPage(t *testing.T) {
 func TestRun(t *testing.T) {
 	rows := []struct {
 		name, tool, args, want string
-		progress            []string
+		progress               []string
 	}{
 		{name: "text and image content come back as the CallToolResult", tool: "weather", args: `{"city":"Rome"}`,
 			want: `{"content":[{"text":"Sunny in Rome","type":"text"},{"data":"AQID","mimeType":"image/png","type":"image"}]}`},
