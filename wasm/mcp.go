@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"langmodel/internal/jsonv"
 	"langmodel/loop"
 	"langmodel/loop/mcp"
 	"langmodel/session"
@@ -124,4 +125,15 @@ func (e *entry) release() {
 	if e.tools != nil && e.tools.mcp != nil {
 		e.tools.mcp.Release(e.key)
 	}
+}
+
+// toolInfo is a tool's declaration for the page's approve: {name, description,
+// inputSchema, annotations}.
+func toolInfo(t *session.Tool) json.RawMessage {
+	b := jsonv.AppendString(append([]byte(nil), `{"name":`...), t.Name)
+	b = jsonv.AppendString(append(b, `,"description":`...), t.Description)
+	b = append(append(b, `,"inputSchema":`...), t.InputSchema...)
+	b = append(b, `,"annotations":`...)
+	a, _ := t.Annotations.MarshalJSON() // cannot fail
+	return append(append(b, a...), '}')
 }

@@ -165,7 +165,11 @@ func (p *pageTools) Run(ctx loop.Context, call session.ToolCall, progress func(j
 // approve implements loop.Approver through the page's toolUseConfig.approve.
 func (p *pageTools) approve(ctx loop.Context, call session.ToolCall, tool *session.Tool) (bool, string, error) {
 	ret, err := p.h.callPage(ctx, "tool", func(id int64) marshaler {
-		return &PageCall{Type: TypeToolApprove, ID: id, Session: p.key, Fn: p.approveFn, Call: mustCall(call), Tool: tool.Name}
+		pc := &PageCall{Type: TypeToolApprove, ID: id, Session: p.key, Fn: p.approveFn, Call: mustCall(call), Tool: tool.Name}
+		if p.mcp != nil && p.mcp.Has(tool.Name) { // not among the page's tools: the face is told what it is
+			pc.ToolInfo = toolInfo(tool)
+		}
+		return pc
 	}, nil)
 	if err != nil {
 		return false, "", err

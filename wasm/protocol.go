@@ -335,6 +335,9 @@ type PageCall struct {
 	Call    json.RawMessage `json:"call,omitempty"`
 	Tool    string          `json:"tool,omitempty"`
 	Request json.RawMessage `json:"request,omitempty"`
+	// ToolInfo is a tool-approve's tool when the page did not declare it (an MCP
+	// server's): {name, description, inputSchema, annotations}.
+	ToolInfo json.RawMessage `json:"toolInfo,omitempty"`
 }
 
 // Event is a session event or a chunk. For an event, Type is its name (toolcall,

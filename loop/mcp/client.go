@@ -172,7 +172,7 @@ func (c *client) notify(ctx loop.Context, method string, params []byte) error {
 	}
 	resp, err := c.t.Do(ctx, c.request("POST", append(b, '}'), "application/json, text/event-stream"))
 	if err != nil {
-		return c.unreachable(ctx, err)
+		return c.unreachable(ctx, method, err)
 	}
 	resp.Body.Close()
 	if resp.Status/100 != 2 {
@@ -181,11 +181,15 @@ func (c *client) notify(ctx loop.Context, method string, params []byte) error {
 	return nil
 }
 
-func (c *client) unreachable(ctx loop.Context, err error) error {
+// unreachable is the error of a request for method that got no response.
+func (c *client) unreachable(ctx loop.Context, method string, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	return c.errorf(session.KindNetwork, "could not be reached: %v", err)
+	if method == "initialize" {
+		return c.errorf(session.KindNetwork, "could not be reached: %v", err)
+	}
+	return c.errorf(session.KindNetwork, "%s failed: %v", method, err)
 }
 
 // errStop stops reading a stream once the answer has come.
@@ -220,7 +224,7 @@ func (c *client) callID(ctx loop.Context, id int64, method string, params []byte
 func (c *client) exchange(ctx loop.Context, method string, body []byte, id int64, progress func(json.RawMessage)) (any, error) {
 	resp, err := c.t.Do(ctx, c.request("POST", body, "application/json, text/event-stream"))
 	if err != nil {
-		return nil, c.unreachable(ctx, err)
+		return nil, c.unreachable(ctx, method, err)
 	}
 	defer resp.Body.Close()
 	if method == "initialize" {

@@ -1,0 +1,212 @@
+//go:build !js
+
+package main
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"langmodel/internal/browsertest"
+	"langmodel/internal/mcptest"
+)
+
+// mcpCommon are the helpers of the MCP scenarios. MCP is the test server's endpoint (a
+// server of its own per scenario, internal/mcptest, on the official Go SDK), LOG what it
+// saw.
+const mcpCommon = `
+const { LanguageModel } = lm;
+const script = (...turns) => ({ kind: "scripted", turns });
+const call = (name, args) => ({ calls: [{ name, arguments: args }] });
+const caught = async (p) => { try { await p; return "resolved"; } catch (e) { return e.name + ": " + e.message; } };
+// logged waits until the server's log has what.
+const logged = async (what) => { for (;;) { const log = await (await fetch(LOG)).json(); if (log.includes(what)) return log; await new Promise((r) => setTimeout(r, 10)); } };
+const serverLog = async () => (await fetch(LOG)).json();
+// lines is the history in short: "role: text", "call name args", "result name parts", "error name: message".
+const lines = (s) => s.history.map((m) => {
+	const p = Array.isArray(m.content) ? m.content[0] : m.content;
+	if (typeof m.content === "string") return m.role + ": " + m.content;
+	if (p.type === "text") return m.role + ": " + p.value;
+	const v = p.value;
+	if (m.role === "tool-call") return "call " + v.name + " " + JSON.stringify(v.arguments);
+	if (v.errorMessage !== undefined) return "error " + v.name + ": " + v.errorMessage.replaceAll(MCP, "MCP");
+	return "result " + v.name + " " + JSON.stringify(v.result);
+});
+`
+
+// mcpScenario is one row of the MCP table: js runs with mcpCommon, want is its value as
+// JSON. token makes the server require Authorization: Bearer <token>.
+type mcpScenario struct {
+	name, js, want string
+	token          string
+}
+
+var mcpScenarios = []mcpScenario{
+	{
+		name: "the servers' tools join the page's, every page of tools/list; text and image content become result parts; annotations reach the events",
+		js: `const s = await LanguageModel.create({ mcpServers: [{ url: MCP }], tools: [{ name: "ping", description: "Ping", execute: () => "pong" }],
+				backend: script(call("weather", { city: "Rome" }), { text: "done" }) });
+			const seen = [];
+			s.ontoolcall = (e) => seen.push([e.detail.call.name, e.detail.annotations.title, e.detail.annotations.readOnlyHint]);
+			return { answer: await s.prompt("Weather?"), seen, history: lines(s) };`,
+		want: `{"answer":"done","seen":[["weather","Weather",true]],"history":["user: Weather?","call weather {\"city\":\"Rome\"}",
+			"result weather [{\"type\":\"text\",\"value\":\"Sunny in Rome\"},{\"type\":\"image\",\"value\":{\"base64\":\"AQID\",\"mimeType\":\"image/png\",\"type\":\"bytes\"}}]","assistant: done"]}`,
+	},
+	{
+		name: "isError is a tool error for the model, and the loop goes on",
+		js: `const s = await LanguageModel.create({ mcpServers: [{ url: MCP }], backend: script(call("forecast", { city: "Oslo" }), { text: "sorry" }) });
+			return { answer: await s.prompt("Forecast?"), history: lines(s).slice(1) };`,
+		want: `{"answer":"sorry","history":["call forecast {\"city\":\"Oslo\"}","error forecast: no forecast for Oslo","assistant: sorry"]}`,
+	},
+	{
+		name: "arguments that break the tool's inputSchema never reach the server",
+		js: `const s = await LanguageModel.create({ mcpServers: [{ url: MCP }], backend: script(call("weather", { city: 5 }), { text: "sorry" }) });
+			return { answer: await s.prompt("Weather?"), error: lines(s)[2] };`,
+		want: `{"answer":"sorry","error":"error weather: invalid arguments for tool weather: at /city: expected string, got number"}`,
+	},
+	{
+		name: "notifications/progress become toolprogress events",
+		js: `const s = await LanguageModel.create({ mcpServers: [{ url: MCP }], backend: script(call("slow", {}), { text: "done" }) });
+			const seen = [];
+			s.ontoolprogress = (e) => seen.push(e.detail.value);
+			return { answer: await s.prompt("Go"), seen, result: lines(s)[2] };`,
+		want: `{"answer":"done","seen":[{"message":"half","progress":1,"total":2},{"message":"all","progress":2,"total":2}],
+			"result":"result slow [{\"type\":\"text\",\"value\":\"slow done\"}]"}`,
+	},
+	{
+		name: "aborting a prompt sends notifications/cancelled for its call, and the history stays as it was",
+		js: `const s = await LanguageModel.create({ mcpServers: [{ url: MCP }], backend: script(call("hang", {}), { text: "never" }) });
+			const ac = new AbortController();
+			const p = s.prompt("Go", { signal: ac.signal }).then(() => "resolved", (e) => e.name);
+			await logged("started hang");
+			ac.abort();
+			const result = await p;
+			await logged("cancelled hang");
+			return { result, history: lines(s) };`,
+		want: `{"result":"AbortError","history":[]}`,
+	},
+	{
+		name: "notifications/tools/list_changed: the new tool is offered from the next model step on",
+		js: `const s = await LanguageModel.create({ mcpServers: [{ url: MCP }], backend: script(call("add_news", {}), call("news", {}), { text: "done" }) });
+			return { answer: await s.prompt("News?"), history: lines(s).slice(1) };`,
+		want: `{"answer":"done","history":["call add_news {}","result add_news [{\"type\":\"text\",\"value\":\"added\"}]",
+			"call news {}","result news [{\"type\":\"text\",\"value\":\"all calm\"}]","assistant: done"]}`,
+	},
+	{
+		name: "a destructiveHint tool without approve is refused with a tool error, and never runs",
+		js: `const s = await LanguageModel.create({ mcpServers: [{ url: MCP }], backend: script(call("delete_file", { path: "/a" }), { text: "not done" }) });
+			return { answer: await s.prompt("Delete"), error: lines(s)[2], log: (await serverLog()).filter((l) => l.startsWith("deleted")) };`,
+		want: `{"answer":"not done","error":"error delete_file: tool delete_file needs the user's approval, and this session cannot ask for it (no toolUseConfig.approve); the call was not run","log":[]}`,
+	},
+	{
+		name: "a destructiveHint tool runs once approve says yes",
+		js: `const asked = [];
+			const s = await LanguageModel.create({ mcpServers: [{ url: MCP }], toolUseConfig: { approve: (c, tool) => (asked.push(c.name + " " + tool.annotations?.destructiveHint), true) },
+				backend: script(call("delete_file", { path: "/a" }), { text: "done" }) });
+			return { answer: await s.prompt("Delete"), asked, result: lines(s)[2], log: (await serverLog()).filter((l) => l.startsWith("deleted")) };`,
+		want: `{"answer":"done","asked":["delete_file true"],"result":"result delete_file [{\"type\":\"text\",\"value\":\"deleted /a\"}]","log":["deleted /a"]}`,
+	},
+	{
+		name: "a tool with no annotations runs as the page's own tools do",
+		js: `const s = await LanguageModel.create({ mcpServers: [{ url: MCP }], backend: script(call("plain", {}), { text: "done" }) });
+			return { answer: await s.prompt("Go"), result: lines(s)[2] };`,
+		want: `{"answer":"done","result":"result plain [{\"type\":\"text\",\"value\":\"plain\"}]"}`,
+	},
+	{
+		name: "the server killed mid-call is a tool error for the model, and the loop goes on",
+		js: `const s = await LanguageModel.create({ mcpServers: [{ url: MCP }], backend: script(call("crash", {}), { text: "it failed" }) });
+			const answer = await s.prompt("Go");
+			const error = lines(s)[2]; // the rest is the engine's own fetch error message
+			return { answer, error: error.startsWith("error crash: MCP server: MCP tools/call failed: ") };`,
+		want: `{"answer":"it failed","error":true}`,
+	},
+	{
+		name: "a name the page's tools have: the server's tool is <name>__<tool>, and calls go to the right source",
+		js: `const s = await LanguageModel.create({ mcpServers: [{ url: MCP, name: "srv" }], tools: [{ name: "weather", description: "Page weather", execute: () => "page" }],
+				backend: script({ calls: [{ name: "weather", arguments: {} }, { name: "srv__weather", arguments: { city: "Rome" } }] }, { text: "done" }) });
+			await s.prompt("Weather?");
+			return lines(s).slice(3, 5);`,
+		want: `["result weather [{\"type\":\"text\",\"value\":\"page\"}]","result srv__weather [{\"type\":\"text\",\"value\":\"Sunny in Rome\"},{\"type\":\"image\",\"value\":{\"base64\":\"AQID\",\"mimeType\":\"image/png\",\"type\":\"bytes\"}}]"]`,
+	},
+	{
+		name: "a clone shares the connection; the last destroy ends the MCP session (DELETE)",
+		js: `const s = await LanguageModel.create({ mcpServers: [{ url: MCP }], backend: script({ text: "hi" }, call("plain", {}), { text: "done" }) });
+			await s.prompt("Hi");
+			const c = await s.clone();
+			s.destroy();
+			const early = (await serverLog()).includes("DELETE");
+			const answer = await c.prompt("Go");
+			const result = lines(c)[4];
+			c.destroy();
+			await logged("DELETE");
+			return { early, answer, result };`,
+		want: `{"early":false,"answer":"done","result":"result plain [{\"type\":\"text\",\"value\":\"plain\"}]"}`,
+	},
+	{
+		name: "headers reach the server and never the history, an event or an error",
+		token: "s3cret-token",
+		js: `const seen = [];
+			const s = await LanguageModel.create({ mcpServers: [{ url: MCP, headers: { Authorization: "Bearer s3cret-token" } }], backend: script(call("crash", {}), { text: "done" }) });
+			for (const t of ["toolcall", "toolresult"]) s.addEventListener(t, (e) => seen.push(JSON.stringify(e.detail)));
+			await s.prompt("Go");
+			const refused = await caught(LanguageModel.create({ mcpServers: [{ url: MCP, headers: { Authorization: "Bearer wrong-s3cret" } }] }));
+			const all = JSON.stringify(s.history) + seen.join() + refused;
+			return { leaked: all.includes("s3cret"), refused: refused.replaceAll(MCP, "MCP") };`,
+		want: `{"leaked":false,"refused":"NetworkError: MCP server: MCP answered HTTP 401 to initialize"}`,
+	},
+	{
+		name: "a server that cannot be reached rejects create() with NetworkError naming the URL",
+		js: `const e = await caught(LanguageModel.create({ mcpServers: [{ url: "http://127.0.0.1:1/mcp", headers: { Authorization: "Bearer s3cret" } }] }));
+			return [e.slice(0, e.indexOf(" reached") + 8), e.includes("s3cret")];`,
+		want: `["NetworkError: MCP server: http://127.0.0.1:1/mcp could not be reached",false]`,
+	},
+	{
+		name: "a malformed mcpServers is a TypeError",
+		js: `return [await caught(LanguageModel.create({ mcpServers: [{ url: "ftp://x" }] })), await caught(LanguageModel.create({ mcpServers: [{ url: MCP, name: "a" }, { url: MCP, name: "a" }] }))];`,
+		want: `["TypeError: invalid mcpServers: mcpServers[0].url must be a string starting with http://, https:// or /","TypeError: invalid mcpServers: mcpServers[1].name: two servers are named \"a\""]`,
+	},
+}
+
+// TestModule_MCP plays the MCP scenarios in the real .wasm under wazero, through the
+// real face, against the Go SDK's server.
+func TestModule_MCP(t *testing.T) {
+	for _, sc := range mcpScenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := mcptest.Start(mcptest.Options{Token: sc.token})
+			t.Cleanup(srv.Close)
+			h := newHost(t)
+			h.Set("MCP", srv.URL)
+			h.Set("LOG", srv.Base+"/log")
+			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+			defer cancel()
+			v, err := h.Eval(ctx, mcpCommon+sc.js)
+			require.NoError(t, err)
+			requireJSON(t, sc.want, v)
+		})
+	}
+}
+
+// TestBrowser_MCP plays them in every engine, with the module on the page and in a
+// Worker: the page's origin is not the server's (CORS, Mcp-Session-Id exposed).
+func TestBrowser_MCP(t *testing.T) {
+	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
+		base := browsertest.Serve(t, "", moduleHandlers(t))
+		for _, m := range modes {
+			for _, sc := range mcpScenarios {
+				t.Run(m.name+"/"+sc.name, func(t *testing.T) {
+					t.Parallel()
+					srv := mcptest.Start(mcptest.Options{Token: sc.token})
+					t.Cleanup(srv.Close)
+					p := b.Open(t, base+"/")
+					require.NoError(t, p.Eval(t.Context(), m.prelude()+`globalThis.MCP = "`+srv.URL+`"; globalThis.LOG = "`+srv.Base+`/log";`, nil))
+					var got any
+					require.NoError(t, p.Eval(t.Context(), mcpCommon+sc.js, &got))
+					requireJSON(t, sc.want, got)
+				})
+			}
+		}
+	})
+}
