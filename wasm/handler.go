@@ -136,6 +136,7 @@ func (h *Handler) Close() {
 		if e.s != nil {
 			e.s.Destroy()
 		}
+		e.release()
 	}
 	h.mu.Unlock()
 	h.writeMu.Lock()

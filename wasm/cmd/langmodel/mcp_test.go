@@ -153,7 +153,7 @@ var mcpScenarios = []mcpScenario{
 		want: `{"early":false,"answer":"done","result":"result plain [{\"type\":\"text\",\"value\":\"plain\"}]"}`,
 	},
 	{
-		name: "headers reach the server and never the history, an event or an error",
+		name:  "headers reach the server and never the history, an event or an error",
 		token: "s3cret-token",
 		js: `const seen = [];
 			const s = await LanguageModel.create({ mcpServers: [{ url: MCP, headers: { Authorization: "Bearer s3cret-token" } }], backend: script(call("crash", {}), { text: "done" }) });
@@ -172,7 +172,7 @@ var mcpScenarios = []mcpScenario{
 	},
 	{
 		name: "a malformed mcpServers is a TypeError",
-		js: `return [await caught(LanguageModel.create({ mcpServers: [{ url: "ftp://x" }] })), await caught(LanguageModel.create({ mcpServers: [{ url: MCP, name: "a" }, { url: MCP, name: "a" }] }))];`,
+		js:   `return [await caught(LanguageModel.create({ mcpServers: [{ url: "ftp://x" }] })), await caught(LanguageModel.create({ mcpServers: [{ url: MCP, name: "a" }, { url: MCP, name: "a" }] }))];`,
 		want: `["TypeError: invalid mcpServers: mcpServers[0].url must be a string starting with http://, https:// or /","TypeError: invalid mcpServers: mcpServers[1].name: two servers are named \"a\""]`,
 	},
 }
