@@ -22,6 +22,7 @@ import (
 	"errors"
 	"io"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -75,9 +76,25 @@ type client struct {
 	stopListen  loop.CancelFunc
 }
 
-// errorf is a failure of this server, naming its URL only.
+// errorf is a failure of this server, naming its URL only; the value of every header the
+// page gave is redacted from it (a server may echo one in its own messages).
 func (c *client) errorf(kind session.Kind, format string, args ...any) error {
-	return session.Errorf(kind, ErrServer, "%s "+format, append([]any{c.srv.URL}, args...)...)
+	e := session.Errorf(kind, ErrServer, "%s "+format, append([]any{c.srv.URL}, args...)...)
+	e.Msg = c.redact(e.Msg)
+	return e
+}
+
+// redact replaces the values of the page's headers in s, and their tokens after
+// "Bearer ", with [redacted].
+func (c *client) redact(s string) string {
+	for _, v := range c.srv.Header {
+		for _, secret := range []string{v, strings.TrimPrefix(v, "Bearer ")} {
+			if len(secret) >= 4 {
+				s = strings.ReplaceAll(s, secret, "[redacted]")
+			}
+		}
+	}
+	return s
 }
 
 // connect runs initialize and notifications/initialized, and opens the server's stream
@@ -134,7 +151,7 @@ func (c *client) listen(ctx loop.Context) {
 		return
 	}
 	defer resp.Body.Close()
-	if resp.Status != 200 || !contains(resp.Header["content-type"], "text/event-stream") {
+	if resp.Status != 200 || !strings.Contains(resp.Header["content-type"], "text/event-stream") {
 		return
 	}
 	sse.Read(resp.Body, maxMessage, func(data []byte) error {
@@ -251,7 +268,7 @@ func (c *client) exchange(ctx loop.Context, method string, body []byte, id int64
 		res, rpcErr = c.answer(data, method)
 		return errStop
 	}
-	if contains(resp.Header["content-type"], "text/event-stream") {
+	if strings.Contains(resp.Header["content-type"], "text/event-stream") {
 		_, err = sse.Read(resp.Body, maxMessage, handle)
 	} else {
 		var data []byte
@@ -289,7 +306,7 @@ func (c *client) message(data []byte, id int64, progress func(json.RawMessage)) 
 	}
 	method, _ := obj["method"].(string)
 	if method == "" {
-		return false // a response
+		return !numberIs(obj["id"], id) // a response: to this request, or to another (skipped)
 	}
 	if _, isRequest := obj["id"]; isRequest {
 		return true // a request of the server's (ping, sampling): this client offers none
@@ -354,13 +371,4 @@ func (c *client) close() {
 	if resp, err := c.t.Do(loop.Background(), c.request("DELETE", nil, "application/json")); err == nil {
 		resp.Body.Close()
 	}
-}
-
-func contains(s, sub string) bool {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if s[i:i+len(sub)] == sub {
-			return true
-		}
-	}
-	return false
 }

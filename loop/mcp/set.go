@@ -212,7 +212,7 @@ func (s *Set) Run(ctx loop.Context, call session.ToolCall, progress func(json.Ra
 		return nil, err
 	}
 	b, _ := jsonv.Marshal(res)
-	return []session.ResultPart{{Type: "text", Text: string(b)}}, nil
+	return []session.ResultPart{{Type: "text", Text: r.c.redact(string(b))}}, nil
 }
 
 // callWithProgress is tools/call, its progress token the request's own id.

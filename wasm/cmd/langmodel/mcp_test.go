@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"langmodel/internal/browsertest"
+	"langmodel/internal/chaos"
 	"langmodel/internal/mcptest"
 )
 
@@ -290,4 +292,112 @@ func decodeLast(t *testing.T, out []byte) any {
 	var v any
 	require.NoError(t, json.Unmarshal([]byte(lines[len(lines)-1]), &v), string(out))
 	return v
+}
+
+// chaosMCPRows are the misbehaving MCP server's modes (internal/chaos.MCPServer): the
+// model calls flaky {mode}, and whatever the server does, the model gets a result or a
+// tool error and the loop goes on; nothing the page gave in headers shows.
+var chaosMCPRows = []struct {
+	mode, want  string
+	browserOnly bool // the wazero host's fetch feeds 5 MB through goja 7 bytes at a time: minutes
+}{
+	{mode: "ok", want: `result flaky [{"type":"text","value":"fine"}]`},
+	{mode: "drop", want: `error flaky: MCP server: MCP tools/call failed: `},
+	{mode: "badjson", want: `error flaky: MCP server: MCP answered tools/call with malformed JSON-RPC`},
+	{mode: "notrpc", want: `error flaky: MCP server: MCP answered tools/call with malformed JSON-RPC (no result)`},
+	{mode: "wrongid", want: `error flaky: MCP server: MCP ended the stream without answering tools/call`},
+	{mode: "huge", want: `error flaky: MCP server: MCP tools/call failed: an event is larger than 4 MB`, browserOnly: true},
+	{mode: "http500", want: `error flaky: MCP server: MCP answered HTTP 500 to tools/call`},
+	{mode: "rpcerror", want: `error flaky: MCP server: MCP tools/call failed: denied for [redacted] (JSON-RPC error -32000)`},
+	{mode: "echo", want: `result flaky [{"type":"text","value":"you sent [redacted]"}]`},
+}
+
+// chaosMCPJS plays one mode: the answer, the call's line (cut after a prefix the engines
+// share for "drop", whose rest is the browser's own fetch error), and whether the secret
+// shows anywhere.
+const chaosMCPJS = `
+const s = await LanguageModel.create({ mcpServers: [{ url: MCP, headers: { Authorization: "Bearer chaos-s3cret" } }],
+	backend: script(call("flaky", { mode: MODE }), { text: "went on" }) });
+const events = [];
+for (const t of ["toolcall", "toolprogress", "toolresult"]) s.addEventListener(t, (e) => events.push(JSON.stringify(e.detail)));
+const answer = await s.prompt("Go");
+const line = lines(s)[2];
+const cut = MODE === "drop" && line.startsWith(WANT) ? WANT : line;
+return { answer, line: cut, roles: s.history.map((m) => m.role), leaked: (JSON.stringify(s.history) + events.join()).includes("s3cret") };`
+
+// chaosMCPStallJS: a call the server never answers is given up with the prompt's abort:
+// AbortError, the history as before, and the server told.
+const chaosMCPStallJS = `
+const s = await LanguageModel.create({ mcpServers: [{ url: MCP }], backend: script(call("flaky", { mode: "stall" }), { text: "never" }) });
+const ac = new AbortController();
+const p = s.prompt("Go", { signal: ac.signal }).then(() => "resolved", (e) => e.name);
+await logged("stall");
+ac.abort();
+const result = await p;
+await logged("cancelled");
+return { result, history: s.history.length };`
+
+func chaosMCPWant(want string) string {
+	b, _ := json.Marshal(want)
+	return `{"answer":"went on","line":` + string(b) + `,"roles":["user","tool-call","tool-result","assistant"],"leaked":false}`
+}
+
+// TestModule_ChaosMCP plays the misbehaving MCP server under wazero.
+func TestModule_ChaosMCP(t *testing.T) {
+	srv := httptest.NewServer(&chaos.MCPServer{})
+	t.Cleanup(srv.Close)
+	play := func(t *testing.T, js string, set map[string]string) any {
+		h := newHost(t)
+		h.Set("MCP", srv.URL+"/mcp")
+		h.Set("LOG", srv.URL+"/log")
+		for k, v := range set {
+			h.Set(k, v)
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+		defer cancel()
+		v, err := h.Eval(ctx, mcpCommon+js)
+		require.NoError(t, err)
+		return v
+	}
+	for _, row := range chaosMCPRows {
+		t.Run(row.mode, func(t *testing.T) {
+			t.Parallel()
+			if row.browserOnly {
+				t.Skip("the browsers play it (TestBrowser_ChaosMCP)")
+			}
+			requireJSON(t, chaosMCPWant(row.want), play(t, chaosMCPJS, map[string]string{"MODE": row.mode, "WANT": row.want}))
+		})
+	}
+	t.Run("stall", func(t *testing.T) {
+		t.Parallel()
+		requireJSON(t, `{"result":"AbortError","history":0}`, play(t, chaosMCPStallJS, nil))
+	})
+}
+
+// TestBrowser_ChaosMCP plays it in every engine.
+func TestBrowser_ChaosMCP(t *testing.T) {
+	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
+		base := browsertest.Serve(t, "", moduleHandlers(t))
+		srv := httptest.NewServer(&chaos.MCPServer{})
+		t.Cleanup(srv.Close)
+		play := func(t *testing.T, js, set string) any {
+			p := b.Open(t, base+"/")
+			require.NoError(t, p.Eval(t.Context(), modes[0].prelude()+`globalThis.MCP = "`+srv.URL+`/mcp"; globalThis.LOG = "`+srv.URL+`/log";`+set, nil))
+			var got any
+			require.NoError(t, p.Eval(t.Context(), mcpCommon+js, &got))
+			return got
+		}
+		for _, row := range chaosMCPRows {
+			t.Run(row.mode, func(t *testing.T) {
+				t.Parallel()
+				mode, _ := json.Marshal(row.mode)
+				want, _ := json.Marshal(row.want)
+				requireJSON(t, chaosMCPWant(row.want), play(t, chaosMCPJS, "globalThis.MODE = "+string(mode)+"; globalThis.WANT = "+string(want)+";"))
+			})
+		}
+		t.Run("stall", func(t *testing.T) {
+			t.Parallel()
+			requireJSON(t, `{"result":"AbortError","history":0}`, play(t, chaosMCPStallJS, ""))
+		})
+	})
 }
