@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -227,6 +228,18 @@ func TestConnect_Failures(t *testing.T) {
 		s.Release(0)
 		require.Eventually(t, func() bool { return strings.Contains(strings.Join(srv.Log(), ","), "DELETE") }, 10e9, 1e6)
 	})
+}
+
+func TestConnect_VersionNegotiationFails(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2024-11-05","capabilities":{},"serverInfo":{"name":"old","version":"1"}}}`))
+	}))
+	t.Cleanup(srv.Close)
+	_, err := Connect(loop.Background(), &goTransport{}, []Server{{URL: srv.URL, Name: "old"}}, nil)
+	require.Error(t, err)
+	require.Equal(t, session.KindNotSupported, session.KindOf(err))
+	require.Equal(t, `MCP server: `+srv.URL+` answered protocol version "2024-11-05", and this module speaks "2025-11-25", "2025-06-18", "2025-03-26"`, err.Error())
 }
 
 func TestConnect_Names(t *testing.T) {
