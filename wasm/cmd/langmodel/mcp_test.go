@@ -167,6 +167,15 @@ var mcpScenarios = []mcpScenario{
 		want: `{"leaked":false,"refused":"NetworkError: MCP server: MCP answered HTTP 401 to initialize"}`,
 	},
 	{
+		name: "a snapshot keeps no mcpServers (their headers may hold secrets); restore() given them again connects",
+		js: `const s = await LanguageModel.create({ mcpServers: [{ url: MCP, headers: { "X-Key": "s3cret-key" } }], backend: script({ text: "hi" }) });
+			await s.prompt("Hi");
+			const snap = await s.snapshot();
+			const r = await LanguageModel.restore(snap, { mcpServers: [{ url: MCP }], backend: script(call("plain", {}), { text: "done" }) });
+			return { kept: JSON.stringify(snap).includes("s3cret") || "mcpServers" in snap.options, answer: await r.prompt("Go"), result: lines(r)[4] };`,
+		want: `{"kept":false,"answer":"done","result":"result plain [{\"type\":\"text\",\"value\":\"plain\"}]"}`,
+	},
+	{
 		name: "a server that cannot be reached rejects create() with NetworkError naming the URL",
 		js: `const e = await caught(LanguageModel.create({ mcpServers: [{ url: "http://127.0.0.1:1/mcp", headers: { Authorization: "Bearer s3cret" } }] }));
 			return [e.slice(0, e.indexOf(" reached") + 8), e.includes("s3cret")];`,
