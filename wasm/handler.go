@@ -326,12 +326,16 @@ func (h *Handler) create(raw *message, id int64) {
 		h.reply(req.ID, nil, protocolError(session.KindType, "create: session key %d is invalid or in use", req.Session))
 		return
 	}
-	opts, pt, err := h.sessionOptions(req.Session, req.Options)
+	servers, err := mcpServers(req.Options.MCPServers)
 	if err != nil {
 		h.replyErr(req.ID, err)
 		return
 	}
-	servers, err := mcpServers(req.Options.MCPServers)
+	choice := req.Options.ToolChoice
+	if len(servers) > 0 { // it may name a server's tool: checked once they are known (mcp.go)
+		req.Options.ToolChoice = nil
+	}
+	opts, pt, err := h.sessionOptions(req.Session, req.Options)
 	if err != nil {
 		h.replyErr(req.ID, err)
 		return
@@ -357,7 +361,19 @@ func (h *Handler) create(raw *message, id int64) {
 		if raw, ok := opts.InitialPrompts.(json.RawMessage); ok {
 			opts.InitialPrompts = json.RawMessage(bytes.Clone(raw))
 		}
-		h.connectMCP(req.ID, servers, opts, pt, func(opts loop.Options) { h.created(req.ID, req.Session, req.Restore, opts, pt) })
+		choice = bytes.Clone(choice)
+		h.connectMCP(req.ID, servers, opts, pt, func(opts loop.Options) {
+			c, err := toolChoice(choice, opts.Tools)
+			if err != nil {
+				pt.mcp.Release(req.Session)
+				h.replyErr(req.ID, err)
+				return
+			}
+			if c != nil {
+				opts.ToolChoice = *c
+			}
+			h.created(req.ID, req.Session, req.Restore, opts, pt)
+		})
 		return
 	}
 	h.created(req.ID, req.Session, req.Restore, opts, pt)

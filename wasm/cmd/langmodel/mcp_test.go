@@ -176,6 +176,12 @@ var mcpScenarios = []mcpScenario{
 		want: `{"kept":false,"answer":"done","result":"result plain [{\"type\":\"text\",\"value\":\"plain\"}]"}`,
 	},
 	{
+		name: "toolChoice may name a server's tool; a name no source has is a TypeError once the tools are known",
+		js: `const s = await LanguageModel.create({ mcpServers: [{ url: MCP }], toolChoice: { type: "tool", name: "plain" }, backend: script(call("plain", {}), { text: "done" }) });
+			return [await s.prompt("Go"), await caught(LanguageModel.create({ mcpServers: [{ url: MCP }], toolChoice: { type: "tool", name: "nope" } }))];`,
+		want: `["done","TypeError: invalid option: toolChoice names the tool \"nope\", which the session does not declare"]`,
+	},
+	{
 		name: "a server that cannot be reached rejects create() with NetworkError naming the URL",
 		js: `const e = await caught(LanguageModel.create({ mcpServers: [{ url: "http://127.0.0.1:1/mcp", headers: { Authorization: "Bearer s3cret" } }] }));
 			return [e.slice(0, e.indexOf(" reached") + 8), e.includes("s3cret")];`,
