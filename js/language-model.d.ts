@@ -316,6 +316,11 @@ export interface MCPServer {
   headers?: Record<string, string>;
   /** Names the server's tools when their names collide; "mcp1", "mcp2"… by position when absent. */
   name?: string;
+  /**
+   * Milliseconds the server may stay silent in a request (no answer, no progress) before
+   * the call fails with a tool error for the model; 60000 when absent.
+   */
+  timeout?: number;
 }
 
 /** A tool as a WebMCP model context's getTools() describes it. */

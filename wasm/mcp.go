@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"time"
 
 	"langmodel/internal/jsonv"
 	"langmodel/loop"
@@ -25,8 +26,9 @@ import (
 var errBadServer = errors.New("invalid mcpServers")
 
 // mcpServers reads the option: absent or null is none; otherwise an array of {url,
-// headers?, name?}, url http(s):// or a path of the page's origin, names unique
-// (default "mcp1", "mcp2"…, by position).
+// headers?, name?, timeout?}, url http(s):// or a path of the page's origin, names unique
+// (default "mcp1", "mcp2"…, by position), timeout the milliseconds a server may stay
+// silent in a request (mcp.DefaultTimeout when absent).
 func mcpServers(raw json.RawMessage) ([]mcp.Server, error) {
 	v, err := decodeOptional(raw)
 	if err != nil || v == nil {
@@ -72,6 +74,14 @@ func mcpServers(raw json.RawMessage) ([]mcp.Server, error) {
 				}
 				s.Header[lowerASCII(k)] = str
 			}
+		}
+		if v, present := obj["timeout"]; present && v != nil {
+			n, _ := v.(json.Number)
+			ms, err := strconv.ParseFloat(string(n), 64)
+			if err != nil || !(ms > 0 && ms < 1e12) {
+				return nil, session.Errorf(session.KindType, errBadServer, "%s.timeout must be a positive number of milliseconds", at)
+			}
+			s.Timeout = time.Duration(ms * float64(time.Millisecond))
 		}
 		out = append(out, s)
 	}

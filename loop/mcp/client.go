@@ -25,6 +25,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"langmodel/internal/jsonv"
 	"langmodel/loop"
@@ -56,9 +57,10 @@ var ErrServer = errors.New("MCP server")
 
 // Server is one entry of create()'s mcpServers.
 type Server struct {
-	URL    string
-	Name   string
-	Header map[string]string // lower-case names
+	URL     string
+	Name    string
+	Header  map[string]string // lower-case names
+	Timeout time.Duration     // how long the server may stay silent in a request; 0: DefaultTimeout
 }
 
 // client is the connection to one server.
@@ -228,17 +230,40 @@ func (c *client) callID(ctx loop.Context, id int64, method string, params []byte
 		b = append(append(b, `,"params":`...), params...)
 	}
 	b = append(b, '}')
-	res, err := c.exchange(ctx, method, b, id, progress)
-	if ctx.Err() != nil && method != "initialize" {
+	// The server has Timeout to answer or to say anything (progress) from one message to
+	// the next: a server that falls silent fails the call, the loop going on.
+	rctx, cancel := loop.WithCancel(ctx)
+	defer cancel()
+	var silent atomic.Bool
+	timer := time.AfterFunc(c.timeout(), func() { silent.Store(true); cancel() })
+	res, err := c.exchange(rctx, method, b, id, progress, func() { timer.Reset(c.timeout()) })
+	timer.Stop()
+	if rctx.Err() != nil && method != "initialize" {
 		// The request may be running on the server: tell it, on a context of its own.
 		cancelled := strconv.AppendInt([]byte(`{"requestId":`), id, 10)
-		go c.notify(loop.Background(), "notifications/cancelled", append(cancelled, `,"reason":"the prompt was aborted"}`...))
+		go c.notify(loop.Background(), "notifications/cancelled", append(cancelled, `,"reason":"the request was aborted"}`...))
+	}
+	if ctx.Err() != nil {
 		return nil, ctx.Err()
+	}
+	if silent.Load() {
+		return nil, c.errorf(session.KindNetwork, "did not answer %s within %d ms", method, c.timeout().Milliseconds())
 	}
 	return res, err
 }
 
-func (c *client) exchange(ctx loop.Context, method string, body []byte, id int64, progress func(json.RawMessage)) (any, error) {
+// DefaultTimeout is how long a server may stay silent during a request (mcpServers'
+// timeout when the page gives none).
+const DefaultTimeout = 60 * time.Second
+
+func (c *client) timeout() time.Duration {
+	if c.srv.Timeout > 0 {
+		return c.srv.Timeout
+	}
+	return DefaultTimeout
+}
+
+func (c *client) exchange(ctx loop.Context, method string, body []byte, id int64, progress func(json.RawMessage), touch func()) (any, error) {
 	resp, err := c.t.Do(ctx, c.request("POST", body, "application/json, text/event-stream"))
 	if err != nil {
 		return nil, c.unreachable(ctx, method, err)
@@ -261,6 +286,7 @@ func (c *client) exchange(ctx loop.Context, method string, body []byte, id int64
 	var rpcErr error
 	answered := false
 	handle := func(data []byte) error {
+		touch()
 		if c.message(data, id, progress) {
 			return nil
 		}

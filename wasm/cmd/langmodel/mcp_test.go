@@ -189,8 +189,10 @@ var mcpScenarios = []mcpScenario{
 	},
 	{
 		name: "a malformed mcpServers is a TypeError",
-		js:   `return [await caught(LanguageModel.create({ mcpServers: [{ url: "ftp://x" }] })), await caught(LanguageModel.create({ mcpServers: [{ url: MCP, name: "a" }, { url: MCP, name: "a" }] }))];`,
-		want: `["TypeError: invalid mcpServers: mcpServers[0].url must be a string starting with http://, https:// or /","TypeError: invalid mcpServers: mcpServers[1].name: two servers are named \"a\""]`,
+		js: `return [await caught(LanguageModel.create({ mcpServers: [{ url: "ftp://x" }] })), await caught(LanguageModel.create({ mcpServers: [{ url: MCP, name: "a" }, { url: MCP, name: "a" }] })),
+			await caught(LanguageModel.create({ mcpServers: [{ url: MCP, timeout: -1 }] }))];`,
+		want: `["TypeError: invalid mcpServers: mcpServers[0].url must be a string starting with http://, https:// or /","TypeError: invalid mcpServers: mcpServers[1].name: two servers are named \"a\"",
+			"TypeError: invalid mcpServers: mcpServers[0].timeout must be a positive number of milliseconds"]`,
 	},
 }
 
@@ -354,6 +356,16 @@ const result = await p;
 await logged("cancelled");
 return { result, history: s.history.length };`
 
+// chaosMCPTimeoutJS: a server silent past mcpServers' timeout fails the call with a tool
+// error, the server is told, and the loop goes on.
+const chaosMCPTimeoutJS = `
+const s = await LanguageModel.create({ mcpServers: [{ url: MCP, timeout: 300 }], backend: script(call("flaky", { mode: "stall" }), { text: "went on" }) });
+const answer = await s.prompt("Go");
+await logged("cancelled");
+return { answer, line: lines(s)[2] };`
+
+const chaosMCPTimeoutWant = `{"answer":"went on","line":"error flaky: MCP server: MCP did not answer tools/call within 300 ms"}`
+
 func chaosMCPWant(want string) string {
 	b, _ := json.Marshal(want)
 	return `{"answer":"went on","line":` + string(b) + `,"roles":["user","tool-call","tool-result","assistant"],"leaked":false}`
@@ -389,6 +401,10 @@ func TestModule_ChaosMCP(t *testing.T) {
 		t.Parallel()
 		requireJSON(t, `{"result":"AbortError","history":0}`, play(t, chaosMCPStallJS, nil))
 	})
+	t.Run("timeout", func(t *testing.T) {
+		t.Parallel()
+		requireJSON(t, chaosMCPTimeoutWant, play(t, chaosMCPTimeoutJS, nil))
+	})
 }
 
 // TestBrowser_ChaosMCP plays it in every engine.
@@ -415,6 +431,10 @@ func TestBrowser_ChaosMCP(t *testing.T) {
 		t.Run("stall", func(t *testing.T) {
 			t.Parallel()
 			requireJSON(t, `{"result":"AbortError","history":0}`, play(t, chaosMCPStallJS, ""))
+		})
+		t.Run("timeout", func(t *testing.T) {
+			t.Parallel()
+			requireJSON(t, chaosMCPTimeoutWant, play(t, chaosMCPTimeoutJS, ""))
 		})
 	})
 }
