@@ -326,7 +326,8 @@ export class Channel {
   #approve(m) {
     this.#call(m, async (ctrl) => {
       const { approve, tools } = stash.get(m.fn) ?? {};
-      const answer = await approve(new LanguageModelToolCall(m.call), tools?.get(m.tool), { signal: ctrl.signal });
+      // A tool the page did not declare (an MCP server's) comes described by the engine.
+      const answer = await approve(new LanguageModelToolCall(m.call), tools?.get(m.tool) ?? m.toolInfo, { signal: ctrl.signal });
       return typeof answer === "string" ? answer : Boolean(answer);
     });
   }

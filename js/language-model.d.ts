@@ -321,6 +321,21 @@ export interface CreateCoreOptions {
   toolChoice?: ToolChoice;
 }
 
+/** One server of create()'s mcpServers. */
+export interface MCPServer {
+  /** The server's MCP endpoint: http://, https://, or a path of the page's origin. */
+  url: string;
+  /** Sent with every request (Authorization, say); never shown in a message, event or error. */
+  headers?: Record<string, string>;
+  /** Names the server's tools when their names collide; "mcp1", "mcp2"… by position when absent. */
+  name?: string;
+  /**
+   * Milliseconds the server may stay silent in a request (no answer, no progress) before
+   * the call fails with a tool error for the model; 60000 when absent.
+   */
+  timeout?: number;
+}
+
 /** A tool as a WebMCP model context's getTools() describes it. */
 export interface ModelContextTool {
   name: string;
@@ -349,6 +364,13 @@ export interface CreateOptions extends CreateCoreOptions {
    * registered or unregistered later are offered from the next model step on.
    */
   modelContext?: ModelContext | null;
+  /**
+   * MCP servers (Streamable HTTP) whose tools join the session's: each is connected at
+   * create() (NetworkError naming the URL when it cannot be reached). A server's tool whose
+   * name another tool of the session has is named "<name>__<tool>". headers go to the
+   * server and nowhere else. Not kept in a snapshot: give them to restore() again.
+   */
+  mcpServers?: MCPServer[];
   initialPrompts?: Message[];
   /** Aborting it rejects create(), and later the session's in-flight and later calls, with its reason. */
   signal?: AbortSignal;
@@ -486,6 +508,8 @@ export interface RestoreOptions {
   backend?: Backend;
   signal?: AbortSignal;
   monitor?(monitor: CreateMonitor): void;
+  /** The session's MCP servers again: a snapshot does not keep them (their headers may hold secrets). */
+  mcpServers?: MCPServer[];
 }
 
 /** The version session.snapshot() writes; restore() takes every version up to it. */

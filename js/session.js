@@ -135,7 +135,8 @@ export class LanguageModel extends EventTarget {
     options = withBackend(options, gguf ? await ggufBackend(gguf, target, signal) : backend);
     const { wire, tools, ids, expectsToolCalls, undeclaredResponses, params } = wireOptions(options, st);
     const key = nextKey++;
-    const { initialPrompts: _history, backend: _backend, ...data } = wire; // a snapshot's options (snapshot.js)
+    // A snapshot's options (snapshot.js): never mcpServers, whose headers may hold secrets.
+    const { initialPrompts: _history, backend: _backend, mcpServers: _mcp, ...data } = wire;
     const shared = new Shared(params, tools, ids, expectsToolCalls, undeclaredResponses, data);
     let info;
     try {

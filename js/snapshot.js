@@ -124,7 +124,7 @@ export function restoreOptions(snapshot, options) {
   } else if (options.toolUseConfig !== undefined) {
     create.toolUseConfig = { approve: options.toolUseConfig?.approve };
   }
-  for (const k of ["backend", "signal", "monitor"]) if (options[k] !== undefined) create[k] = options[k];
+  for (const k of ["backend", "signal", "monitor", "mcpServers"]) if (options[k] !== undefined) create[k] = options[k];
   const runningIDs = {};
   for (const id of running) runningIDs[String(id)] = true;
   return { create, restore: { initial, usage: contextUsage, running: runningIDs } };

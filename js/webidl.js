@@ -402,6 +402,7 @@ export function wireOptions(options, st) {
     temperature,
     topK,
     toolChoice: plain(options.toolChoice, "TypeError"),
+    mcpServers: plain(options.mcpServers, "TypeError"), // the engine reads them (wasm/mcp.go)
   };
   const expectsToolCalls = Array.isArray(expectedOutputs) && expectedOutputs.some((o) => o?.type === "tool-call");
   // Whether the session takes its model's calls' responses only by the exception Chrome

@@ -21,7 +21,7 @@ func (h *Handler) clone(raw *message, id int64) {
 		h.reply(req.ID, nil, protocolError(session.KindType, "clone: session key %d is invalid or in use", req.Clone))
 		return
 	}
-	pt := &pageTools{h: h, key: req.Clone, fns: e.tools.fns, approveFn: e.tools.approveFn}
+	pt := &pageTools{h: h, key: req.Clone, fns: e.tools.fns, approveFn: e.tools.approveFn, mcp: e.tools.mcp, own: e.tools.own}
 	ctx, done := h.track(req.ID)
 	e.s.CloneAsync(ctx, func(o *loop.Options) { h.bind(o, pt) }, func(ns *loop.Session, err error) {
 		done()
@@ -47,6 +47,11 @@ func (h *Handler) cloned(id int64, e *entry, key int64, ns *loop.Session, pt *pa
 		h.replyErr(id, err)
 		return
 	}
-	h.register(&entry{key: key, s: ns, tools: pt})
+	ne := &entry{key: key, s: ns, tools: pt}
+	if pt.mcp != nil { // the clone shares the servers (mcp.go)
+		pt.mcp.Retain()
+	}
+	h.register(ne)
+	ne.followMCP()
 	h.replyValue(id, info(ns, true))
 }

@@ -408,6 +408,8 @@ func (m *CreateOptions) field(key string, v value) error {
 		return v.raw(&m.TopK)
 	case "toolChoice":
 		return v.raw(&m.ToolChoice)
+	case "mcpServers":
+		return v.raw(&m.MCPServers)
 	}
 	return nil
 }

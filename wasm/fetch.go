@@ -56,7 +56,8 @@ func (f *pageFetch) Do(ctx loop.Context, req *openai.Request) (*openai.Response,
 		Body: &fetchBody{h: f.h, id: id, s: s, stop: stop, header: req.Header}}, nil
 }
 
-// fetchRequest encodes the request for the page: {method, url, headers, body}, header
+// fetchRequest encodes the request for the page: {method, url, headers, body (null for
+// none)}, header
 // names sorted so that the message is the same byte for byte every time.
 func fetchRequest(req *openai.Request) []byte {
 	var w jsonw.Writer
@@ -79,7 +80,11 @@ func fetchRequest(req *openai.Request) []byte {
 		w.String(req.Header[k])
 	}
 	w.RawString(`},"body":`)
-	w.String(string(req.Body))
+	if req.Body == nil { // a GET or a DELETE: fetch refuses a body there, even an empty one
+		w.RawString("null")
+	} else {
+		w.String(string(req.Body))
+	}
 	w.RawByte('}')
 	b, _ := w.BuildBytes()
 	return b

@@ -144,6 +144,7 @@ func (h *Handler) Close() {
 		if e.s != nil {
 			e.s.Destroy()
 		}
+		e.release()
 	}
 	h.mu.Unlock()
 	h.writeMu.Lock()
@@ -333,6 +334,15 @@ func (h *Handler) create(raw *message, id int64) {
 		h.reply(req.ID, nil, protocolError(session.KindType, "create: session key %d is invalid or in use", req.Session))
 		return
 	}
+	servers, err := mcpServers(req.Options.MCPServers)
+	if err != nil {
+		h.replyErr(req.ID, err)
+		return
+	}
+	choice := req.Options.ToolChoice
+	if len(servers) > 0 { // it may name a server's tool: checked once they are known (mcp.go)
+		req.Options.ToolChoice = nil
+	}
 	opts, pt, err := h.sessionOptions(req.Session, req.Options)
 	if err != nil {
 		h.replyErr(req.ID, err)
@@ -355,18 +365,50 @@ func (h *Handler) create(raw *message, id int64) {
 		// As JSON text: session.NormalizeJSON reads it without decoding it first.
 		opts.InitialPrompts = req.InitialPrompts
 	}
+	if len(servers) > 0 { // the servers' tools first (mcp.go); the message's bytes are not kept
+		if raw, ok := opts.InitialPrompts.(json.RawMessage); ok {
+			opts.InitialPrompts = json.RawMessage(bytes.Clone(raw))
+		}
+		choice = bytes.Clone(choice)
+		h.connectMCP(req.ID, servers, opts, pt, func(opts loop.Options) {
+			c, err := toolChoice(choice, opts.Tools)
+			if err != nil {
+				pt.mcp.Release(req.Session)
+				h.replyErr(req.ID, err)
+				return
+			}
+			if c != nil {
+				opts.ToolChoice = *c
+			}
+			h.created(req.ID, req.Session, req.Restore, opts, pt)
+		})
+		return
+	}
+	h.created(req.ID, req.Session, req.Restore, opts, pt)
+}
+
+// created makes the session of a create() request and answers it.
+func (h *Handler) created(id, key int64, rs *RestoreInfo, opts loop.Options, pt *pageTools) {
 	var s *loop.Session
-	if req.Restore != nil {
-		s, err = restore(opts, req.Restore)
+	var err error
+	if rs != nil {
+		s, err = restore(opts, rs)
 	} else {
 		s, err = loop.New(opts)
 	}
+	e := &entry{key: key, s: s, tools: pt}
+	if err == nil && h.sessions[key] != nil {
+		s.Destroy()
+		err = session.Errorf(session.KindType, session.ErrBadMessage, "create: session key %d is in use", key)
+	}
 	if err != nil {
-		h.replyErr(req.ID, err)
+		e.release()
+		h.replyErr(id, err)
 		return
 	}
-	h.register(&entry{key: req.Session, s: s, tools: pt})
-	h.replyValue(req.ID, info(s, true))
+	h.register(e)
+	e.followMCP()
+	h.replyValue(id, info(s, true))
 }
 
 func (h *Handler) register(e *entry) {
@@ -502,6 +544,7 @@ func (h *Handler) destroy(raw *message, id int64) {
 		return
 	}
 	e.s.Destroy()
+	e.release()
 	h.mu.Lock()
 	delete(h.sessions, req.Session)
 	h.mu.Unlock()

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"langmodel/loop"
+	"langmodel/loop/mcp"
 	"langmodel/session"
 )
 
@@ -135,12 +136,17 @@ type pageTools struct {
 	key       int64
 	fns       map[string]int64 // tool name → execute stash id; replaced whole by setTools (fnsMu)
 	fnsMu     sync.Mutex
-	approveFn int64         // approve stash id; ≤ 0 for none
-	listens   atomic.Uint32 // the event types the page listens for (eventBit); a clone starts with none
+	approveFn int64          // approve stash id; ≤ 0 for none
+	listens   atomic.Uint32  // the event types the page listens for (eventBit); a clone starts with none
+	mcp       *mcp.Set       // the session's MCP servers (mcp.go); nil for none
+	own       []session.Tool // the page's tools, beside the servers' (fnsMu)
 }
 
 // Run implements loop.ToolRunner: it asks the page to call the tool's execute.
 func (p *pageTools) Run(ctx loop.Context, call session.ToolCall, progress func(json.RawMessage)) ([]session.ResultPart, error) {
+	if p.mcp != nil && p.mcp.Has(call.Name) {
+		return p.mcp.Run(ctx, call, progress)
+	}
 	ret, err := p.h.callPage(ctx, "tool", func(id int64) marshaler {
 		p.fnsMu.Lock()
 		fn := p.fns[call.Name]
@@ -159,7 +165,11 @@ func (p *pageTools) Run(ctx loop.Context, call session.ToolCall, progress func(j
 // approve implements loop.Approver through the page's toolUseConfig.approve.
 func (p *pageTools) approve(ctx loop.Context, call session.ToolCall, tool *session.Tool) (bool, string, error) {
 	ret, err := p.h.callPage(ctx, "tool", func(id int64) marshaler {
-		return &PageCall{Type: TypeToolApprove, ID: id, Session: p.key, Fn: p.approveFn, Call: mustCall(call), Tool: tool.Name}
+		pc := &PageCall{Type: TypeToolApprove, ID: id, Session: p.key, Fn: p.approveFn, Call: mustCall(call), Tool: tool.Name}
+		if p.mcp != nil && p.mcp.Has(tool.Name) { // not among the page's tools: the face is told what it is
+			pc.ToolInfo = toolInfo(tool)
+		}
+		return pc
 	}, nil)
 	if err != nil {
 		return false, "", err

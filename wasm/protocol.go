@@ -137,6 +137,9 @@ type CreateOptions struct {
 	TopK        json.RawMessage `json:"topK,omitempty"`
 	// ToolChoice is "auto", "none", "required", or {type: "tool", name} ({name} too).
 	ToolChoice json.RawMessage `json:"toolChoice,omitempty"`
+	// MCPServers are [{url, headers, name}]: MCP servers whose tools join the session's
+	// (mcp.go). The headers may hold secrets: never echoed.
+	MCPServers json.RawMessage `json:"mcpServers,omitempty"`
 }
 
 // ToolUseConfig is toolUseConfig with approve replaced by its stash id.
@@ -332,6 +335,9 @@ type PageCall struct {
 	Call    json.RawMessage `json:"call,omitempty"`
 	Tool    string          `json:"tool,omitempty"`
 	Request json.RawMessage `json:"request,omitempty"`
+	// ToolInfo is a tool-approve's tool when the page did not declare it (an MCP
+	// server's): {name, description, inputSchema, annotations}.
+	ToolInfo json.RawMessage `json:"toolInfo,omitempty"`
 }
 
 // Event is a session event or a chunk. For an event, Type is its name (toolcall,

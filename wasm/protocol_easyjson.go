@@ -205,6 +205,11 @@ func easyjsonE4425964EncodeLangmodelWasm9(out *jwriter.Writer, in PageCall) {
 		out.RawString(prefix)
 		out.Raw((in.Request).MarshalJSON())
 	}
+	if len(in.ToolInfo) != 0 {
+		const prefix string = ",\"toolInfo\":"
+		out.RawString(prefix)
+		out.Raw((in.ToolInfo).MarshalJSON())
+	}
 	out.RawByte('}')
 }
 

@@ -32,7 +32,11 @@ func (h *Handler) setTools(raw *message) {
 		}
 	}
 	e.tools.fns = fns
+	e.tools.own = tools
 	e.tools.fnsMu.Unlock()
+	if e.tools.mcp != nil { // the servers' tools stay (mcp.go)
+		tools = append(tools, e.tools.mcp.Tools()...)
+	}
 	e.s.SetTools(tools)
 }
 

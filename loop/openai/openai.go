@@ -12,33 +12,23 @@
 package openai
 
 import (
-	"io"
 	"time"
 
 	"langmodel/loop"
+	"langmodel/loop/internal/fetchport"
 	"langmodel/session"
 )
 
 // Transport sends one HTTP request and returns the response with its body unread. It must
-// stop, and close the body, when ctx ends.
-type Transport interface {
-	Do(ctx loop.Context, req *Request) (*Response, error)
-}
+// stop, and close the body, when ctx ends. It is the port the MCP client shares
+// (loop/internal/fetchport).
+type Transport = fetchport.Transport
 
 // Request is an HTTP request as the transport sends it.
-type Request struct {
-	Method string
-	URL    string
-	Header map[string]string
-	Body   []byte
-}
+type Request = fetchport.Request
 
 // Response is an HTTP response; Header keys are lower case.
-type Response struct {
-	Status int
-	Header map[string]string
-	Body   io.ReadCloser
-}
+type Response = fetchport.Response
 
 // Config is the backend's configuration as the page gives it (install({backend}) or
 // create({backend})).

@@ -1,7 +1,6 @@
 package openai
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -12,6 +11,7 @@ import (
 	"langmodel/internal/jsonv"
 	"langmodel/internal/order"
 	"langmodel/loop"
+	"langmodel/loop/internal/sse"
 	"langmodel/session"
 )
 
@@ -186,50 +186,10 @@ func streamError(ctx loop.Context, err error) error {
 	return session.Errorf(session.KindNetwork, session.ErrModel, "reading the stream: %v", err)
 }
 
-// readEvents parses server-sent events and calls handle with each event's data. It returns
-// done when the stream ended with "data: [DONE]"; readStream also accepts a clean end of
-// file after a finish_reason, for servers that send no [DONE].
+// readEvents parses server-sent events and calls handle with each event's data
+// (loop/internal/sse). It returns done when the stream ended with "data: [DONE]";
+// readStream also accepts a clean end of file after a finish_reason, for servers that send
+// no [DONE].
 func readEvents(r io.Reader, handle func([]byte) error) (done bool, err error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), maxEventSize)
-	var data bytes.Buffer
-	dispatch := func() error {
-		if data.Len() == 0 {
-			return nil
-		}
-		d := data.Bytes()
-		defer data.Reset()
-		if bytes.Equal(bytes.TrimSpace(d), []byte("[DONE]")) {
-			done = true
-			return nil
-		}
-		return handle(d)
-	}
-	for sc.Scan() {
-		line := bytes.TrimSuffix(sc.Bytes(), []byte("\r"))
-		switch {
-		case len(line) == 0:
-			if err := dispatch(); err != nil {
-				return false, err
-			}
-		case line[0] == ':': // a comment (keep-alive)
-		case bytes.HasPrefix(line, []byte("data:")):
-			v := bytes.TrimPrefix(line[5:], []byte(" "))
-			if data.Len() > 0 {
-				data.WriteByte('\n')
-			}
-			data.Write(v)
-		default: // event:, id:, retry: carry nothing we use
-		}
-		if done {
-			return true, nil
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return false, err
-	}
-	if err := dispatch(); err != nil {
-		return false, err
-	}
-	return done, nil
+	return sse.Read(r, maxEventSize, handle)
 }

@@ -1,0 +1,259 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"langmodel/internal/mcptest"
+	"langmodel/loop"
+	"langmodel/session"
+)
+
+// goTransport is the Transport over Go's HTTP client (the browser's is the page's fetch).
+// It keeps every request it sent, for the tests' checks of headers.
+type goTransport struct {
+	mu   sync.Mutex
+	sent []*Request
+}
+
+func (g *goTransport) Do(ctx loop.Context, req *Request) (*Response, error) {
+	g.mu.Lock()
+	g.sent = append(g.sent, req)
+	g.mu.Unlock()
+	c, cancel := context.WithCancel(context.Background())
+	stop := loop.AfterFunc(ctx, cancel)
+	r, err := http.NewRequestWithContext(c, req.Method, req.URL, bytes.NewReader(req.Body))
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	for k, v := range req.Header {
+		r.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(r)
+	if err != nil {
+		stop()
+		cancel()
+		return nil, err
+	}
+	h := map[string]string{}
+	for k := range resp.Header {
+		h[strings.ToLower(k)] = resp.Header.Get(k)
+	}
+	return &Response{Status: resp.StatusCode, Header: h, Body: closer{resp.Body, func() { stop(); cancel() }}}, nil
+}
+
+type closer struct {
+	io.ReadCloser
+	f func()
+}
+
+func (c closer) Close() error { c.f(); return c.ReadCloser.Close() }
+
+func connect(t *testing.T, srv *mcptest.Server, own ...string) (*Set, *goTransport) {
+	t.Helper()
+	names := map[string]bool{}
+	for _, n := range own {
+		names[n] = true
+	}
+	tr := &goTransport{}
+	s, err := Connect(loop.Background(), tr, []Server{{URL: srv.URL, Name: "srv"}}, names)
+	require.NoError(t, err)
+	t.Cleanup(func() { s.Release(0) })
+	return s, tr
+}
+
+func toolNames(s *Set) []string {
+	var out []string
+	for _, t := range s.Tools() {
+		out = append(out, t.Name)
+	}
+	return out
+}
+
+func run(t *testing.T, s *Set, name, args string) (string, []string) {
+	t.Helper()
+	var progress []string
+	parts, err := s.Run(loop.Background(), session.ToolCall{CallID: "c1", Name: name, Arguments: json.RawMessage(args)}, func(p json.RawMessage) { progress = append(progress, string(p)) })
+	if err != nil {
+		return "error: " + err.Error(), progress
+	}
+	require.Len(t, parts, 1)
+	return parts[0].Text, progress
+}
+
+func TestConnect_ListsEveryPage(t *testing.T) {
+	for _, jsonBodies := range []bool{false, true} {
+		srv := mcptest.Start(mcptest.Options{JSON: jsonBodies})
+		t.Cleanup(srv.Close)
+		s, tr := connect(t, srv)
+		require.Equal(t, []string{"add_news", "crash", "delete_file", "forecast", "hang", "plain", "slow", "weather"}, toolNames(s))
+		w := s.Tools()[7]
+		require.Equal(t, "Weather", w.Annotations.Title)
+		require.True(t, *w.Annotations.ReadOnlyHint)
+		require.True(t, w.MCPResult && w.HasExecute)
+		require.True(t, *s.Tools()[2].Annotations.DestructiveHint)
+		// Every request after initialize carries the session and the protocol revision.
+		last := tr.sent[len(tr.sent)-1]
+		require.NotEmpty(t, last.Header["mcp-session-id"])
+		require.Equal(t, ProtocolVersion, last.Header["mcp-protocol-version"])
+	}
+}
+
+func TestRun(t *testing.T) {
+	rows := []struct {
+		name, tool, args, want string
+		progress               []string
+	}{
+		{name: "text and image content come back as the CallToolResult", tool: "weather", args: `{"city":"Rome"}`,
+			want: `{"content":[{"text":"Sunny in Rome","type":"text"},{"data":"AQID","mimeType":"image/png","type":"image"}]}`},
+		{name: "isError comes back for the loop to read", tool: "forecast", args: `{"city":"Oslo"}`,
+			want: `{"content":[{"text":"no forecast for Oslo","type":"text"}],"isError":true}`},
+		{name: "progress notifications become progress", tool: "slow", args: `{}`,
+			want: `{"content":[{"text":"slow done","type":"text"}]}`, progress: []string{`{"message":"half","progress":1,"total":2}`, `{"message":"all","progress":2,"total":2}`}},
+	}
+	for _, jsonBodies := range []bool{false, true} {
+		srv := mcptest.Start(mcptest.Options{JSON: jsonBodies})
+		t.Cleanup(srv.Close)
+		s, _ := connect(t, srv)
+		for _, row := range rows {
+			t.Run(row.name, func(t *testing.T) {
+				got, progress := run(t, s, row.tool, row.args)
+				want := strings.ReplaceAll(row.want, "URL", srv.URL)
+				if strings.HasPrefix(want, "error: ") {
+					require.True(t, strings.HasPrefix(got, want), got)
+					return
+				}
+				require.JSONEq(t, want, got)
+				if !jsonBodies { // a JSON body has no room for them
+					require.Equal(t, row.progress, progress)
+				}
+			})
+		}
+	}
+}
+
+func TestCall_JSONRPCError(t *testing.T) {
+	srv := mcptest.Start(mcptest.Options{})
+	t.Cleanup(srv.Close)
+	s, _ := connect(t, srv)
+	_, err := s.clients[0].call(loop.Background(), "tools/call", []byte(`{"name":"nope","arguments":{}}`), nil)
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "MCP server: "+srv.URL+" tools/call failed: ")
+	require.Contains(t, err.Error(), "(JSON-RPC error -32602)")
+}
+
+func TestRun_ListChangedBeforeTheNextStep(t *testing.T) {
+	srv := mcptest.Start(mcptest.Options{})
+	t.Cleanup(srv.Close)
+	s, _ := connect(t, srv)
+	var got [][]string
+	s.Follow(1, func(tools []session.Tool) {
+		var names []string
+		for _, t := range tools {
+			names = append(names, t.Name)
+		}
+		got = append(got, names)
+	})
+	out, _ := run(t, s, "add_news", `{}`)
+	require.JSONEq(t, `{"content":[{"type":"text","text":"added"}]}`, out)
+	require.Contains(t, toolNames(s), "news")
+	require.NotEmpty(t, got)
+	out, _ = run(t, s, "news", `{}`)
+	require.JSONEq(t, `{"content":[{"type":"text","text":"all calm"}]}`, out)
+}
+
+func TestRun_AbortSendsCancelled(t *testing.T) {
+	srv := mcptest.Start(mcptest.Options{})
+	t.Cleanup(srv.Close)
+	s, _ := connect(t, srv)
+	ctx, cancel := loop.WithCancel(loop.Background())
+	done := make(chan error)
+	go func() {
+		_, err := s.Run(ctx, session.ToolCall{CallID: "c", Name: "hang", Arguments: json.RawMessage(`{}`)}, nil)
+		done <- err
+	}()
+	require.Eventually(t, func() bool { return len(srv.Log()) > 0 }, 10e9, 1e6) // started
+	cancel()
+	require.Error(t, <-done)
+	require.Eventually(t, func() bool { return strings.Contains(strings.Join(srv.Log(), ","), "cancelled hang") }, 10e9, 1e6)
+}
+
+func TestRun_ServerKilledMidCall(t *testing.T) {
+	srv := mcptest.Start(mcptest.Options{})
+	t.Cleanup(srv.Close)
+	s, _ := connect(t, srv)
+	got, _ := run(t, s, "crash", `{}`)
+	require.True(t, strings.HasPrefix(got, "error: MCP server: "+srv.URL+" "), got)
+}
+
+func TestConnect_Failures(t *testing.T) {
+	srv := mcptest.Start(mcptest.Options{Token: "s3cret-token"})
+	t.Cleanup(srv.Close)
+	rows := []struct {
+		name   string
+		server Server
+		kind   session.Kind
+		msg    string
+	}{
+		{name: "a server that cannot be reached is a NetworkError naming the URL", server: Server{URL: "http://127.0.0.1:1/mcp", Header: map[string]string{"authorization": "Bearer s3cret-token"}},
+			kind: session.KindNetwork, msg: "MCP server: http://127.0.0.1:1/mcp could not be reached"},
+		{name: "a refused credential is a NetworkError, the header unsaid", server: Server{URL: srv.URL, Header: map[string]string{"authorization": "Bearer wrong-s3cret"}},
+			kind: session.KindNetwork, msg: "MCP server: " + srv.URL + " answered HTTP 401 to initialize"},
+	}
+	for _, row := range rows {
+		t.Run(row.name, func(t *testing.T) {
+			_, err := Connect(loop.Background(), &goTransport{}, []Server{row.server}, nil)
+			require.Error(t, err)
+			require.Equal(t, row.kind, session.KindOf(err))
+			require.Contains(t, err.Error(), row.msg)
+			require.NotContains(t, err.Error(), "s3cret")
+		})
+	}
+	t.Run("the right credential connects, and the end of the set deletes the MCP session", func(t *testing.T) {
+		s, err := Connect(loop.Background(), &goTransport{}, []Server{{URL: srv.URL, Name: "a", Header: map[string]string{"authorization": "Bearer s3cret-token"}}}, nil)
+		require.NoError(t, err)
+		s.Retain()
+		s.Release(1)
+		require.NotContains(t, srv.Log(), "DELETE", "a clone still uses it")
+		s.Release(0)
+		require.Eventually(t, func() bool { return strings.Contains(strings.Join(srv.Log(), ","), "DELETE") }, 10e9, 1e6)
+	})
+}
+
+func TestConnect_VersionNegotiationFails(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2024-11-05","capabilities":{},"serverInfo":{"name":"old","version":"1"}}}`))
+	}))
+	t.Cleanup(srv.Close)
+	_, err := Connect(loop.Background(), &goTransport{}, []Server{{URL: srv.URL, Name: "old"}}, nil)
+	require.Error(t, err)
+	require.Equal(t, session.KindNotSupported, session.KindOf(err))
+	require.Equal(t, `MCP server: `+srv.URL+` answered protocol version "2024-11-05", and this module speaks "2025-11-25", "2025-06-18", "2025-03-26"`, err.Error())
+}
+
+func TestConnect_Names(t *testing.T) {
+	a := mcptest.Start(mcptest.Options{})
+	b := mcptest.Start(mcptest.Options{})
+	t.Cleanup(a.Close)
+	t.Cleanup(b.Close)
+	s, err := Connect(loop.Background(), &goTransport{}, []Server{{URL: a.URL, Name: "a"}, {URL: b.URL, Name: "b"}}, map[string]bool{"weather": true})
+	require.NoError(t, err)
+	t.Cleanup(func() { s.Release(0) })
+	names := toolNames(s)
+	require.Contains(t, names, "a__weather", "a name the page's tools have, and another server's")
+	require.Contains(t, names, "b__plain")
+	require.NotContains(t, names, "weather")
+	out, _ := run(t, s, "b__weather", `{"city":"Rome"}`)
+	require.Contains(t, out, "Sunny in Rome")
+}
