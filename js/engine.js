@@ -21,12 +21,29 @@
 
 import { errorMessage } from "./errors.js";
 
+// SAMPLERS: what samplingMode means to an engine beyond the temperature, which is the one
+// sampling member of the module's request, and is there only when the session has a mode
+// (loop/openai/request.go's temperatures: 0 for "most-predictable", 0.3 "predictable",
+// and so on; none for "balanced"). llama.cpp's own samplers, which wllama passes on, from
+// greedy decoding (top_k 1: the same answer every time) to the whole vocabulary (top_k 0);
+// WebLLM gets top_p alone (it has no top_k or min_p). "balanced" leaves the engine's
+// defaults (llama.cpp's: temperature 0.8, top_k 40, top_p 0.95, min_p 0.05). Here rather
+// than in Go, where the table costs the module 0.6 KB brotli.
+const SAMPLERS = new Map([
+  [0, { top_k: 1 }],
+  [0.3, { top_k: 20, top_p: 0.8, min_p: 0.1 }],
+  [0.5, { top_k: 30, top_p: 0.9, min_p: 0.05 }],
+  [0.9, { top_k: 60, top_p: 0.95, min_p: 0.05 }],
+  [1.1, { top_k: 100, top_p: 0.98, min_p: 0.02 }],
+  [1.3, { top_k: 0, top_p: 1, min_p: 0.01 }],
+]);
+
 // engineCall returns how to call engine, or null when it has neither shape. call.drain
 // says that a stream left early is read to its end rather than returned (wllama's, above).
 function engineCall(engine) {
   if (engine === null || (typeof engine !== "object" && typeof engine !== "function")) return null;
   if (typeof engine.createChatCompletion === "function") {
-    const call = (request, signal) => engine.createChatCompletion({ ...request, abortSignal: signal });
+    const call = (request, signal) => engine.createChatCompletion({ ...request, ...SAMPLERS.get(request.temperature), abortSignal: signal });
     call.drain = true;
     return call;
   }
@@ -42,6 +59,8 @@ function engineCall(engine) {
           }
         }, { once: true });
       }
+      const topP = SAMPLERS.get(request.temperature)?.top_p;
+      if (topP !== undefined) request.top_p = topP;
       const format = request.response_format;
       if (format?.type === "json_schema") request.response_format = { type: "json_object", schema: JSON.stringify(format.json_schema.schema) };
       return create.call(engine.chat.completions, request);

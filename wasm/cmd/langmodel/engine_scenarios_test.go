@@ -129,6 +129,18 @@ var engineScenarios = withFakeEngines([]hostScenario{
 		`{"wllama":["{\"city\": \"Paris\"}",{"type":"json_schema","json_schema":{"name":"response","schema":{"properties":{"city":{"type":"string"}},"required":["city"],"type":"object"}}}],
 		  "webllm":["{\"city\": \"Paris\"}",{"type":"json_object","schema":"{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"}},\"required\":[\"city\"]}"}]}`}},
 
+	{scenario: scenario{"engine: samplingMode as each engine's samplers", `
+		const modes = ["most-predictable", "predictable", "slightly-predictable", "balanced", "slightly-creative", "creative", "most-creative"];
+		const out = {};
+		for (const [name, make] of [["wllama", wllama], ["webllm", webllm]]) {
+			const engine = make(...modes.map(() => text("Hi.")));
+			for (const samplingMode of modes) await (await LanguageModel.create({ backend: { kind: "engine", engine }, samplingMode })).prompt("Hi");
+			out[name] = engine.requests.map((r) => [r.temperature, r.top_k, r.top_p, r.min_p]);
+		}
+		return out;`,
+		`{"wllama":[[0,1,null,null],[0.3,20,0.8,0.1],[0.5,30,0.9,0.05],[null,null,null,null],[0.9,60,0.95,0.05],[1.1,100,0.98,0.02],[1.3,0,1,0.01]],
+		  "webllm":[[0,null,null,null],[0.3,null,0.8,null],[0.5,null,0.9,null],[null,null,null,null],[0.9,null,0.95,null],[1.1,null,0.98,null],[1.3,null,1,null]]}`}},
+
 	{scenario: scenario{"engine: parallel calls, maxToolCalls, hybrid", `
 		const out = {};
 		const ran = [];

@@ -47,7 +47,7 @@ globalThis.read = async (stream) => { const r = stream.getReader(); const out = 
 // TestBrowser_Wllama runs the engine backend over real llama.cpp (wllama 3.13.0) with the
 // project's toy models, in every engine, with the module on the page and in a Worker:
 // the closed loop's two turns (with the context window wllama was loaded with), the open loop, streaming, parallel calls, maxToolCalls,
-// abort mid-generation, and an engine that throws mid-stream.
+// a responseConstraint held by llama.cpp's grammar, abort mid-generation, and an engine that throws mid-stream.
 func TestBrowser_Wllama(t *testing.T) {
 	base := serveWllama(t)
 	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
@@ -87,6 +87,19 @@ func TestBrowser_Wllama(t *testing.T) {
 						const s = await LanguageModel.create({ backend: await backend("always"), tools: [getWeather(() => "sunny")], toolUseConfig: { maxToolCalls: 2 } });
 						return { r: await caught(s.prompt(ask)), history: s.history.length };`,
 						`{"r":"OperationError: tool call limit reached: maxToolCalls is 2 and the model asked for call 3 (get_weather)","history":0}`},
+					{"responseConstraint enforced while decoding by llama.cpp's grammar", `
+						// The toy model answers "Hello from llama.cpp." whatever it is asked: with
+						// the schema as response_format, llama.cpp's grammar lets it write only JSON
+						// that matches, in the one call (no repair round: that would fail again).
+						const w = await engine("hello");
+						let calls = 0;
+						const counted = { createChatCompletion: (req) => (calls++, w.createChatCompletion(req)) };
+						const schema = { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"], additionalProperties: false };
+						const s = await LanguageModel.create({ backend: { kind: "engine", engine: counted } });
+						const free = await s.prompt("Hi");
+						const answer = JSON.parse(await s.prompt("Hi", { responseConstraint: schema }));
+						return { free, keys: Object.keys(answer), ok: typeof answer.ok, calls };`,
+						`{"free":"Hello from llama.cpp.","keys":["ok"],"ok":"boolean","calls":2}`},
 					{"abort mid-generation", `
 						// wllama as it is, its third chunk (the first is the role, the second the
 						// first text) held back until the prompt's abort has reached the engine's
