@@ -132,7 +132,10 @@ function failed(e) {
 // wireEngine puts the driver of backend.engine into the stash for {kind: "engine"} (its id
 // into ids, released with the session) as the wire backend's generate. A backend without
 // contextWindow gets the engine's own where it tells it (wllama: the n_ctx its model was
-// loaded with).
+// loaded with). One without nativeTools gets the module's text protocol when the engine's
+// chat template has no tools (wllama's getChatTemplate(): one that never names them, or
+// none, where llama.cpp uses ChatML), since llama.cpp then has no tool-call format to
+// parse; {kind: "gguf"} comes here too.
 export function wireEngine(engine, wire, ids, stash) {
   wire.generate = stash.store(engineGenerate(engine));
   ids.push(wire.generate);
@@ -144,5 +147,13 @@ export function wireEngine(engine, wire, ids, stash) {
       // no model loaded (yet): the module's default window
     }
     if (Number.isInteger(n) && n > 0) wire.contextWindow = n;
+  }
+  if (wire.nativeTools === undefined && typeof engine.getChatTemplate === "function") {
+    try {
+      const template = engine.getChatTemplate();
+      if (!/\btools\b/.test(typeof template === "string" ? template : "")) wire.nativeTools = false;
+    } catch {
+      // no model loaded (yet): native tools, as asked
+    }
   }
 }

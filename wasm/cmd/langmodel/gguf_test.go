@@ -63,7 +63,8 @@ func (g *gate) release(w http.ResponseWriter, r *http.Request) {
 }
 
 // serveGGUF serves serveWllama's files and models for the gguf backend: /weather.gguf,
-// /text.gguf, /chatml.gguf (a template without tools, a context of 2000), /gated.gguf
+// /text.gguf, /chatml.gguf (a template without tools, a context of 2000), /chatml-call.gguf
+// (a template without tools, and a model that calls in the text protocol), /gated.gguf
 // (held halfway until /release), /cut.gguf (the connection dropped after 1000 bytes),
 // /page.gguf (an HTML page), /missing.gguf (404), and /counted.gguf, whose requests
 // /fetches?<same query> counts.
@@ -75,6 +76,7 @@ func serveGGUF(t *testing.T) string {
 	h["/weather.gguf"] = browsertest.GGUF(t, toygguf.Weather)
 	h["/text.gguf"] = browsertest.GGUF(t, toygguf.WeatherWithText)
 	h["/chatml.gguf"] = browsertest.GGUF(t, toygguf.Script{Text: "Hello from llama.cpp.", Template: toygguf.ChatMLTemplate, ContextLength: 2000})
+	h["/chatml-call.gguf"] = browsertest.GGUF(t, toygguf.Script{Text: "```tool_call\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n```", Template: toygguf.ChatMLTemplate})
 	h["/gated.gguf"] = http.HandlerFunc(g.serveModel)
 	h["/release"] = http.HandlerFunc(g.release)
 	weather := browsertest.GGUF(t, toygguf.Weather)
@@ -173,6 +175,12 @@ func TestBrowser_GGUF(t *testing.T) {
 						const s = await LanguageModel.create({ backend: gguf("/chatml.gguf?" + run, { nativeTools: false }), tools: [getWeather(() => "sunny")] });
 						return { answer: await s.prompt("Hi"), window: s.contextWindow, roles: s.history.map((m) => m.role) };`,
 						`{"answer":"Hello from llama.cpp.","window":2000,"roles":["user","assistant"]}`},
+					{"a template without tools: the open loop through the text protocol, unasked", `
+						const s = await LanguageModel.create({ backend: gguf("/chatml-call.gguf?" + run), tools: [getWeather()],
+							expectedInputs: [{ type: "tool-response" }], expectedOutputs: [{ type: "text" }, { type: "tool-call" }] });
+						const first = await s.prompt(ask);
+						return { first: first.map((p) => p.type === "text" ? p.value : [p.value.name, p.value.arguments]), roles: s.history.map((m) => m.role) };`,
+						`{"first":[["get_weather",{"city":"Paris"}]],"roles":["user","tool-call"]}`},
 					{"a download cut midway: NetworkError naming the URL, nothing cached", `
 						const url = "/cut.gguf?" + run;
 						const r = await caught(LanguageModel.create({ backend: gguf(url) }));

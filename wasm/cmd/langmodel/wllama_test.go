@@ -21,6 +21,8 @@ func serveWllama(t *testing.T) string {
 	for name, s := range map[string]toygguf.Script{
 		"weather": toygguf.Weather, "text": toygguf.WeatherWithText, "always": toygguf.AlwaysCalls,
 		"two": toygguf.TwoCalls, "hello": toygguf.Hello,
+		// A chat template without tools, and a model that calls in the module's text protocol.
+		"chatml-call": {Text: "```tool_call\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n```", Template: toygguf.ChatMLTemplate},
 	} {
 		h["/"+name+".gguf"] = browsertest.GGUF(t, s)
 	}
@@ -46,7 +48,8 @@ globalThis.read = async (stream) => { const r = stream.getReader(); const out = 
 
 // TestBrowser_Wllama runs the engine backend over real llama.cpp (wllama 3.13.0) with the
 // project's toy models, in every engine, with the module on the page and in a Worker:
-// the closed loop's two turns (with the context window wllama was loaded with), the open loop, streaming, parallel calls, maxToolCalls,
+// the closed loop's two turns (with the context window wllama was loaded with), the open loop (through the text protocol
+// when the model's template has no tools), streaming, parallel calls, maxToolCalls,
 // a responseConstraint held by llama.cpp's grammar, abort mid-generation, and an engine that throws mid-stream.
 func TestBrowser_Wllama(t *testing.T) {
 	base := serveWllama(t)
@@ -72,6 +75,12 @@ func TestBrowser_Wllama(t *testing.T) {
 						const second = await s.prompt([{ role: "user", content: [{ type: "tool-response", value: { callId: call.callId, name: call.name, result: [{ type: "text", value: "sunny" }] } }] }]);
 						return { first: first.map((p) => p.type === "text" ? p.value : [p.value.name, p.value.arguments]), second };`,
 						`{"first":["Let me check the weather.",["get_weather",{"city":"Paris"}]],"second":[{"type":"text","value":"It is sunny in Paris."}]}`},
+					{"a template without tools: the open loop through the text protocol, unasked", `
+						const s = await LanguageModel.create({ backend: await backend("chatml-call"), tools: [getWeather()],
+							expectedInputs: [{ type: "tool-response" }], expectedOutputs: [{ type: "text" }, { type: "tool-call" }] });
+						const first = await s.prompt(ask);
+						return { first: first.map((p) => p.type === "text" ? p.value : [p.value.name, p.value.arguments]), roles: s.history.map((m) => m.role) };`,
+						`{"first":[["get_weather",{"city":"Paris"}]],"roles":["user","tool-call"]}`},
 					{"streaming a closed loop", `
 						const s = await LanguageModel.create({ backend: await backend("weather"), tools: [getWeather(() => "sunny")] });
 						const chunks = await read(s.promptStreaming(ask));
