@@ -91,12 +91,34 @@ export function engineGenerate(engine) {
     return {
       [Symbol.asyncIterator]() {
         const it = iterate.call(out);
+        let ahead = null; // what was read after held chunks and did not join them: the next call's
+        const read = async () => {
+          try {
+            return await it.next();
+          } catch (e) {
+            throw failed(e);
+          }
+        };
         return {
-          next() {
-            try {
-              return Promise.resolve(it.next()).catch((e) => Promise.reject(failed(e)));
-            } catch (e) {
-              return Promise.reject(failed(e));
+          // Each piece crosses the channel into the module, which costs more than the
+          // engine's own work on a small model (BenchmarkBrowser_WllamaOverhead), so
+          // chunks that show the page nothing yet (wllama's first, the role alone; a tool
+          // call's fragments, which the module relays once the stream has ended; the end
+          // and the usage) are held and joined to the next, and cross with the first
+          // that brings text, or at the end: text still crosses as it comes.
+          async next() {
+            let held = null;
+            for (;;) {
+              const r = ahead ?? (await read());
+              ahead = null;
+              const joined = r.done ? null : held ? join(held, r.value) : simple(r.value) ? r.value : null;
+              if (joined === null) {
+                if (!held) return r;
+                ahead = r;
+                return { done: false, value: held };
+              }
+              if (typeof joined.choices[0]?.delta?.content === "string" && joined.choices[0].delta.content !== "") return { done: false, value: joined };
+              held = joined;
             }
           },
           return(value) {
@@ -108,6 +130,50 @@ export function engineGenerate(engine) {
       },
     };
   };
+}
+
+// simple says whether join may take chunk: a chunk of one choice (index 0) with a delta
+// whose tool calls, if any, have an index and their arguments as text (OpenAI's shape), or
+// a usage chunk with no choice. Anything else crosses as it is.
+function simple(chunk) {
+  const c = chunk?.choices;
+  if (!Array.isArray(c)) return false;
+  if (c.length === 0) return Boolean(chunk.usage);
+  const d = c[0]?.delta;
+  if (c.length !== 1 || (c[0].index ?? 0) !== 0 || d === null || typeof d !== "object" || c[0].message !== undefined) return false;
+  const calls = d.tool_calls ?? [];
+  return Array.isArray(calls) && calls.every((t) => Number.isInteger(t?.index) && typeof (t.function?.arguments ?? "") === "string");
+}
+
+// join returns the one chunk that says what a and then b say (a tool call's fragments
+// joined as the module joins them: by index, name and arguments appended), or null when b
+// is not simple(). a is simple() and shows no text.
+function join(a, b) {
+  if (!simple(b)) return null;
+  const ca = a.choices[0];
+  const cb = b.choices[0];
+  const out = { ...a, ...b };
+  if (!b.usage && a.usage) out.usage = a.usage;
+  if (!ca || !cb) {
+    out.choices = ca ? a.choices : b.choices;
+    return out;
+  }
+  const calls = (ca.delta.tool_calls ?? []).map((t) => ({ ...t, function: { ...t.function } }));
+  for (const t of cb.delta.tool_calls ?? []) {
+    const at = calls.find((u) => u.index === t.index);
+    if (!at) {
+      calls.push(t);
+      continue;
+    }
+    if (t.id) at.id = t.id;
+    if (t.type) at.type = t.type;
+    at.function.name = (at.function.name ?? "") + (t.function?.name ?? "");
+    at.function.arguments = (at.function.arguments ?? "") + (t.function?.arguments ?? "");
+  }
+  const delta = { ...ca.delta, ...cb.delta };
+  if (calls.length > 0) delta.tool_calls = calls;
+  out.choices = [{ ...ca, ...cb, delta, finish_reason: cb.finish_reason ?? ca.finish_reason ?? null }];
+  return out;
 }
 
 // drain reads it to its end in the background, whatever it yields or throws.
