@@ -21,12 +21,29 @@
 
 import { errorMessage } from "./errors.js";
 
+// SAMPLERS: what samplingMode means to an engine beyond the temperature, which is the one
+// sampling member of the module's request, and is there only when the session has a mode
+// (loop/openai/request.go's temperatures: 0 for "most-predictable", 0.3 "predictable",
+// and so on; none for "balanced"). llama.cpp's own samplers, which wllama passes on, from
+// greedy decoding (top_k 1: the same answer every time) to the whole vocabulary (top_k 0);
+// WebLLM gets top_p alone (it has no top_k or min_p). "balanced" leaves the engine's
+// defaults (llama.cpp's: temperature 0.8, top_k 40, top_p 0.95, min_p 0.05). Here rather
+// than in Go, where the table costs the module 0.6 KB brotli.
+const SAMPLERS = new Map([
+  [0, { top_k: 1 }],
+  [0.3, { top_k: 20, top_p: 0.8, min_p: 0.1 }],
+  [0.5, { top_k: 30, top_p: 0.9, min_p: 0.05 }],
+  [0.9, { top_k: 60, top_p: 0.95, min_p: 0.05 }],
+  [1.1, { top_k: 100, top_p: 0.98, min_p: 0.02 }],
+  [1.3, { top_k: 0, top_p: 1, min_p: 0.01 }],
+]);
+
 // engineCall returns how to call engine, or null when it has neither shape. call.drain
 // says that a stream left early is read to its end rather than returned (wllama's, above).
 function engineCall(engine) {
   if (engine === null || (typeof engine !== "object" && typeof engine !== "function")) return null;
   if (typeof engine.createChatCompletion === "function") {
-    const call = (request, signal) => engine.createChatCompletion({ ...request, abortSignal: signal });
+    const call = (request, signal) => engine.createChatCompletion({ ...request, ...SAMPLERS.get(request.temperature), abortSignal: signal });
     call.drain = true;
     return call;
   }
@@ -42,6 +59,8 @@ function engineCall(engine) {
           }
         }, { once: true });
       }
+      const topP = SAMPLERS.get(request.temperature)?.top_p;
+      if (topP !== undefined) request.top_p = topP;
       const format = request.response_format;
       if (format?.type === "json_schema") request.response_format = { type: "json_object", schema: JSON.stringify(format.json_schema.schema) };
       return create.call(engine.chat.completions, request);
@@ -72,12 +91,34 @@ export function engineGenerate(engine) {
     return {
       [Symbol.asyncIterator]() {
         const it = iterate.call(out);
+        let ahead = null; // what was read after held chunks and did not join them: the next call's
+        const read = async () => {
+          try {
+            return await it.next();
+          } catch (e) {
+            throw failed(e);
+          }
+        };
         return {
-          next() {
-            try {
-              return Promise.resolve(it.next()).catch((e) => Promise.reject(failed(e)));
-            } catch (e) {
-              return Promise.reject(failed(e));
+          // Each piece crosses the channel into the module, which costs more than the
+          // engine's own work on a small model (BenchmarkBrowser_WllamaOverhead), so
+          // chunks that show the page nothing yet (wllama's first, the role alone; a tool
+          // call's fragments, which the module relays once the stream has ended; the end
+          // and the usage) are held and joined to the next, and cross with the first
+          // that brings text, or at the end: text still crosses as it comes.
+          async next() {
+            let held = null;
+            for (;;) {
+              const r = ahead ?? (await read());
+              ahead = null;
+              const joined = r.done ? null : held ? join(held, r.value) : simple(r.value) ? r.value : null;
+              if (joined === null) {
+                if (!held) return r;
+                ahead = r;
+                return { done: false, value: held };
+              }
+              if (typeof joined.choices[0]?.delta?.content === "string" && joined.choices[0].delta.content !== "") return { done: false, value: joined };
+              held = joined;
             }
           },
           return(value) {
@@ -89,6 +130,50 @@ export function engineGenerate(engine) {
       },
     };
   };
+}
+
+// simple says whether join may take chunk: a chunk of one choice (index 0) with a delta
+// whose tool calls, if any, have an index and their arguments as text (OpenAI's shape), or
+// a usage chunk with no choice. Anything else crosses as it is.
+function simple(chunk) {
+  const c = chunk?.choices;
+  if (!Array.isArray(c)) return false;
+  if (c.length === 0) return Boolean(chunk.usage);
+  const d = c[0]?.delta;
+  if (c.length !== 1 || (c[0].index ?? 0) !== 0 || d === null || typeof d !== "object" || c[0].message !== undefined) return false;
+  const calls = d.tool_calls ?? [];
+  return Array.isArray(calls) && calls.every((t) => Number.isInteger(t?.index) && typeof (t.function?.arguments ?? "") === "string");
+}
+
+// join returns the one chunk that says what a and then b say (a tool call's fragments
+// joined as the module joins them: by index, name and arguments appended), or null when b
+// is not simple(). a is simple() and shows no text.
+function join(a, b) {
+  if (!simple(b)) return null;
+  const ca = a.choices[0];
+  const cb = b.choices[0];
+  const out = { ...a, ...b };
+  if (!b.usage && a.usage) out.usage = a.usage;
+  if (!ca || !cb) {
+    out.choices = ca ? a.choices : b.choices;
+    return out;
+  }
+  const calls = (ca.delta.tool_calls ?? []).map((t) => ({ ...t, function: { ...t.function } }));
+  for (const t of cb.delta.tool_calls ?? []) {
+    const at = calls.find((u) => u.index === t.index);
+    if (!at) {
+      calls.push(t);
+      continue;
+    }
+    if (t.id) at.id = t.id;
+    if (t.type) at.type = t.type;
+    at.function.name = (at.function.name ?? "") + (t.function?.name ?? "");
+    at.function.arguments = (at.function.arguments ?? "") + (t.function?.arguments ?? "");
+  }
+  const delta = { ...ca.delta, ...cb.delta };
+  if (calls.length > 0) delta.tool_calls = calls;
+  out.choices = [{ ...ca, ...cb, delta, finish_reason: cb.finish_reason ?? ca.finish_reason ?? null }];
+  return out;
 }
 
 // drain reads it to its end in the background, whatever it yields or throws.
@@ -113,7 +198,10 @@ function failed(e) {
 // wireEngine puts the driver of backend.engine into the stash for {kind: "engine"} (its id
 // into ids, released with the session) as the wire backend's generate. A backend without
 // contextWindow gets the engine's own where it tells it (wllama: the n_ctx its model was
-// loaded with).
+// loaded with). One without nativeTools gets the module's text protocol when the engine's
+// chat template has no tools (wllama's getChatTemplate(): one that never names them, or
+// none, where llama.cpp uses ChatML), since llama.cpp then has no tool-call format to
+// parse; {kind: "gguf"} comes here too.
 export function wireEngine(engine, wire, ids, stash) {
   wire.generate = stash.store(engineGenerate(engine));
   ids.push(wire.generate);
@@ -125,5 +213,13 @@ export function wireEngine(engine, wire, ids, stash) {
       // no model loaded (yet): the module's default window
     }
     if (Number.isInteger(n) && n > 0) wire.contextWindow = n;
+  }
+  if (wire.nativeTools === undefined && typeof engine.getChatTemplate === "function") {
+    try {
+      const template = engine.getChatTemplate();
+      if (!/\btools\b/.test(typeof template === "string" ? template : "")) wire.nativeTools = false;
+    } catch {
+      // no model loaded (yet): native tools, as asked
+    }
   }
 }

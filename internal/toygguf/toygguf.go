@@ -75,6 +75,11 @@ type Script struct {
 	// ContextLength is the model's context size (qwen2.context_length, what
 	// llama.cpp calls n_ctx_train); 0 is 4096.
 	ContextLength int
+	// FeedForward is the feed-forward length (qwen2.feed_forward_length); 0
+	// is 64. The feed-forward is all zeros, so a larger one answers the same
+	// and only makes the file larger: about 12 × FeedForward × the embedding
+	// length bytes (a test that a model's weights are not copied).
+	FeedForward int
 }
 
 // Call is one tool call: the tool's name and its arguments as a JSON object.
@@ -183,6 +188,7 @@ type model struct {
 	nEmbd         int
 	template      string
 	contextLength int
+	feedForward   int
 	dim           map[int]int // a token's embedding dimension; tokens not in it share otherDim
 	flag          int         // the flag dimension
 }
@@ -251,10 +257,14 @@ func build(s Script) (*model, error) {
 	if s.ContextLength < 0 || s.ContextLength > math.MaxUint32 {
 		return nil, fmt.Errorf("toygguf: ContextLength %d out of range", s.ContextLength)
 	}
+	if s.FeedForward < 0 || s.FeedForward > math.MaxUint32 {
+		return nil, fmt.Errorf("toygguf: FeedForward %d out of range", s.FeedForward)
+	}
 	if len(s.Calls) == 0 && s.After != "" {
 		return nil, errors.New("toygguf: After needs Calls (no tool result can follow a text answer)")
 	}
-	m := &model{id: map[string]int{}, next: map[int]int{}, answer: -1, template: s.Template, contextLength: s.ContextLength}
+	m := &model{id: map[string]int{}, next: map[int]int{}, answer: -1, template: s.Template, contextLength: s.ContextLength,
+		feedForward: cmp.Or(s.FeedForward, feedForward)}
 	for b := range 256 {
 		if _, err := m.add(byteLevel(string([]byte{byte(b)})), tokenNormal); err != nil {
 			return nil, err
@@ -350,7 +360,7 @@ func (m *model) metadata() []kv {
 		{"qwen2.context_length", uint32(cmp.Or(m.contextLength, contextLen))},
 		{"qwen2.embedding_length", uint32(m.nEmbd)},
 		{"qwen2.block_count", uint32(1)},
-		{"qwen2.feed_forward_length", uint32(feedForward)},
+		{"qwen2.feed_forward_length", uint32(m.feedForward)},
 		{"qwen2.attention.head_count", uint32(m.nEmbd / headDim)},
 		{"qwen2.attention.head_count_kv", uint32(1)},
 		{"qwen2.attention.layer_norm_rms_epsilon", float32(rmsEpsilon)},
@@ -379,7 +389,7 @@ func ones(n int) []float32 {
 // tensors returns the weights. A matrix's dims are {in, out} (ggml's ne), its
 // data out rows of in values: element (out, in) is data[out*in_len + in].
 func (m *model) tensors() []tensor {
-	e, nv := m.nEmbd, len(m.tokens)
+	e, nv, ff := m.nEmbd, len(m.tokens), m.feedForward
 	u := func(n int) uint64 { return uint64(n) }
 	dim := func(t int) int {
 		if d, ok := m.dim[t]; ok {
@@ -426,9 +436,9 @@ func (m *model) tensors() []tensor {
 		{"blk.0.attn_v.bias", []uint64{headDim}, make([]float32, headDim)},
 		{"blk.0.attn_output.weight", []uint64{u(e), u(e)}, o},
 		{"blk.0.ffn_norm.weight", []uint64{u(e)}, ones(e)},
-		{"blk.0.ffn_gate.weight", []uint64{u(e), feedForward}, make([]float32, feedForward*e)},
-		{"blk.0.ffn_up.weight", []uint64{u(e), feedForward}, make([]float32, feedForward*e)},
-		{"blk.0.ffn_down.weight", []uint64{feedForward, u(e)}, make([]float32, e*feedForward)},
+		{"blk.0.ffn_gate.weight", []uint64{u(e), u(ff)}, make([]float32, ff*e)},
+		{"blk.0.ffn_up.weight", []uint64{u(e), u(ff)}, make([]float32, ff*e)},
+		{"blk.0.ffn_down.weight", []uint64{u(ff), u(e)}, make([]float32, e*ff)},
 		{"output_norm.weight", []uint64{u(e)}, ones(e)},
 		{"output.weight", []uint64{u(e), u(nv)}, out},
 	}

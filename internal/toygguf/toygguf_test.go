@@ -225,6 +225,8 @@ func TestScript_Decodes(t *testing.T) {
 			userTurn + generate + parisCall + londonCall + "<|im_end|>\n<|im_start|>user\n<tool_response>\nsunny\n</tool_response>\n<tool_response>\nrain\n</tool_response><|im_end|>\n" + generate,
 			"Sunny in Paris, rainy in London."},
 		{"a long answer", Script{Text: longText(71)}, userTurn + generate, longText(71)},
+		{"a larger feed-forward: the same calls and answer", Script{Calls: Weather.Calls, After: Weather.After, FeedForward: 512},
+			afterOneCall, "It is sunny in Paris."},
 		{"a prompt that does not end with the generation prompt gets nothing", Weather, userTurn + "<|im_start|>assistant\nWell", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -249,6 +251,7 @@ func TestBytes_Errors(t *testing.T) {
 		{"arguments that are not an object", Script{Calls: []Call{{Name: "f", Arguments: "[1]"}}},
 			"toygguf: call 0 (f): arguments are not a JSON object"},
 		{"a negative context", Script{Text: "Hi there.", ContextLength: -1}, "toygguf: ContextLength -1 out of range"},
+		{"a negative feed-forward", Script{Text: "Hi there.", FeedForward: -1}, "toygguf: FeedForward -1 out of range"},
 		{"a one-byte answer", Script{Text: "k"}, `toygguf: cannot split "k" into tokens used once each ("k" is one byte or a token already)`},
 		{"an answer that ends with a piece already used", Script{Text: "No no", Calls: Weather.Calls, After: "Yes no"},
 			`toygguf: cannot split "Yes no" into tokens used once each (" no" is one byte or a token already)`},

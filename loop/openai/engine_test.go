@@ -63,6 +63,10 @@ func TestEngineModel_Step(t *testing.T) {
 			`{"choices":[{"index":0,"delta":{"content":"sunny."},"finish_reason":"stop"}]}`,
 			`{"choices":[],"usage":{"prompt_tokens":60,"completion_tokens":4}}`,
 		}, want: []loop.Delta{{Text: "It is "}, {Text: "sunny."}, {Usage: &loop.Usage{InputTokens: 60, OutputTokens: 4}}}},
+		{name: "the end and the usage in one chunk (js/engine.js joins wllama's two)", chunks: []string{
+			`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c","function":{"name":"f","arguments":"{}"}}]}}]}`,
+			`{"id":"","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":655,"completion_tokens":8}}`,
+		}, want: []loop.Delta{{Usage: &loop.Usage{InputTokens: 655, OutputTokens: 8}}, call("c", "f", `{}`)}},
 		{name: "a whole completion instead of chunks", chunks: []string{
 			`{"choices":[{"index":0,"message":{"role":"assistant","content":"Hi."},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":2}}`,
 		}, want: []loop.Delta{{Text: "Hi."}, {Usage: &loop.Usage{InputTokens: 5, OutputTokens: 2}}}},

@@ -263,3 +263,18 @@ func TestClosedLoop_OverOpenAI(t *testing.T) {
 	msgs := srv.requests[1].body["messages"].([]any)
 	require.Equal(t, map[string]any{"role": "tool", "tool_call_id": "call_k2x9m4qa", "content": "21°C, sunny"}, msgs[2])
 }
+
+// A server gets samplingMode as the temperature alone: OpenAI's API has no top_k or min_p
+// (an engine gets them too, TestEngineModel_SamplingMode).
+func TestStep_SamplingModeOnAServer(t *testing.T) {
+	m, srv, _ := newModel(t, answer{file: "ollama.sse"})
+	req := userAsks("Hi")
+	req.SamplingMode = "predictable"
+	_, err := step(m, req)
+	require.NoError(t, err)
+	body := srv.requests[0].body
+	require.Equal(t, 0.3, body["temperature"])
+	for _, k := range []string{"top_k", "top_p", "min_p"} {
+		require.NotContains(t, body, k)
+	}
+}

@@ -129,6 +129,34 @@ var engineScenarios = withFakeEngines([]hostScenario{
 		`{"wllama":["{\"city\": \"Paris\"}",{"type":"json_schema","json_schema":{"name":"response","schema":{"properties":{"city":{"type":"string"}},"required":["city"],"type":"object"}}}],
 		  "webllm":["{\"city\": \"Paris\"}",{"type":"json_object","schema":"{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"}},\"required\":[\"city\"]}"}]}`}},
 
+	{scenario: scenario{"engine: samplingMode as each engine's samplers", `
+		const modes = ["most-predictable", "predictable", "slightly-predictable", "balanced", "slightly-creative", "creative", "most-creative"];
+		const out = {};
+		for (const [name, make] of [["wllama", wllama], ["webllm", webllm]]) {
+			const engine = make(...modes.map(() => text("Hi.")));
+			for (const samplingMode of modes) await (await LanguageModel.create({ backend: { kind: "engine", engine }, samplingMode })).prompt("Hi");
+			out[name] = engine.requests.map((r) => [r.temperature, r.top_k, r.top_p, r.min_p]);
+		}
+		return out;`,
+		`{"wllama":[[0,1,null,null],[0.3,20,0.8,0.1],[0.5,30,0.9,0.05],[null,null,null,null],[0.9,60,0.95,0.05],[1.1,100,0.98,0.02],[1.3,0,1,0.01]],
+		  "webllm":[[0,null,null,null],[0.3,null,0.8,null],[0.5,null,0.9,null],[null,null,null,null],[0.9,null,0.95,null],[1.1,null,0.98,null],[1.3,null,1,null]]}`}},
+
+	{scenario: scenario{"engine: chunks that show nothing yet are joined, the rest cross as they are", `
+		// Text between a call's fragments, two calls' fragments interleaved, a call with
+		// no index and its arguments as an object (Ollama's shape: not joined), the end,
+		// the usage: the same calls and text, in order, as chunk by chunk.
+		const c = (delta, finish) => chunk(delta, finish);
+		const frag = (index, f, id) => c({ tool_calls: [{ index, ...(id ? { id, type: "function" } : {}), function: f }] });
+		const engine = wllama([c({ role: "assistant", content: null }), frag(0, { name: "get_", arguments: "" }, "a"), c({ content: "One " }),
+			frag(0, { name: "weather", arguments: "{\"city\":" }), frag(1, { name: "get_weather", arguments: "{\"ci" }, "b"), frag(0, { arguments: "\"Paris\"}" }),
+			c({ content: "moment. " }), frag(1, { arguments: "ty\":\"Oslo\"}" }),
+			c({ tool_calls: [{ id: "o", function: { name: "get_weather", arguments: { city: "Rome" } } }] }), c({}, "tool_calls")]);
+		const s = await LanguageModel.create({ backend: { kind: "engine", engine }, tools: [getWeather()],
+			expectedInputs: [{ type: "tool-response" }], expectedOutputs: [{ type: "text" }, { type: "tool-call" }] });
+		const got = await read(s.promptStreaming("Weather?"));
+		return { got: got.map((p) => typeof p === "string" ? p : [p.value.callID, p.value.name, p.value.arguments]), usage: s.contextUsage };`,
+		`{"got":["One ","moment. ",["a","get_weather",{"city":"Paris"}],["b","get_weather",{"city":"Oslo"}],["o","get_weather",{"city":"Rome"}]],"usage":117}`}},
+
 	{scenario: scenario{"engine: parallel calls, maxToolCalls, hybrid", `
 		const out = {};
 		const ran = [];

@@ -63,7 +63,8 @@ func (g *gate) release(w http.ResponseWriter, r *http.Request) {
 }
 
 // serveGGUF serves serveWllama's files and models for the gguf backend: /weather.gguf,
-// /text.gguf, /chatml.gguf (a template without tools, a context of 2000), /gated.gguf
+// /text.gguf, /chatml.gguf (a template without tools, a context of 2000), /chatml-call.gguf
+// (a template without tools, and a model that calls in the text protocol), /gated.gguf
 // (held halfway until /release), /cut.gguf (the connection dropped after 1000 bytes),
 // /page.gguf (an HTML page), /missing.gguf (404), and /counted.gguf, whose requests
 // /fetches?<same query> counts.
@@ -75,6 +76,7 @@ func serveGGUF(t *testing.T) string {
 	h["/weather.gguf"] = browsertest.GGUF(t, toygguf.Weather)
 	h["/text.gguf"] = browsertest.GGUF(t, toygguf.WeatherWithText)
 	h["/chatml.gguf"] = browsertest.GGUF(t, toygguf.Script{Text: "Hello from llama.cpp.", Template: toygguf.ChatMLTemplate, ContextLength: 2000})
+	h["/chatml-call.gguf"] = browsertest.GGUF(t, toygguf.Script{Text: "```tool_call\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n```", Template: toygguf.ChatMLTemplate})
 	h["/gated.gguf"] = http.HandlerFunc(g.serveModel)
 	h["/release"] = http.HandlerFunc(g.release)
 	weather := browsertest.GGUF(t, toygguf.Weather)
@@ -173,6 +175,12 @@ func TestBrowser_GGUF(t *testing.T) {
 						const s = await LanguageModel.create({ backend: gguf("/chatml.gguf?" + run, { nativeTools: false }), tools: [getWeather(() => "sunny")] });
 						return { answer: await s.prompt("Hi"), window: s.contextWindow, roles: s.history.map((m) => m.role) };`,
 						`{"answer":"Hello from llama.cpp.","window":2000,"roles":["user","assistant"]}`},
+					{"a template without tools: the open loop through the text protocol, unasked", `
+						const s = await LanguageModel.create({ backend: gguf("/chatml-call.gguf?" + run), tools: [getWeather()],
+							expectedInputs: [{ type: "tool-response" }], expectedOutputs: [{ type: "text" }, { type: "tool-call" }] });
+						const first = await s.prompt(ask);
+						return { first: first.map((p) => p.type === "text" ? p.value : [p.value.name, p.value.arguments]), roles: s.history.map((m) => m.role) };`,
+						`{"first":[["get_weather",{"city":"Paris"}]],"roles":["user","tool-call"]}`},
 					{"a download cut midway: NetworkError naming the URL, nothing cached", `
 						const url = "/cut.gguf?" + run;
 						const r = await caught(LanguageModel.create({ backend: gguf(url) }));
@@ -255,4 +263,59 @@ func toyBytes(t *testing.T) []byte {
 	b, err := toygguf.Bytes(toygguf.Weather)
 	require.NoError(t, err)
 	return b
+}
+
+// TestBrowser_GGUFWeightsHeldOnce: a model loaded through {kind: "gguf"} is held by
+// llama.cpp (in wllama's worker) and never copied into the module: the module's
+// WebAssembly.Memory grows by much less than the model's size while a 51 MB model (the
+// Weather toy with a larger, all-zero feed-forward) downloads, loads and answers. The
+// page captures the module's memory as js/load.js instantiates it; a session over the
+// small toy model runs first, so that what the module's code needs is there before; 8 MB
+// of text sent into the module afterwards shows that a copy would.
+func TestBrowser_GGUFWeightsHeldOnce(t *testing.T) {
+	big := toygguf.Weather
+	big.FeedForward = 65536
+	model, err := toygguf.Bytes(big)
+	require.NoError(t, err)
+	h := browsertest.WllamaHandlers(t)
+	h["/weather.gguf"] = browsertest.GGUF(t, toygguf.Weather)
+	h["/big.gguf"] = browsertest.GGUF(t, big)
+	for path, handler := range moduleHandlers(t) {
+		h[path] = handler
+	}
+	base := browsertest.Serve(t, "", h)
+	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
+		p := b.Open(t, base+"/")
+		var got struct {
+			Answer, Big            string
+			Before, After, Control float64
+		}
+		require.NoError(t, p.Eval(engineCtx(t), `
+			const instantiate = WebAssembly.instantiate;
+			WebAssembly.instantiate = async function (...args) {
+				const r = await instantiate.apply(this, args);
+				const exports = (r.instance ?? r).exports;
+				if (exports.lm_send) globalThis.moduleMemory = exports.mem;
+				return r;
+			};
+			`+browserPrelude+ggufPage+`
+			const ask = async (model) => {
+				const s = await lm.LanguageModel.create({ backend: gguf(model + "?" + run), tools: [getWeather(() => "sunny")] });
+				const answer = await s.prompt("What is the weather in Paris?");
+				s.destroy();
+				return answer;
+			};
+			const answer = await ask("/weather.gguf");
+			const before = moduleMemory.buffer.byteLength;
+			const bigAnswer = await ask("/big.gguf");
+			const after = moduleMemory.buffer.byteLength;
+			// The control: 8 MB of text that does cross into the module shows.
+			await (await lm.LanguageModel.create({ backend: { kind: "scripted" } })).measureContextUsage("x".repeat(8 << 20));
+			return { answer, big: bigAnswer, before, after, control: moduleMemory.buffer.byteLength };`, &got))
+		require.Equal(t, "It is sunny in Paris.", got.Answer)
+		require.Equal(t, "It is sunny in Paris.", got.Big)
+		t.Logf("%s: model %d bytes; the module's memory %.0f bytes before, %.0f after (+%.0f); %.0f after 8 MB of text", b.Engine, len(model), got.Before, got.After, got.After-got.Before, got.Control)
+		require.Less(t, got.After-got.Before, float64(len(model))/8, "the module's memory grew by more than an eighth of the model's size")
+		require.GreaterOrEqual(t, got.Control-got.After, float64(8<<20), "8 MB of text sent to the module did not show in its memory")
+	})
 }

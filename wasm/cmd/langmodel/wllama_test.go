@@ -21,6 +21,8 @@ func serveWllama(t *testing.T) string {
 	for name, s := range map[string]toygguf.Script{
 		"weather": toygguf.Weather, "text": toygguf.WeatherWithText, "always": toygguf.AlwaysCalls,
 		"two": toygguf.TwoCalls, "hello": toygguf.Hello,
+		// A chat template without tools, and a model that calls in the module's text protocol.
+		"chatml-call": {Text: "```tool_call\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n```", Template: toygguf.ChatMLTemplate},
 	} {
 		h["/"+name+".gguf"] = browsertest.GGUF(t, s)
 	}
@@ -46,8 +48,9 @@ globalThis.read = async (stream) => { const r = stream.getReader(); const out = 
 
 // TestBrowser_Wllama runs the engine backend over real llama.cpp (wllama 3.13.0) with the
 // project's toy models, in every engine, with the module on the page and in a Worker:
-// the closed loop's two turns (with the context window wllama was loaded with), the open loop, streaming, parallel calls, maxToolCalls,
-// abort mid-generation, and an engine that throws mid-stream.
+// the closed loop's two turns (with the context window wllama was loaded with), the open loop (through the text protocol
+// when the model's template has no tools), streaming, parallel calls, maxToolCalls,
+// a responseConstraint held by llama.cpp's grammar, abort mid-generation, and an engine that throws mid-stream.
 func TestBrowser_Wllama(t *testing.T) {
 	base := serveWllama(t)
 	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
@@ -72,6 +75,12 @@ func TestBrowser_Wllama(t *testing.T) {
 						const second = await s.prompt([{ role: "user", content: [{ type: "tool-response", value: { callId: call.callId, name: call.name, result: [{ type: "text", value: "sunny" }] } }] }]);
 						return { first: first.map((p) => p.type === "text" ? p.value : [p.value.name, p.value.arguments]), second };`,
 						`{"first":["Let me check the weather.",["get_weather",{"city":"Paris"}]],"second":[{"type":"text","value":"It is sunny in Paris."}]}`},
+					{"a template without tools: the open loop through the text protocol, unasked", `
+						const s = await LanguageModel.create({ backend: await backend("chatml-call"), tools: [getWeather()],
+							expectedInputs: [{ type: "tool-response" }], expectedOutputs: [{ type: "text" }, { type: "tool-call" }] });
+						const first = await s.prompt(ask);
+						return { first: first.map((p) => p.type === "text" ? p.value : [p.value.name, p.value.arguments]), roles: s.history.map((m) => m.role) };`,
+						`{"first":[["get_weather",{"city":"Paris"}]],"roles":["user","tool-call"]}`},
 					{"streaming a closed loop", `
 						const s = await LanguageModel.create({ backend: await backend("weather"), tools: [getWeather(() => "sunny")] });
 						const chunks = await read(s.promptStreaming(ask));
@@ -87,6 +96,19 @@ func TestBrowser_Wllama(t *testing.T) {
 						const s = await LanguageModel.create({ backend: await backend("always"), tools: [getWeather(() => "sunny")], toolUseConfig: { maxToolCalls: 2 } });
 						return { r: await caught(s.prompt(ask)), history: s.history.length };`,
 						`{"r":"OperationError: tool call limit reached: maxToolCalls is 2 and the model asked for call 3 (get_weather)","history":0}`},
+					{"responseConstraint enforced while decoding by llama.cpp's grammar", `
+						// The toy model answers "Hello from llama.cpp." whatever it is asked: with
+						// the schema as response_format, llama.cpp's grammar lets it write only JSON
+						// that matches, in the one call (no repair round: that would fail again).
+						const w = await engine("hello");
+						let calls = 0;
+						const counted = { createChatCompletion: (req) => (calls++, w.createChatCompletion(req)) };
+						const schema = { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"], additionalProperties: false };
+						const s = await LanguageModel.create({ backend: { kind: "engine", engine: counted } });
+						const free = await s.prompt("Hi");
+						const answer = JSON.parse(await s.prompt("Hi", { responseConstraint: schema }));
+						return { free, keys: Object.keys(answer), ok: typeof answer.ok, calls };`,
+						`{"free":"Hello from llama.cpp.","keys":["ok"],"ok":"boolean","calls":2}`},
 					{"abort mid-generation", `
 						// wllama as it is, its third chunk (the first is the role, the second the
 						// first text) held back until the prompt's abort has reached the engine's
