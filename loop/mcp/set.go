@@ -147,25 +147,22 @@ func (s *Set) declare(lists [][]any) error {
 	return nil
 }
 
-// declaration is a server's tool as create()'s tools take one: its title, annotations
-// and inputSchema as the server gave them, a description (the title or the name when it
-// has none), run by the engine, its result an MCP CallToolResult.
+// declaration is a server's tool t as create()'s tools take one, made of t itself (a
+// tools/list entry decoded for this listing alone; session.ParseTools reads none of the
+// other fields MCP gives a tool): named as, run by the engine, its result an MCP
+// CallToolResult, its title, annotations and inputSchema as the server gave them but
+// for WebMCP's consequentialHint and untrustedContentHint, which are the page's to give,
+// and a description (the title or the name when it has none).
 func declaration(t map[string]any, as string) map[string]any {
-	d := map[string]any{"name": as, "hasExecute": true, "mcpResult": true, "inputSchema": t["inputSchema"]}
 	a, _ := t["annotations"].(map[string]any)
-	ann := make(map[string]any)
-	for _, k := range []string{"title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"} {
-		if v, ok := a[k]; ok {
-			ann[k] = v
-		}
+	if a == nil {
+		delete(t, "annotations") // a server's malformed annotations are ignored
 	}
-	d["annotations"] = ann
+	delete(a, "consequentialHint")
+	delete(a, "untrustedContentHint")
 	title, _ := t["title"].(string)
 	if title == "" {
 		title, _ = a["title"].(string)
-	}
-	if title != "" {
-		d["title"] = title
 	}
 	desc, _ := t["description"].(string)
 	if desc == "" {
@@ -174,8 +171,8 @@ func declaration(t map[string]any, as string) map[string]any {
 	if desc == "" {
 		desc = as
 	}
-	d["description"] = desc
-	return d
+	t["name"], t["description"], t["hasExecute"], t["mcpResult"] = as, desc, true, true
+	return t
 }
 
 // Tools returns the servers' tools as the session declares them now.
