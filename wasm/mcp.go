@@ -25,6 +25,12 @@ import (
 
 var errBadServer = errors.New("invalid mcpServers")
 
+// badServer is a TypeError of the option, "invalid mcpServers: <detail>" (the detail
+// built by concatenation: formatting's boxed arguments cost code at every call).
+func badServer(detail string) error {
+	return &session.Error{Kind: session.KindType, Rule: errBadServer, Msg: "invalid mcpServers: " + detail}
+}
+
 // mcpServers reads the option: absent or null is none; otherwise an array of {url,
 // headers?, name?, timeout?}, url http(s):// or a path of the page's origin, names unique
 // (default "mcp1", "mcp2"…, by position), timeout the milliseconds a server may stay
@@ -36,7 +42,7 @@ func mcpServers(raw json.RawMessage) ([]mcp.Server, error) {
 	}
 	arr, ok := v.([]any)
 	if !ok {
-		return nil, session.Errorf(session.KindType, errBadServer, "mcpServers must be an array of {url, headers, name}")
+		return nil, badServer("mcpServers must be an array of {url, headers, name}")
 	}
 	out := make([]mcp.Server, 0, len(arr))
 	names := make(map[string]bool, len(arr))
@@ -44,33 +50,33 @@ func mcpServers(raw json.RawMessage) ([]mcp.Server, error) {
 		at := "mcpServers[" + strconv.Itoa(i) + "]"
 		obj, ok := e.(map[string]any)
 		if !ok {
-			return nil, session.Errorf(session.KindType, errBadServer, "%s must be an object {url, headers, name}", at)
+			return nil, badServer(at + " must be an object {url, headers, name}")
 		}
 		s := mcp.Server{Name: "mcp" + strconv.Itoa(i+1)}
 		s.URL, _ = obj["url"].(string)
 		if !(strings.HasPrefix(s.URL, "http://") || strings.HasPrefix(s.URL, "https://") || strings.HasPrefix(s.URL, "/")) {
-			return nil, session.Errorf(session.KindType, errBadServer, "%s.url must be a string starting with http://, https:// or /", at)
+			return nil, badServer(at + ".url must be a string starting with http://, https:// or /")
 		}
 		if n, present := obj["name"]; present && n != nil {
 			s.Name, _ = n.(string)
 			if s.Name == "" {
-				return nil, session.Errorf(session.KindType, errBadServer, "%s.name must be a non-empty string", at)
+				return nil, badServer(at + ".name must be a non-empty string")
 			}
 		}
 		if names[s.Name] {
-			return nil, session.Errorf(session.KindType, errBadServer, "%s.name: two servers are named %q", at, s.Name)
+			return nil, badServer(at + ".name: two servers are named " + strconv.Quote(s.Name))
 		}
 		names[s.Name] = true
 		if h, present := obj["headers"]; present && h != nil {
 			m, ok := h.(map[string]any)
 			if !ok {
-				return nil, session.Errorf(session.KindType, errBadServer, "%s.headers must be an object of strings", at)
+				return nil, badServer(at + ".headers must be an object of strings")
 			}
 			s.Header = make(map[string]string, len(m))
 			for k, v := range m {
 				str, ok := v.(string)
 				if !ok {
-					return nil, session.Errorf(session.KindType, errBadServer, "%s.headers: the value of %q must be a string", at, k)
+					return nil, badServer(at + ".headers: the value of " + strconv.Quote(k) + " must be a string")
 				}
 				s.Header[lowerASCII(k)] = str
 			}
@@ -79,7 +85,7 @@ func mcpServers(raw json.RawMessage) ([]mcp.Server, error) {
 			n, _ := v.(json.Number)
 			ms, err := strconv.ParseFloat(string(n), 64)
 			if err != nil || !(ms > 0 && ms < 1e12) {
-				return nil, session.Errorf(session.KindType, errBadServer, "%s.timeout must be a positive number of milliseconds", at)
+				return nil, badServer(at + ".timeout must be a positive number of milliseconds")
 			}
 			s.Timeout = time.Duration(ms * float64(time.Millisecond))
 		}

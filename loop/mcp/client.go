@@ -41,12 +41,12 @@ type (
 	Response  = fetchport.Response
 )
 
-// ProtocolVersion is the revision the client asks for; Supported are those it accepts
-// from a server, newest first.
-const ProtocolVersion = "2025-11-25"
-
-// Supported are the protocol revisions the client speaks.
-var Supported = []string{"2025-11-25", "2025-06-18", "2025-03-26"}
+// ProtocolVersion is the revision the client asks for; supported are those it accepts
+// from a server, newest first, as its error names them (connect checks the same three).
+const (
+	ProtocolVersion = "2025-11-25"
+	supported       = `"2025-11-25", "2025-06-18", "2025-03-26"`
+)
 
 // maxMessage bounds one message from a server (a JSON body or one event); a larger one
 // is an error for the call that waited for it.
@@ -73,17 +73,18 @@ type client struct {
 	version   string // the negotiated protocol revision
 	nextID    atomic.Int64
 
-	listChanged bool                // the server announced notifications/tools/list_changed
-	onNotify    func(method string) // set before any request
+	listChanged bool // the server announced notifications/tools/list_changed
+	set         *Set // told of notifications/tools/list_changed (set.changed(index))
+	index       int
 	stopListen  loop.CancelFunc
 }
 
-// errorf is a failure of this server, naming its URL only; the value of every header the
-// page gave is redacted from it (a server may echo one in its own messages).
-func (c *client) errorf(kind session.Kind, format string, args ...any) error {
-	e := session.Errorf(kind, ErrServer, "%s "+format, append([]any{c.srv.URL}, args...)...)
-	e.Msg = c.redact(e.Msg)
-	return e
+// fail is a failure of this server, "MCP server: <URL> <detail>", naming its URL only;
+// the value of every header the page gave is redacted from it (a server may echo one in
+// its own messages). Details are built by concatenation: formatting's boxed arguments
+// cost code at every call.
+func (c *client) fail(kind session.Kind, detail string) error {
+	return &session.Error{Kind: kind, Rule: ErrServer, Msg: c.redact("MCP server: " + c.srv.URL + " " + detail)}
 }
 
 // redact replaces the values of the page's headers in s, and their tokens after
@@ -109,12 +110,10 @@ func (c *client) connect(ctx loop.Context) error {
 	}
 	obj, _ := res.(map[string]any)
 	v, _ := obj["protocolVersion"].(string)
-	ok := false
-	for _, s := range Supported {
-		ok = ok || s == v
-	}
-	if !ok {
-		return c.errorf(session.KindNotSupported, "answered protocol version %q, and this module speaks %s", v, joinQuoted(Supported))
+	switch v {
+	case "2025-11-25", "2025-06-18", "2025-03-26":
+	default:
+		return c.fail(session.KindNotSupported, "answered protocol version "+strconv.Quote(v)+", and this module speaks "+supported)
 	}
 	c.mu.Lock()
 	c.version = v
@@ -133,17 +132,6 @@ func (c *client) connect(ctx loop.Context) error {
 	return nil
 }
 
-func joinQuoted(list []string) string {
-	s := ""
-	for i, v := range list {
-		if i > 0 {
-			s += ", "
-		}
-		s += strconv.Quote(v)
-	}
-	return s
-}
-
 // listen reads the server's own stream (an HTTP GET) for notifications until ctx ends; a
 // server without one (405) or a stream that fails is left alone: list changes then come
 // only with the answers to calls.
@@ -152,14 +140,10 @@ func (c *client) listen(ctx loop.Context) {
 	if err != nil {
 		return
 	}
-	defer resp.Body.Close()
-	if resp.Status != 200 || !strings.Contains(resp.Header["content-type"], "text/event-stream") {
-		return
+	if resp.Status == 200 && strings.Contains(resp.Header["content-type"], "text/event-stream") {
+		sse.Read(resp.Body, maxMessage, (&reply{c: c}).take)
 	}
-	sse.Read(resp.Body, maxMessage, func(data []byte) error {
-		c.message(data, 0, nil)
-		return nil
-	})
+	resp.Body.Close()
 }
 
 // request builds an HTTP request to the server with its session headers.
@@ -183,32 +167,56 @@ func (c *client) request(method string, body []byte, accept string) *Request {
 	return &Request{Method: method, URL: c.srv.URL, Header: h, Body: body}
 }
 
-// notify sends a notification; the server answers 202 with no body.
-func (c *client) notify(ctx loop.Context, method string, params []byte) error {
-	b := append([]byte(`{"jsonrpc":"2.0","method":`), strconv.Quote(method)...)
+// envelope is the JSON-RPC message for method: a request with id when id > 0, a
+// notification otherwise.
+func envelope(id int64, method string, params []byte) []byte {
+	b := append(make([]byte, 0, 64+len(params)), `{"jsonrpc":"2.0"`...)
+	if id > 0 {
+		b = strconv.AppendInt(append(b, `,"id":`...), id, 10)
+	}
+	b = strconv.AppendQuote(append(b, `,"method":`...), method)
 	if params != nil {
 		b = append(append(b, `,"params":`...), params...)
 	}
-	resp, err := c.t.Do(ctx, c.request("POST", append(b, '}'), "application/json, text/event-stream"))
-	if err != nil {
-		return c.unreachable(ctx, method, err)
-	}
-	resp.Body.Close()
-	if resp.Status/100 != 2 {
-		return c.errorf(session.KindNetwork, "answered HTTP %d to %s", resp.Status, method)
-	}
-	return nil
+	return append(b, '}')
 }
 
-// unreachable is the error of a request for method that got no response.
-func (c *client) unreachable(ctx loop.Context, method string, err error) error {
-	if ctx.Err() != nil {
-		return ctx.Err()
+// post sends the message body for method and returns the server's 2xx response (its
+// body for the caller to close): a response other than 2xx is an error, the request's
+// (not a notification's) 404 in a session the end of that session.
+func (c *client) post(ctx loop.Context, method string, body []byte) (*Response, error) {
+	resp, err := c.t.Do(ctx, c.request("POST", body, "application/json, text/event-stream"))
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if method == "initialize" {
+			return nil, c.fail(session.KindNetwork, "could not be reached: "+err.Error())
+		}
+		return nil, c.fail(session.KindNetwork, method+" failed: "+err.Error())
 	}
-	if method == "initialize" {
-		return c.errorf(session.KindNetwork, "could not be reached: %v", err)
+	if sid := resp.Header["mcp-session-id"]; sid != "" && method == "initialize" {
+		c.mu.Lock()
+		c.sessionID = sid
+		c.mu.Unlock()
 	}
-	return c.errorf(session.KindNetwork, "%s failed: %v", method, err)
+	if resp.Status/100 == 2 {
+		return resp, nil
+	}
+	resp.Body.Close()
+	if resp.Status == 404 && c.sessionID != "" && method != "initialize" && !strings.HasPrefix(method, "notifications/") {
+		return nil, c.fail(session.KindNetwork, "ended the MCP session (HTTP 404)")
+	}
+	return nil, c.fail(session.KindNetwork, "answered HTTP "+strconv.Itoa(resp.Status)+" to "+method)
+}
+
+// notify sends a notification; the server answers 202 with no body.
+func (c *client) notify(ctx loop.Context, method string, params []byte) error {
+	resp, err := c.post(ctx, method, envelope(0, method, params))
+	if err == nil {
+		resp.Body.Close()
+	}
+	return err
 }
 
 // errStop stops reading a stream once the answer has come.
@@ -224,30 +232,24 @@ func (c *client) call(ctx loop.Context, method string, params []byte, progress f
 
 // callID is call with the request's id chosen by the caller.
 func (c *client) callID(ctx loop.Context, id int64, method string, params []byte, progress func(json.RawMessage)) (any, error) {
-	b := strconv.AppendInt(append([]byte(nil), `{"jsonrpc":"2.0","id":`...), id, 10)
-	b = append(append(b, `,"method":`...), strconv.Quote(method)...)
-	if params != nil {
-		b = append(append(b, `,"params":`...), params...)
-	}
-	b = append(b, '}')
 	// The server has Timeout to answer or to say anything (progress) from one message to
 	// the next: a server that falls silent fails the call, the loop going on.
 	rctx, cancel := loop.WithCancel(ctx)
-	defer cancel()
-	var silent atomic.Bool
-	timer := time.AfterFunc(c.timeout(), func() { silent.Store(true); cancel() })
-	res, err := c.exchange(rctx, method, b, id, progress, func() { timer.Reset(c.timeout()) })
-	timer.Stop()
+	r := &reply{c: c, id: id, method: method, progress: progress}
+	r.timer = time.AfterFunc(c.timeout(), func() { r.silent.Store(true); cancel() })
+	res, err := c.exchange(rctx, envelope(id, method, params), r)
+	r.timer.Stop()
 	if rctx.Err() != nil && method != "initialize" {
 		// The request may be running on the server: tell it, on a context of its own.
 		cancelled := strconv.AppendInt([]byte(`{"requestId":`), id, 10)
 		go c.notify(loop.Background(), "notifications/cancelled", append(cancelled, `,"reason":"the request was aborted"}`...))
 	}
+	cancel()
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	if silent.Load() {
-		return nil, c.errorf(session.KindNetwork, "did not answer %s within %d ms", method, c.timeout().Milliseconds())
+	if r.silent.Load() {
+		return nil, c.fail(session.KindNetwork, "did not answer "+method+" within "+strconv.FormatInt(c.timeout().Milliseconds(), 10)+" ms")
 	}
 	return res, err
 }
@@ -263,79 +265,84 @@ func (c *client) timeout() time.Duration {
 	return DefaultTimeout
 }
 
-func (c *client) exchange(ctx loop.Context, method string, body []byte, id int64, progress func(json.RawMessage), touch func()) (any, error) {
-	resp, err := c.t.Do(ctx, c.request("POST", body, "application/json, text/event-stream"))
+// reply waits for the answer to request id among a server's messages (take); with id 0,
+// on the server's own stream, it handles the notifications only.
+type reply struct {
+	c        *client
+	id       int64
+	method   string
+	progress func(json.RawMessage)
+	timer    *time.Timer // the request's silence, reset at every message
+	silent   atomic.Bool // the timer fired
+
+	answered bool
+	res      any
+	err      error
+}
+
+// take handles one message; it stops the reading (errStop) once the answer has come.
+func (r *reply) take(data []byte) error {
+	if r.timer != nil {
+		r.timer.Reset(r.c.timeout())
+	}
+	obj, answer := r.c.message(data, r.id, r.progress)
+	if !answer || r.id == 0 {
+		return nil
+	}
+	r.answered = true
+	r.res, r.err = r.c.answer(obj, r.method)
+	return errStop
+}
+
+func (c *client) exchange(ctx loop.Context, body []byte, r *reply) (any, error) {
+	resp, err := c.post(ctx, r.method, body)
 	if err != nil {
-		return nil, c.unreachable(ctx, method, err)
+		return nil, err
 	}
-	defer resp.Body.Close()
-	if method == "initialize" {
-		if sid := resp.Header["mcp-session-id"]; sid != "" {
-			c.mu.Lock()
-			c.sessionID = sid
-			c.mu.Unlock()
-		}
-	}
-	if resp.Status == 404 && c.sessionID != "" && method != "initialize" {
-		return nil, c.errorf(session.KindNetwork, "ended the MCP session (HTTP 404)")
-	}
-	if resp.Status/100 != 2 {
-		return nil, c.errorf(session.KindNetwork, "answered HTTP %d to %s", resp.Status, method)
-	}
-	var res any
-	var rpcErr error
-	answered := false
-	handle := func(data []byte) error {
-		touch()
-		if c.message(data, id, progress) {
-			return nil
-		}
-		answered = true
-		res, rpcErr = c.answer(data, method)
-		return errStop
-	}
+	failure := "" // why the reading stopped, when it failed
 	if strings.Contains(resp.Header["content-type"], "text/event-stream") {
-		_, err = sse.Read(resp.Body, maxMessage, handle)
+		_, err = sse.Read(resp.Body, maxMessage, r.take)
+		if err != nil && err != errStop {
+			failure = err.Error()
+			if failure == "bufio.Scanner: token too long" {
+				failure = "an event is larger than 4 MB"
+			}
+		}
+	} else if data, err := fetchport.ReadAll(io.LimitReader(resp.Body, maxMessage+1)); err != nil {
+		failure = err.Error()
+	} else if len(data) > maxMessage {
+		failure = "the answer is larger than 4 MB"
 	} else {
-		var data []byte
-		data, err = io.ReadAll(io.LimitReader(resp.Body, maxMessage+1))
-		if err == nil && len(data) > maxMessage {
-			err = errors.New("the answer is larger than 4 MB")
-		}
-		if err == nil {
-			err = handle(data)
-		}
+		r.take(data)
 	}
-	if answered {
-		return res, rpcErr
+	resp.Body.Close()
+	if r.answered {
+		return r.res, r.err
 	}
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	if err != nil && err != errStop {
-		if err.Error() == "bufio.Scanner: token too long" {
-			err = errors.New("an event is larger than 4 MB")
-		}
-		return nil, c.errorf(session.KindNetwork, "%s failed: %v", method, err)
+	if failure != "" {
+		return nil, c.fail(session.KindNetwork, r.method+" failed: "+failure)
 	}
-	return nil, c.errorf(session.KindNetwork, "ended the stream without answering %s", method)
+	return nil, c.fail(session.KindNetwork, "ended the stream without answering "+r.method)
 }
 
-// message handles one message of a server that is not the answer to request id: progress
-// of that request, list changes; it reports false when data is that answer (or not a
-// message at all: answer then says so).
-func (c *client) message(data []byte, id int64, progress func(json.RawMessage)) bool {
+// message decodes one message of a server and handles it when it is not the answer to
+// request id: progress of that request, list changes. It reports answer when data is
+// that answer (or not a message at all: answer then says so).
+func (c *client) message(data []byte, id int64, progress func(json.RawMessage)) (obj map[string]any, answer bool) {
 	v, err := jsonv.Decode(data)
-	obj, _ := v.(map[string]any)
+	obj, _ = v.(map[string]any)
 	if err != nil || obj == nil {
-		return false
+		return nil, true
 	}
 	method, _ := obj["method"].(string)
 	if method == "" {
-		return !numberIs(obj["id"], id) // a response: to this request, or to another (skipped)
+		return obj, numberIs(obj["id"], id) // a response: to this request, or to another (skipped)
 	}
 	if _, isRequest := obj["id"]; isRequest {
-		return true // a request of the server's (ping, sampling): this client offers none
+		return obj, false // a request of the server's (ping, sampling): this client offers none
 	}
 	params, _ := obj["params"].(map[string]any)
 	switch method {
@@ -350,12 +357,12 @@ func (c *client) message(data []byte, id int64, progress func(json.RawMessage)) 
 			b, _ := jsonv.Marshal(out)
 			progress(b)
 		}
-	default:
-		if c.onNotify != nil {
-			c.onNotify(method)
+	case "notifications/tools/list_changed":
+		if c.set != nil {
+			c.set.changed(c.index)
 		}
 	}
-	return true
+	return obj, false
 }
 
 func numberIs(v any, id int64) bool {
@@ -363,21 +370,20 @@ func numberIs(v any, id int64) bool {
 	return ok && string(n) == strconv.FormatInt(id, 10)
 }
 
-// answer reads the JSON-RPC response data: its result, or its error as an error.
-func (c *client) answer(data []byte, method string) (any, error) {
-	v, err := jsonv.Decode(data)
-	obj, _ := v.(map[string]any)
-	if err != nil || obj == nil {
-		return nil, c.errorf(session.KindOperation, "answered %s with malformed JSON-RPC", method)
+// answer reads the JSON-RPC response obj (nil: data that was not JSON-RPC): its result,
+// or its error as an error.
+func (c *client) answer(obj map[string]any, method string) (any, error) {
+	if obj == nil {
+		return nil, c.fail(session.KindOperation, "answered "+method+" with malformed JSON-RPC")
 	}
 	if e, ok := obj["error"].(map[string]any); ok {
 		msg, _ := e["message"].(string)
 		code, _ := e["code"].(json.Number)
-		return nil, c.errorf(session.KindOperation, "%s failed: %s (JSON-RPC error %s)", method, msg, string(code))
+		return nil, c.fail(session.KindOperation, method+" failed: "+msg+" (JSON-RPC error "+string(code)+")")
 	}
 	res, ok := obj["result"]
 	if !ok {
-		return nil, c.errorf(session.KindOperation, "answered %s with malformed JSON-RPC (no result)", method)
+		return nil, c.fail(session.KindOperation, "answered "+method+" with malformed JSON-RPC (no result)")
 	}
 	return res, nil
 }

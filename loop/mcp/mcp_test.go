@@ -257,3 +257,45 @@ func TestConnect_Names(t *testing.T) {
 	out, _ := run(t, s, "b__weather", `{"city":"Rome"}`)
 	require.Contains(t, out, "Sunny in Rome")
 }
+
+// A server's tool becomes a declaration the session takes: its own title and MCP's
+// annotations, never WebMCP's consequentialHint or untrustedContentHint (the page's to
+// give), a description however little the server said.
+func TestDeclaration_AsTheSessionTakesIt(t *testing.T) {
+	yes := true
+	for _, tc := range []struct {
+		name string
+		tool string
+		want session.Tool
+	}{
+		{"MCP's annotations and title are kept",
+			`{"name":"w","title":"Weather","description":"the weather","annotations":{"readOnlyHint":true,"openWorldHint":true},"inputSchema":{"type":"object"}}`,
+			session.Tool{Name: "as", Description: "the weather", Annotations: session.Annotations{Title: "Weather", ReadOnlyHint: &yes, OpenWorldHint: &yes}}},
+		{"WebMCP's hints from a server are dropped",
+			`{"name":"w","description":"d","annotations":{"untrustedContentHint":false,"consequentialHint":true,"destructiveHint":true},"inputSchema":{"type":"object"}}`,
+			session.Tool{Name: "as", Description: "d", Annotations: session.Annotations{DestructiveHint: &yes}}},
+		{"annotations that are not an object are ignored",
+			`{"name":"w","description":"d","annotations":"loud","inputSchema":{"type":"object"}}`,
+			session.Tool{Name: "as", Description: "d"}},
+		{"without a description, the annotations' title describes it",
+			`{"name":"w","annotations":{"title":"Weather"},"inputSchema":{"type":"object"}}`,
+			session.Tool{Name: "as", Description: "Weather", Annotations: session.Annotations{Title: "Weather"}}},
+		{"without a description or title, its name does",
+			`{"name":"w","inputSchema":{"type":"object"}}`,
+			session.Tool{Name: "as", Description: "as"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var v map[string]any
+			d := json.NewDecoder(strings.NewReader(tc.tool))
+			d.UseNumber()
+			require.NoError(t, d.Decode(&v))
+			tools, err := session.ParseTools([]any{declaration(v, "as")}, false)
+			require.NoError(t, err)
+			got := tools[0]
+			require.True(t, got.HasExecute && got.MCPResult)
+			require.Equal(t, tc.want.Name, got.Name)
+			require.Equal(t, tc.want.Description, got.Description)
+			require.Equal(t, tc.want.Annotations, got.Annotations)
+		})
+	}
+}

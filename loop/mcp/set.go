@@ -44,35 +44,41 @@ type route struct {
 func Connect(ctx loop.Context, t Transport, servers []Server, own map[string]bool) (*Set, error) {
 	s := &Set{own: own, refs: 1, change: make(map[int64]func([]session.Tool)), dirty: make([]bool, len(servers))}
 	for i, srv := range servers {
-		c := &client{t: t, srv: srv}
-		c.onNotify = func(method string) {
-			if method == "notifications/tools/list_changed" {
-				s.mu.Lock()
-				s.dirty[i] = true
-				s.mu.Unlock()
-				go s.refresh(loop.Background())
-			}
-		}
+		c := &client{t: t, srv: srv, set: s, index: i}
 		s.clients = append(s.clients, c)
 		if err := c.connect(ctx); err != nil {
 			s.close()
 			return nil, err
 		}
 	}
-	lists := make([][]any, len(s.clients))
-	for i, c := range s.clients {
-		l, err := c.list(ctx)
-		if err != nil {
-			s.close()
-			return nil, err
-		}
-		lists[i] = l
-	}
-	if err := s.declare(lists); err != nil {
+	err := s.list(ctx)
+	if err != nil {
 		s.close()
 		return nil, err
 	}
 	return s, nil
+}
+
+// changed marks server i's tools changed (notifications/tools/list_changed) and lists
+// them again on a goroutine of its own.
+func (s *Set) changed(i int) {
+	s.mu.Lock()
+	s.dirty[i] = true
+	s.mu.Unlock()
+	go s.refresh(loop.Background())
+}
+
+// list lists every server's tools and declares them.
+func (s *Set) list(ctx loop.Context) error {
+	lists := make([][]any, len(s.clients))
+	for i, c := range s.clients {
+		l, err := c.list(ctx)
+		if err != nil {
+			return err
+		}
+		lists[i] = l
+	}
+	return s.declare(lists)
 }
 
 // list runs tools/list, page after page (nextCursor).
@@ -87,7 +93,7 @@ func (c *client) list(ctx loop.Context) ([]any, error) {
 		obj, _ := res.(map[string]any)
 		tools, ok := obj["tools"].([]any)
 		if !ok {
-			return nil, c.errorf(session.KindOperation, "answered tools/list without a list of tools")
+			return nil, c.fail(session.KindOperation, "answered tools/list without a list of tools")
 		}
 		out = append(out, tools...)
 		cursor, _ := obj["nextCursor"].(string)
@@ -95,7 +101,7 @@ func (c *client) list(ctx loop.Context) ([]any, error) {
 			return out, nil
 		}
 		if page == 1000 {
-			return nil, c.errorf(session.KindOperation, "tools/list did not end after 1000 pages")
+			return nil, c.fail(session.KindOperation, "tools/list did not end after 1000 pages")
 		}
 		params = jsonv.AppendString(append([]byte(nil), `{"cursor":`...), cursor)
 		params = append(params, '}')
@@ -124,7 +130,8 @@ func (s *Set) declare(lists [][]any) error {
 				as = c.srv.Name + "__" + name
 			}
 			if _, dup := routes[as]; dup || s.own[as] {
-				return session.Errorf(session.KindType, session.ErrBadTool, "MCP server %s: tool %q is declared twice under the name %q", c.srv.URL, name, as)
+				return &session.Error{Kind: session.KindType, Rule: session.ErrBadTool,
+					Msg: session.ErrBadTool.Error() + ": MCP server " + c.srv.URL + ": tool " + strconv.Quote(name) + " is declared twice under the name " + strconv.Quote(as)}
 			}
 			routes[as] = route{c: c, name: name}
 			decls = append(decls, declaration(obj, as))
@@ -140,25 +147,22 @@ func (s *Set) declare(lists [][]any) error {
 	return nil
 }
 
-// declaration is a server's tool as create()'s tools take one: its title, annotations
-// and inputSchema as the server gave them, a description (the title or the name when it
-// has none), run by the engine, its result an MCP CallToolResult.
+// declaration is a server's tool t as create()'s tools take one, made of t itself (a
+// tools/list entry decoded for this listing alone; session.ParseTools reads none of the
+// other fields MCP gives a tool): named as, run by the engine, its result an MCP
+// CallToolResult, its title, annotations and inputSchema as the server gave them but
+// for WebMCP's consequentialHint and untrustedContentHint, which are the page's to give,
+// and a description (the title or the name when it has none).
 func declaration(t map[string]any, as string) map[string]any {
-	d := map[string]any{"name": as, "hasExecute": true, "mcpResult": true, "inputSchema": t["inputSchema"]}
 	a, _ := t["annotations"].(map[string]any)
-	ann := make(map[string]any)
-	for _, k := range []string{"title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"} {
-		if v, ok := a[k]; ok {
-			ann[k] = v
-		}
+	if a == nil {
+		delete(t, "annotations") // a server's malformed annotations are ignored
 	}
-	d["annotations"] = ann
+	delete(a, "consequentialHint")
+	delete(a, "untrustedContentHint")
 	title, _ := t["title"].(string)
 	if title == "" {
 		title, _ = a["title"].(string)
-	}
-	if title != "" {
-		d["title"] = title
 	}
 	desc, _ := t["description"].(string)
 	if desc == "" {
@@ -167,8 +171,8 @@ func declaration(t map[string]any, as string) map[string]any {
 	if desc == "" {
 		desc = as
 	}
-	d["description"] = desc
-	return d
+	t["name"], t["description"], t["hasExecute"], t["mcpResult"] = as, desc, true, true
+	return t
 }
 
 // Tools returns the servers' tools as the session declares them now.
@@ -198,7 +202,7 @@ func (s *Set) Run(ctx loop.Context, call session.ToolCall, progress func(json.Ra
 	r, ok := s.routes[call.Name]
 	s.mu.Unlock()
 	if !ok {
-		return nil, session.Errorf(session.KindOperation, ErrServer, "tool %s is no longer offered by its MCP server", call.Name)
+		return nil, &session.Error{Kind: session.KindOperation, Rule: ErrServer, Msg: "MCP server: tool " + call.Name + " is no longer offered by its MCP server"}
 	}
 	args := []byte(call.Arguments)
 	if len(args) == 0 {
@@ -243,16 +247,8 @@ func (s *Set) refresh(ctx loop.Context) {
 		s.dirty[i] = false
 	}
 	s.mu.Unlock()
-	lists := make([][]any, len(s.clients))
-	for i, c := range s.clients {
-		l, err := c.list(ctx)
-		if err != nil {
-			return // the session keeps the tools it has
-		}
-		lists[i] = l
-	}
-	if s.declare(lists) != nil {
-		return
+	if s.list(ctx) != nil {
+		return // the session keeps the tools it has
 	}
 	s.mu.Lock()
 	fns := make([]func([]session.Tool), 0, len(s.change))

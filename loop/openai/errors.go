@@ -5,36 +5,18 @@ import (
 	"strconv"
 	"strings"
 
+	"langmodel/loop/internal/fetchport"
 	"langmodel/session"
 )
 
 // maxErrorBody bounds how much of an error body is read.
 const maxErrorBody = 64 << 10
 
-// readAll is io.ReadAll as Go 1.25 wrote it: Go 1.26's, which reads into chunks and joins
-// them once, is 3 KB of the module's code, and the bodies read whole here are bounded.
-func readAll(r io.Reader) ([]byte, error) {
-	b := make([]byte, 0, 512)
-	for {
-		n, err := r.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err != nil {
-			if err == io.EOF {
-				err = nil
-			}
-			return b, err
-		}
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)] // let append grow it
-		}
-	}
-}
-
 // statusError turns a non-2xx answer into an error the page can act on: the status and the
 // server's own message (OpenAI's {"error":{"message"}}, Ollama's {"error":"…"}, or the text),
 // with the API key redacted. 401 and 403 are NotAllowedError; the rest OperationError.
 func (m *Model) statusError(resp *Response) error {
-	body, _ := readAll(io.LimitReader(resp.Body, maxErrorBody))
+	body, _ := fetchport.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	msg := serverMessage(body)
 	if msg == "" {
 		msg = "no details in the answer"

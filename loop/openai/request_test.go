@@ -3,11 +3,7 @@ package openai
 import (
 	"encoding/base64"
 	"encoding/json"
-	"errors"
-	"io"
-	"strings"
 	"testing"
-	"testing/iotest"
 
 	"github.com/stretchr/testify/require"
 
@@ -126,32 +122,6 @@ func TestHead_DecodesAsPackageBase64(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			want, _ := base64.StdEncoding.DecodeString(tc.b64[:min(len(tc.b64), 16)])
 			require.Equal(t, string(want), head(tc.b64))
-		})
-	}
-}
-
-// readAll returns what io.ReadAll returns: the bytes read and the first error but EOF.
-func TestReadAll_AsIOReadAll(t *testing.T) {
-	long := strings.Repeat("0123456789", 300) // past the first 512 bytes' growth
-	failed := errors.New("the connection was reset")
-	for _, tc := range []struct {
-		name string
-		r    func() io.Reader
-	}{
-		{"empty", func() io.Reader { return strings.NewReader("") }},
-		{"short", func() io.Reader { return strings.NewReader("short") }},
-		{"longer than its first buffer", func() io.Reader { return strings.NewReader(long) }},
-		{"a byte at a time", func() io.Reader { return iotest.OneByteReader(strings.NewReader(long)) }},
-		{"EOF with the last bytes", func() io.Reader { return iotest.DataErrReader(strings.NewReader(long)) }},
-		{"an error midway", func() io.Reader {
-			return io.MultiReader(strings.NewReader(long), iotest.ErrReader(failed))
-		}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			want, wantErr := io.ReadAll(tc.r())
-			got, err := readAll(tc.r())
-			require.Equal(t, string(want), string(got))
-			require.Equal(t, wantErr, err)
 		})
 	}
 }

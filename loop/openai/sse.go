@@ -11,6 +11,7 @@ import (
 	"langmodel/internal/jsonv"
 	"langmodel/internal/order"
 	"langmodel/loop"
+	"langmodel/loop/internal/fetchport"
 	"langmodel/loop/internal/sse"
 	"langmodel/session"
 )
@@ -100,7 +101,7 @@ func (a *Assembler) Calls() []session.ToolCall {
 func readStream(ctx loop.Context, resp *Response, emit func(loop.Delta) error) error {
 	r := chunkReader{source: "the server", emit: emit}
 	if strings.Contains(resp.Header["content-type"], "application/json") {
-		body, err := readAll(io.LimitReader(resp.Body, maxEventSize))
+		body, err := fetchport.ReadAll(io.LimitReader(resp.Body, maxEventSize))
 		if err != nil {
 			return streamError(ctx, err)
 		}
