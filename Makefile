@@ -131,7 +131,7 @@ wasm: module
 ## with an inline tree and its pc tables in the data, which brotli compresses badly:
 ## -14 to -16 KB brotli (RATIONALE.md "How does the module stay under 850 KB?", the
 ## seventh round). internal/browsertest.NoInline holds the same list for the tests' builds.
-NOINLINE := wasm wasm/cmd/langmodel wasm/internal/jsonw session session/schema loop loop/scripted loop/custom loop/record loop/mcp loop/internal/fetchport internal/order
+NOINLINE := wasm wasm/cmd/langmodel wasm/internal/jsonw session session/schema loop loop/scripted loop/custom loop/record loop/mcp loop/internal/fetchport loop/openai internal/sfmt internal/order
 MODULE_GCFLAGS := $(foreach p,$(NOINLINE),-gcflags=langmodel/$(p)=-l)
 
 ## module: what make wasm builds, without the size report (brotli -q 11 takes 10-30 s)
