@@ -32,12 +32,19 @@ func serveWllama(t *testing.T) string {
 	return browsertest.Serve(t, "", h)
 }
 
-// wllamaPage loads each toy model once into a wllama engine (engine(name)) and defines
-// the tool the models call.
+// wllamaPage loads a toy model into a wllama engine (engine(name)) and defines the tool
+// the models call. One engine lives at a time: asking for another model exits the one
+// before, since each holds its own wasm memory and WebKit, with the module in a Worker,
+// runs out of memory at the sixth (RangeError: Out of memory in wllama's initMemory).
 const wllamaPage = `
 const { newWllama } = await import("/wllama-harness.js");
-const engines = {};
-globalThis.engine = async (model) => engines[model] ??= await newWllama("/" + model + ".gguf");
+let loaded = { model: "", engine: null };
+globalThis.engine = async (model) => {
+	if (loaded.model === model) return loaded.engine;
+	await loaded.engine?.exit();
+	loaded = { model, engine: await newWllama("/" + model + ".gguf") };
+	return loaded.engine;
+};
 globalThis.backend = async (model, extra) => ({ kind: "engine", engine: await engine(model), ...extra });
 globalThis.getWeather = (execute) => ({ name: "get_weather", description: "The weather in a city",
 	inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] }, execute });
