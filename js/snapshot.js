@@ -66,6 +66,21 @@ function canonical(v) {
   return JSON.stringify(v) ?? "null";
 }
 
+// asText is a message of a snapshot's history as a page writes it in initialPrompts: a
+// system, user or assistant message of one text part as {role, content: text}, any other
+// as it is. session.history gives every message as parts; so written, a history of text
+// messages is packed (pack.js) as create() sends it, instead of crossing as JSON, which
+// cost restore() thirty times create() on 10,000 messages (docs/snapshots.md "Speed").
+// The engine reads both forms as the same message and checks each as it checks any.
+const TEXT_ROLES = new Set(["system", "user", "assistant"]);
+function asText(m) {
+  if (m === null || typeof m !== "object" || !TEXT_ROLES.has(m.role) || !Array.isArray(m.content) || m.content.length !== 1) return m;
+  const p = m.content[0];
+  if (p === null || typeof p !== "object" || p.type !== "text" || typeof p.value !== "string" || Object.keys(p).length !== 2) return m;
+  for (const k in m) if (k !== "role" && k !== "content" && k !== "prefix") return m;
+  return m.prefix === undefined ? { role: m.role, content: p.value } : { role: m.role, content: p.value, prefix: m.prefix };
+}
+
 // restoreOptions checks a snapshot against restore()'s options and returns create()'s
 // options and the create request's restore field. A snapshot that is not one is a
 // DataError; one of a later version than this module knows, NotSupportedError; tools
@@ -116,7 +131,7 @@ export function restoreOptions(snapshot, options) {
     // Calls would run unasked that the saved session asked about.
     throw new TypeError("LanguageModel.restore(): the snapshot's session asked toolUseConfig.approve before each call; pass one");
   }
-  const create = { ...saved, tools: options.tools, initialPrompts: history };
+  const create = { ...saved, tools: options.tools, initialPrompts: history.map(asText) };
   delete create.toolUseConfig;
   if (saved.toolUseConfig) {
     const { approve, ...use } = saved.toolUseConfig;
