@@ -8,11 +8,12 @@
 export const attachment = Symbol("attachment");
 
 /**
- * packText returns msgs (initialPrompts, converted by webidl.js) packed, or null when
- * they are not a history this form holds: each message {role, content, prefix?} with a
- * string content, a system message only first, a prefix only on the last message, an
- * assistant's. Anything else (parts, tool roles, a rule broken) crosses as JSON, and the
- * engine names what is wrong. For each message: a role letter (s, u, a, or p for an
+ * packText returns msgs (initialPrompts, converted by webidl.js, or a snapshot's history)
+ * packed, or null when they are not a history this form holds: each message {role,
+ * content, prefix?} with a string content or one text part ({type: "text", value}, as
+ * session.history gives it), a system message only first, a prefix only on the last
+ * message, an assistant's. Anything else (other parts, tool roles, a rule broken)
+ * crosses as JSON, and the engine names what is wrong. For each message: a role letter (s, u, a, or p for an
  * assistant's prefix), its text's length in UTF-16 code units, a colon and the text.
  * @returns {{count: number, text: string} | null}
  */
@@ -22,7 +23,14 @@ export function packText(msgs) {
   const pieces = new Array(msgs.length * 4);
   for (let i = 0; i <= last; i++) {
     const m = msgs[i];
-    if (m === null || typeof m !== "object" || typeof m.content !== "string") return null;
+    if (m === null || typeof m !== "object") return null;
+    let text = m.content;
+    if (typeof text !== "string") {
+      const p = Array.isArray(text) && text.length === 1 ? text[0] : null;
+      if (p === null || typeof p !== "object" || p.type !== "text" || typeof p.value !== "string") return null;
+      for (const k in p) if (k !== "type" && k !== "value") return null;
+      text = p.value;
+    }
     let letter;
     switch (m.role) {
       case "user":
@@ -41,9 +49,9 @@ export function packText(msgs) {
     for (const k in m) if (k !== "role" && k !== "content" && k !== "prefix") return null;
     const at = i * 4;
     pieces[at] = letter;
-    pieces[at + 1] = m.content.length;
+    pieces[at + 1] = text.length;
     pieces[at + 2] = ":";
-    pieces[at + 3] = m.content;
+    pieces[at + 3] = text;
   }
   return { count: msgs.length, text: pieces.join("") };
 }

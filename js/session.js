@@ -111,11 +111,12 @@ export class LanguageModel extends EventTarget {
    */
   static async restore(snapshot, options = {}) {
     needsArgument(arguments.length, "LanguageModel.restore()");
-    const { create, restore } = restoreOptions(snapshot, dictionary(options, "LanguageModel.restore()"));
-    return LanguageModel.#create(create, restore);
+    const { create, restore, packed } = restoreOptions(snapshot, dictionary(options, "LanguageModel.restore()"));
+    return LanguageModel.#create(create, restore, packed);
   }
 
-  static async #create(options, restore) {
+  // packed is restore()'s history, packed already (pack.js): create()'s comes in options.
+  static async #create(options, restore, packed = null) {
     const what = restore ? "LanguageModel.restore()" : "LanguageModel.create()";
     const signal = signalOf(options, what);
     const backend = options.backend; // read once: wireOptions reads it from withBackend's
@@ -149,7 +150,7 @@ export class LanguageModel extends EventTarget {
       // messages, packed, after the message's JSON (pack.js).
       const msg = { type: "create", session: key, options: rest };
       if (restore) msg.restore = restore;
-      const packed = packText(initialPrompts);
+      packed ??= packText(initialPrompts);
       if (packed) {
         msg.textPrompts = packed.count;
         msg.textUnits = packed.text.length;

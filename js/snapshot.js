@@ -4,6 +4,8 @@
 // step. The format is docs/snapshots.md; every version ever shipped must still restore
 // (wasm/cmd/langmodel/testdata/snapshots/).
 
+import { packText } from "./pack.js";
+
 /** The version snapshot() writes. restore() takes every version up to it. */
 export const SNAPSHOT_VERSION = 1;
 
@@ -66,12 +68,24 @@ function canonical(v) {
   return JSON.stringify(v) ?? "null";
 }
 
+// asText is a message of a snapshot's history as a page writes it: a system, user or
+// assistant message of one text part as {role, content: text}; any other as it is. The
+// engine reads both forms as the same message.
+function asText(m) {
+  if (m === null || typeof m !== "object") return m;
+  const p = m.content?.[0];
+  if (!["system", "user", "assistant"].includes(m.role) || !Array.isArray(m.content) || m.content.length !== 1 || p?.type !== "text" || typeof p.value !== "string") return m;
+  for (const k in p) if (k !== "type" && k !== "value") return m;
+  for (const k in m) if (k !== "role" && k !== "content" && k !== "prefix") return m;
+  return m.prefix === undefined ? { role: m.role, content: p.value } : { role: m.role, content: p.value, prefix: m.prefix };
+}
+
 // restoreOptions checks a snapshot against restore()'s options and returns create()'s
-// options and the create request's restore field. A snapshot that is not one is a
-// DataError; one of a later version than this module knows, NotSupportedError; tools
-// that are not the ones saved (by name, description, schema, annotations and whether
-// each has execute), or no approve for a session that had one, TypeError: the restored
-// session would not be the one saved.
+// options, the create request's restore field and the history packed (pack.js) or null.
+// A snapshot that is not one is a DataError; one of a later version than this module
+// knows, NotSupportedError; tools that are not the ones saved (by name, description,
+// schema, annotations and whether each has execute), or no approve for a session that
+// had one, TypeError: the restored session would not be the one saved.
 export function restoreOptions(snapshot, options) {
   if (typeof snapshot === "string") {
     try {
@@ -116,7 +130,14 @@ export function restoreOptions(snapshot, options) {
     // Calls would run unasked that the saved session asked about.
     throw new TypeError("LanguageModel.restore(): the snapshot's session asked toolUseConfig.approve before each call; pass one");
   }
-  const create = { ...saved, tools: options.tools, initialPrompts: history };
+  // A history of text messages goes packed as it is (pack.js), without the WebIDL reading
+  // of each message that a page's initialPrompts get (webidl.js): as JSON, 10,000 of them
+  // cost restore() thirty times create() (docs/snapshots.md "Speed"). The module wrote
+  // them, and the engine checks every message it reads. Any other crosses as JSON.
+  // Otherwise its text messages cross as a page writes them, {role, content: text}: as
+  // parts they cost the engine's JSON reading half as much again.
+  const packed = packText(history);
+  const create = { ...saved, tools: options.tools, initialPrompts: packed ? undefined : history.map(asText) };
   delete create.toolUseConfig;
   if (saved.toolUseConfig) {
     const { approve, ...use } = saved.toolUseConfig;
@@ -127,7 +148,7 @@ export function restoreOptions(snapshot, options) {
   for (const k of ["backend", "signal", "monitor", "mcpServers"]) if (options[k] !== undefined) create[k] = options[k];
   const runningIDs = {};
   for (const id of running) runningIDs[String(id)] = true;
-  return { create, restore: { initial, usage: contextUsage, running: runningIDs } };
+  return { create, restore: { initial, usage: contextUsage, running: runningIDs }, packed };
 }
 
 // Watchers: functions called when a session's snapshot may have changed (a step ended,

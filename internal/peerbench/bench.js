@@ -81,3 +81,35 @@ export async function moduleHistory(LanguageModel, messages) {
   if (r !== "ok") throw new Error("module: no answer");
   return { create: t1 - t0, prompt: t2 - t1 };
 }
+
+// historyWithCalls is history(m) with a tool call of lookup and its result in every ten
+// messages (a user's message answered by a call first), as a session's history holds them.
+export function historyWithCalls(m) {
+  const out = history(m);
+  for (let i = 2; i + 1 < m; i += 10) {
+    const callID = "call_" + i;
+    out[i] = { role: "tool-call", content: [{ type: "tool-call", value: { callID, name: "lookup", arguments: { word: "w" + i } } }] };
+    out[i + 1] = { role: "tool-result", content: [{ type: "tool-result", value: { callID, name: "lookup", result: [{ type: "text", value: "found " + i }] } }] };
+  }
+  return out;
+}
+
+// lookupOptions are the options of a session whose history has historyWithCalls' calls.
+export const lookupOptions = () => ({
+  expectedInputs: [{ type: "text" }, { type: "tool-call" }, { type: "tool-response" }],
+  tools: [{ name: "lookup", description: "Looks a word up", inputSchema: { type: "object" }, execute: () => "found" }],
+  backend: { kind: "scripted", turns: [{ text: "ok" }], window: 1e9 },
+});
+
+// moduleRestore times k restore() calls of the snapshot's JSON text and returns ms per call.
+export async function moduleRestore(LanguageModel, json, k) {
+  let ms = 0;
+  for (let i = 0; i < k; i++) {
+    const snapshot = JSON.parse(json);
+    const t0 = performance.now();
+    const s = await LanguageModel.restore(snapshot, lookupOptions());
+    ms += performance.now() - t0;
+    s.destroy();
+  }
+  return ms / k;
+}

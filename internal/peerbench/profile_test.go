@@ -4,6 +4,7 @@ package peerbench
 
 import (
 	"cmp"
+	"context"
 	"flag"
 	"fmt"
 	"maps"
@@ -58,14 +59,33 @@ func BenchmarkPeersProfile(b *testing.B) {
 	for range 5 { // V8 tiers the code up first
 		ev(fmt.Sprintf(`return bench.moduleLoop(LanguageModel, %d, %d)`, *profSteps, max(1, 200 / *profSteps)))
 	}
-	_, err = chromedp.Call(ctx, profiler.Enable, cdp.Empty{})
+	cpuProfile(b, ctx, func() {
+		us := ev(fmt.Sprintf(`return bench.moduleLoop(LanguageModel, %d, %d)`, *profSteps, max(1, 1000 / *profSteps))) * 1000
+		fmt.Printf("profiled: %.0f µs/step (%d-step loops, sampled every 50 µs)\n", us, *profSteps)
+	})
+	b.ReportMetric(0, "ns/op")
+}
+
+// printTop prints the n largest shares of hits, largest first.
+func printTop(title string, hits map[string]int64, total int64, n int) {
+	keys := slices.SortedFunc(maps.Keys(hits), func(a, b string) int { return cmp.Compare(hits[b], hits[a]) })
+	fmt.Println(title)
+	for _, k := range keys[:min(n, len(keys))] {
+		fmt.Printf("%6.2f%% %s\n", 100*float64(hits[k])/float64(total), k)
+	}
+}
+
+// cpuProfile runs run under V8's sampling profiler (every 50 µs, through CDP) and prints
+// where the time went: the functions by self and inclusive time, then by file (wasm is
+// the Go side).
+func cpuProfile(b *testing.B, ctx context.Context, run func()) {
+	_, err := chromedp.Call(ctx, profiler.Enable, cdp.Empty{})
 	require.NoError(b, err)
 	_, err = chromedp.Call(ctx, profiler.SetSamplingInterval, profiler.SetSamplingIntervalParams{Interval: 50})
 	require.NoError(b, err)
 	_, err = chromedp.Call(ctx, profiler.Start, cdp.Empty{})
 	require.NoError(b, err)
-	us := ev(fmt.Sprintf(`return bench.moduleLoop(LanguageModel, %d, %d)`, *profSteps, max(1, 1000 / *profSteps))) * 1000
-	fmt.Printf("profiled: %.0f µs/step (%d-step loops, sampled every 50 µs)\n", us, *profSteps)
+	run()
 	res, err := chromedp.Call(ctx, profiler.Stop, cdp.Empty{})
 	require.NoError(b, err)
 	prof := res.Profile
@@ -124,14 +144,4 @@ func BenchmarkPeersProfile(b *testing.B) {
 	}
 	printTop("inclusive time:", incl, total, 60)
 	printTop("by file (wasm: the Go side):", cat, total, len(cat))
-	b.ReportMetric(0, "ns/op")
-}
-
-// printTop prints the n largest shares of hits, largest first.
-func printTop(title string, hits map[string]int64, total int64, n int) {
-	keys := slices.SortedFunc(maps.Keys(hits), func(a, b string) int { return cmp.Compare(hits[b], hits[a]) })
-	fmt.Println(title)
-	for _, k := range keys[:min(n, len(keys))] {
-		fmt.Printf("%6.2f%% %s\n", 100*float64(hits[k])/float64(total), k)
-	}
 }

@@ -235,7 +235,8 @@ var scenarios = []scenario{
 		const h = [{ role: "system", content: "be brief" }];
 		for (let i = 0; i < 200; i++) h.push({ role: i % 2 ? "assistant" : "user", content: texts[i % texts.length] + i });
 		h.push({ role: "assistant", content: "pre 😀", prefix: true });
-		const asParts = (msgs) => msgs.map((m) => ({ ...m, content: [{ type: "text", value: m.content }] }));
+		// Two text parts, which make one: one part would be packed too.
+		const asParts = (msgs) => msgs.map((m) => ({ ...m, content: [{ type: "text", value: "" }, { type: "text", value: m.content }] }));
 		const a = await LanguageModel.create({ backend: script({ text: "ok" }), initialPrompts: h });
 		const b = await LanguageModel.create({ backend: script({ text: "ok" }), initialPrompts: asParts(h) });
 		const broken = [

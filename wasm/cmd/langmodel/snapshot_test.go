@@ -151,9 +151,33 @@ var snapshotScenarios = []scenario{
 		`{"small":true}`},
 }
 
+var snapshotTextScenarios = []scenario{
+	{"a history of text parts, as session.history gives it, restores and passes back to create() as the same history", `
+		const initialPrompts = [{ role: "system", content: "Be brief." }, { role: "user", content: "" }, { role: "assistant", content: "h\u00e9llo \ud83d\ude00" },
+			{ role: "user", content: [{ type: "text", value: "two" }, { type: "text", value: " parts" }] }];
+		const s = await LanguageModel.create({ initialPrompts, backend: { kind: "scripted", turns: [] } });
+		const saved = JSON.stringify(s.history);
+		const r = await LanguageModel.restore(JSON.stringify(s.snapshot()), { backend: { kind: "scripted", turns: [] } });
+		const c = await LanguageModel.create({ initialPrompts: s.history, backend: { kind: "scripted", turns: [] } });
+		return { restored: JSON.stringify(r.history) === saved, created: JSON.stringify(c.history) === saved, initial: r.snapshot().initial };`,
+		`{"restored":true,"created":true,"initial":4}`},
+	{"a snapshot whose text history breaks a rule rejects as create() does on that history", `
+		const s = await LanguageModel.create({ initialPrompts: [{ role: "user", content: "Hi" }], backend: { kind: "scripted", turns: [] } });
+		const err = async (p) => { try { await p; return "ok"; } catch (e) { return e.name + ": " + e.message; } };
+		const out = [];
+		for (const bad of [null, { role: "tool-call", content: [{ type: "text", value: "no" }] }, { role: "system", content: [{ type: "text", value: "late" }] }, { role: "assistant", content: [{ type: "text", value: 1 }] }, { role: "user", content: [{ type: "text", value: "x", extra: 1 }] }]) {
+			const snap = s.snapshot();
+			snap.history.push(bad);
+			out.push([await err(LanguageModel.restore(snap, {})), await err(LanguageModel.create({ initialPrompts: snap.history }))]);
+		}
+		return out.map(([r, c]) => r === c ? r : r + " | " + c);`,
+		`["TypeError: malformed message: message 1 is not an object", "TypeError: tool content in a message of the wrong role: message 1 part 0: text in a tool-call message",
+		"TypeError: a system message may only be the first message of the session: message 1", "TypeError: text content must be a string: message 1 part 0", "ok"]`},
+}
+
 // TestModule_Snapshot plays snapshotScenarios in the real module under wazero.
 func TestModule_Snapshot(t *testing.T) {
-	for _, sc := range snapshotScenarios {
+	for _, sc := range append(snapshotScenarios, snapshotTextScenarios...) {
 		t.Run(sc.name, func(t *testing.T) {
 			t.Parallel()
 			requireJSON(t, sc.want, playModule(t, "", snapshotJS+sc.js))
