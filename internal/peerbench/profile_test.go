@@ -34,6 +34,23 @@ var profSteps = flag.Int("peers.profile", 100, "BenchmarkPeersProfile: the loop 
 //
 //	go test -run '^$' -bench PeersProfile -benchtime 1x ./internal/peerbench/
 func BenchmarkPeersProfile(b *testing.B) {
+	ctx, ev := profilePage(b)
+	ev(`globalThis.bench = await import("/peer/bench.js"); globalThis.lm = await import("/js/language-model.js"); await lm.install({ wasm: "/langmodel.wasm" }); return 0`)
+	for range 5 { // V8 tiers the code up first
+		ev(fmt.Sprintf(`return bench.moduleLoop(LanguageModel, %d, %d)`, *profSteps, max(1, 200 / *profSteps)))
+	}
+	cpuProfile(b, ctx, func() {
+		us := ev(fmt.Sprintf(`return bench.moduleLoop(LanguageModel, %d, %d)`, *profSteps, max(1, 1000 / *profSteps))) * 1000
+		fmt.Printf("profiled: %.0f µs/step (%d-step loops, sampled every 50 µs)\n", us, *profSteps)
+	})
+	b.ReportMetric(0, "ns/op")
+}
+
+// profilePage opens, in a Chromium of the benchmark's own, a page with bench.js and the
+// module built with its function names kept (so that a profile names Go's functions), and
+// returns the browser's context and ev, which runs an async function body there and
+// returns its number.
+func profilePage(b *testing.B) (context.Context, func(js string) float64) {
 	out := filepath.Join(b.TempDir(), "lm.wasm")
 	cmd := exec.Command("go", "build", "-trimpath", "-o", out, ".")
 	cmd.Dir = "../../wasm/cmd/langmodel"
@@ -47,23 +64,14 @@ func BenchmarkPeersProfile(b *testing.B) {
 		"/peer/bench.js":  browsertest.File("bench.js"),
 	})
 	ctx, cancel := ownBrowser(b)
-	defer cancel()
+	b.Cleanup(cancel)
 	_, err = chromedp.Run(ctx, chromedp.Navigate(base+"/"))
 	require.NoError(b, err)
-	ev := func(js string) float64 {
+	return ctx, func(js string) float64 {
 		v, err := chromedp.Run(ctx, chromedp.Evaluate[float64]("(async () => {"+js+"})()", chromedp.EvalAwaitPromise))
 		require.NoError(b, err)
 		return v
 	}
-	ev(`globalThis.bench = await import("/peer/bench.js"); globalThis.lm = await import("/js/language-model.js"); await lm.install({ wasm: "/langmodel.wasm" }); return 0`)
-	for range 5 { // V8 tiers the code up first
-		ev(fmt.Sprintf(`return bench.moduleLoop(LanguageModel, %d, %d)`, *profSteps, max(1, 200 / *profSteps)))
-	}
-	cpuProfile(b, ctx, func() {
-		us := ev(fmt.Sprintf(`return bench.moduleLoop(LanguageModel, %d, %d)`, *profSteps, max(1, 1000 / *profSteps))) * 1000
-		fmt.Printf("profiled: %.0f µs/step (%d-step loops, sampled every 50 µs)\n", us, *profSteps)
-	})
-	b.ReportMetric(0, "ns/op")
 }
 
 // printTop prints the n largest shares of hits, largest first.
