@@ -265,6 +265,32 @@ func Each(t *testing.T, f func(t *testing.T, b *Browser)) {
 	}
 }
 
+// EachOwn is Each with a browser of the test's own for each engine, started for f and
+// closed after it. It is for tests whose pages hold much memory (a wllama engine's wasm
+// memory, a 50 MB model): WebKit frees a closed page's wasm memory only when its
+// garbage collector runs, so in the shared browser what earlier tests left could make
+// the next WebAssembly.Memory fail (RangeError: Out of memory).
+func EachOwn(t *testing.T, f func(t *testing.T, b *Browser)) {
+	t.Helper()
+	skipIfAsked(t)
+	engines, err := Engines()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range engines {
+		t.Run(string(e), func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)
+			defer cancel()
+			b, err := StartEngine(ctx, e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(b.Close) // after the pages' own cleanups, which run first
+			f(t, b)
+		})
+	}
+}
+
 // Main runs the tests and closes the shared browsers. Call it from TestMain:
 //
 //	func TestMain(m *testing.M) { browsertest.Main(m) }

@@ -305,6 +305,18 @@ func TestStart(t *testing.T) {
 	}
 }
 
+// TestEachOwn: each engine's browser is the test's own, not the shared one, and pages
+// open in it as in the shared one.
+func TestEachOwn(t *testing.T) {
+	base := site(t)
+	browsertest.EachOwn(t, func(t *testing.T, b *browsertest.Browser) {
+		require.NotSame(t, browsertest.SharedEngine(t, b.Engine), b)
+		var got float64
+		require.NoError(t, b.Open(t, base+"/").Eval(t.Context(), `return globalThis.fromModule`, &got))
+		require.Equal(t, 42.0, got)
+	})
+}
+
 // TestStart_Missing: a missing browser is an error that says how to install it,
 // never a skip.
 func TestStart_Missing(t *testing.T) {

@@ -130,7 +130,7 @@ func TestBrowser_GGUF(t *testing.T) {
 		const wasmURL = "/wllama/wasm/wllama.wasm", compatWasmURL = "/wllama-compat/wllama.wasm", compatWorkerURL = "/wllama-compat/wllama.js";
 		const progressBar = { value: -1 }, weatherTool = getWeather(() => "sunny");`)
 	doc = replace(t, doc, `"https://huggingface.co/Qwen/Qwen2.5-0.5B-Instruct-GGUF/resolve/main/qwen2.5-0.5b-instruct-q4_k_m.gguf"`, `"/weather.gguf?doc" + run`)
-	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
+	browsertest.EachOwn(t, func(t *testing.T, b *browsertest.Browser) {
 		for _, m := range modes {
 			t.Run(m.name, func(t *testing.T) {
 				p := b.Open(t, base+"/")
@@ -284,7 +284,7 @@ func TestBrowser_GGUFWeightsHeldOnce(t *testing.T) {
 		h[path] = handler
 	}
 	base := browsertest.Serve(t, "", h)
-	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
+	browsertest.EachOwn(t, func(t *testing.T, b *browsertest.Browser) {
 		p := b.Open(t, base+"/")
 		var got struct {
 			Answer, Big            string

@@ -60,7 +60,7 @@ globalThis.read = async (stream) => { const r = stream.getReader(); const out = 
 // a responseConstraint held by llama.cpp's grammar, abort mid-generation, and an engine that throws mid-stream.
 func TestBrowser_Wllama(t *testing.T) {
 	base := serveWllama(t)
-	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
+	browsertest.EachOwn(t, func(t *testing.T, b *browsertest.Browser) {
 		for _, m := range modes {
 			t.Run(m.name, func(t *testing.T) {
 				p := b.Open(t, base+"/")
