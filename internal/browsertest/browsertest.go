@@ -253,16 +253,7 @@ func Shared(tb testing.TB) *Browser {
 // one after the other; f may start parallel subtests of its own.
 func Each(t *testing.T, f func(t *testing.T, b *Browser)) {
 	t.Helper()
-	skipIfAsked(t)
-	engines, err := Engines()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range engines {
-		t.Run(string(e), func(t *testing.T) {
-			f(t, SharedEngine(t, e))
-		})
-	}
+	eachEngine(t, SharedEngine, f)
 }
 
 // EachOwn is Each with a browser of the test's own for each engine, started for f and
@@ -272,6 +263,12 @@ func Each(t *testing.T, f func(t *testing.T, b *Browser)) {
 // the next WebAssembly.Memory fail (RangeError: Out of memory).
 func EachOwn(t *testing.T, f func(t *testing.T, b *Browser)) {
 	t.Helper()
+	eachEngine(t, ownEngine, f)
+}
+
+// eachEngine runs f once per selected engine, with the browser browser gives it.
+func eachEngine(t *testing.T, browser func(testing.TB, Engine) *Browser, f func(t *testing.T, b *Browser)) {
+	t.Helper()
 	skipIfAsked(t)
 	engines, err := Engines()
 	if err != nil {
@@ -279,16 +276,23 @@ func EachOwn(t *testing.T, f func(t *testing.T, b *Browser)) {
 	}
 	for _, e := range engines {
 		t.Run(string(e), func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)
-			defer cancel()
-			b, err := StartEngine(ctx, e)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(b.Close) // after the pages' own cleanups, which run first
-			f(t, b)
+			f(t, browser(t, e))
 		})
 	}
+}
+
+// ownEngine starts a browser of engine e for tb alone, closed when tb ends (after
+// the pages' own cleanups, which run first).
+func ownEngine(tb testing.TB, e Engine) *Browser {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)
+	defer cancel()
+	b, err := StartEngine(ctx, e)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(b.Close)
+	return b
 }
 
 // Main runs the tests and closes the shared browsers. Call it from TestMain:
