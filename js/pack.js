@@ -9,49 +9,61 @@ export const attachment = Symbol("attachment");
 
 /**
  * packText returns msgs (initialPrompts, converted by webidl.js, or a snapshot's history)
- * packed, or null when they are not a history this form holds: each message {role,
- * content, prefix?} with a string content or one text part ({type: "text", value}, as
- * session.history gives it), a system message only first, a prefix only on the last
- * message, an assistant's. Anything else (other parts, tool roles, a rule broken)
- * crosses as JSON, and the engine names what is wrong. For each message: a role letter (s, u, a, or p for an
- * assistant's prefix), its text's length in UTF-16 code units, a colon and the text.
+ * packed, or null when one of them is no JSON value (JSON.stringify throws: the JSON way
+ * names the problem) or there are none. A text message is its role letter (s, u, a, or p
+ * for an assistant's prefix), its text's length in UTF-16 code units, a colon and the
+ * text: {role, content, prefix?} with a string content or one text part ({type: "text",
+ * value}, as session.history gives it), a system message only first, a prefix only on
+ * the last message, an assistant's. Any other message (tool calls and results, other
+ * parts, a rule broken) is "j", its JSON's length, a colon and its JSON, which the engine
+ * reads at its place with the rules and errors of the same message in a JSON array.
+ * Keys beyond those are the engine's to ignore, as it does in JSON.
  * @returns {{count: number, text: string} | null}
  */
 export function packText(msgs) {
   if (!Array.isArray(msgs) || msgs.length === 0) return null;
   const last = msgs.length - 1;
-  const pieces = new Array(msgs.length * 4);
+  // One string grown by concatenation: V8 keeps it as a rope until the port encodes it,
+  // cheaper than an array of pieces and a join (RATIONALE.md).
+  let out = "";
   for (let i = 0; i <= last; i++) {
     const m = msgs[i];
-    if (m === null || typeof m !== "object") return null;
-    let text = m.content;
-    if (typeof text !== "string") {
-      const p = Array.isArray(text) && text.length === 1 ? text[0] : null;
-      if (p === null || typeof p !== "object" || p.type !== "text" || typeof p.value !== "string") return null;
-      for (const k in p) if (k !== "type" && k !== "value") return null;
-      text = p.value;
+    const letter = textLetter(m, i, last);
+    if (letter !== "") {
+      let text = m.content;
+      if (typeof text !== "string") text = text[0].value;
+      out += letter + text.length + ":" + text;
+      continue;
     }
-    let letter;
-    switch (m.role) {
-      case "user":
-        letter = "u";
-        break;
-      case "assistant":
-        letter = m.prefix === true ? "p" : "a";
-        break;
-      case "system":
-        letter = "s";
-        break;
-      default:
-        return null;
+    let json;
+    try {
+      json = JSON.stringify(m) ?? "null"; // undefined and functions are null in an array
+    } catch {
+      return null;
     }
-    if ((letter === "s" && i > 0) || (m.prefix === true && (letter !== "p" || i < last))) return null;
-    for (const k in m) if (k !== "role" && k !== "content" && k !== "prefix") return null;
-    const at = i * 4;
-    pieces[at] = letter;
-    pieces[at + 1] = text.length;
-    pieces[at + 2] = ":";
-    pieces[at + 3] = text;
+    out += "j" + json.length + ":" + json;
   }
-  return { count: msgs.length, text: pieces.join("") };
+  return { count: msgs.length, text: out };
+}
+
+// textLetter is the letter of message m (at i of a history whose last index is last) as
+// a text message, or "" when it must cross as JSON.
+function textLetter(m, i, last) {
+  if (m === null || typeof m !== "object" || typeof m.toJSON === "function") return "";
+  const text = m.content;
+  if (typeof text !== "string") {
+    const p = Array.isArray(text) && text.length === 1 ? text[0] : null;
+    if (p === null || typeof p !== "object" || p.type !== "text" || typeof p.value !== "string" || typeof p.toJSON === "function") return "";
+  }
+  const prefix = m.prefix;
+  if (prefix !== undefined && prefix !== null && typeof prefix !== "boolean") return "";
+  switch (m.role) {
+    case "user":
+      return prefix === true ? "" : "u";
+    case "assistant":
+      return prefix !== true ? "a" : i === last ? "p" : "";
+    case "system":
+      return prefix === true || i > 0 ? "" : "s";
+  }
+  return "";
 }

@@ -130,12 +130,12 @@ export function restoreOptions(snapshot, options) {
     // Calls would run unasked that the saved session asked about.
     throw new TypeError("LanguageModel.restore(): the snapshot's session asked toolUseConfig.approve before each call; pass one");
   }
-  // A history of text messages goes packed as it is (pack.js), without the WebIDL reading
-  // of each message that a page's initialPrompts get (webidl.js): as JSON, 10,000 of them
-  // cost restore() thirty times create() (docs/snapshots.md "Speed"). The module wrote
-  // them, and the engine checks every message it reads. Any other crosses as JSON.
-  // Otherwise its text messages cross as a page writes them, {role, content: text}: as
-  // parts they cost the engine's JSON reading half as much again.
+  // The history goes packed as it is (pack.js), without the WebIDL reading of each
+  // message that a page's initialPrompts get (webidl.js): read that way, 10,000 messages
+  // cost restore() as much as create() (docs/snapshots.md "Speed"). The module wrote
+  // them, and the engine checks every message it reads. Only a history that is no JSON
+  // (a BigInt, a cycle) crosses as create()'s initialPrompts, to be refused by name; its
+  // text messages as a page writes them, {role, content: text}.
   const packed = packText(history);
   const create = { ...saved, tools: options.tools, initialPrompts: packed ? undefined : history.map(asText) };
   delete create.toolUseConfig;

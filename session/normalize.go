@@ -57,6 +57,8 @@ func Normalize(input any, o NormalizeOptions) ([]Message, error) {
 	switch in := input.(type) {
 	case json.RawMessage:
 		return NormalizeJSON(in, o)
+	case Reader:
+		return in.NormalizePrompt(o)
 	case string:
 		return []Message{TextMessage(RoleUser, in)}, nil
 	case []any:
@@ -81,6 +83,30 @@ func Normalize(input any, o NormalizeOptions) ([]Message, error) {
 	default:
 		return nil, Errorf(KindType, ErrBadMessage, "a prompt is a string or an array of messages, not %s", jsonType(input))
 	}
+}
+
+// A Reader is a prompt in a form of the binding's own (wasm's packed history) that
+// reads itself when the session does, with the session's options; Normalize hands it
+// those. What it gives and the errors it names are Normalize's for the same prompt as
+// decoded JSON (NormalizeMessageJSON reads a message of it given as JSON).
+type Reader interface {
+	NormalizePrompt(o NormalizeOptions) ([]Message, error)
+}
+
+// NormalizeMessageJSON reads message i of a prompt whose messages come one by one as
+// JSON text (raw, and in, the same text as a string): last says whether it is the
+// prompt's last message. The messages and every error are those Normalize gives for the
+// same message at index i of the array (FuzzNormalizeJSON holds them to that).
+func NormalizeMessageJSON(raw []byte, in string, i int, last bool, o *NormalizeOptions) ([]Message, error) {
+	v, err := DecodeJSON(raw)
+	if err != nil {
+		return nil, err
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, Errorf(KindType, ErrBadMessage, "message %d is not an object", i)
+	}
+	return normalizeMessage(i, obj, last, o.HasPrior || i > 0, o)
 }
 
 // partAt names part j of message i in an error. Not inlined: normalizeMessage names a

@@ -350,7 +350,7 @@ func (h *Handler) create(raw *message, id int64) {
 	}
 	switch {
 	case req.TextPrompts != 0 || len(raw.attach) > 0:
-		// A history of text messages, packed after the message (packed.go).
+		// A history packed after the message (packed.go).
 		if len(req.InitialPrompts) > 0 {
 			h.reply(req.ID, nil, protocolError(session.KindType, "create: initialPrompts both as JSON and packed"))
 			return

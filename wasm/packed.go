@@ -3,15 +3,16 @@ package wasm
 import (
 	"errors"
 	"unicode/utf8"
+	"unsafe"
 
 	"langmodel/session"
 )
 
-// unpackText reads a create request's initial prompts as the face packs a history of
-// text messages (js/pack.js packText): for each message a role letter (s system,
-// u user, a assistant, p an assistant's prefix), its text's length in UTF-16 code units
-// in decimal, a colon and the text, all in UTF-8. count is how many messages, units the
-// whole packed text's length in UTF-16 code units.
+// unpackText reads a create request's initial prompts as the face packs a history
+// (js/pack.js packText): for each message a letter (s system, u user, a assistant, p an
+// assistant's prefix, j a message as JSON), the length of what follows in UTF-16 code
+// units in decimal, a colon and the message's text, or for j its JSON, all in UTF-8.
+// count is how many messages, units the whole packed text's length in UTF-16 code units.
 //
 // A history passed back is made of such messages, often thousands. As JSON it costs the
 // page a JSON.stringify and the engine a scan of every string; packed, the page joins
@@ -20,10 +21,13 @@ import (
 // it is ASCII and the lengths are byte counts as they stand; otherwise each text is
 // walked rune by rune, counting code units.
 //
-// The face packs only histories that keep the rules a text history can break (a system
-// message only first, a prefix only on the last message); a packed history that breaks
-// them, or is cut short, is an error, as a malformed message is.
-func unpackText(b []byte, count, units int) ([]session.Message, error) {
+// The face packs as text only messages that keep the rules a text history can break (a
+// system message only first, a prefix only on the last message); a packed history that
+// breaks them, or is cut short, is an error, as a malformed message is. Every other
+// message (tool calls and results, other parts, a rule broken) crosses as JSON, which
+// the session reads in its place with its own options and errors (packedHistory). The
+// result is the messages when there is no JSON, else a *packedHistory.
+func unpackText(b []byte, count, units int) (any, error) {
 	if count <= 0 || count > len(b)/3 { // each message takes three bytes at least ("u0:")
 		return nil, errors.New("textPrompts does not match what was packed")
 	}
@@ -33,13 +37,15 @@ func unpackText(b []byte, count, units int) ([]session.Message, error) {
 	// slice as it is, and the conversation that follows grows into it.
 	msgs := make([]session.Message, count, count+count/16+4)
 	parts := make([]session.Part, count)
+	var segs []jsonSegment
 	i := 0
 	for k := range msgs {
 		if i >= len(s) {
 			return nil, errors.New("the packed history is cut short")
 		}
 		m := &msgs[k]
-		switch s[i] {
+		letter := s[i]
+		switch letter {
 		case 's':
 			if k > 0 {
 				return nil, errors.New("a packed system message is not the first")
@@ -54,6 +60,7 @@ func unpackText(b []byte, count, units int) ([]session.Message, error) {
 				return nil, errors.New("a packed prefix is not the last message")
 			}
 			m.Role, m.Prefix = session.RoleAssistant, true
+		case 'j':
 		default:
 			return nil, errors.New("a packed message has no role")
 		}
@@ -72,14 +79,70 @@ func unpackText(b []byte, count, units int) ([]session.Message, error) {
 		if end < i || end > len(s) {
 			return nil, errors.New("the packed history is cut short")
 		}
-		parts[k] = session.Part{Type: session.PartText, Text: s[i:end]}
-		m.Parts = parts[k : k+1 : k+1]
+		if letter == 'j' {
+			segs = append(segs, jsonSegment{k, i, end})
+		} else {
+			parts[k] = session.Part{Type: session.PartText, Text: s[i:end]}
+			m.Parts = parts[k : k+1 : k+1]
+		}
 		i = end
 	}
 	if i != len(s) {
 		return nil, errors.New("the packed history holds more than textPrompts says")
 	}
-	return msgs, nil
+	if segs == nil {
+		return msgs, nil
+	}
+	return &packedHistory{s: s, msgs: msgs, segs: segs}, nil
+}
+
+// packedHistory is a packed history with messages as JSON among its texts: the session
+// reads it (session.Reader) with its options, each JSON message by
+// session.NormalizeMessageJSON at its index, so that what it gives and the errors it
+// names are those of the same history sent as one JSON array.
+type packedHistory struct {
+	s    string            // the packed text: the messages' texts and JSON are substrings of it
+	msgs []session.Message // the packed messages in order, a zero message where JSON is
+	segs []jsonSegment
+}
+
+// jsonSegment is message k of a packed history, as JSON: s[from:to].
+type jsonSegment struct{ k, from, to int }
+
+// NormalizePrompt reads the JSON messages into the history's places. A JSON message
+// that reads as several (an assistant's text and calls, in Chrome's form) makes the
+// history a new slice; otherwise the messages take the packed slice as it is.
+func (p *packedHistory) NormalizePrompt(o session.NormalizeOptions) ([]session.Message, error) {
+	msgs, last := p.msgs, len(p.msgs)-1
+	if o.HasPrior && msgs[0].Role == session.RoleSystem && p.segs[0].k > 0 {
+		return nil, session.Errorf(session.KindType, session.ErrSystemNotFirst, "message %d", 0)
+	}
+	read := make([][]session.Message, len(p.segs))
+	total := len(msgs)
+	for x, g := range p.segs {
+		seg := p.s[g.from:g.to]
+		// The JSON reader only reads the bytes; seg is immutable, as they stay.
+		got, err := session.NormalizeMessageJSON(unsafe.Slice(unsafe.StringData(seg), len(seg)), seg, g.k, g.k == last, &o)
+		if err != nil {
+			return nil, err
+		}
+		read[x] = got
+		total += len(got) - 1
+	}
+	if total == len(msgs) {
+		for x, g := range p.segs {
+			msgs[g.k] = read[x][0]
+		}
+		return msgs, nil
+	}
+	out := make([]session.Message, 0, total+total/16+4)
+	at := 0
+	for x, g := range p.segs {
+		out = append(out, msgs[at:g.k]...)
+		out = append(out, read[x]...)
+		at = g.k + 1
+	}
+	return append(out, msgs[at:]...), nil
 }
 
 // unitsEnd returns the offset in s just past the n UTF-16 code units that start at i, or

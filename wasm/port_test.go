@@ -2,6 +2,7 @@ package wasm
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -159,4 +160,83 @@ func TestPort_PackedHistory(t *testing.T) {
 		{"role":"system","content":[{"type":"text","value":"Be brief."}]},
 		{"role":"user","content":[{"type":"text","value":"héllo 😀"}]},
 		{"role":"assistant","content":[{"type":"text","value":"hi"}]}]}`, query(`{"type":"history","session":1}`))
+}
+
+// A history with tool calls packed (text messages by their letter, the others as JSON,
+// js/pack.js) makes the session the same history as JSON makes, or fails with the same
+// error and leaves no session behind: for create() and for restore(), whose transcript
+// is the session's own.
+func TestPort_PackedHistoryAsJSON(t *testing.T) {
+	p := NewPort()
+	t.Cleanup(p.Handler().Close)
+	p.Connect(func() {})
+	send := func(msg, attach string) map[string]any {
+		copy(p.Inbox(len(msg)+len(attach)), msg+attach)
+		p.Send(len(msg)+len(attach), len(attach))
+		got := takeWithin(t, p, 1)
+		require.Len(t, got, 1)
+		return got[0]
+	}
+	query := func(q string) string {
+		copy(p.Inbox(len(q)), q)
+		return string(p.Query(len(q)))
+	}
+	const (
+		declared = `"options":{"expectedInputs":[{"type":"tool-call"},{"type":"tool-response"}]}`
+		call     = `{"role":"tool-call","content":[{"type":"tool-call","value":{"callID":"c1","name":"f","arguments":{}}}]}`
+		result   = `{"role":"tool-result","content":[{"type":"tool-result","value":{"callID":"c1","name":"f","result":"ok"}}]}`
+		user     = `{"role":"user","content":"hi"}`
+	)
+	key := 0
+	for _, tc := range []struct {
+		name, options string
+		msgs          []string
+		err           string // the error's name, for both ways
+	}{
+		{"a call and its result", declared, []string{`{"role":"system","content":"be brief"}`, user, call, result, `{"role":"assistant","content":"done"}`}, ""},
+		{"a call left unanswered", declared, []string{user, call}, ""},
+		{"a tool result answering no call", declared, []string{user, result}, ""},
+		{"a call id twice", declared, []string{call, call}, "SyntaxError"},
+		{"a call not declared", `"options":{}`, []string{user, call, result}, "NotSupportedError"},
+		{"a system message not first", declared, []string{user, `{"role":"system","content":"x"}`}, "TypeError"},
+		{"a prefix not last", declared, []string{`{"role":"assistant","content":"x","prefix":true}`, call}, "SyntaxError"},
+	} {
+		for _, restore := range []string{"", `,"restore":{"initial":1,"usage":0}`} {
+			name := tc.name
+			if restore != "" {
+				name += " (restore)"
+			}
+			if restore != "" && tc.err == "NotSupportedError" {
+				continue // a restored transcript is the session's own: its calls need no declaration
+			}
+			var replies, histories [2]string
+			for way := range 2 {
+				key++
+				msg := fmt.Sprintf(`{"type":"create","id":%d,"session":%d,%s%s`, key, key, tc.options, restore)
+				var r map[string]any
+				if way == 0 {
+					r = send(msg+`,"initialPrompts":[`+strings.Join(tc.msgs, ",")+`]}`, "")
+				} else {
+					b, units := packJSON(t, tc.msgs...)
+					r = send(msg+fmt.Sprintf(`,"textPrompts":%d,"textUnits":%d}`, len(tc.msgs), units), b)
+				}
+				e, _ := r["error"].(map[string]any)
+				if tc.err != "" {
+					require.NotNil(t, e, name)
+					require.Equal(t, tc.err, e["name"], name)
+				} else {
+					require.Nil(t, e, name)
+				}
+				b, err := json.Marshal(e)
+				require.NoError(t, err)
+				replies[way] = string(b)
+				histories[way] = strings.ReplaceAll(query(fmt.Sprintf(`{"type":"history","session":%d}`, key)), fmt.Sprintf("session key %d", key), "session key")
+			}
+			require.Equal(t, replies[0], replies[1], name)
+			require.Equal(t, histories[0], histories[1], name)
+			if tc.err != "" {
+				require.Contains(t, histories[1], "InvalidStateError", "%s: no session is left behind", name)
+			}
+		}
+	}
 }
