@@ -251,6 +251,47 @@ var scenarios = []scenario{
 			lone: a.history[5].content[0].value, emoji: a.history[4].content[0].value, prefix: a.history[201].prefix, errors };`,
 		`{"same":true,"length":202,"usage":true,"lone":"lone \ufffd half4","emoji":"a 😀 b3","prefix":true,"errors":[["TypeError","TypeError"],["SyntaxError","SyntaxError"],["SyntaxError","SyntaxError"],["TypeError","TypeError"]]}`},
 
+	{"a history with tool calls passed back whole", `
+		// Every history crosses packed (js/pack.js): tool messages, and any message that is
+		// not a text message keeping the rules, as their JSON, read at their place. create()
+		// and restore() make the same history from it, and refuse a bad message by name.
+		const call = (id, args) => ({ role: "tool-call", content: [{ type: "tool-call", value: { callID: id, name: "weather", arguments: args } }] });
+		const res = (id, value) => ({ role: "tool-result", content: [{ type: "tool-result", value: { callID: id, name: "weather", result: [{ type: "text", value }] } }] });
+		const h = [{ role: "system", content: "be brief" }, { role: "user", content: "weather? \ud83d\ude00" }, call("c1", { city: "Oslo \u00e9" }), res("c1", "sunny \ud800 \ud83d\ude00"),
+			{ role: "assistant", content: [{ type: "text", value: "let me check" }, { type: "tool-call", value: { callId: "c2", name: "weather", arguments: { city: "Rome" } } }] },
+			{ role: "user", content: [{ type: "tool-response", value: { callID: "c2", name: "weather", errorMessage: "down" } }, { type: "text", value: "and?" }] },
+			{ role: "assistant", content: [{ type: "text", value: "Sunny" }, { type: "text", value: " in Oslo." }] }, { role: "user", content: "thanks", id: 7 }];
+		const expectedInputs = [{ type: "tool-call" }, { type: "tool-response" }];
+		const tools = [weather(() => "")];
+		const show = (s) => s.history.map((m) => m.role + " " + m.content.map((p) => p.type === "text" ? p.value : JSON.stringify(p.value)).join("|"));
+		const a = await LanguageModel.create({ backend: script({ text: "ok" }), initialPrompts: h, expectedInputs, tools });
+		const r = await LanguageModel.restore(JSON.stringify(a.snapshot()), { tools, backend: script({ text: "ok" }) });
+		const c = await LanguageModel.create({ backend: script({ text: "ok" }), initialPrompts: a.history, expectedInputs, tools });
+		const err = async (msgs, options = { expectedInputs }) => { try { await LanguageModel.create({ initialPrompts: msgs, ...options }); return "ok"; } catch (e) { return e.name + ": " + e.message; } };
+		const errors = [
+			await err([{ role: "user", content: "a" }, call("c1", {})], {}),
+			await err([call("c1", {}), { role: "system", content: "late" }]),
+			await err([{ role: "assistant", content: "a", prefix: true }, call("c1", {})]),
+			await err([{ role: "user", content: "a" }, res("c9", "orphan")]),
+			await err([call("c1", {}), call("c1", {})]),
+			await err([call("c1", {}), 5]),
+			await err([call("c1", {}), { role: "tool-call", content: [{ type: "tool-call", value: { name: "weather" } }] }]),
+		];
+		return { history: show(a), restored: JSON.stringify(r.history) === JSON.stringify(a.history), passed: JSON.stringify(c.history) === JSON.stringify(a.history),
+			usage: [r.contextUsage === a.contextUsage, c.contextUsage === a.contextUsage], answer: await r.prompt("more"), errors };`,
+		`{"history":["system be brief","user weather? \ud83d\ude00","tool-call {\"callID\":\"c1\",\"callId\":\"c1\",\"name\":\"weather\",\"arguments\":{\"city\":\"Oslo \u00e9\"}}",
+			"tool-result {\"callID\":\"c1\",\"callId\":\"c1\",\"name\":\"weather\",\"result\":[{\"type\":\"text\",\"value\":\"sunny \ufffd \ud83d\ude00\"}]}",
+			"assistant let me check","tool-call {\"callID\":\"c2\",\"callId\":\"c2\",\"name\":\"weather\",\"arguments\":{\"city\":\"Rome\"}}",
+			"tool-result {\"callID\":\"c2\",\"callId\":\"c2\",\"name\":\"weather\",\"errorMessage\":\"down\"}","user and?","assistant Sunny in Oslo.","user thanks"],
+		  "restored":true,"passed":true,"usage":[true,true],"answer":"ok",
+		  "errors":["NotSupportedError: content type not declared in expectedInputs: message 1 part 0: tool-call (declare {type: \"tool-call\"} in expectedInputs)",
+			"TypeError: a system message may only be the first message of the session: message 1",
+			"SyntaxError: prefix is only allowed on the last message: message 0 is followed by others",
+			"ok",
+			"SyntaxError: callID already used by an unanswered tool call: \"c1\"",
+			"TypeError: malformed message: message 1 is not an object",
+			"TypeError: malformed tool call: message 1 part 0: callID is missing"]}`},
+
 	{"bad input", `
 		const out = {};
 		const s = await LanguageModel.create({ backend: script({ text: "x" }) });
