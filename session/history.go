@@ -150,22 +150,8 @@ func (h *History) AppendInitial(msgs []Message) error {
 	if h.nInitial != len(h.msgs) {
 		return Errorf(KindInvalidState, ErrBadMessage, "initial prompts after the conversation began")
 	}
-	if len(h.msgs) == 0 && textOnly(msgs) {
-		// Nothing to pair and nothing before them: the history takes the slice as it is
-		// (a long history passed back is not copied again), so the caller must not use it
-		// after.
-		costs := make([]int, len(msgs), cap(msgs))
-		usage := h.usage
-		for i, m := range msgs {
-			costs[i] = Cost(m)
-			usage += costs[i]
-		}
-		if usage > h.window {
-			return h.initialTooLong(usage)
-		}
-		// msgs is the caller's to give (NormalizeJSON made it), room to grow included.
-		h.msgs, h.costs, h.usage, h.nInitial = msgs, costs, usage, len(msgs)
-		return nil
+	if len(h.msgs) == 0 {
+		return h.takeInitial(msgs)
 	}
 	mark := h.Mark()
 	h.msgs = slices.Grow(h.msgs, len(msgs))
@@ -187,20 +173,57 @@ func (h *History) AppendInitial(msgs []Message) error {
 	return nil
 }
 
+// takeInitial is AppendInitial on an empty history: the history takes msgs as they are
+// (a long history passed back is not copied again, its room to grow included), so the
+// caller must not use them after. What Append checks is checked in one pass, with the
+// same errors, and a result that answers no unanswered call is marked unpaired in place.
+// On error h is unchanged.
+func (h *History) takeInitial(msgs []Message) error {
+	costs := make([]int, len(msgs), cap(msgs))
+	usage := h.usage
+	var pending []ToolCall  // the history's own until it is shared
+	var ids map[string]bool // h.ids and the calls' ids, made at the first call
+	for i := range msgs {
+		m := &msgs[i]
+		if c := m.Call(); c != nil {
+			if slices.ContainsFunc(pending, func(p ToolCall) bool { return p.CallID == c.CallID }) {
+				return Errorf(KindSyntax, ErrDuplicateCallID, "%q", c.CallID)
+			}
+			pending = append(pending, *c)
+			if ids == nil {
+				ids = make(map[string]bool, len(h.ids)+len(msgs)/8+8)
+				for k, v := range h.ids {
+					ids[k] = v
+				}
+			}
+			if _, ok := ids[c.CallID]; !ok {
+				ids[c.CallID] = false
+			}
+		} else if r := m.Result(); r != nil && !r.Unpaired {
+			k := slices.IndexFunc(pending, func(p ToolCall) bool { return p.CallID == r.CallID })
+			if k < 0 {
+				*m = UnpairedMessage(*r)
+			} else {
+				pending = slices.Delete(pending, k, k+1)
+			}
+		}
+		costs[i] = Cost(*m)
+		usage += costs[i]
+	}
+	if usage > h.window {
+		return h.initialTooLong(usage)
+	}
+	if ids != nil {
+		h.ids, h.idsShared = ids, false
+	}
+	h.msgs, h.costs, h.usage, h.nInitial, h.pending = msgs, costs, usage, len(msgs), slices.Clip(pending)
+	return nil
+}
+
 // initialTooLong is the QuotaExceededError of initial prompts that need requested units.
 func (h *History) initialTooLong(requested int) error {
 	return &Error{Kind: KindQuotaExceeded, Rule: ErrQuotaExceeded, Requested: requested, Quota: h.window,
 		Msg: ErrQuotaExceeded.Error() + ": the initial prompts and tools need more than the context window"}
-}
-
-// textOnly reports whether no message of msgs is a tool call or a tool result.
-func textOnly(msgs []Message) bool {
-	for _, m := range msgs {
-		if m.Role == RoleToolCall || m.Role == RoleToolResult {
-			return false
-		}
-	}
-	return true
 }
 
 func (h *History) pendingIndex(id string) int {

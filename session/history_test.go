@@ -1,6 +1,7 @@
 package session_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -203,6 +204,67 @@ func TestHistory_CallIDsTaken(t *testing.T) {
 		t.Run(tc.id, func(t *testing.T) {
 			require.Equal(t, tc.inH, h.HasCallID(tc.id))
 			require.Equal(t, tc.inClone, c.HasCallID(tc.id))
+		})
+	}
+}
+
+// AppendInitial on an empty history takes the messages as they are, in one pass: the
+// history, its pending calls, usage and taken ids are those appending them one by one
+// gives (a result answering no call kept unpaired), and an error is the same, with the
+// history left empty.
+func TestHistory_AppendInitialAsAppend(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		msgs   []session.Message
+		window int
+	}{
+		{"text only", []session.Message{text(session.RoleSystem, "s"), text(session.RoleUser, "u")}, 1000},
+		{"calls and results", []session.Message{text(session.RoleUser, "u"), callMsg("a"), callMsg("b"), resultMsg("b", "rb"), resultMsg("a", "ra"), text(session.RoleAssistant, "x")}, 1000},
+		{"a call left unanswered", []session.Message{callMsg("a"), resultMsg("a", "r"), callMsg("b")}, 1000},
+		{"an id used again once answered", []session.Message{callMsg("a"), resultMsg("a", "r"), callMsg("a"), resultMsg("a", "r2")}, 1000},
+		{"a result answering no call", []session.Message{text(session.RoleUser, "u"), resultMsg("zz", "x"), callMsg("zz")}, 1000},
+		{"a result answering a call twice", []session.Message{callMsg("a"), resultMsg("a", "r"), resultMsg("a", "again")}, 1000},
+		{"an id used twice while pending", []session.Message{callMsg("a"), text(session.RoleUser, "u"), callMsg("a")}, 1000},
+		{"more than the window", []session.Message{callMsg("a"), resultMsg("a", strings.Repeat("x", 100))}, 20},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			one := session.NewHistory(tc.window, 2)
+			var wantErr error
+			for _, m := range tc.msgs {
+				if r := m.Result(); r != nil && !one.IsPending(r.CallID) {
+					m = session.UnpairedMessage(*r)
+				}
+				if wantErr = one.Append(m); wantErr != nil {
+					break
+				}
+			}
+			if wantErr == nil && one.Usage() > tc.window {
+				wantErr = &session.Error{Kind: session.KindQuotaExceeded}
+			}
+			h := session.NewHistory(tc.window, 2)
+			err := h.AppendInitial(slices.Clone(tc.msgs))
+			if wantErr != nil {
+				require.Error(t, err)
+				require.Equal(t, session.KindOf(wantErr), session.KindOf(err))
+				if session.KindOf(err) != session.KindQuotaExceeded {
+					require.EqualError(t, err, wantErr.Error())
+				}
+				require.Zero(t, h.Len())
+				require.Empty(t, h.Pending())
+				require.Equal(t, 2, h.Usage())
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, one.Messages(), h.Messages())
+			require.Equal(t, one.Pending(), h.Pending())
+			require.Equal(t, one.Usage(), h.Usage())
+			require.Equal(t, h.Len(), h.InitialCount())
+			for _, m := range tc.msgs {
+				if c := m.Call(); c != nil {
+					require.True(t, h.HasCallID(c.CallID))
+					require.False(t, h.MadeByModel(c.CallID))
+				}
+			}
 		})
 	}
 }

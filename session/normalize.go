@@ -98,6 +98,9 @@ type Reader interface {
 // prompt's last message. The messages and every error are those Normalize gives for the
 // same message at index i of the array (FuzzNormalizeJSON holds them to that).
 func NormalizeMessageJSON(raw []byte, in string, i int, last bool, o *NormalizeOptions) ([]Message, error) {
+	if m, ok := toolMessageFast(raw, in, o); ok {
+		return []Message{m}, nil
+	}
 	v, err := DecodeJSON(raw)
 	if err != nil {
 		return nil, err

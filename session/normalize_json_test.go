@@ -91,25 +91,58 @@ func TestIsEmptyArray(t *testing.T) {
 }
 
 // FuzzNormalizeJSON: NormalizeJSON and the decoded value's Normalize agree on every input,
-// messages and errors alike.
+// messages and errors alike; and so does NormalizeMessageJSON, which reads one message of
+// a packed history (its tool calls and results straight from the JSON), with the message
+// first or after another, last or followed by another, and tool calls and responses
+// declared or not.
 func FuzzNormalizeJSON(f *testing.F) {
 	for _, seed := range []string{
 		`"hi"`, `[]`, `[{"role":"user","content":"u"}]`,
 		`[{"role":"system","content":"s"},{"role":"assistant","content":"a:","prefix":true}]`,
 		`[{"role":"user","content":[{"type":"text","value":"x"}]}]`,
 		` [ {"content":"a\u00e9","role":"assistant","prefix":null} ] `,
+		`{"role":"tool-call","content":[{"type":"tool-call","value":{"callID":"c1","callId":"c1","name":"f","arguments":{"a":[1,{"b":null}],"z":"\u00e9<"}}}]}`,
+		`{"role":"tool-result","content":[{"type":"tool-result","value":{"callID":"c1","name":"f","result":[{"type":"text","value":"ok"},{"type":"object","value":{"n":-1.5e3}}],"untrusted":true}}]}`,
+		`{"role":"tool-response","content":[{"type":"tool-response","value":{"callId":"c1","name":"f","errorMessage":"no"}}]}`,
+		`{"role":"assistant","content":[{"value":{"name":"f","callID":"c","arguments":null},"type":"tool-call"}]}`,
+		`{"role":"user","content":[{"type":"tool-result","value":{"callID":"c","name":"f","result":"x","result":"y"}}]}`,
+		`{"role":"tool-result","content":[{"type":"tool-result","value":{"callID":"c","name":"f","result":[{"type":"object","value":{"base64":"AA","type":"bytes"}}]}}]}`,
 	} {
-		f.Add([]byte(seed), false)
+		f.Add([]byte(seed), byte(0))
 	}
-	f.Fuzz(func(t *testing.T, raw []byte, prior bool) {
+	f.Fuzz(func(t *testing.T, raw []byte, flags byte) {
+		prior := flags&1 != 0
 		o := session.NormalizeOptions{HasPrior: prior, Expected: session.AllInputs}
 		want, wantErr := slowNormalize(raw, o)
 		got, err := session.NormalizeJSON(raw, o)
 		if wantErr != nil {
 			require.EqualError(t, err, wantErr.Error())
+		} else {
+			require.NoError(t, err)
+			require.Equal(t, want, got)
+		}
+
+		// raw as message i of a prompt, as a packed history gives it.
+		i, last := int(flags>>1&1), flags&4 == 0
+		o.Expected.ToolCall, o.Expected.ToolResponse = flags&8 == 0, flags&16 == 0
+		array := "[" + string(raw)
+		if i == 1 {
+			array = `[{"role":"user","content":"before"},` + string(raw)
+		}
+		if !last {
+			array += `,{"role":"user","content":"after"}`
+		}
+		got, err = session.NormalizeMessageJSON(raw, string(raw), i, last, &o)
+		if _, decodeErr := session.DecodeJSON(raw); decodeErr != nil {
+			require.EqualError(t, err, decodeErr.Error()) // malformed JSON is named as it stands alone
+			return
+		}
+		want, wantErr = slowNormalize([]byte(array+"]"), o)
+		if wantErr != nil {
+			require.EqualError(t, err, wantErr.Error())
 			return
 		}
 		require.NoError(t, err)
-		require.Equal(t, want, got)
+		require.Equal(t, want[i:len(want)-1+map[bool]int{true: 1, false: 0}[last]], got)
 	})
 }
