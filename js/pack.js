@@ -23,27 +23,31 @@ export const attachment = Symbol("attachment");
 export function packText(msgs) {
   if (!Array.isArray(msgs) || msgs.length === 0) return null;
   const last = msgs.length - 1;
-  // One string grown by concatenation: V8 keeps it as a rope until the port encodes it,
-  // cheaper than an array of pieces and a join (RATIONALE.md).
-  let out = "";
+  // Pieces joined once: concatenation builds the string in half the time in Chromium, but
+  // leaves a rope that encoding it into the module's memory must flatten first, and
+  // the two together took as long or longer (RATIONALE.md).
+  const pieces = new Array(msgs.length * 4);
   for (let i = 0; i <= last; i++) {
     const m = msgs[i];
     const letter = textLetter(m, i, last);
+    let text;
     if (letter !== "") {
-      let text = m.content;
+      text = m.content;
       if (typeof text !== "string") text = text[0].value;
-      out += letter + text.length + ":" + text;
-      continue;
+    } else {
+      try {
+        text = JSON.stringify(m) ?? "null"; // undefined and functions are null in an array
+      } catch {
+        return null;
+      }
     }
-    let json;
-    try {
-      json = JSON.stringify(m) ?? "null"; // undefined and functions are null in an array
-    } catch {
-      return null;
-    }
-    out += "j" + json.length + ":" + json;
+    const at = i * 4;
+    pieces[at] = letter || "j";
+    pieces[at + 1] = text.length;
+    pieces[at + 2] = ":";
+    pieces[at + 3] = text;
   }
-  return { count: msgs.length, text: out };
+  return { count: msgs.length, text: pieces.join("") };
 }
 
 // textLetter is the letter of message m (at i of a history whose last index is last) as
