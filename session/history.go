@@ -143,64 +143,29 @@ func (h *History) append(m Message, byModel bool) error {
 	return nil
 }
 
-// AppendInitial adds initial prompts, which eviction never removes. It is only valid
-// before any other message. The history may keep msgs itself (text only, nothing before
-// them): the caller gives it up.
+// AppendInitial adds initial prompts, which eviction never removes, to an empty history.
+// The history takes msgs as they are (a long history passed back is not copied again,
+// its room to grow included), so the caller must not use them after. What Append checks
+// is checked in one pass, with the same errors, and a result that answers no unanswered
+// call is marked unpaired in place. On error h holds no message (the calls' ids stay
+// taken, as Append leaves them).
 func (h *History) AppendInitial(msgs []Message) error {
-	if h.nInitial != len(h.msgs) {
+	if len(h.msgs) > 0 {
 		return Errorf(KindInvalidState, ErrBadMessage, "initial prompts after the conversation began")
 	}
-	if len(h.msgs) == 0 {
-		return h.takeInitial(msgs)
-	}
-	mark := h.Mark()
-	h.msgs = slices.Grow(h.msgs, len(msgs))
-	h.costs = slices.Grow(h.costs, len(msgs))
-	for _, m := range msgs {
-		if r := m.Result(); r != nil && !h.IsPending(r.CallID) {
-			m = UnpairedMessage(*r)
-		}
-		if err := h.Append(m); err != nil {
-			h.Reset(mark)
-			return err
-		}
-	}
-	h.nInitial = len(h.msgs)
-	if h.usage > h.window {
-		h.Reset(mark)
-		return h.initialTooLong(h.base + CostOf(msgs))
-	}
-	return nil
-}
-
-// takeInitial is AppendInitial on an empty history: the history takes msgs as they are
-// (a long history passed back is not copied again, its room to grow included), so the
-// caller must not use them after. What Append checks is checked in one pass, with the
-// same errors, and a result that answers no unanswered call is marked unpaired in place.
-// On error h is unchanged.
-func (h *History) takeInitial(msgs []Message) error {
 	costs := make([]int, len(msgs), cap(msgs))
 	usage := h.usage
-	var pending []ToolCall  // the history's own until it is shared
-	var ids map[string]bool // h.ids and the calls' ids, made at the first call
+	var pending []ToolCall // the history's own until it is shared
 	for i := range msgs {
 		m := &msgs[i]
 		if c := m.Call(); c != nil {
-			if slices.ContainsFunc(pending, func(p ToolCall) bool { return p.CallID == c.CallID }) {
+			if callIndex(pending, c.CallID) >= 0 {
 				return Errorf(KindSyntax, ErrDuplicateCallID, "%q", c.CallID)
 			}
 			pending = append(pending, *c)
-			if ids == nil {
-				ids = make(map[string]bool, len(h.ids)+len(msgs)/8+8)
-				for k, v := range h.ids {
-					ids[k] = v
-				}
-			}
-			if _, ok := ids[c.CallID]; !ok {
-				ids[c.CallID] = false
-			}
+			h.noteCallID(c.CallID, false) // kept on error too, as Append keeps it
 		} else if r := m.Result(); r != nil && !r.Unpaired {
-			k := slices.IndexFunc(pending, func(p ToolCall) bool { return p.CallID == r.CallID })
+			k := callIndex(pending, r.CallID)
 			if k < 0 {
 				*m = UnpairedMessage(*r)
 			} else {
@@ -213,9 +178,6 @@ func (h *History) takeInitial(msgs []Message) error {
 	if usage > h.window {
 		return h.initialTooLong(usage)
 	}
-	if ids != nil {
-		h.ids, h.idsShared = ids, false
-	}
 	h.msgs, h.costs, h.usage, h.nInitial, h.pending = msgs, costs, usage, len(msgs), slices.Clip(pending)
 	return nil
 }
@@ -226,9 +188,12 @@ func (h *History) initialTooLong(requested int) error {
 		Msg: ErrQuotaExceeded.Error() + ": the initial prompts and tools need more than the context window"}
 }
 
-func (h *History) pendingIndex(id string) int {
-	for i := range h.pending {
-		if h.pending[i].CallID == id {
+func (h *History) pendingIndex(id string) int { return callIndex(h.pending, id) }
+
+// callIndex is the index of the call with id in calls, or -1.
+func callIndex(calls []ToolCall, id string) int {
+	for i := range calls {
+		if calls[i].CallID == id {
 			return i
 		}
 	}

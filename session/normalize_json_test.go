@@ -103,6 +103,8 @@ func FuzzNormalizeJSON(f *testing.F) {
 		` [ {"content":"a\u00e9","role":"assistant","prefix":null} ] `,
 		`{"role":"tool-call","content":[{"type":"tool-call","value":{"callID":"c1","callId":"c1","name":"f","arguments":{"a":[1,{"b":null}],"z":"\u00e9<"}}}]}`,
 		`{"role":"tool-result","content":[{"type":"tool-result","value":{"callID":"c1","name":"f","result":[{"type":"text","value":"ok"},{"type":"object","value":{"n":-1.5e3}}],"untrusted":true}}]}`,
+		`{"role":"tool-call","content":[{"type":"tool-call","value":{"callID":"c1","callId":"c1","name":"f","arguments":{"a":1,"b":[true,null,"x"]}}}]}`,
+		`{"role":"tool-result","content":[{"type":"tool-result","value":{"callID":"c1","callId":"c1","name":"f","errorMessage":"e"}}]}`,
 		`{"role":"tool-response","content":[{"type":"tool-response","value":{"callId":"c1","name":"f","errorMessage":"no"}}]}`,
 		`{"role":"assistant","content":[{"value":{"name":"f","callID":"c","arguments":null},"type":"tool-call"}]}`,
 		`{"role":"user","content":[{"type":"tool-result","value":{"callID":"c","name":"f","result":"x","result":"y"}}]}`,

@@ -111,36 +111,31 @@ type jsonSegment struct{ k, from, to int }
 
 // NormalizePrompt reads the JSON messages into the history's places. A JSON message
 // that reads as several (an assistant's text and calls, in Chrome's form) makes the
-// history a new slice; otherwise the messages take the packed slice as it is.
+// history a new slice from there on; otherwise the messages take the packed slice as it
+// is. A packed history is only ever initial prompts: o.HasPrior is false.
 func (p *packedHistory) NormalizePrompt(o session.NormalizeOptions) ([]session.Message, error) {
 	msgs, last := p.msgs, len(p.msgs)-1
-	if o.HasPrior && msgs[0].Role == session.RoleSystem && p.segs[0].k > 0 {
-		return nil, session.Errorf(session.KindType, session.ErrSystemNotFirst, "message %d", 0)
-	}
-	read := make([][]session.Message, len(p.segs))
-	total := len(msgs)
-	for x, g := range p.segs {
+	var out []session.Message // nil while every JSON message read is one, in its place
+	at := 0
+	for _, g := range p.segs {
 		seg := p.s[g.from:g.to]
 		// The JSON reader only reads the bytes; seg is immutable, as they stay.
 		got, err := session.NormalizeMessageJSON(unsafe.Slice(unsafe.StringData(seg), len(seg)), seg, g.k, g.k == last, &o)
 		if err != nil {
 			return nil, err
 		}
-		read[x] = got
-		total += len(got) - 1
-	}
-	if total == len(msgs) {
-		for x, g := range p.segs {
-			msgs[g.k] = read[x][0]
+		if out == nil && len(got) == 1 {
+			msgs[g.k] = got[0]
+			continue
 		}
-		return msgs, nil
-	}
-	out := make([]session.Message, 0, total+total/16+4)
-	at := 0
-	for x, g := range p.segs {
-		out = append(out, msgs[at:g.k]...)
-		out = append(out, read[x]...)
+		if out == nil {
+			out = make([]session.Message, 0, len(msgs)+len(msgs)/16+len(got)+4)
+		}
+		out = append(append(out, msgs[at:g.k]...), got...)
 		at = g.k + 1
+	}
+	if out == nil {
+		return msgs, nil
 	}
 	return append(out, msgs[at:]...), nil
 }
