@@ -7,23 +7,42 @@ import (
 )
 
 // BenchmarkPort_SnapshotRestore: a 10,000-message session (BenchmarkPort_CreateHistory's
-// history: a system message, then user and assistant in turn) saved and restored, as
-// session.snapshot() and LanguageModel.restore() do it through the Port, against
-// create({initialPrompts}) on the same history: /create is create() with the history
-// packed (js/pack.js), /snapshot reads the history and usage (the synchronous queries
-// snapshot() makes), /restore is the create request with restore, packed, and
-// /snapshot+restore both.
+// history: a system message, then user and assistant in turn; /calls: with a tool call
+// and its result in every ten messages, as BenchmarkBrowser_SnapshotRestore's) saved and
+// restored, as session.snapshot() and LanguageModel.restore() do it through the Port,
+// against create({initialPrompts}) on the same history: create is create() with the
+// history packed (js/pack.js), snapshot reads the history and usage (the synchronous
+// queries snapshot() makes), restore is the create request with restore, packed, and
+// snapshot+restore both.
 func BenchmarkPort_SnapshotRestore(b *testing.B) {
-	msgs := []packed{{'s', "You are a benchmark."}}
-	for i := 1; i < 10000; i++ {
-		role := "user"
-		if i%2 == 0 {
-			role = "assistant"
+	for _, calls := range []bool{false, true} {
+		name := "text"
+		if calls {
+			name = "calls"
 		}
-		msgs = append(msgs, packed{role[0], fmt.Sprintf("message %d of the history", i)})
+		b.Run(name, func(b *testing.B) { benchSnapshotRestore(b, calls) })
 	}
-	text, units := pack(msgs...)
-	const options = `"options":{"backend":{"kind":"scripted","window":1000000000,"turns":[{"text":"ok"}]}}`
+}
+
+func benchSnapshotRestore(b *testing.B, calls bool) {
+	msgs := []string{`{"role":"system","content":"You are a benchmark."}`}
+	for i := 1; i < 10000; i++ {
+		id := i - i%10
+		switch {
+		case calls && i%10 == 2:
+			msgs = append(msgs, fmt.Sprintf(`{"role":"tool-call","content":[{"type":"tool-call","value":{"callID":"call_%d","callId":"call_%d","name":"lookup","arguments":{"word":"w%d"}}}]}`, id, id, i))
+		case calls && i%10 == 3:
+			msgs = append(msgs, fmt.Sprintf(`{"role":"tool-result","content":[{"type":"tool-result","value":{"callID":"call_%d","callId":"call_%d","name":"lookup","result":[{"type":"text","value":"found %d"}]}}]}`, id, id, i))
+		default:
+			role := "user"
+			if i%2 == 0 {
+				role = "assistant"
+			}
+			msgs = append(msgs, fmt.Sprintf(`{"role":%q,"content":"message %d of the history"}`, role, i))
+		}
+	}
+	text, units := packJSON(b, msgs...)
+	const options = `"options":{"backend":{"kind":"scripted","window":1000000000,"turns":[{"text":"ok"}]},"expectedInputs":[{"type":"tool-call"},{"type":"tool-response"}]}`
 	p := NewPort()
 	defer p.Handler().Close()
 	p.Connect(func() {})
