@@ -23,12 +23,12 @@
 // A request for a destroyed key is answered with InvalidStateError.
 
 /** Exchanged by hello; bump it whenever a message changes shape (ProtocolVersion in Go). */
-export const PROTOCOL_VERSION = 5;
+export const PROTOCOL_VERSION = 6;
 
 // ---- page → engine: requests (each answered by one Reply) ----
 
 /** @typedef {{type: "hello", id: number, version: number}} HelloRequest  reply value: {version} */
-/** @typedef {{type: "create", id: number, session: number, options: CreateOptions, initialPrompts?: unknown, textPrompts?: number, textUnits?: number, restore?: RestoreInfo}} CreateRequest  reply value: SessionInfo; initialPrompts beside the options, so that the engine reads a long history once; or, for a history of text messages, textPrompts messages packed after the message (its attachment, pack.js), textUnits UTF-16 code units long; with restore, the initial prompts are a saved transcript to continue (LanguageModel.restore(), snapshot.js) */
+/** @typedef {{type: "create", id: number, session: number, options: CreateOptions, initialPrompts?: unknown, textPrompts?: number, textUnits?: number, restore?: RestoreInfo}} CreateRequest  reply value: SessionInfo; initialPrompts beside the options, so that the engine reads a long history once; or, for a history (any array), textPrompts messages packed after the message (its attachment, pack.js: texts as they are, any other message as JSON), textUnits UTF-16 code units long; with restore, the initial prompts are a saved transcript to continue (LanguageModel.restore(), snapshot.js) */
 /** @typedef {{initial: number, usage: number, running?: Object<string, true>}} RestoreInfo  how many messages were initial prompts, the saved contextUsage, and the calls whose execute was running, as an object's keys */
 /** @typedef {{type: "availability", id: number, options: CreateOptions}} AvailabilityRequest  reply value: "available" | "unavailable" */
 /**

@@ -21,7 +21,8 @@ type Options struct {
 	Expected session.Expected
 	// InitialPrompts is the initialPrompts option as decoded JSON, as its JSON text (a
 	// json.RawMessage, read by session.NormalizeJSON), as messages normalized already
-	// ([]session.Message: the binding's packed history, wasm/packed.go), or nil.
+	// ([]session.Message: the binding's packed history of text messages, wasm/packed.go),
+	// as a session.Reader (a packed history with messages as JSON among them), or nil.
 	InitialPrompts any
 	// ContextWindow overrides the model's window (0: the model's, or DefaultContextWindow).
 	ContextWindow int

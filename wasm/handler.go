@@ -362,7 +362,7 @@ func (h *Handler) create(raw *message, id int64) {
 		}
 		opts.InitialPrompts = msgs
 	case len(req.InitialPrompts) > 0 && !bytes.Equal(req.InitialPrompts, []byte("null")):
-		// As JSON text: session.NormalizeJSON reads it without decoding it first.
+		// As JSON text, which session.NormalizeJSON reads (the face packs every array).
 		opts.InitialPrompts = req.InitialPrompts
 	}
 	if len(servers) > 0 { // the servers' tools first (mcp.go); the message's bytes are not kept
@@ -525,7 +525,7 @@ func (h *Handler) measure(raw *message, id int64) {
 }
 
 // requiredInput is a prompt's input, which the page must give, as its JSON text: the
-// engine reads it with session.NormalizeJSON, without decoding it first.
+// engine reads it with session.NormalizeJSON.
 func requiredInput(raw []byte) (any, error) {
 	if len(raw) == 0 {
 		return nil, session.Errorf(session.KindType, session.ErrBadMessage, "the input is missing")

@@ -30,7 +30,7 @@ import "encoding/json"
 //go:generate go run ./internal/trimjson -neither envelope,HelloRequest,CreateRequest,CreateOptions,ToolUseConfig,PromptRequest,InputRequest,CloneRequest,AbortMessage,PageReturn,ToolProgress -out Reply,PageCall,Event,SessionInfo,PromptResult,WireError,ErrorExtra protocol_easyjson.go
 
 // ProtocolVersion is exchanged by hello. Bump it whenever a message changes shape.
-const ProtocolVersion = 5
+const ProtocolVersion = 6
 
 // Message types, page → engine.
 const (
@@ -101,8 +101,8 @@ type CreateRequest struct {
 	Options        CreateOptions   `json:"options"`
 	InitialPrompts json.RawMessage `json:"initialPrompts,omitempty"`
 	// TextPrompts, when not 0, says the initial prompts came instead packed after the
-	// message (its attachment, packed.go): that many text messages, TextUnits UTF-16
-	// code units long in all.
+	// message (its attachment, packed.go): that many messages, text or JSON, TextUnits
+	// UTF-16 code units long in all.
 	TextPrompts int `json:"textPrompts,omitempty"`
 	TextUnits   int `json:"textUnits,omitempty"`
 	// Restore, when present, makes the initial prompts a saved transcript to continue

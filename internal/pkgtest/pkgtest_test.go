@@ -519,7 +519,7 @@ func TestPackage_InstallErrors(t *testing.T) {
 	require.Equal(t, []string{
 		"NetworkError: Could not load /nowhere/wasm_exec.js: Failed to fetch dynamically imported module: /nowhere/wasm_exec.js",
 		`NetworkError: /page.html is not a WebAssembly module (it starts with "<!do"): serve langmodel.wasm there, or pass install({wasm}); a bundler must keep it beside the code (Vite's dev server: optimizeDeps.exclude).`,
-		"version 5",
+		"version 6",
 	}, got)
 
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "errors.js"), []byte(`import { install } from "langmodel";
@@ -531,6 +531,6 @@ for (const config of [{ wasm: "nowhere.wasm" }, { wasm: "nowhere.wasm", wasmExec
 	require.Equal(t, `NetworkError: Could not load file://./wasm_exec.js: Cannot find module './wasm_exec.js' imported from ./node_modules/langmodel/load.js
 NetworkError: Could not read file://./nowhere.wasm: ENOENT: no such file or directory, open './nowhere.wasm'
 NetworkError: file://./page.html is not a WebAssembly module (it starts with "<!do"): serve langmodel.wasm there, or pass install({wasm}); a bundler must keep it beside the code (Vite's dev server: optimizeDeps.exclude).
-version 5
+version 6
 `, run(t, dir, "node", "errors.js"))
 }

@@ -149,7 +149,7 @@ func installErrors(t *testing.T, p *browsertest.Page, m mode) {
 		const r = await lm.install({ wasm: "/langmodel.wasm" });
 		const s = await lm.LanguageModel.create({ backend: { kind: "scripted", turns: [{ text: "ok" }] } });
 		return { first, before, version: r.version, answer: await s.prompt("x") };`, &got))
-	requireJSON(t, `{"first":"NetworkError","before":"InvalidStateError","version":5,"answer":"ok"}`, got)
+	requireJSON(t, `{"first":"NetworkError","before":"InvalidStateError","version":6,"answer":"ok"}`, got)
 }
 
 // TestBrowser_Progress: install() reads the module as it streams and reports the
