@@ -161,18 +161,20 @@ var snapshotTextScenarios = []scenario{
 		const c = await LanguageModel.create({ initialPrompts: s.history, backend: { kind: "scripted", turns: [] } });
 		return { restored: JSON.stringify(r.history) === saved, created: JSON.stringify(c.history) === saved, initial: r.snapshot().initial };`,
 		`{"restored":true,"created":true,"initial":4}`},
-	{"a snapshot whose text history breaks a rule rejects as create() does on that history", `
+	{"a snapshot whose history breaks a rule, or is no JSON, rejects as create() does on that history", `
 		const s = await LanguageModel.create({ initialPrompts: [{ role: "user", content: "Hi" }], backend: { kind: "scripted", turns: [] } });
 		const err = async (p) => { try { await p; return "ok"; } catch (e) { return e.name + ": " + e.message; } };
 		const out = [];
-		for (const bad of [null, { role: "tool-call", content: [{ type: "text", value: "no" }] }, { role: "system", content: [{ type: "text", value: "late" }] }, { role: "assistant", content: [{ type: "text", value: 1 }] }, { role: "user", content: [{ type: "text", value: "x", extra: 1 }] }]) {
+		for (const bad of [null, { role: "tool-call", content: [{ type: "text", value: "no" }] }, { role: "system", content: [{ type: "text", value: "late" }] }, { role: "assistant", content: [{ type: "text", value: 1 }] }, { role: "user", content: [{ type: "text", value: "x", extra: 1 }] },
+			{ role: "tool-result", content: [{ type: "tool-result", value: { callID: "c1", name: "f", result: [{ type: "text", value: 10n }] } }] }]) {
 			const snap = s.snapshot();
 			snap.history.push(bad);
 			out.push([await err(LanguageModel.restore(snap, {})), await err(LanguageModel.create({ initialPrompts: snap.history }))]);
 		}
 		return out.map(([r, c]) => r === c ? r : r + " | " + c);`,
 		`["TypeError: malformed message: message 1 is not an object", "TypeError: tool content in a message of the wrong role: message 1 part 0: text in a tool-call message",
-		"TypeError: a system message may only be the first message of the session: message 1", "TypeError: text content must be a string: message 1 part 0", "ok"]`},
+		"TypeError: a system message may only be the first message of the session: message 1", "TypeError: text content must be a string: message 1 part 0", "ok",
+		"DataError: a BigInt cannot be sent to the language model"]`},
 }
 
 // TestModule_Snapshot plays snapshotScenarios in the real module under wazero.
