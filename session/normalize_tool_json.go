@@ -11,13 +11,14 @@ import "langmodel/internal/jsonv"
 //
 // with callId optional, and for a result errorMessage instead of result, and
 // "untrusted":true after them. raw is the message's text, in the same text as a string
-// (strings that need no unescaping are substrings of it). ok is false for anything else,
-// and for what the generic path refuses or reads otherwise (an undeclared call or
-// response, a result part not text or object, arguments or an object value not written
-// as the generic path writes them back: compact, keys sorted, no escapes): then
-// NormalizeMessageJSON reads it through DecodeJSON and normalizeMessage, which name any
-// error. It is a template, not a parser, to stay small in the module (RATIONALE.md "How
-// does create() read a long history?"); FuzzNormalizeJSON holds it to the generic path.
+// (strings that need no unescaping are substrings of it). Only the arguments and the
+// result are decoded, and read as the generic path reads them (mustJSON,
+// ParseResultParts). ok is false for anything else, and for what the generic path
+// refuses (an undeclared call or response, arguments that are not an object, a result it
+// cannot read): then NormalizeMessageJSON reads the message through DecodeJSON and
+// normalizeMessage, which name any error. It is a template, not a parser, to stay small
+// in the module (RATIONALE.md "How does create() read a long history?");
+// FuzzNormalizeJSON holds it to the generic path.
 func toolMessageFast(raw []byte, in string, o *NormalizeOptions) (m Message, ok bool) {
 	sc := scanner{raw: raw, in: in}
 	call := sc.lit(`{"role":"tool-call","content":[{"type":"tool-call","value":{"callID":`)
@@ -100,10 +101,9 @@ func (sc *scanner) string() (string, bool) {
 	return s, ok
 }
 
-// value decodes the value at sc.i as DecodeJSON would inside the message, and re-encodes
-// it as the generic path does (mustJSON): the same bytes. nil for a value it cannot
-// decode, and for null, and for one long enough to nest past the decoder's limit inside
-// the message (what the generic path would refuse).
+// value decodes the value at sc.i as DecodeJSON decodes it inside the message: nil for
+// a value it cannot decode, for null, and for one long enough to nest past the
+// decoder's limit once inside the message (which the generic path would refuse).
 func (sc *scanner) value() any {
 	v, n, err := jsonv.DecodePrefix(sc.raw[sc.i:])
 	if err != nil || n > 16<<10 {
