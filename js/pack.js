@@ -1,7 +1,8 @@
-// A history of text messages packed for the engine without JSON (wasm/packed.go): what a
-// page passes back as initialPrompts is mostly that, often thousands of messages, and
-// JSON.stringify on the page plus the engine's scan of every string cost more than the
-// rest of create() (RATIONALE.md "How does create() read a long history?").
+// A history packed for the engine (wasm/packed.go): its text messages without JSON, any
+// other message as its own JSON. What a page passes back as initialPrompts, and what a
+// snapshot holds, is mostly text messages, often thousands, and JSON.stringify on the
+// page plus the engine's scan of every string cost more than the rest of create()
+// (RATIONALE.md "How does create() read a long history?").
 
 // attachment is the key of a message's attachment: text sent after the message's JSON,
 // not in it (a symbol, so JSON.stringify leaves it out). channel.js hands it to the port.

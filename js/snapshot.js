@@ -131,11 +131,10 @@ export function restoreOptions(snapshot, options) {
     throw new TypeError("LanguageModel.restore(): the snapshot's session asked toolUseConfig.approve before each call; pass one");
   }
   // The history goes packed as it is (pack.js), without the WebIDL reading of each
-  // message that a page's initialPrompts get (webidl.js): read that way, 10,000 messages
-  // cost restore() as much as create() (docs/snapshots.md "Speed"). The module wrote
-  // them, and the engine checks every message it reads. Only a history that is no JSON
-  // (a BigInt, a cycle) crosses as create()'s initialPrompts, to be refused by name; its
-  // text messages as a page writes them, {role, content: text}.
+  // message that a page's initialPrompts get (webidl.js): the module wrote it, and the
+  // engine checks every message it reads (docs/snapshots.md "Speed"). Only a history that
+  // is no JSON (a BigInt, a cycle) crosses as create()'s initialPrompts, to be refused by
+  // name; its text messages as a page writes them, {role, content: text}.
   const packed = packText(history);
   const create = { ...saved, tools: options.tools, initialPrompts: packed ? undefined : history.map(asText) };
   delete create.toolUseConfig;
