@@ -2,7 +2,7 @@
 // calls to the page (execute, approve, fetch, generate) and its events (protocol.js).
 
 import { abortReason, errorMessage, makeError } from "./errors.js";
-import { attachment } from "./pack.js";
+import { attachment, unpackHistory } from "./pack.js";
 import { EVENT_TYPES } from "./protocol.js";
 import { stash } from "./stash.js";
 import { LanguageModelToolCall, LanguageModelToolError, LanguageModelToolSuccess } from "./tools.js";
@@ -181,6 +181,18 @@ export class Channel {
     const r = JSON.parse(this.#port.query(JSON.stringify(msg)));
     if (r.error) throw makeError(r.error);
     return r.value;
+  }
+
+  // history returns a session's history (session.history). The module answers it packed
+  // (pack.js unpackHistory): the reply's JSON, a newline, the packed messages; worker
+  // mode's copy answers JSON alone (mirror.js), which holds no newline.
+  history(key) {
+    if (this.#dead) throw this.#dead;
+    const s = this.#port.query(JSON.stringify({ type: "history", session: key, packed: true }));
+    const nl = s.indexOf("\n");
+    const r = JSON.parse(nl < 0 ? s : s.slice(0, nl));
+    if (r.error) throw makeError(r.error);
+    return nl < 0 ? r.value : unpackHistory(r.value, s, nl + 1);
   }
 
   // notify sends msg, with its attachment (pack.js) if it has one.

@@ -378,7 +378,7 @@ export class LanguageModel extends EventTarget {
   /** The whole transcript in the draft-PR form, a deep copy (beyond the spec). */
   get history() {
     if (this.#destroyed) throw this.#gone();
-    return this.#channel.query({ type: "history", session: this.#key });
+    return this.#channel.history(this.#key);
   }
 
   // samplingMode is null on a session created with the legacy topK or temperature, whose

@@ -30,7 +30,7 @@ import "encoding/json"
 //go:generate go run ./internal/trimjson -neither envelope,HelloRequest,CreateRequest,CreateOptions,ToolUseConfig,PromptRequest,InputRequest,CloneRequest,AbortMessage,PageReturn,ToolProgress -out Reply,PageCall,Event,SessionInfo,PromptResult,WireError,ErrorExtra protocol_easyjson.go
 
 // ProtocolVersion is exchanged by hello. Bump it whenever a message changes shape.
-const ProtocolVersion = 5
+const ProtocolVersion = 6
 
 // Message types, page → engine.
 const (
@@ -180,6 +180,9 @@ type InputRequest struct {
 	ID      int64           `json:"id"`
 	Session int64           `json:"session"`
 	Input   json.RawMessage `json:"input"`
+	// Packed asks a synchronous history query (Handler.Query) for the history packed
+	// (packed_out.go packHistory) instead of as a JSON array.
+	Packed bool `json:"packed,omitempty"`
 }
 
 // CloneRequest clones Session into the new key Clone, after the operations before it.
