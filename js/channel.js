@@ -183,16 +183,19 @@ export class Channel {
     return r.value;
   }
 
-  // history returns a session's history (session.history). The module answers it packed
-  // (pack.js unpackHistory): the reply's JSON, a newline, the packed messages; worker
-  // mode's copy answers JSON alone (mirror.js), which holds no newline.
-  history(key) {
+  // historyOf returns a session's history (session.history) as {history, json}: json
+  // holds the messages of history that are not text alone, the only ones that may hold
+  // tool calls and results (snapshot.js scans them). The module answers packed (pack.js
+  // unpackHistory): the reply's JSON, with those messages in it, a newline, the packed
+  // messages. Worker mode's copy answers JSON alone (mirror.js), which holds no newline.
+  historyOf(key) {
     if (this.#dead) throw this.#dead;
     const s = this.#port.query(JSON.stringify({ type: "history", session: key, packed: true }));
     const nl = s.indexOf("\n");
     const r = JSON.parse(nl < 0 ? s : s.slice(0, nl));
     if (r.error) throw makeError(r.error);
-    return nl < 0 ? r.value : unpackHistory(r.value, s, nl + 1);
+    if (nl < 0) return { history: r.value, json: r.value };
+    return { history: unpackHistory(r.value, s, nl + 1), json: r.value.json };
   }
 
   // notify sends msg, with its attachment (pack.js) if it has one.
