@@ -26,72 +26,44 @@ import (
 // page cuts them out of one string instead of parsing them (RATIONALE.md "How does
 // create() read a long history?"). A text that is not valid UTF-8 (a backend's bytes)
 // goes as JSON, which writes U+FFFD for what cannot be read, as the JSON form does.
-// The package is built without inlining (Makefile NOINLINE): the loops append to the
-// slice themselves rather than call a writer's methods for every message.
 func packHistory(id int64, msgs []session.Message) []byte {
-	letters := make([]byte, len(msgs)) // each message's letter; 0: JSON
-	units := make([]int32, len(msgs))  // each text's length in UTF-16 code units
-	size, jsonSize := 96, 0
+	// Each message's letter and its text's length in UTF-16 code units, letter|units<<8;
+	// 0: JSON.
+	packed := make([]uint64, len(msgs))
+	size := 96
 	for k := range msgs {
 		m := &msgs[k]
 		if letter := textLetter(m); letter != 0 {
-			text := m.Parts[0].Text
-			n := asciiPrefix(text)
-			if n < len(text) {
-				n = utf16Len(text, n)
-			}
-			if n >= 0 {
-				letters[k], units[k] = letter, int32(n)
-				size += len(text) + 12
+			if n := utf16Len(m.Parts[0].Text); n >= 0 {
+				packed[k] = uint64(letter) | uint64(n)<<8
+				size += len(m.Parts[0].Text) + 12
 				continue
 			}
 		}
-		jsonSize += 160
-		for _, p := range m.Parts {
-			jsonSize += len(p.Text) + len(p.Media)
+		size += 256 // about a call or a result; the buffer grows for more
+	}
+	var b bytes.Buffer
+	b.Grow(size)
+	b.WriteString(`{"type":"reply","id":` + strconv.FormatInt(id, 10) + `,"ok":true,"value":{"count":` + strconv.Itoa(len(msgs)) + `,"json":[`)
+	sep := ""
+	for k, p := range packed {
+		if p == 0 {
+			b.WriteString(sep)
+			session.WriteMessage(&b, msgs[k])
+			sep = ","
 		}
 	}
-	out := make([]byte, 0, size+jsonSize)
-	out = append(out, `{"type":"reply","id":`...)
-	out = strconv.AppendInt(out, id, 10)
-	out = append(out, `,"ok":true,"value":{"count":`...)
-	out = strconv.AppendInt(out, int64(len(msgs)), 10)
-	out = append(out, `,"json":[`...)
-	if jsonSize > 0 {
-		b := bytes.NewBuffer(out) // writes after what out holds, into its room
-		first := true
-		for k := range msgs {
-			if letters[k] == 0 {
-				if !first {
-					b.WriteByte(',')
-				}
-				first = false
-				session.WriteMessage(b, msgs[k])
-			}
-		}
-		out = b.Bytes()
-	}
-	out = append(out, "]}}\n"...)
-	for k := range msgs {
-		letter := letters[k]
-		if letter == 0 {
+	b.WriteString("]}}\n")
+	// The texts, appended to the buffer's slice in its room: no call for each piece (the
+	// package is built without inlining).
+	out := b.Bytes()
+	for k, p := range packed {
+		if p == 0 {
 			out = append(out, 'j')
 			continue
 		}
-		// Most texts are shorter than a thousand units: their digits are written here,
-		// without a call.
-		switch n := units[k]; {
-		case n < 10:
-			out = append(out, letter, byte('0'+n), ':')
-		case n < 100:
-			out = append(out, letter, byte('0'+n/10), byte('0'+n%10), ':')
-		case n < 1000:
-			out = append(out, letter, byte('0'+n/100), byte('0'+n/10%10), byte('0'+n%10), ':')
-		default:
-			out = strconv.AppendInt(append(out, letter), int64(n), 10)
-			out = append(out, ':')
-		}
-		out = append(out, msgs[k].Parts[0].Text...)
+		out = strconv.AppendUint(append(out, byte(p)), p>>8, 10)
+		out = append(append(out, ':'), msgs[k].Parts[0].Text...)
 	}
 	return out
 }
@@ -103,49 +75,30 @@ func textLetter(m *session.Message) byte {
 	if len(m.Parts) != 1 || m.Parts[0].Type != session.PartText || m.Role == "" {
 		return 0
 	}
-	switch m.Role[0] {
-	case 'a':
-		if m.Prefix {
-			return 'p'
-		}
-		return 'a'
-	case 'u', 's':
-		if !m.Prefix {
-			return m.Role[0]
-		}
+	switch r := m.Role[0]; {
+	case r == 'a' && m.Prefix:
+		return 'p'
+	case r == 'a' || (r == 'u' || r == 's') && !m.Prefix:
+		return r
 	}
 	return 0
 }
 
-// asciiPrefix returns how many bytes s starts with below 0x80, checking eight at a time.
-func asciiPrefix(s string) int {
-	i := 0
-	if len(s) >= 8 {
-		p := unsafe.Pointer(unsafe.StringData(s))
-		for ; i+8 <= len(s); i += 8 {
-			if *(*uint64)(unsafe.Add(p, i))&0x8080808080808080 != 0 {
-				break
-			}
-		}
-	}
-	for i < len(s) && s[i] < utf8.RuneSelf {
-		i++
-	}
-	return i
-}
-
 // utf16Len returns s's length in JavaScript's UTF-16 code units, or -1 if s is not valid
-// UTF-8, given that its first i bytes are ASCII (a unit each).
-func utf16Len(s string, i int) int {
+// UTF-8. ASCII, the usual text, is a byte a unit: it is checked eight bytes at a time,
+// and only what follows the first byte beyond it is walked rune by rune.
+func utf16Len(s string) int {
+	i := 0
+	for p := unsafe.Pointer(unsafe.StringData(s)); i+8 <= len(s) && *(*uint64)(unsafe.Add(p, i))&0x8080808080808080 == 0; {
+		i += 8
+	}
 	n := i
 	for i < len(s) {
-		if s[i] < utf8.RuneSelf {
-			n, i = n+1, i+1
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			return -1
+		r, size := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			if r, size = utf8.DecodeRuneInString(s[i:]); size == 1 {
+				return -1 // RuneError of a byte that is not UTF-8
+			}
 		}
 		n, i = n+1, i+size
 		if r > 0xFFFF {
