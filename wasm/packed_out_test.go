@@ -134,3 +134,24 @@ func TestHandler_QueryPacked(t *testing.T) {
 	e := p.h.Query([]byte(`{"type":"history","session":2,"packed":true}`))
 	require.Contains(t, string(e), `"name":"InvalidStateError"`)
 }
+
+// FuzzPackHistory: whatever the texts (any bytes, valid UTF-8 or not), the packed
+// history reads back as its JSON does.
+func FuzzPackHistory(f *testing.F) {
+	for _, s := range []string{"", "ascii only", "héllo", "😀", "\xff", "a\xed\xa0\x80b", "12:3", "\u2028\n\"\\"} {
+		f.Add(s, "ok")
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		msgs := []session.Message{
+			session.TextMessage(session.RoleSystem, b),
+			session.TextMessage(session.RoleUser, a),
+			session.CallMessage(session.ToolCall{CallID: a, Name: b, Arguments: json.RawMessage(`{}`)}),
+			session.TextMessage(session.RoleAssistant, a+b),
+			{Role: session.RoleAssistant, Parts: []session.Part{{Type: session.PartText, Text: b + a}}, Prefix: true},
+		}
+		var want []any
+		require.NoError(t, json.Unmarshal(session.MarshalMessages(msgs), &want))
+		_, got := readPacked(t, packHistory(0, msgs))
+		require.Equal(t, want, got)
+	})
+}
