@@ -2,7 +2,7 @@
 // calls to the page (execute, approve, fetch, generate) and its events (protocol.js).
 
 import { abortReason, errorMessage, makeError } from "./errors.js";
-import { attachment } from "./pack.js";
+import { attachment, unpackHistory } from "./pack.js";
 import { EVENT_TYPES } from "./protocol.js";
 import { stash } from "./stash.js";
 import { LanguageModelToolCall, LanguageModelToolError, LanguageModelToolSuccess } from "./tools.js";
@@ -181,6 +181,21 @@ export class Channel {
     const r = JSON.parse(this.#port.query(JSON.stringify(msg)));
     if (r.error) throw makeError(r.error);
     return r.value;
+  }
+
+  // historyOf returns a session's history (session.history) as {history, json}: json
+  // holds the messages of history that are not text alone, the only ones that may hold
+  // tool calls and results (snapshot.js scans them). The module answers packed (pack.js
+  // unpackHistory): the reply's JSON, with those messages in it, a newline, the packed
+  // messages. Worker mode's copy answers JSON alone (mirror.js), which holds no newline.
+  historyOf(key) {
+    if (this.#dead) throw this.#dead;
+    const s = this.#port.query(JSON.stringify({ type: "history", session: key, packed: true }));
+    const nl = s.indexOf("\n");
+    const r = JSON.parse(nl < 0 ? s : s.slice(0, nl));
+    if (r.error) throw makeError(r.error);
+    if (nl < 0) return { history: r.value, json: r.value };
+    return { history: unpackHistory(r.value, s, nl + 1), json: r.value.json };
   }
 
   // notify sends msg, with its attachment (pack.js) if it has one.

@@ -72,3 +72,47 @@ function textLetter(m, i, last) {
   }
   return "";
 }
+
+/**
+ * unpackHistory builds session.history from the module's packed answer (wasm/packed_out.go
+ * packHistory), the reverse of packText: from text[at] on, for each of value.count
+ * messages, a text message as packText writes it (role letter, length in UTF-16 code
+ * units, a colon, the text), or the letter j for the next message of value.json, which
+ * came parsed with the reply. The objects are those JSON.parse makes of the history's
+ * JSON, keys in the same order; the texts are cut out of text, not parsed.
+ * @returns {object[]}
+ */
+export function unpackHistory({ count, json }, text, at) {
+  const out = [];
+  let next = 0;
+  for (let k = 0; k < count; k++) {
+    const letter = text.charCodeAt(at++);
+    if (letter === 106) {
+      // j
+      out.push(json[next++]);
+      continue;
+    }
+    let n = 0;
+    let c = text.charCodeAt(at++);
+    for (; c >= 48 && c <= 57; c = text.charCodeAt(at++)) n = n * 10 + c - 48;
+    if (c !== 58) throw new DOMException("langmodel: the module's packed history is malformed", "OperationError");
+    const value = text.slice(at, (at += n));
+    switch (letter) {
+      case 115: // s
+        out.push({ role: "system", content: [{ type: "text", value }] });
+        break;
+      case 117: // u
+        out.push({ role: "user", content: [{ type: "text", value }] });
+        break;
+      case 97: // a
+        out.push({ role: "assistant", content: [{ type: "text", value }] });
+        break;
+      case 112: // p
+        out.push({ role: "assistant", content: [{ type: "text", value }], prefix: true });
+        break;
+      default:
+        throw new DOMException("langmodel: the module's packed history is malformed", "OperationError");
+    }
+  }
+  return out;
+}

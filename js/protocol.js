@@ -53,7 +53,7 @@ export const PROTOCOL_VERSION = 6;
 /** @typedef {{type: "prompt", id: number, session: number, input: unknown, stream?: boolean, responseConstraint?: unknown, omitResponseConstraintInput?: boolean, toolChoice?: WireToolChoice}} PromptRequest  reply value: PromptResult; with stream, Chunks first */
 /** @typedef {{type: "append" | "measure", id: number, session: number, input: unknown}} InputRequest  reply value: SessionInfo (append), number (measure) */
 /** @typedef {{type: "clone", id: number, session: number, clone: number}} CloneRequest  reply value: SessionInfo of the new key `clone` */
-/** @typedef {{type: "destroy" | "history" | "usage", id: number, session: number}} SessionRequest  reply value: null, the transcript, SessionInfo; history and usage also answer synchronously through channel.query */
+/** @typedef {{type: "destroy" | "history" | "usage", id: number, session: number, packed?: boolean}} SessionRequest  reply value: null, the transcript, SessionInfo; history and usage also answer synchronously through channel.query; a synchronous history query with packed: true is answered packed (pack.js unpackHistory) */
 
 // ---- page → engine: notifications ----
 

@@ -249,7 +249,8 @@ export class LanguageModel extends EventTarget {
    */
   snapshot() {
     if (this.#destroyed) throw this.#gone();
-    return snapshotOf(this.#shared.data, this.history, this.contextUsage, this.contextWindow, this.#initial, (pending) => this.#channel.callsOf(this.#key, pending));
+    const { history, json } = this.#channel.historyOf(this.#key);
+    return snapshotOf(this.#shared.data, history, json, this.contextUsage, this.contextWindow, this.#initial, (pending) => this.#channel.callsOf(this.#key, pending));
   }
 
   #result(r) {
@@ -378,7 +379,7 @@ export class LanguageModel extends EventTarget {
   /** The whole transcript in the draft-PR form, a deep copy (beyond the spec). */
   get history() {
     if (this.#destroyed) throw this.#gone();
-    return this.#channel.query({ type: "history", session: this.#key });
+    return this.#channel.historyOf(this.#key).history;
   }
 
   // samplingMode is null on a session created with the legacy topK or temperature, whose

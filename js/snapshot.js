@@ -12,7 +12,9 @@ export const SNAPSHOT_VERSION = 1;
 // snapshotOf builds a snapshot from what the session knows. data is the session's wire
 // options (webidl.js wireOptions): the backend, the stash ids and initialPrompts stay out.
 // callsOf(pending) is the channel's: the calls running or asking approval among pending.
-export function snapshotOf(data, history, usage, contextWindow, initial, callsOf) {
+// calls holds the messages of history that may hold tool calls and results, in order (all
+// but those of one text part: channel.js historyOf).
+export function snapshotOf(data, history, calls, usage, contextWindow, initial, callsOf) {
   const options = {};
   for (const k of ["expectedInputs", "expectedOutputs", "samplingMode", "temperature", "topK", "toolChoice"]) {
     if (data[k] !== undefined && data[k] !== null) options[k] = data[k];
@@ -30,13 +32,13 @@ export function snapshotOf(data, history, usage, contextWindow, initial, callsOf
   }
   // The calls still waiting for an answer: every call without a result.
   const pending = new Set();
-  for (const m of history) {
+  for (const m of calls) {
     for (const p of m.content) {
       if (p.type === "tool-call") pending.add(p.value.callID);
       else if (p.type === "tool-result" || p.type === "tool-response") pending.delete(p.value.callID);
     }
   }
-  const calls = callsOf(pending);
+  const asked = callsOf(pending);
   return {
     version: SNAPSHOT_VERSION,
     options,
@@ -45,8 +47,8 @@ export function snapshotOf(data, history, usage, contextWindow, initial, callsOf
     initial,
     history,
     pending: [...pending],
-    running: calls.running,
-    approving: calls.approving,
+    running: asked.running,
+    approving: asked.approving,
   };
 }
 

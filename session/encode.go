@@ -204,3 +204,6 @@ func (a Annotations) MarshalJSON() ([]byte, error) {
 	}
 	return append(b, '}'), nil
 }
+
+// WriteMessage writes m as MarshalMessages writes each message, into b.
+func WriteMessage(b *bytes.Buffer, m Message) { m.appendJSON(b) }

@@ -454,6 +454,8 @@ func (m *InputRequest) field(key string, v value) error {
 		return v.int64(&m.Session)
 	case "input":
 		return v.raw(&m.Input)
+	case "packed":
+		return v.bool(&m.Packed)
 	}
 	return head(key, v, &m.Type, &m.ID)
 }

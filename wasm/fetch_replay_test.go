@@ -229,7 +229,7 @@ func TestFetch_NeverAnswered(t *testing.T) {
 			p.sendMsg(msg{"type": "fetch-response", "id": fid, "status": 200})
 			p.sendMsg(msg{"type": "fetch-chunk", "id": fid, "data": "late"})
 			p.sendMsg(msg{"type": "fetch-end", "id": fid})
-			p.ok("hello", `"version":6`)
+			p.ok("hello", helloVersion)
 		})
 	}
 }
@@ -292,5 +292,5 @@ func TestFetch_hammer(t *testing.T) {
 		return len(p.h.calls) == 0
 	}, 10*time.Second, 10*time.Millisecond, "calls left open")
 	requireNoKey(t, p)
-	p.ok("hello", `"version":6`)
+	p.ok("hello", helloVersion)
 }

@@ -143,7 +143,7 @@ func TestFetch_BodyEnd(t *testing.T) {
 				require.Equal(t, fid, num(p.logged(TypeFetchAbort)[0]["id"]))
 				return
 			}
-			p.ok("hello", `"version":6`) // the handler has taken fetch-end: no abort can follow
+			p.ok("hello", helloVersion) // the handler has taken fetch-end: no abort can follow
 			p.drain()
 			require.Empty(t, p.logged(TypeFetchAbort))
 		})

@@ -160,7 +160,7 @@ func TestGenerate_Abort(t *testing.T) {
 	require.Eventually(t, func() bool { p.drain(); return len(p.logged(TypeGenerateAbort)) == 1 }, 5*time.Second, 5*time.Millisecond)
 	<-stopped
 	require.Empty(t, p.ok("history", `"session":1`))
-	p.ok("hello", `"version":6`)
+	p.ok("hello", helloVersion)
 }
 
 // TestGenerate_Destroy: destroying the session aborts its generate.

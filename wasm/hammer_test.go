@@ -55,7 +55,7 @@ func TestHandler_hammer(t *testing.T) {
 			require.Contains(t, []any{"AbortError", "InvalidStateError", "OperationError"}, e["name"], "%v", e)
 		}
 	}
-	p.ok("hello", `"version":6`)
+	p.ok("hello", helloVersion)
 }
 
 // TestHandler_PanicIsAnError: a panic while handling a message (here a session whose
@@ -68,5 +68,5 @@ func TestHandler_PanicIsAnError(t *testing.T) {
 	<-planted
 	e := p.fails("prompt", `"session":9,"input":"x"`, "OperationError")
 	require.Contains(t, e["message"], "langmodel: internal error: runtime error: invalid memory address or nil pointer dereference")
-	p.ok("hello", `"version":6`)
+	p.ok("hello", helloVersion)
 }

@@ -245,7 +245,8 @@ func (h *Handler) handle(b []byte, tail int) {
 		case TypeDestroy:
 			h.destroy(raw, env.ID)
 		case TypeHistory, TypeUsage:
-			h.write(h.query(raw.raw))
+			r, _ := h.query(raw.raw, false)
+			h.write(r)
 		// Notifications have no reply; a malformed one is answered to id 0, since their
 		// id (if any) is the engine's own.
 		case TypeAbort:
@@ -560,15 +561,21 @@ func (h *Handler) Query(raw []byte) (out []byte) {
 			out = marshal(&Reply{Type: TypeReply, Error: internalError(r)})
 		}
 	}()
-	return marshal(h.query(raw))
+	r, packed := h.query(raw, true)
+	if packed != nil {
+		return packHistory(r.ID, *packed)
+	}
+	return marshal(r)
 }
 
-func (h *Handler) query(raw []byte) *Reply {
+// query answers a history or usage request; a history the request asks packed, when
+// packedOK, is left to the caller (packHistory): packed is then the messages.
+func (h *Handler) query(raw []byte, packedOK bool) (r *Reply, packed *[]session.Message) {
 	var req SessionRequest
 	if err := decode(raw, &req); err != nil {
-		return &Reply{Type: TypeReply, Error: protocolError(session.KindType, "malformed query: %v", err)}
+		return &Reply{Type: TypeReply, Error: protocolError(session.KindType, "malformed query: %v", err)}, nil
 	}
-	r := &Reply{Type: TypeReply, ID: req.ID}
+	r = &Reply{Type: TypeReply, ID: req.ID}
 	h.mu.Lock()
 	e := h.sessions[req.Session]
 	h.mu.Unlock()
@@ -577,12 +584,15 @@ func (h *Handler) query(raw []byte) *Reply {
 		r.Error = protocolError(session.KindType, "cannot query %q", req.Type)
 	case e == nil:
 		r.Error = errUnknownSession(req.Session)
+	case req.Type == TypeHistory && req.Packed && packedOK:
+		msgs := e.s.Messages()
+		return r, &msgs
 	case req.Type == TypeHistory:
 		r.OK, r.Value = true, e.s.History()
 	default:
 		r.OK, r.Value = true, marshal(info(e.s, false))
 	}
-	return r
+	return r, nil
 }
 
 func marshal(m marshaler) []byte {

@@ -2,6 +2,7 @@ package wasm
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -13,12 +14,15 @@ const weatherTool = `{"name":"weather","description":"Weather in a city","inputS
 
 func TestHandler_Hello(t *testing.T) {
 	p := newPage(t)
-	require.Equal(t, map[string]any{"version": jsonNumber("6")}, p.ok("hello", `"version":6`))
+	require.Equal(t, map[string]any{"version": jsonNumber(strconv.Itoa(ProtocolVersion))}, p.ok("hello", helloVersion))
 	e := p.fails("hello", `"version":1`, "NotSupportedError")
-	require.Contains(t, e["message"], "the page speaks protocol 1 and the module 6")
+	require.Contains(t, e["message"], fmt.Sprintf("the page speaks protocol 1 and the module %d", ProtocolVersion))
 }
 
 var json1 = jsonNumber("1")
+
+// helloVersion is the hello request's fields for this module's protocol version.
+var helloVersion = `"version":` + strconv.Itoa(ProtocolVersion)
 
 func TestHandler_Lifecycle(t *testing.T) {
 	p := newPage(t)
@@ -224,7 +228,7 @@ func TestHandler_Abort(t *testing.T) {
 	require.Equal(t, "after", p.wait(next)["value"].(map[string]any)["text"])
 	require.Len(t, p.ok("history", `"session":1`).([]any), 2, "the aborted prompt left no trace")
 	p.send(fmt.Sprintf(`{"type":"abort","target":%d}`, id)) // late: dropped
-	p.ok("hello", `"version":6`)
+	p.ok("hello", helloVersion)
 }
 
 func TestHandler_AbortRunningTool(t *testing.T) {
@@ -245,7 +249,7 @@ func TestHandler_AbortRunningTool(t *testing.T) {
 	require.Eventually(t, func() bool { p.drain(); return len(p.logged("tool-abort")) == 1 }, 5*time.Second, 10*time.Millisecond)
 	require.Equal(t, num(exec["id"]), num(p.logged("tool-abort")[0]["id"]))
 	p.toolReturn(num(exec["id"]), "too late", "") // dropped
-	p.ok("hello", `"version":6`)
+	p.ok("hello", helloVersion)
 }
 
 func TestHandler_DestroyMidLoop(t *testing.T) {
@@ -379,7 +383,7 @@ func TestHandler_Malformed(t *testing.T) {
 		{"empty", ``, 0, "TypeError"},
 		{"null", `null`, 0, "TypeError"},
 		{"array", `[1,2]`, 0, "TypeError"},
-		{"trailing", `{"type":"hello","id":1,"version":6} x`, 0, "TypeError"},
+		{"trailing", `{"type":"hello","id":1,"version":` + strconv.Itoa(ProtocolVersion) + `} x`, 0, "TypeError"},
 		{"type not a string", `{"type":5,"id":3}`, 0, "TypeError"},
 		{"unknown type", `{"type":"dance","id":3}`, 3, "TypeError"},
 		{"missing type", `{"id":3}`, 3, "TypeError"},
@@ -418,7 +422,7 @@ func TestHandler_Malformed(t *testing.T) {
 			} else {
 				require.Equal(t, tc.want, r["error"].(map[string]any)["name"], "%v", r)
 			}
-			p.ok("hello", `"version":6`)
+			p.ok("hello", helloVersion)
 			require.Contains(t, p.ok("prompt", `"session":1,"input":"still here"`).(map[string]any)["text"], "still here")
 		})
 	}
@@ -439,7 +443,7 @@ func TestHandler_Dropped(t *testing.T) {
 	} {
 		p.send(raw)
 	}
-	p.ok("hello", `"version":6`)
+	p.ok("hello", helloVersion)
 	require.Empty(t, p.replies)
 	require.Empty(t, p.drain())
 }

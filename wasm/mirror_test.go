@@ -91,7 +91,7 @@ func TestMirror_Changes(t *testing.T) {
 		{"create", func() {
 			p.ok("create", `"session":1,"initialPrompts":[{"role":"system","content":"be brief"}],"options":{"backend":{"kind":"scripted","window":50,"turns":[{"text":"one"},{"text":"two"},{"text":"three"}]}}`)
 		}, `[{"session":1,"usage":6,"add":1}]` + "\n" + `{"role":"system","content":[{"type":"text","value":"be brief"}]}`, []int64{1}},
-		{"unchanged", func() { p.ok("hello", `"version":6`) }, ``, []int64{1}},
+		{"unchanged", func() { p.ok("hello", helloVersion) }, ``, []int64{1}},
 		{"prompt: only the new messages", func() { p.ok("prompt", `"session":1,"input":"hi"`) },
 			`[{"session":1,"usage":16,"keep":[[0,1]],"add":2}]` + "\n" + `{"role":"user","content":[{"type":"text","value":"hi"}]}` + "\n" + `{"role":"assistant","content":[{"type":"text","value":"one"}]}`, []int64{1}},
 		{"a failed prompt leaves no change", func() {

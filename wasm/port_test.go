@@ -43,7 +43,7 @@ func TestPort_SendTakesOneBatch(t *testing.T) {
 	require.False(t, p.Connect(func() { wakes.Add(1) }), "nothing written yet")
 
 	// hello and create are answered within Send: two sends, one batch, no wake.
-	portSend(p, `{"type":"hello","id":1,"version":6}`)
+	portSend(p, `{"type":"hello","id":1,"version":`+strconv.Itoa(ProtocolVersion)+`}`)
 	portSend(p, `{"type":"create","id":2,"session":1,"options":{"backend":{"kind":"scripted","turns":[{"text":"hi"}]}}}`)
 	require.Zero(t, wakes.Load(), "output the page pulls after its send wakes nobody")
 	var batch []map[string]any

@@ -180,6 +180,9 @@ type InputRequest struct {
 	ID      int64           `json:"id"`
 	Session int64           `json:"session"`
 	Input   json.RawMessage `json:"input"`
+	// Packed asks a synchronous history query (Handler.Query) for the history packed
+	// (packed_out.go packHistory) instead of as a JSON array.
+	Packed bool `json:"packed,omitempty"`
 }
 
 // CloneRequest clones Session into the new key Clone, after the operations before it.

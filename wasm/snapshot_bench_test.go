@@ -11,8 +11,9 @@ import (
 // and its result in every ten messages, as BenchmarkBrowser_SnapshotRestore's) saved and
 // restored, as session.snapshot() and LanguageModel.restore() do it through the Port,
 // against create({initialPrompts}) on the same history: create is create() with the
-// history packed (js/pack.js), snapshot reads the history and usage (the synchronous
-// queries snapshot() makes), restore is the create request with restore, packed, and
+// history packed (js/pack.js), snapshot reads the history (packed, as the face asks it)
+// and usage (the synchronous queries snapshot() makes), snapshot-json the same with the
+// history as JSON, restore is the create request with restore, packed, and
 // snapshot+restore both.
 func BenchmarkPort_SnapshotRestore(b *testing.B) {
 	for _, calls := range []bool{false, true} {
@@ -67,7 +68,7 @@ func benchSnapshotRestore(b *testing.B, calls bool) {
 		send(fmt.Sprintf(`{"type":"destroy","id":0,"session":%d}`, key), "")
 	}
 	snapshot := func() {
-		if h := query(`{"type":"history","id":0,"session":1}`); len(h) < len(text) {
+		if h := query(`{"type":"history","id":0,"session":1,"packed":true}`); len(h) < len(text) {
 			b.Fatal(string(h[:100]))
 		}
 		query(`{"type":"usage","id":0,"session":1}`)
@@ -81,6 +82,12 @@ func benchSnapshotRestore(b *testing.B, calls bool) {
 	b.Run("snapshot", func(b *testing.B) {
 		for b.Loop() {
 			snapshot()
+		}
+	})
+	b.Run("snapshot-json", func(b *testing.B) { // the history as JSON, as before protocol 6
+		for b.Loop() {
+			query(`{"type":"history","id":0,"session":1}`)
+			query(`{"type":"usage","id":0,"session":1}`)
 		}
 	})
 	b.Run("restore", func(b *testing.B) {

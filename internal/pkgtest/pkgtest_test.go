@@ -22,6 +22,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -30,6 +31,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"langmodel/internal/browsertest"
+	"langmodel/wasm"
 )
 
 func TestMain(m *testing.M) { browsertest.Main(m) }
@@ -519,7 +521,7 @@ func TestPackage_InstallErrors(t *testing.T) {
 	require.Equal(t, []string{
 		"NetworkError: Could not load /nowhere/wasm_exec.js: Failed to fetch dynamically imported module: /nowhere/wasm_exec.js",
 		`NetworkError: /page.html is not a WebAssembly module (it starts with "<!do"): serve langmodel.wasm there, or pass install({wasm}); a bundler must keep it beside the code (Vite's dev server: optimizeDeps.exclude).`,
-		"version 6",
+		fmt.Sprintf("version %d", wasm.ProtocolVersion),
 	}, got)
 
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "errors.js"), []byte(`import { install } from "langmodel";
@@ -531,6 +533,6 @@ for (const config of [{ wasm: "nowhere.wasm" }, { wasm: "nowhere.wasm", wasmExec
 	require.Equal(t, `NetworkError: Could not load file://./wasm_exec.js: Cannot find module './wasm_exec.js' imported from ./node_modules/langmodel/load.js
 NetworkError: Could not read file://./nowhere.wasm: ENOENT: no such file or directory, open './nowhere.wasm'
 NetworkError: file://./page.html is not a WebAssembly module (it starts with "<!do"): serve langmodel.wasm there, or pass install({wasm}); a bundler must keep it beside the code (Vite's dev server: optimizeDeps.exclude).
-version 6
+version `+strconv.Itoa(wasm.ProtocolVersion)+`
 `, run(t, dir, "node", "errors.js"))
 }

@@ -13,6 +13,7 @@ import (
 
 	"langmodel/internal/browsertest"
 	"langmodel/internal/replay"
+	"langmodel/wasm"
 )
 
 // serve serves the module, Go's wasm_exec.js and js/ under /js/ (the module and
@@ -149,7 +150,7 @@ func installErrors(t *testing.T, p *browsertest.Page, m mode) {
 		const r = await lm.install({ wasm: "/langmodel.wasm" });
 		const s = await lm.LanguageModel.create({ backend: { kind: "scripted", turns: [{ text: "ok" }] } });
 		return { first, before, version: r.version, answer: await s.prompt("x") };`, &got))
-	requireJSON(t, `{"first":"NetworkError","before":"InvalidStateError","version":6,"answer":"ok"}`, got)
+	requireJSON(t, fmt.Sprintf(`{"first":"NetworkError","before":"InvalidStateError","version":%d,"answer":"ok"}`, wasm.ProtocolVersion), got)
 }
 
 // TestBrowser_Progress: install() reads the module as it streams and reports the

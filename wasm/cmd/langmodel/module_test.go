@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"langmodel/internal/browsertest"
 	"langmodel/internal/jshost"
 	"langmodel/internal/replay"
+	"langmodel/wasm"
 )
 
 // moduleWasm is the module under test, built once per test binary by TestMain with the Go
@@ -61,7 +63,7 @@ func newHostB(t testing.TB, setup string, split int) *jshost.Host {
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	_, err := h.Eval(ctx, setup+`
-		const r = await lm.install({}); if (r.version !== 6) throw new Error("version " + r.version);`)
+		const r = await lm.install({}); if (r.version !== `+strconv.Itoa(wasm.ProtocolVersion)+`) throw new Error("version " + r.version);`)
 	require.NoError(t, err)
 	return h
 }
@@ -158,13 +160,13 @@ func TestModule_VersionMismatch(t *testing.T) {
 	h := faceHost(t)
 	v, err := h.Eval(t.Context(), `
 		const real = globalThis.__langmodel_channel;
-		globalThis.__langmodel_channel = { ...real, send: (m) => real.send(m.replace('"version":6', '"version":99')) };
+		globalThis.__langmodel_channel = { ...real, send: (m) => real.send(m.replace(/"version":\d+/, '"version":99')) };
 		let first;
 		try { await lm.install({}); } catch (e) { first = [e.name, e.message]; }
 		globalThis.__langmodel_channel = real;
 		return { first, second: (await lm.install({})).version };`)
 	require.NoError(t, err)
-	requireJSON(t, `{"first":["NotSupportedError","langmodel: the page speaks protocol 99 and the module 6; load the language-model.js built with this module"],"second":6}`, v)
+	requireJSON(t, fmt.Sprintf(`{"first":["NotSupportedError","langmodel: the page speaks protocol 99 and the module %[1]d; load the language-model.js built with this module"],"second":%[1]d}`, wasm.ProtocolVersion), v)
 }
 
 // TestModule_InstallBackend: install({backend}) sets the default of create(), which

@@ -34,7 +34,7 @@ const expectedInputs = [{ type: "text" }, { type: "tool-call" }, { type: "tool-r
 // BenchmarkBrowser_SnapshotRestore: in one page of headless Chromium, interleaved, the
 // page's time for create({initialPrompts}) on a 10,000-message history (snapshotHistoryJS:
 // /text without tool calls, /calls with one call and its result in every ten messages),
-// for snapshot() of that session, and for LanguageModel.restore() of the snapshot parsed
+// for session.history and snapshot() of that session, and for LanguageModel.restore() of the snapshot parsed
 // from its JSON text (as a page that stored it has it), each a median over the rounds;
 // restore-ratio is restore over create (issue 23: well under 1). docs/snapshots.md "Speed".
 //
@@ -55,6 +55,9 @@ func BenchmarkBrowser_SnapshotRestore(b *testing.B) {
 					const s = await LanguageModel.create({ initialPrompts: msgs, expectedInputs, tools, backend });
 					const create = performance.now() - t0;
 					t0 = performance.now();
+					s.history;
+					const history = performance.now() - t0;
+					t0 = performance.now();
 					const snap = s.snapshot();
 					const snapshot = performance.now() - t0;
 					s.destroy();
@@ -64,19 +67,21 @@ func BenchmarkBrowser_SnapshotRestore(b *testing.B) {
 					const restore = performance.now() - t0;
 					if (r.history.length !== 10000) throw new Error("restored " + r.history.length);
 					r.destroy();
-					return { create, snapshot, restore };
+					return { create, history, snapshot, restore };
 				};
 				for (let i = 0; i < 3; i++) await round(); // V8 tiers the code up first`, shape.calls), nil))
-			var create, snapshot, restore []float64
+			var create, history, snapshot, restore []float64
 			for b.Loop() {
-				var r struct{ Create, Snapshot, Restore float64 }
+				var r struct{ Create, History, Snapshot, Restore float64 }
 				require.NoError(b, p.Eval(b.Context(), `return round();`, &r))
 				create = append(create, r.Create)
+				history = append(history, r.History)
 				snapshot = append(snapshot, r.Snapshot)
 				restore = append(restore, r.Restore)
 			}
 			c, s, r := browsertest.Median(create), browsertest.Median(snapshot), browsertest.Median(restore)
 			b.ReportMetric(c, "create-ms")
+			b.ReportMetric(browsertest.Median(history), "history-ms")
 			b.ReportMetric(s, "snapshot-ms")
 			b.ReportMetric(r, "restore-ms")
 			b.ReportMetric(r/c, "restore-ratio")

@@ -1,0 +1,109 @@
+package wasm
+
+import (
+	"bytes"
+	"strconv"
+	"unicode/utf8"
+	"unsafe"
+
+	"langmodel/session"
+)
+
+// packHistory answers a history query the face marks packed (js/pack.js unpackHistory),
+// the reverse of unpackText: one line of JSON, the reply
+//
+//	{"type":"reply","id":0,"ok":true,"value":{"count":N,"json":[…]}}
+//
+// then a newline and the N messages packed in order. A text message (one text part:
+// system, user, assistant or an assistant's prefix) is packed as unpackText reads it: its
+// role letter (s, u, a, p), its text's length in UTF-16 code units in decimal, a colon
+// and the text as it is. Any other message is the letter j alone, and its JSON
+// (session.MarshalMessages' form) is the next of the array json, which the page parses
+// with the reply, in one JSON.parse. Compact JSON holds no newline, so the first one
+// ends the reply.
+//
+// A long history is mostly text: the texts are copied, not escaped byte by byte, and the
+// page cuts them out of one string instead of parsing them (RATIONALE.md "How does
+// create() read a long history?"). A text that is not valid UTF-8 (a backend's bytes)
+// goes as JSON, which writes U+FFFD for what cannot be read, as the JSON form does.
+func packHistory(id int64, msgs []session.Message) []byte {
+	// Each message's letter and its text's length in UTF-16 code units, letter|units<<8;
+	// 0: JSON.
+	packed := make([]uint64, len(msgs))
+	size := 96
+	for k := range msgs {
+		m := &msgs[k]
+		if letter := textLetter(m); letter != 0 {
+			if n := utf16Len(m.Parts[0].Text); n >= 0 {
+				packed[k] = uint64(letter) | uint64(n)<<8
+				size += len(m.Parts[0].Text) + 12
+				continue
+			}
+		}
+		size += 256 // about a call or a result; the buffer grows for more
+	}
+	var b bytes.Buffer
+	b.Grow(size)
+	b.WriteString(`{"type":"reply","id":` + strconv.FormatInt(id, 10) + `,"ok":true,"value":{"count":` + strconv.Itoa(len(msgs)) + `,"json":[`)
+	sep := ""
+	for k, p := range packed {
+		if p == 0 {
+			b.WriteString(sep)
+			session.WriteMessage(&b, msgs[k])
+			sep = ","
+		}
+	}
+	b.WriteString("]}}\n")
+	// The texts, appended to the buffer's slice in its room: no call for each piece (the
+	// package is built without inlining).
+	out := b.Bytes()
+	for k, p := range packed {
+		if p == 0 {
+			out = append(out, 'j')
+			continue
+		}
+		out = strconv.AppendUint(append(out, byte(p)), p>>8, 10)
+		out = append(append(out, ':'), msgs[k].Parts[0].Text...)
+	}
+	return out
+}
+
+// textLetter returns the letter a text message is packed under, or 0 if m is not one.
+// Roles are the session's constants, told apart by their first byte (tool-call and
+// tool-result are never text messages).
+func textLetter(m *session.Message) byte {
+	if len(m.Parts) != 1 || m.Parts[0].Type != session.PartText || m.Role == "" {
+		return 0
+	}
+	switch r := m.Role[0]; {
+	case r == 'a' && m.Prefix:
+		return 'p'
+	case r == 'a' || (r == 'u' || r == 's') && !m.Prefix:
+		return r
+	}
+	return 0
+}
+
+// utf16Len returns s's length in JavaScript's UTF-16 code units, or -1 if s is not valid
+// UTF-8. ASCII, the usual text, is a byte a unit: it is checked eight bytes at a time,
+// and only what follows the first byte beyond it is walked rune by rune.
+func utf16Len(s string) int {
+	i := 0
+	for p := unsafe.Pointer(unsafe.StringData(s)); i+8 <= len(s) && *(*uint64)(unsafe.Add(p, i))&0x8080808080808080 == 0; {
+		i += 8
+	}
+	n := i
+	for i < len(s) {
+		r, size := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			if r, size = utf8.DecodeRuneInString(s[i:]); size == 1 {
+				return -1 // RuneError of a byte that is not UTF-8
+			}
+		}
+		n, i = n+1, i+size
+		if r > 0xFFFF {
+			n++
+		}
+	}
+	return n
+}
