@@ -32,11 +32,14 @@ const expectedInputs = [{ type: "text" }, { type: "tool-call" }, { type: "tool-r
 `
 
 // BenchmarkBrowser_SnapshotRestore: in one page of headless Chromium, interleaved, the
-// page's time for create({initialPrompts}) on a 10,000-message history (snapshotHistoryJS:
-// /text without tool calls, /calls with one call and its result in every ten messages),
-// for session.history and snapshot() of that session, and for LanguageModel.restore() of the snapshot parsed
-// from its JSON text (as a page that stored it has it), each a median over the rounds;
-// restore-ratio is restore over create (issue 23: well under 1). docs/snapshots.md "Speed".
+// page's time for create({initialPrompts}) on a 10,000-message history as a page writes
+// it (snapshotHistoryJS: /text without tool calls, /calls with one call and its result in
+// every ten messages), for session.history and snapshot() of that session, for
+// LanguageModel.restore() of the snapshot parsed from its JSON text (as a page that stored
+// it has it), and for passed-back: create({initialPrompts}) on that session's history
+// exported and parsed back, the way a page kept a session before snapshots (issue 23),
+// each a median over the rounds. restore-ratio is restore over create,
+// restore-passed-back-ratio restore over passed-back. docs/snapshots.md "Speed".
 //
 //	go test -run '^$' -bench Browser_SnapshotRestore -benchtime 20x ./wasm/cmd/langmodel/
 func BenchmarkBrowser_SnapshotRestore(b *testing.B) {
@@ -60,6 +63,7 @@ func BenchmarkBrowser_SnapshotRestore(b *testing.B) {
 					t0 = performance.now();
 					const snap = s.snapshot();
 					const snapshot = performance.now() - t0;
+					const exported = JSON.parse(JSON.stringify(s.history));
 					s.destroy();
 					const parsed = JSON.parse(JSON.stringify(snap));
 					t0 = performance.now();
@@ -67,17 +71,22 @@ func BenchmarkBrowser_SnapshotRestore(b *testing.B) {
 					const restore = performance.now() - t0;
 					if (r.history.length !== 10000) throw new Error("restored " + r.history.length);
 					r.destroy();
-					return { create, history, snapshot, restore };
+					t0 = performance.now();
+					const back = await LanguageModel.create({ initialPrompts: exported, expectedInputs, tools, backend });
+					const passedBack = performance.now() - t0;
+					back.destroy();
+					return { create, history, snapshot, restore, passedBack };
 				};
 				for (let i = 0; i < 3; i++) await round(); // V8 tiers the code up first`, shape.calls), nil))
-			var create, history, snapshot, restore []float64
+			var create, history, snapshot, restore, passedBack []float64
 			for b.Loop() {
-				var r struct{ Create, History, Snapshot, Restore float64 }
+				var r struct{ Create, History, Snapshot, Restore, PassedBack float64 }
 				require.NoError(b, p.Eval(b.Context(), `return round();`, &r))
 				create = append(create, r.Create)
 				history = append(history, r.History)
 				snapshot = append(snapshot, r.Snapshot)
 				restore = append(restore, r.Restore)
+				passedBack = append(passedBack, r.PassedBack)
 			}
 			c, s, r := browsertest.Median(create), browsertest.Median(snapshot), browsertest.Median(restore)
 			b.ReportMetric(c, "create-ms")
@@ -85,6 +94,9 @@ func BenchmarkBrowser_SnapshotRestore(b *testing.B) {
 			b.ReportMetric(s, "snapshot-ms")
 			b.ReportMetric(r, "restore-ms")
 			b.ReportMetric(r/c, "restore-ratio")
+			pb := browsertest.Median(passedBack)
+			b.ReportMetric(pb, "passed-back-ms")
+			b.ReportMetric(r/pb, "restore-passed-back-ratio")
 			b.ReportMetric(0, "ns/op")
 		})
 	}
