@@ -116,24 +116,32 @@ func TestPort_LargeMessage(t *testing.T) {
 	require.Equal(t, float64(5), takeWithin(t, p, 1)[0]["value"])
 }
 
-// A create request's history of text messages arrives packed after the message (its
-// attachment, packed.go); what the handler cannot use that way is refused, and leaves
-// no session behind.
-func TestPort_PackedHistory(t *testing.T) {
+// attachPort connects a new Port and returns send, which sends msg with attach (a packed
+// history) and returns the one message the module answers, and query, which asks q
+// synchronously.
+func attachPort(t *testing.T) (send func(msg, attach string) map[string]any, query func(q string) string) {
 	p := NewPort()
 	t.Cleanup(p.Handler().Close)
 	p.Connect(func() {})
-	send := func(msg, attach string) map[string]any {
+	send = func(msg, attach string) map[string]any {
 		copy(p.Inbox(len(msg)+len(attach)), msg+attach)
 		p.Send(len(msg)+len(attach), len(attach))
 		got := takeWithin(t, p, 1)
 		require.Len(t, got, 1)
 		return got[0]
 	}
-	query := func(q string) string {
+	query = func(q string) string {
 		copy(p.Inbox(len(q)), q)
 		return string(p.Query(len(q)))
 	}
+	return send, query
+}
+
+// A create request's history of text messages arrives packed after the message (its
+// attachment, packed.go); what the handler cannot use that way is refused, and leaves
+// no session behind.
+func TestPort_PackedHistory(t *testing.T) {
+	send, query := attachPort(t)
 	history, units := pack(packed{'s', "Be brief."}, packed{'u', "héllo 😀"}, packed{'a', "hi"})
 	create := func(id, fields string) string {
 		return `{"type":"create","id":` + id + `,"session":1,"options":{}` + fields + `}`
@@ -167,20 +175,7 @@ func TestPort_PackedHistory(t *testing.T) {
 // error and leaves no session behind: for create() and for restore(), whose transcript
 // is the session's own.
 func TestPort_PackedHistoryAsJSON(t *testing.T) {
-	p := NewPort()
-	t.Cleanup(p.Handler().Close)
-	p.Connect(func() {})
-	send := func(msg, attach string) map[string]any {
-		copy(p.Inbox(len(msg)+len(attach)), msg+attach)
-		p.Send(len(msg)+len(attach), len(attach))
-		got := takeWithin(t, p, 1)
-		require.Len(t, got, 1)
-		return got[0]
-	}
-	query := func(q string) string {
-		copy(p.Inbox(len(q)), q)
-		return string(p.Query(len(q)))
-	}
+	send, query := attachPort(t)
 	const (
 		declared = `"options":{"expectedInputs":[{"type":"tool-call"},{"type":"tool-response"}]}`
 		call     = `{"role":"tool-call","content":[{"type":"tool-call","value":{"callID":"c1","name":"f","arguments":{}}}]}`
