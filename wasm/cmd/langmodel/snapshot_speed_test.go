@@ -31,9 +31,10 @@ const backend = { kind: "scripted", turns: [{ text: "ok" }], window: 1e9 };
 const expectedInputs = [{ type: "text" }, { type: "tool-call" }, { type: "tool-response" }];
 `
 
-// BenchmarkBrowser_SnapshotRestore: in one page of headless Chromium, interleaved, the
-// page's time for create({initialPrompts}) on a 10,000-message history as a page writes
-// it (snapshotHistoryJS: /text without tool calls, /calls with one call and its result in
+// BenchmarkBrowser_SnapshotRestore: in one page of headless Chromium (/page: the module
+// on the page; /worker: in a Worker), interleaved, the page's time for
+// create({initialPrompts}) on a 10,000-message history as a page writes it
+// (snapshotHistoryJS: /text without tool calls, /calls with one call and its result in
 // every ten messages), for session.history and snapshot() of that session, for
 // LanguageModel.restore() of the snapshot parsed from its JSON text (as a page that stored
 // it has it), and for passed-back: create({initialPrompts}) on that session's history
@@ -43,63 +44,67 @@ const expectedInputs = [{ type: "text" }, { type: "tool-call" }, { type: "tool-r
 //
 //	go test -run '^$' -bench Browser_SnapshotRestore -benchtime 20x ./wasm/cmd/langmodel/
 func BenchmarkBrowser_SnapshotRestore(b *testing.B) {
-	for _, shape := range []struct {
-		name  string
-		calls bool
-	}{{"text", false}, {"calls", true}} {
-		b.Run(shape.name, func(b *testing.B) {
-			p := browsertest.Shared(b).Open(b, serve(b, "")+"/")
-			require.NoError(b, p.Eval(b.Context(), browserPrelude+snapshotHistoryJS+fmt.Sprintf(`
-				const calls = %t;
-				globalThis.round = async () => {
-					const { LanguageModel } = lm;
-					const msgs = historyOf(10000, calls);
-					let t0 = performance.now();
-					const s = await LanguageModel.create({ initialPrompts: msgs, expectedInputs, tools, backend });
-					const create = performance.now() - t0;
-					t0 = performance.now();
-					s.history;
-					const history = performance.now() - t0;
-					t0 = performance.now();
-					const snap = s.snapshot();
-					const snapshot = performance.now() - t0;
-					const exported = JSON.parse(JSON.stringify(s.history));
-					s.destroy();
-					const parsed = JSON.parse(JSON.stringify(snap));
-					t0 = performance.now();
-					const r = await LanguageModel.restore(parsed, { tools, backend });
-					const restore = performance.now() - t0;
-					if (r.history.length !== 10000) throw new Error("restored " + r.history.length);
-					r.destroy();
-					t0 = performance.now();
-					const back = await LanguageModel.create({ initialPrompts: exported, expectedInputs, tools, backend });
-					const passedBack = performance.now() - t0;
-					back.destroy();
-					return { create, history, snapshot, restore, passedBack };
-				};
-				for (let i = 0; i < 3; i++) await round(); // V8 tiers the code up first`, shape.calls), nil))
-			var create, history, snapshot, restore, passedBack []float64
-			for b.Loop() {
-				var r struct{ Create, History, Snapshot, Restore, PassedBack float64 }
-				require.NoError(b, p.Eval(b.Context(), `return round();`, &r))
-				create = append(create, r.Create)
-				history = append(history, r.History)
-				snapshot = append(snapshot, r.Snapshot)
-				restore = append(restore, r.Restore)
-				passedBack = append(passedBack, r.PassedBack)
-			}
-			c, s, r := browsertest.Median(create), browsertest.Median(snapshot), browsertest.Median(restore)
-			b.ReportMetric(c, "create-ms")
-			b.ReportMetric(browsertest.Median(history), "history-ms")
-			b.ReportMetric(s, "snapshot-ms")
-			b.ReportMetric(r, "restore-ms")
-			b.ReportMetric(r/c, "restore-ratio")
-			pb := browsertest.Median(passedBack)
-			b.ReportMetric(pb, "passed-back-ms")
-			b.ReportMetric(r/pb, "restore-passed-back-ratio")
-			b.ReportMetric(0, "ns/op")
-		})
+	for _, m := range modes {
+		for _, shape := range []struct {
+			name  string
+			calls bool
+		}{{"text", false}, {"calls", true}} {
+			b.Run(m.name+"/"+shape.name, func(b *testing.B) { benchSnapshotRestore(b, m, shape.calls) })
+		}
 	}
+}
+
+func benchSnapshotRestore(b *testing.B, m mode, calls bool) {
+	p := browsertest.Shared(b).Open(b, serve(b, "")+"/")
+	require.NoError(b, p.Eval(b.Context(), m.prelude()+snapshotHistoryJS+fmt.Sprintf(`
+		const calls = %t;
+		globalThis.round = async () => {
+			const { LanguageModel } = lm;
+			const msgs = historyOf(10000, calls);
+			let t0 = performance.now();
+			const s = await LanguageModel.create({ initialPrompts: msgs, expectedInputs, tools, backend });
+			const create = performance.now() - t0;
+			t0 = performance.now();
+			s.history;
+			const history = performance.now() - t0;
+			t0 = performance.now();
+			const snap = s.snapshot();
+			const snapshot = performance.now() - t0;
+			const exported = JSON.parse(JSON.stringify(s.history));
+			s.destroy();
+			const parsed = JSON.parse(JSON.stringify(snap));
+			t0 = performance.now();
+			const r = await LanguageModel.restore(parsed, { tools, backend });
+			const restore = performance.now() - t0;
+			if (r.history.length !== 10000) throw new Error("restored " + r.history.length);
+			r.destroy();
+			t0 = performance.now();
+			const back = await LanguageModel.create({ initialPrompts: exported, expectedInputs, tools, backend });
+			const passedBack = performance.now() - t0;
+			back.destroy();
+			return { create, history, snapshot, restore, passedBack };
+		};
+		for (let i = 0; i < 3; i++) await round(); // V8 tiers the code up first`, calls), nil))
+	var create, history, snapshot, restore, passedBack []float64
+	for b.Loop() {
+		var r struct{ Create, History, Snapshot, Restore, PassedBack float64 }
+		require.NoError(b, p.Eval(b.Context(), `return round();`, &r))
+		create = append(create, r.Create)
+		history = append(history, r.History)
+		snapshot = append(snapshot, r.Snapshot)
+		restore = append(restore, r.Restore)
+		passedBack = append(passedBack, r.PassedBack)
+	}
+	c, s, r := browsertest.Median(create), browsertest.Median(snapshot), browsertest.Median(restore)
+	b.ReportMetric(c, "create-ms")
+	b.ReportMetric(browsertest.Median(history), "history-ms")
+	b.ReportMetric(s, "snapshot-ms")
+	b.ReportMetric(r, "restore-ms")
+	b.ReportMetric(r/c, "restore-ratio")
+	pb := browsertest.Median(passedBack)
+	b.ReportMetric(pb, "passed-back-ms")
+	b.ReportMetric(r/pb, "restore-passed-back-ratio")
+	b.ReportMetric(0, "ns/op")
 }
 
 // TestBrowser_SnapshotSize: the snapshot of a 10,000-message session (snapshotHistoryJS,
