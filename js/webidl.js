@@ -144,13 +144,24 @@ export function hasToolResponse(prompt) {
 }
 
 // textOnly reports whether msgs (converted by message) are all {role, content, prefix?}
-// with a string role and content: what a history passed back is made of. They cross as
-// they are, without wireInput's deep copy, which would copy them unchanged (and, for
-// ten thousand of them, cost as much as the engine's whole reading of them).
+// with a string role and a content that is a string or parts {type, value} of two
+// strings: what a history passed back is made of, as a page writes it or as
+// session.history exports it. They cross as they are, without wireInput's deep copy,
+// which would copy them unchanged (message and contentPart made every array and part
+// afresh, so none holds a toJSON or a cycle) and, for ten thousand of them, cost as much
+// as the engine's whole reading of them.
 function textOnly(msgs) {
   if (!Array.isArray(msgs)) return false;
   for (const m of msgs) {
-    if (m === null || typeof m !== "object" || typeof m.role !== "string" || typeof m.content !== "string") return false;
+    if (m === null || typeof m !== "object" || typeof m.role !== "string") return false;
+    const content = m.content;
+    if (typeof content !== "string") {
+      if (!Array.isArray(content)) return false;
+      for (const p of content) {
+        if (p === null || typeof p !== "object" || typeof p.type !== "string" || typeof p.value !== "string") return false;
+        for (const k in p) if (k !== "type" && k !== "value") return false;
+      }
+    }
     for (const k in m) if (k !== "role" && k !== "content" && k !== "prefix") return false;
   }
   return true;

@@ -247,9 +247,11 @@ var scenarios = []scenario{
 		];
 		const errors = [];
 		for (const m of broken) errors.push([await caught(LanguageModel.create({ initialPrompts: m })), await caught(LanguageModel.create({ initialPrompts: asParts(m) }))]);
+		// A part that says how it is sent (toJSON) is sent so, as any JSON value is.
+		const said = await LanguageModel.create({ backend: script({ text: "ok" }), initialPrompts: [{ role: "user", content: [{ type: "text", value: "as is", toJSON: () => ({ type: "text", value: "as said" }) }] }] });
 		return { same: JSON.stringify(a.history) === JSON.stringify(b.history), length: a.history.length, usage: a.contextUsage === b.contextUsage,
-			lone: a.history[5].content[0].value, emoji: a.history[4].content[0].value, prefix: a.history[201].prefix, errors };`,
-		`{"same":true,"length":202,"usage":true,"lone":"lone \ufffd half4","emoji":"a 😀 b3","prefix":true,"errors":[["TypeError","TypeError"],["SyntaxError","SyntaxError"],["SyntaxError","SyntaxError"],["TypeError","TypeError"]]}`},
+			lone: a.history[5].content[0].value, emoji: a.history[4].content[0].value, prefix: a.history[201].prefix, errors, said: said.history[0].content[0].value };`,
+		`{"same":true,"length":202,"usage":true,"lone":"lone \ufffd half4","emoji":"a 😀 b3","prefix":true,"errors":[["TypeError","TypeError"],["SyntaxError","SyntaxError"],["SyntaxError","SyntaxError"],["TypeError","TypeError"]],"said":"as said"}`},
 
 	{"a history with tool calls passed back whole", `
 		// Every history crosses packed (js/pack.js): tool messages, and any message that is
