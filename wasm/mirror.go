@@ -1,7 +1,7 @@
 package wasm
 
 import (
-	"bytes"
+	"slices"
 	"strconv"
 	"unsafe"
 
@@ -39,17 +39,21 @@ func NewMirror(h *Handler) *Mirror {
 }
 
 // Changes returns the changes since the last call, or nil when there are none: a JSON
-// array of changes, then the messages they add, each on a line of its own (after a
-// "\n"), in the draft-PR form session.history exports. Each change is one of
+// array of changes, then, after a "\n", the messages they add, packed as a history query
+// packs them (packHistory) except that a JSON message carries its JSON inline: a text
+// message is its role letter (s, u, a, p), its text's length in UTF-16 code units, a
+// colon and the text; any other message is j, its JSON's length, a colon and its JSON,
+// in the draft-PR form session.history exports. Each change is one of
 //
 //	{"session": key, "usage": n, "keep": [[from, count], …], "add": count}
 //	{"session": key, "gone": true}
 //
 // keep lists the runs of the page's copy that stay, in order (absent: none), and add how
-// many of the lines, taken in order, follow them. gone: the session was destroyed.
-// Sessions are reported in key order. The page keeps each message's text as it came
-// (js/mirror.js), so the lines spare it parsing a long history only to write each
-// message out again. It is safe from any goroutine, but its calls must not overlap.
+// many of the packed messages, taken in order, follow them. gone: the session was
+// destroyed. Sessions are reported in key order. The page keeps each message as it came
+// (js/mirror.js, pack.js splitPacked), and builds session.history from them as from a
+// packed query: a text is copied, not escaped, and not parsed on the page (RATIONALE.md).
+// It is safe from any goroutine, but its calls must not overlap.
 func (m *Mirror) Changes() []byte {
 	m.h.mu.Lock()
 	keys := make([]int64, 0, len(m.h.sessions))
@@ -76,7 +80,7 @@ func (m *Mirror) Changes() []byte {
 	m.h.mu.Unlock()
 
 	var b []byte
-	var lines bytes.Buffer
+	var lines []byte
 	for i, k := range keys {
 		now := now[i]
 		prev, had := m.sent[k]
@@ -115,14 +119,20 @@ func (m *Mirror) Changes() []byte {
 		if next < len(now.msgs) {
 			b = append(b, `,"add":`...)
 			b = strconv.AppendInt(b, int64(len(now.msgs)-next), 10)
-			session.WriteMessageLines(&lines, now.msgs[next:])
+			add := now.msgs[next:]
+			packed, size := packLetters(add)
+			lines = appendPacked(slices.Grow(lines, size), add, packed, true)
 		}
 		b = append(b, '}')
 	}
 	if b == nil {
 		return nil
 	}
-	return append(append(b, ']'), lines.Bytes()...)
+	b = append(b, ']')
+	if lines == nil {
+		return b
+	}
+	return append(append(b, '\n'), lines...)
 }
 
 // open starts the array, or separates the next change from the previous one.

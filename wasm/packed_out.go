@@ -27,10 +27,27 @@ import (
 // create() read a long history?"). A text that is not valid UTF-8 (a backend's bytes)
 // goes as JSON, which writes U+FFFD for what cannot be read, as the JSON form does.
 func packHistory(id int64, msgs []session.Message) []byte {
-	// Each message's letter and its text's length in UTF-16 code units, letter|units<<8;
-	// 0: JSON.
-	packed := make([]uint64, len(msgs))
-	size := 96
+	packed, size := packLetters(msgs)
+	var b bytes.Buffer
+	b.Grow(size + 96)
+	b.WriteString(`{"type":"reply","id":` + strconv.FormatInt(id, 10) + `,"ok":true,"value":{"count":` + strconv.Itoa(len(msgs)) + `,"json":[`)
+	sep := ""
+	for k, p := range packed {
+		if p == 0 {
+			b.WriteString(sep)
+			session.WriteMessage(&b, msgs[k])
+			sep = ","
+		}
+	}
+	b.WriteString("]}}\n")
+	return appendPacked(b.Bytes(), msgs, packed, false)
+}
+
+// packLetters returns each message's letter and its text's length in UTF-16 code units,
+// letter|units<<8, or 0 for a message that goes as JSON, and about the size of them
+// packed.
+func packLetters(msgs []session.Message) (packed []uint64, size int) {
+	packed = make([]uint64, len(msgs))
 	for k := range msgs {
 		m := &msgs[k]
 		if letter := textLetter(m); letter != 0 {
@@ -42,24 +59,26 @@ func packHistory(id int64, msgs []session.Message) []byte {
 		}
 		size += 256 // about a call or a result; the buffer grows for more
 	}
-	var b bytes.Buffer
-	b.Grow(size)
-	b.WriteString(`{"type":"reply","id":` + strconv.FormatInt(id, 10) + `,"ok":true,"value":{"count":` + strconv.Itoa(len(msgs)) + `,"json":[`)
-	sep := ""
-	for k, p := range packed {
-		if p == 0 {
-			b.WriteString(sep)
-			session.WriteMessage(&b, msgs[k])
-			sep = ","
-		}
-	}
-	b.WriteString("]}}\n")
-	// The texts, appended to the buffer's slice in its room: no call for each piece (the
-	// package is built without inlining).
-	out := b.Bytes()
+	return packed, size
+}
+
+// appendPacked appends msgs packed (packed from packLetters) to out: each text message
+// as its letter, its length, a colon and its text; a JSON message as the letter j alone
+// (packHistory: its JSON is in the reply's array) or, inline, j, its JSON's length in
+// UTF-16 code units, a colon and its JSON (Mirror.Changes). The texts are appended to
+// the slice in its room: no call for each piece (the package is built without
+// inlining).
+func appendPacked(out []byte, msgs []session.Message, packed []uint64, inline bool) []byte {
+	var j bytes.Buffer
 	for k, p := range packed {
 		if p == 0 {
 			out = append(out, 'j')
+			if inline {
+				j.Reset()
+				session.WriteMessage(&j, msgs[k])
+				out = strconv.AppendInt(out, int64(utf16Len(j.String())), 10)
+				out = append(append(out, ':'), j.Bytes()...)
+			}
 			continue
 		}
 		out = strconv.AppendUint(append(out, byte(p)), p>>8, 10)
