@@ -119,22 +119,29 @@ export function unpackHistory({ count, json }, text, at) {
 
 /**
  * splitPacked cuts, from text[at] on, the count messages of a change of worker mode's
- * copy (wasm/mirror.go Mirror.Changes, packed as packHistory packs them, but a JSON
- * message as j, its JSON's length, a colon and its JSON) and pushes each onto out: a
- * text message as it came packed (its letter, length, colon and text), a JSON message
- * as its JSON alone (it starts with "{", a letter never does). packedReply joins them
- * back into the answer unpackHistory reads. Returns where the messages end.
+ * copy (wasm.Mirror.Changes: a text message as packHistory packs it, any other as j, its
+ * JSON and a newline) and pushes each onto out: a text message as it came packed (its
+ * letter, length, colon and text), any other as its JSON alone, which starts with "{",
+ * as no letter does. packedReply joins them back into the answer unpackHistory reads.
+ * Returns where the messages end.
  * @returns {number}
  */
 export function splitPacked(text, at, count, out) {
   for (let k = 0; k < count; k++) {
     const start = at++;
+    if (text.charCodeAt(start) === 106) {
+      // j
+      const nl = text.indexOf("\n", at);
+      if (nl < 0) throw new DOMException("langmodel: the module's packed history is malformed", "OperationError");
+      out.push(text.slice(at, nl));
+      at = nl + 1;
+      continue;
+    }
     let n = 0;
     let c = text.charCodeAt(at++);
     for (; c >= 48 && c <= 57; c = text.charCodeAt(at++)) n = n * 10 + c - 48;
     if (c !== 58) throw new DOMException("langmodel: the module's packed history is malformed", "OperationError");
-    out.push(text.charCodeAt(start) === 106 ? text.slice(at, at + n) : text.slice(start, at + n)); // j: the JSON
-    at += n;
+    out.push(text.slice(start, (at += n)));
   }
   return at;
 }

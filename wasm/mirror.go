@@ -1,7 +1,7 @@
 package wasm
 
 import (
-	"slices"
+	"bytes"
 	"strconv"
 	"unsafe"
 
@@ -39,21 +39,22 @@ func NewMirror(h *Handler) *Mirror {
 }
 
 // Changes returns the changes since the last call, or nil when there are none: a JSON
-// array of changes, then, after a "\n", the messages they add, packed as a history query
-// packs them (packHistory) except that a JSON message carries its JSON inline: a text
-// message is its role letter (s, u, a, p), its text's length in UTF-16 code units, a
-// colon and the text; any other message is j, its JSON's length, a colon and its JSON,
-// in the draft-PR form session.history exports. Each change is one of
+// array of changes, then, after a "\n", the messages they add, packed (writePacked): a
+// text message as a history query packs it (packHistory), its role letter (s, u, a, p),
+// its text's length in UTF-16 code units, a colon and the text as it is (newlines too:
+// the length frames it); any other message as j, its JSON (the draft-PR form
+// session.history exports) and a "\n". Each change is one of
 //
 //	{"session": key, "usage": n, "keep": [[from, count], …], "add": count}
 //	{"session": key, "gone": true}
 //
 // keep lists the runs of the page's copy that stay, in order (absent: none), and add how
-// many of the packed messages, taken in order, follow them. gone: the session was
-// destroyed. Sessions are reported in key order. The page keeps each message as it came
-// (js/mirror.js, pack.js splitPacked), and builds session.history from them as from a
-// packed query: a text is copied, not escaped, and not parsed on the page (RATIONALE.md).
-// It is safe from any goroutine, but its calls must not overlap.
+// many of the messages, taken in order, follow them. gone: the session was destroyed.
+// Sessions are reported in key order. The page keeps each message as it came
+// (js/mirror.js, pack.js splitPacked) and builds session.history from them as from a
+// packed query: a text is copied, not escaped, and never parsed (RATIONALE.md "Why does
+// worker mode keep a copy of the history on the page?"). It is safe from any goroutine,
+// but its calls must not overlap.
 func (m *Mirror) Changes() []byte {
 	m.h.mu.Lock()
 	keys := make([]int64, 0, len(m.h.sessions))
@@ -80,7 +81,7 @@ func (m *Mirror) Changes() []byte {
 	m.h.mu.Unlock()
 
 	var b []byte
-	var lines []byte
+	var lines bytes.Buffer
 	for i, k := range keys {
 		now := now[i]
 		prev, had := m.sent[k]
@@ -119,20 +120,14 @@ func (m *Mirror) Changes() []byte {
 		if next < len(now.msgs) {
 			b = append(b, `,"add":`...)
 			b = strconv.AppendInt(b, int64(len(now.msgs)-next), 10)
-			add := now.msgs[next:]
-			packed, size := packLetters(add)
-			lines = appendPacked(slices.Grow(lines, size), add, packed, true)
+			writePacked(&lines, now.msgs[next:], nil, true)
 		}
 		b = append(b, '}')
 	}
 	if b == nil {
 		return nil
 	}
-	b = append(b, ']')
-	if lines == nil {
-		return b
-	}
-	return append(append(b, '\n'), lines...)
+	return append(append(b, ']'), lines.Bytes()...)
 }
 
 // open starts the array, or separates the next change from the previous one.

@@ -60,6 +60,14 @@ func splitPacked(t *testing.T, s string) []json.RawMessage {
 	var out []json.RawMessage
 	for s != "" {
 		letter := s[0]
+		if letter == 'j' {
+			msg, rest, ok := strings.Cut(s[1:], "\n")
+			require.True(t, ok, "a JSON message ends its line: %q", s)
+			require.True(t, json.Valid([]byte(msg)), "one JSON message: %s", msg)
+			out = append(out, json.RawMessage(msg))
+			s = rest
+			continue
+		}
 		num, rest, ok := strings.Cut(s[1:], ":")
 		require.True(t, ok, "a length and a colon after the letter: %q", s)
 		n, err := strconv.Atoi(num)
@@ -76,10 +84,6 @@ func splitPacked(t *testing.T, s string) []json.RawMessage {
 		s = rest[i:]
 		var m any
 		switch letter {
-		case 'j':
-			require.True(t, json.Valid([]byte(text)), "one JSON message: %s", text)
-			out = append(out, json.RawMessage(text))
-			continue
 		case 's', 'u', 'a':
 			m = struct {
 				Role    string `json:"role"`
@@ -243,8 +247,8 @@ func BenchmarkMirror_Changes(b *testing.B) {
 
 // TestMirror_Packed: the messages a change adds cross packed, a text message as its
 // letter, its length in UTF-16 code units and its text as it is (newlines included: the
-// lengths frame it), any other message as its JSON, and the page's copy reads them back
-// as the history query answers.
+// lengths frame it), any other message as j, its JSON and a newline, and the page's
+// copy reads them back as the history query answers.
 func TestMirror_Packed(t *testing.T) {
 	const (
 		call   = `{"role":"tool-call","content":[{"type":"tool-call","value":{"callID":"c1","name":"f","arguments":{"q":"é😀"}}}]}`
@@ -254,8 +258,8 @@ func TestMirror_Packed(t *testing.T) {
 		resultOut = `{"role":"tool-result","content":[{"type":"tool-result","value":{"callID":"c1","callId":"c1","name":"f","result":[{"type":"text","value":"ok\nno"}]}}]}`
 		image     = `{"role":"user","content":[{"type":"text","value":"a"},{"type":"image","value":{"base64":"AAAA","type":"bytes"}}]}`
 	)
-	// j is a JSON message packed: its length in UTF-16 code units (é one, 😀 two).
-	j := func(msg string) string { return "j" + strconv.Itoa(len(utf16.Encode([]rune(msg)))) + ":" + msg }
+	// j is a JSON message packed: its line.
+	j := func(msg string) string { return "j" + msg + "\n" }
 	for _, tc := range []struct {
 		name string
 		msgs string // initialPrompts
@@ -268,7 +272,7 @@ func TestMirror_Packed(t *testing.T) {
 		{"an empty text", `{"role":"system","content":""},{"role":"user","content":""}`, "s0:u0:"},
 		{"quotes and backslashes as they are", `{"role":"user","content":"say \"hi\" \\ bye"}`, `u14:say "hi" \ bye`},
 		{"an assistant's prefix last", `{"role":"user","content":"hi"},{"role":"assistant","content":"Sure","prefix":true}`, "u2:hip4:Sure"},
-		{"a call and its result as JSON, with their lengths", `{"role":"user","content":"go"},` + call + `,` + result,
+		{"a call and its result as JSON lines, a newline in a value escaped", `{"role":"user","content":"go"},` + call + `,` + result,
 			"u2:go" + j(callOut) + j(resultOut)},
 		{"text and an image as JSON", image, j(image)},
 	} {
@@ -284,5 +288,25 @@ func TestMirror_Packed(t *testing.T) {
 			apply(t, copies, changes)
 			requireMirrored(t, p, copies, 1)
 		})
+	}
+}
+
+// BenchmarkMirror_ChangesCreate: the worker's cost after create() on 10,000 text
+// messages: every message crosses to the page's new copy.
+func BenchmarkMirror_ChangesCreate(b *testing.B) {
+	p := newPage(&testing.T{})
+	var msgs strings.Builder
+	for i := range 10000 {
+		if i > 0 {
+			msgs.WriteByte(',')
+		}
+		fmt.Fprintf(&msgs, `{"role":"user","content":"message %d, with \"quotes\" and a line\nbreak"}`, i)
+	}
+	p.ok("create", `"session":1,"initialPrompts":[`+msgs.String()+`],"options":{"backend":{"kind":"scripted","window":10000000}}`)
+	b.ResetTimer()
+	for range b.N {
+		if NewMirror(p.h).Changes() == nil {
+			b.Fatal("no change reported")
+		}
 	}
 }

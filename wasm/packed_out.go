@@ -27,9 +27,20 @@ import (
 // create() read a long history?"). A text that is not valid UTF-8 (a backend's bytes)
 // goes as JSON, which writes U+FFFD for what cannot be read, as the JSON form does.
 func packHistory(id int64, msgs []session.Message) []byte {
-	packed, size := packLetters(msgs)
+	// Each message's letter and its text's length in UTF-16 code units, letter|units<<8;
+	// 0: JSON.
+	packed := make([]uint64, len(msgs))
+	size := 96
+	for k := range msgs {
+		p := packLetter(&msgs[k])
+		packed[k] = p
+		size += int(p>>8) + 12
+		if p == 0 {
+			size += 256 // about a call or a result; the buffer grows for more
+		}
+	}
 	var b bytes.Buffer
-	b.Grow(size + 96)
+	b.Grow(size)
 	b.WriteString(`{"type":"reply","id":` + strconv.FormatInt(id, 10) + `,"ok":true,"value":{"count":` + strconv.Itoa(len(msgs)) + `,"json":[`)
 	sep := ""
 	for k, p := range packed {
@@ -40,51 +51,53 @@ func packHistory(id int64, msgs []session.Message) []byte {
 		}
 	}
 	b.WriteString("]}}\n")
-	return appendPacked(b.Bytes(), msgs, packed, false)
+	writePacked(&b, msgs, packed, false)
+	return b.Bytes()
 }
 
-// packLetters returns each message's letter and its text's length in UTF-16 code units,
-// letter|units<<8, or 0 for a message that goes as JSON, and about the size of them
-// packed.
-func packLetters(msgs []session.Message) (packed []uint64, size int) {
-	packed = make([]uint64, len(msgs))
-	for k := range msgs {
-		m := &msgs[k]
-		if letter := textLetter(m); letter != 0 {
-			if n := utf16Len(m.Parts[0].Text); n >= 0 {
-				packed[k] = uint64(letter) | uint64(n)<<8
-				size += len(m.Parts[0].Text) + 12
-				continue
-			}
+// packLetter returns m's letter and its text's length in UTF-16 code units,
+// letter|units<<8, or 0 if m goes as JSON.
+func packLetter(m *session.Message) uint64 {
+	if letter := textLetter(m); letter != 0 {
+		if n := utf16Len(m.Parts[0].Text); n >= 0 {
+			return uint64(letter) | uint64(n)<<8
 		}
-		size += 256 // about a call or a result; the buffer grows for more
 	}
-	return packed, size
+	return 0
 }
 
-// appendPacked appends msgs packed (packed from packLetters) to out: each text message
-// as its letter, its length, a colon and its text; a JSON message as the letter j alone
-// (packHistory: its JSON is in the reply's array) or, inline, j, its JSON's length in
-// UTF-16 code units, a colon and its JSON (Mirror.Changes). The texts are appended to
-// the slice in its room: no call for each piece (the package is built without
-// inlining).
-func appendPacked(out []byte, msgs []session.Message, packed []uint64, inline bool) []byte {
-	var j bytes.Buffer
-	for k, p := range packed {
-		if p == 0 {
-			out = append(out, 'j')
-			if inline {
-				j.Reset()
-				session.WriteMessage(&j, msgs[k])
-				out = strconv.AppendInt(out, int64(utf16Len(j.String())), 10)
-				out = append(append(out, ':'), j.Bytes()...)
-			}
+// writePacked writes msgs packed (packed: their packLetter, or nil to work them out): a
+// text message as its letter, its length, a colon and its text; any other message as
+// the letter j alone (packHistory: its JSON is in the reply) or, inline, as j, its JSON
+// and a "\n" (Mirror.Changes: compact JSON holds none; the first message after a "\n").
+func writePacked(b *bytes.Buffer, msgs []session.Message, packed []uint64, inline bool) {
+	if inline && b.Len() == 0 {
+		b.WriteByte('\n')
+	}
+	// The texts, appended to the buffer's slice in its room: no call for each piece (the
+	// package is built without inlining).
+	out := b.AvailableBuffer()
+	for k := range msgs {
+		var p uint64
+		if packed != nil {
+			p = packed[k]
+		} else {
+			p = packLetter(&msgs[k])
+		}
+		if p != 0 {
+			out = strconv.AppendUint(append(out, byte(p)), p>>8, 10)
+			out = append(append(out, ':'), msgs[k].Parts[0].Text...)
 			continue
 		}
-		out = strconv.AppendUint(append(out, byte(p)), p>>8, 10)
-		out = append(append(out, ':'), msgs[k].Parts[0].Text...)
+		out = append(out, 'j')
+		if inline {
+			b.Write(out)
+			session.WriteMessage(b, msgs[k])
+			b.WriteByte('\n')
+			out = b.AvailableBuffer()
+		}
 	}
-	return out
+	b.Write(out)
 }
 
 // textLetter returns the letter a text message is packed under, or 0 if m is not one.
