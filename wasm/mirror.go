@@ -87,10 +87,7 @@ func (m *Mirror) Changes() []byte {
 		prev, had := m.sent[k]
 		if !now.live {
 			delete(m.sent, k)
-			b = m.open(b)
-			b = append(b, `{"session":`...)
-			b = strconv.AppendInt(b, k, 10)
-			b = append(b, `,"gone":true}`...)
+			b = append(open(b, k), `,"gone":true}`...)
 			continue
 		}
 		if had && now.usage == prev.usage && len(now.msgs) == len(prev.msgs) && unsafe.SliceData(now.msgs) == unsafe.SliceData(prev.msgs) {
@@ -98,28 +95,19 @@ func (m *Mirror) Changes() []byte {
 		}
 		m.sent[k] = now
 		runs, next := keepRuns(prev.msgs, now.msgs)
-		b = m.open(b)
-		b = append(b, `{"session":`...)
-		b = strconv.AppendInt(b, k, 10)
-		b = append(b, `,"usage":`...)
-		b = strconv.AppendInt(b, int64(now.usage), 10)
-		if len(runs) > 0 {
-			b = append(b, `,"keep":[`...)
-			for i, r := range runs {
-				if i > 0 {
-					b = append(b, ',')
-				}
-				b = append(b, '[')
-				b = strconv.AppendInt(b, int64(r[0]), 10)
-				b = append(b, ',')
-				b = strconv.AppendInt(b, int64(r[1]), 10)
-				b = append(b, ']')
+		b = appendNum(open(b, k), `,"usage":`, now.usage)
+		for i, r := range runs {
+			sep := `,[`
+			if i == 0 {
+				sep = `,"keep":[[`
 			}
+			b = append(appendNum(appendNum(b, sep, r[0]), `,`, r[1]), ']')
+		}
+		if len(runs) > 0 {
 			b = append(b, ']')
 		}
 		if next < len(now.msgs) {
-			b = append(b, `,"add":`...)
-			b = strconv.AppendInt(b, int64(len(now.msgs)-next), 10)
+			b = appendNum(b, `,"add":`, len(now.msgs)-next)
 			writePacked(&lines, now.msgs[next:], nil, true)
 		}
 		b = append(b, '}')
@@ -130,12 +118,19 @@ func (m *Mirror) Changes() []byte {
 	return append(append(b, ']'), lines.Bytes()...)
 }
 
-// open starts the array, or separates the next change from the previous one.
-func (m *Mirror) open(b []byte) []byte {
+// appendNum appends s and n in decimal to b.
+func appendNum(b []byte, s string, n int) []byte {
+	return strconv.AppendInt(append(b, s...), int64(n), 10)
+}
+
+// open starts the change of session k: it starts the array, or separates the change
+// from the previous one.
+func open(b []byte, k int64) []byte {
+	sep := `,{"session":`
 	if b == nil {
-		return append(b, '[')
+		sep = `[{"session":`
 	}
-	return append(b, ',')
+	return appendNum(b, sep, int(k))
 }
 
 // keepRuns says how the page turns its copy prev into now: the runs of prev that stay,
