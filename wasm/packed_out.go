@@ -71,8 +71,19 @@ func packLetter(m *session.Message) uint64 {
 // the letter j alone (packHistory: its JSON is in the reply) or, inline, as j, its JSON
 // and a "\n" (Mirror.Changes: compact JSON holds none; the first message after a "\n").
 func writePacked(b *bytes.Buffer, msgs []session.Message, packed []uint64, inline bool) {
-	if inline && b.Len() == 0 {
-		b.WriteByte('\n')
+	if inline {
+		// Room for the texts, grown once (packHistory grows it itself).
+		size := 1
+		for k := range msgs {
+			size += 12
+			if len(msgs[k].Parts) == 1 {
+				size += len(msgs[k].Parts[0].Text)
+			}
+		}
+		b.Grow(size)
+		if b.Len() == 0 {
+			b.WriteByte('\n')
+		}
 	}
 	// The texts, appended to the buffer's slice in its room: no call for each piece (the
 	// package is built without inlining).
