@@ -187,14 +187,13 @@ export class Channel {
   // holds the messages of history that are not text alone, the only ones that may hold
   // tool calls and results (snapshot.js scans them). The module answers packed (pack.js
   // unpackHistory): the reply's JSON, with those messages in it, a newline, the packed
-  // messages. Worker mode's copy answers JSON alone (mirror.js), which holds no newline.
+  // messages; so does worker mode's copy (mirror.js). An error is the reply alone.
   historyOf(key) {
     if (this.#dead) throw this.#dead;
     const s = this.#port.query(JSON.stringify({ type: "history", session: key, packed: true }));
     const nl = s.indexOf("\n");
     const r = JSON.parse(nl < 0 ? s : s.slice(0, nl));
     if (r.error) throw makeError(r.error);
-    if (nl < 0) return { history: r.value, json: r.value };
     return { history: unpackHistory(r.value, s, nl + 1), json: r.value.json };
   }
 

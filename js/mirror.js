@@ -8,6 +8,7 @@
 // the page?".
 
 import { assetURLs, fetchBytes } from "./load.js";
+import { packedReply, splitPacked } from "./pack.js";
 
 // startWorker starts the module in a Worker and resolves, once it is ready, to {port,
 // exited} as load() does: exited resolves if the module stops or the worker breaks.
@@ -76,7 +77,7 @@ class WorkerPort {
   #worker;
   #receive = null;
   #early = []; // messages that came before connect
-  #copies = new Map(); // session key → {usage, msgs: [JSON text of each message]}
+  #copies = new Map(); // session key → {usage, msgs: [each message packed, or its JSON (pack.js splitPacked)]}
   #pinged = 0; // pace
   #ponged = 0;
   #waiting = [];
@@ -134,14 +135,19 @@ class WorkerPort {
     if (type !== "history" && type !== "usage") return reply(undefined, { name: "TypeError", message: `cannot query "${type}"` });
     if (!c) return reply(undefined, { name: "InvalidStateError", message: `the session has been destroyed (session key ${session})` });
     if (type === "usage") return reply(`{"contextUsage":${c.usage}}`);
-    return reply(`[${c.msgs.join(",")}]`);
+    return packedReply(c.msgs);
   }
 
   // deliver applies a run's changes to the copies, then hands its messages to the
   // channel: whatever the channel then runs (a reply, execute, an event handler) sees
   // the histories as of the end of that run, as it would with the module on the page.
   deliver({ msgs, changes }) {
-    if (changes) for (const c of changes) this.#apply(c);
+    if (changes) {
+      // wasm.Mirror.Changes: a JSON array of changes, then the messages they add, packed.
+      const nl = changes.indexOf("\n");
+      let at = nl + 1;
+      for (const c of JSON.parse(nl < 0 ? changes : changes.slice(0, nl))) at = this.#apply(c, changes, at);
+    }
     if (!this.#receive) {
       this.#early.push(...msgs);
       return;
@@ -150,11 +156,12 @@ class WorkerPort {
   }
 
   // #apply applies one change (wasm.Mirror.Changes): the runs of the copy that stay,
-  // then the messages added after them.
-  #apply({ session, gone, usage, keep, add }) {
+  // then the messages added after them, cut out of added from at on. Returns where the
+  // next change's messages begin.
+  #apply({ session, gone, usage, keep, add }, added, at) {
     if (gone) {
       this.#copies.delete(session);
-      return;
+      return at;
     }
     const old = this.#copies.get(session)?.msgs ?? [];
     let msgs;
@@ -165,8 +172,9 @@ class WorkerPort {
       msgs = [];
       for (const [from, n] of keep ?? []) for (let i = from; i < from + n; i++) msgs.push(old[i]);
     }
-    if (add) for (const m of add) msgs.push(m);
+    if (add) at = splitPacked(added, at, add, msgs);
     this.#copies.set(session, { usage, msgs });
+    return at;
   }
 }
 

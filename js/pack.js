@@ -116,3 +116,51 @@ export function unpackHistory({ count, json }, text, at) {
   }
   return out;
 }
+
+/**
+ * splitPacked cuts, from text[at] on, the count messages of a change of worker mode's
+ * copy (wasm.Mirror.Changes: a text message as packHistory packs it, any other as j, its
+ * JSON and a newline) and pushes each onto out: a text message as it came packed (its
+ * letter, length, colon and text), any other as its JSON alone, which starts with "{",
+ * as no letter does. packedReply joins them back into the answer unpackHistory reads.
+ * Returns where the messages end.
+ * @returns {number}
+ */
+export function splitPacked(text, at, count, out) {
+  for (let k = 0; k < count; k++) {
+    const start = at++;
+    if (text.charCodeAt(start) === 106) {
+      // j
+      const nl = text.indexOf("\n", at);
+      if (nl < 0) throw new DOMException("langmodel: the module's packed history is malformed", "OperationError");
+      out.push(text.slice(at, nl));
+      at = nl + 1;
+      continue;
+    }
+    let n = 0;
+    let c = text.charCodeAt(at++);
+    for (; c >= 48 && c <= 57; c = text.charCodeAt(at++)) n = n * 10 + c - 48;
+    if (c !== 58) throw new DOMException("langmodel: the module's packed history is malformed", "OperationError");
+    out.push(text.slice(start, (at += n)));
+  }
+  return at;
+}
+
+/**
+ * packedReply answers a history query from msgs (splitPacked's pieces) as the module
+ * answers it packed (wasm/packed_out.go packHistory): the reply with the JSON messages
+ * in value.json, a newline, and every message packed, j for a JSON one.
+ * @returns {string}
+ */
+export function packedReply(msgs) {
+  const json = [];
+  const packed = new Array(msgs.length);
+  for (let i = 0; i < msgs.length; i++) {
+    const m = msgs[i];
+    if (m.charCodeAt(0) === 123) {
+      json.push(m);
+      packed[i] = "j";
+    } else packed[i] = m;
+  }
+  return `{"type":"reply","ok":true,"value":{"count":${msgs.length},"json":[${json.join(",")}]}}\n${packed.join("")}`;
+}

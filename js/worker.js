@@ -8,9 +8,10 @@
 //
 // From the page: {type: "start", wasm?, wasmExec?, bytes?} once, then the channel's JSON
 // strings. To the page: {progress: f}…, then {ready: true} or {failed: {name, message}};
-// then {msgs: [json…], changes: [change…] | null} per run, {pong: n} for each {ping: n}
-// (mirror.js's pace), and {exited: true} if the module ever stops. In a change, add holds each message as its own JSON text, so the
-// page keeps text and parses only what a read of session.history asks for.
+// then {msgs: [json…], changes: string | null} per run (changes as wasm.Mirror.Changes
+// wrote them: the changes, then the messages they add, packed, which the page keeps as
+// text and reads only when session.history asks), {pong: n} for each {ping: n}
+// (mirror.js's pace), and {exited: true} if the module ever stops.
 
 // Go's wasm_exec.js, imported statically: a bundler then bundles the worker as one file
 // (Vite bundles workers as a classic script by default, which admits no code splitting,
@@ -23,31 +24,15 @@ let port = null;
 let out = []; // the messages of the module's current run
 let scheduled = false;
 
-// flush posts the run's messages with the changes the run made.
+// flush posts the run's messages with the changes the run made, as wasm.Mirror wrote
+// them: the page reads them (mirror.js), and one string crosses faster than its pieces.
 function flush() {
   scheduled = false;
   const changes = port.mirror();
   if (out.length === 0 && changes == null) return;
-  const msg = { msgs: out, changes: changes == null ? null : split(changes) };
+  const msg = { msgs: out, changes };
   out = [];
   postMessage(msg);
-}
-
-// split reads wasm.Mirror's changes: a JSON array, then the messages they add, a line
-// each, which the page keeps as text (mirror.js): each change's add becomes its lines.
-function split(changes) {
-  const nl = changes.indexOf("\n");
-  if (nl < 0) return JSON.parse(changes);
-  const list = JSON.parse(changes.slice(0, nl));
-  const lines = changes.slice(nl + 1).split("\n");
-  let at = 0;
-  for (const c of list) {
-    if (!c.add) continue;
-    const n = c.add;
-    c.add = lines.slice(at, at + n);
-    at += n;
-  }
-  return list;
 }
 
 function schedule() {

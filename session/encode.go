@@ -32,17 +32,6 @@ func MarshalMessages(msgs []Message) []byte {
 	return b.Bytes()
 }
 
-// WriteMessageLines writes each of msgs as MarshalMessages would, each after a newline
-// instead of inside an array: compact JSON holds no newline, so a reader has each
-// message's text by splitting at "\n", without parsing it.
-func WriteMessageLines(b *bytes.Buffer, msgs []Message) {
-	b.Grow(sizeHint(msgs))
-	for _, m := range msgs {
-		b.WriteByte('\n')
-		m.appendJSON(b)
-	}
-}
-
 // sizeHint is about the length of msgs as JSON, texts unescaped: a long history is
 // written into one buffer grown once, not doubled a dozen times (each a copy and a
 // cleared allocation).

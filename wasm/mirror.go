@@ -39,17 +39,22 @@ func NewMirror(h *Handler) *Mirror {
 }
 
 // Changes returns the changes since the last call, or nil when there are none: a JSON
-// array of changes, then the messages they add, each on a line of its own (after a
-// "\n"), in the draft-PR form session.history exports. Each change is one of
+// array of changes, then, after a "\n", the messages they add, packed (writePacked): a
+// text message as a history query packs it (packHistory), its role letter (s, u, a, p),
+// its text's length in UTF-16 code units, a colon and the text as it is (newlines too:
+// the length frames it); any other message as j, its JSON (the draft-PR form
+// session.history exports) and a "\n". Each change is one of
 //
 //	{"session": key, "usage": n, "keep": [[from, count], …], "add": count}
 //	{"session": key, "gone": true}
 //
 // keep lists the runs of the page's copy that stay, in order (absent: none), and add how
-// many of the lines, taken in order, follow them. gone: the session was destroyed.
-// Sessions are reported in key order. The page keeps each message's text as it came
-// (js/mirror.js), so the lines spare it parsing a long history only to write each
-// message out again. It is safe from any goroutine, but its calls must not overlap.
+// many of the messages, taken in order, follow them. gone: the session was destroyed.
+// Sessions are reported in key order. The page keeps each message as it came
+// (js/mirror.js, pack.js splitPacked) and builds session.history from them as from a
+// packed query: a text is copied, not escaped, and never parsed (RATIONALE.md "Why does
+// worker mode keep a copy of the history on the page?"). It is safe from any goroutine,
+// but its calls must not overlap.
 func (m *Mirror) Changes() []byte {
 	m.h.mu.Lock()
 	keys := make([]int64, 0, len(m.h.sessions))
@@ -82,10 +87,7 @@ func (m *Mirror) Changes() []byte {
 		prev, had := m.sent[k]
 		if !now.live {
 			delete(m.sent, k)
-			b = m.open(b)
-			b = append(b, `{"session":`...)
-			b = strconv.AppendInt(b, k, 10)
-			b = append(b, `,"gone":true}`...)
+			b = append(open(b, k), `,"gone":true}`...)
 			continue
 		}
 		if had && now.usage == prev.usage && len(now.msgs) == len(prev.msgs) && unsafe.SliceData(now.msgs) == unsafe.SliceData(prev.msgs) {
@@ -93,29 +95,20 @@ func (m *Mirror) Changes() []byte {
 		}
 		m.sent[k] = now
 		runs, next := keepRuns(prev.msgs, now.msgs)
-		b = m.open(b)
-		b = append(b, `{"session":`...)
-		b = strconv.AppendInt(b, k, 10)
-		b = append(b, `,"usage":`...)
-		b = strconv.AppendInt(b, int64(now.usage), 10)
-		if len(runs) > 0 {
-			b = append(b, `,"keep":[`...)
-			for i, r := range runs {
-				if i > 0 {
-					b = append(b, ',')
-				}
-				b = append(b, '[')
-				b = strconv.AppendInt(b, int64(r[0]), 10)
-				b = append(b, ',')
-				b = strconv.AppendInt(b, int64(r[1]), 10)
-				b = append(b, ']')
+		b = appendNum(open(b, k), `,"usage":`, now.usage)
+		for i, r := range runs {
+			sep := `,[`
+			if i == 0 {
+				sep = `,"keep":[[`
 			}
+			b = append(appendNum(appendNum(b, sep, r[0]), `,`, r[1]), ']')
+		}
+		if len(runs) > 0 {
 			b = append(b, ']')
 		}
 		if next < len(now.msgs) {
-			b = append(b, `,"add":`...)
-			b = strconv.AppendInt(b, int64(len(now.msgs)-next), 10)
-			session.WriteMessageLines(&lines, now.msgs[next:])
+			b = appendNum(b, `,"add":`, len(now.msgs)-next)
+			writePacked(&lines, now.msgs[next:], nil, true)
 		}
 		b = append(b, '}')
 	}
@@ -125,12 +118,19 @@ func (m *Mirror) Changes() []byte {
 	return append(append(b, ']'), lines.Bytes()...)
 }
 
-// open starts the array, or separates the next change from the previous one.
-func (m *Mirror) open(b []byte) []byte {
+// appendNum appends s and n in decimal to b.
+func appendNum(b []byte, s string, n int) []byte {
+	return strconv.AppendInt(append(b, s...), int64(n), 10)
+}
+
+// open starts the change of session k: it starts the array, or separates the change
+// from the previous one.
+func open(b []byte, k int64) []byte {
+	sep := `,{"session":`
 	if b == nil {
-		return append(b, '[')
+		sep = `[{"session":`
 	}
-	return append(b, ',')
+	return appendNum(b, sep, int(k))
 }
 
 // keepRuns says how the page turns its copy prev into now: the runs of prev that stay,

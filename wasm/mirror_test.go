@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 )
@@ -29,13 +32,7 @@ func apply(t *testing.T, copies map[int64]*copyOf, changes []byte) {
 	}
 	list, rest, _ := bytes.Cut(changes, []byte("\n"))
 	require.NoError(t, json.Unmarshal(list, &cs), string(changes))
-	var lines []json.RawMessage
-	if len(rest) > 0 {
-		for _, l := range bytes.Split(rest, []byte("\n")) {
-			require.True(t, json.Valid(l), "a line is one message: %s", l)
-			lines = append(lines, l)
-		}
-	}
+	lines := splitPacked(t, string(rest))
 	for _, c := range cs {
 		if c.Gone {
 			delete(copies, c.Session)
@@ -53,7 +50,64 @@ func apply(t *testing.T, copies map[int64]*copyOf, changes []byte) {
 		copies[c.Session] = &copyOf{usage: c.Usage, msgs: append(msgs, lines[:c.Add]...)}
 		lines = lines[c.Add:]
 	}
-	require.Empty(t, lines, "lines that no change adds")
+	require.Empty(t, lines, "messages that no change adds")
+}
+
+// splitPacked reads the messages Changes adds as js/pack.js splitPacked does, each as
+// the JSON of the message it stands for (a text message as session.history gives it).
+func splitPacked(t *testing.T, s string) []json.RawMessage {
+	t.Helper()
+	var out []json.RawMessage
+	for s != "" {
+		letter := s[0]
+		if letter == 'j' {
+			msg, rest, ok := strings.Cut(s[1:], "\n")
+			require.True(t, ok, "a JSON message ends its line: %q", s)
+			require.True(t, json.Valid([]byte(msg)), "one JSON message: %s", msg)
+			out = append(out, json.RawMessage(msg))
+			s = rest
+			continue
+		}
+		num, rest, ok := strings.Cut(s[1:], ":")
+		require.True(t, ok, "a length and a colon after the letter: %q", s)
+		n, err := strconv.Atoi(num)
+		require.NoError(t, err, "the length: %q", s)
+		// n is in UTF-16 code units, as the page counts.
+		i := 0
+		for units := 0; units < n; {
+			r, size := utf8.DecodeRuneInString(rest[i:])
+			require.NotZero(t, size, "the text ends before its length: %q", s)
+			units += utf16.RuneLen(r)
+			i += size
+		}
+		text := rest[:i]
+		s = rest[i:]
+		var m any
+		switch letter {
+		case 's', 'u', 'a':
+			m = struct {
+				Role    string `json:"role"`
+				Content []part `json:"content"`
+			}{map[byte]string{'s': "system", 'u': "user", 'a': "assistant"}[letter], []part{{"text", text}}}
+		case 'p':
+			m = struct {
+				Role    string `json:"role"`
+				Content []part `json:"content"`
+				Prefix  bool   `json:"prefix"`
+			}{"assistant", []part{{"text", text}}, true}
+		default:
+			require.Failf(t, "an unknown letter", "%q", s)
+		}
+		raw, err := json.Marshal(m)
+		require.NoError(t, err)
+		out = append(out, raw)
+	}
+	return out
+}
+
+type part struct {
+	Type  string `json:"type"`
+	Value string `json:"value"`
 }
 
 // requireMirrored checks that the page's copies are what the synchronous query answers.
@@ -90,17 +144,17 @@ func TestMirror_Changes(t *testing.T) {
 		{"nothing yet", func() {}, ``, nil},
 		{"create", func() {
 			p.ok("create", `"session":1,"initialPrompts":[{"role":"system","content":"be brief"}],"options":{"backend":{"kind":"scripted","window":50,"turns":[{"text":"one"},{"text":"two"},{"text":"three"}]}}`)
-		}, `[{"session":1,"usage":6,"add":1}]` + "\n" + `{"role":"system","content":[{"type":"text","value":"be brief"}]}`, []int64{1}},
+		}, `[{"session":1,"usage":6,"add":1}]` + "\ns8:be brief", []int64{1}},
 		{"unchanged", func() { p.ok("hello", helloVersion) }, ``, []int64{1}},
 		{"prompt: only the new messages", func() { p.ok("prompt", `"session":1,"input":"hi"`) },
-			`[{"session":1,"usage":16,"keep":[[0,1]],"add":2}]` + "\n" + `{"role":"user","content":[{"type":"text","value":"hi"}]}` + "\n" + `{"role":"assistant","content":[{"type":"text","value":"one"}]}`, []int64{1}},
+			`[{"session":1,"usage":16,"keep":[[0,1]],"add":2}]` + "\nu2:hia3:one", []int64{1}},
 		{"a failed prompt leaves no change", func() {
 			p.fails("prompt", `"session":1,"input":"`+strings.Repeat("y", 400)+`"`, "QuotaExceededError")
 		}, ``, []int64{1}},
 		{"clone: the whole history for the new key", func() { p.ok("clone", `"session":1,"clone":2`) },
-			`[{"session":2,"usage":16,"add":3}]` + "\n" + `{"role":"system","content":[{"type":"text","value":"be brief"}]}` + "\n" + `{"role":"user","content":[{"type":"text","value":"hi"}]}` + "\n" + `{"role":"assistant","content":[{"type":"text","value":"one"}]}`, []int64{1, 2}},
+			`[{"session":2,"usage":16,"add":3}]` + "\ns8:be briefu2:hia3:one", []int64{1, 2}},
 		{"eviction: the oldest turn goes, the initial prompt and the rest stay", func() { p.ok("prompt", `"session":1,"input":"`+long+`"`) },
-			`[{"session":1,"usage":50,"keep":[[0,1],[2,1]],"add":2}]` + "\n" + `{"role":"user","content":[{"type":"text","value":"` + long + `"}]}` + "\n" + `{"role":"assistant","content":[{"type":"text","value":"two"}]}`, []int64{1, 2}},
+			`[{"session":1,"usage":50,"keep":[[0,1],[2,1]],"add":2}]` + "\nu120:" + long + "a3:two", []int64{1, 2}},
 		{"destroy", func() { p.ok("destroy", `"session":2`) }, `[{"session":2,"gone":true}]`, []int64{1}},
 	} {
 		t.Run(step.name, func(t *testing.T) {
@@ -116,9 +170,9 @@ func TestMirror_Changes(t *testing.T) {
 	}
 }
 
-// TestMirror_LinesInOrder: when several sessions changed, each change takes its own
-// messages from the lines, in the order the changes come.
-func TestMirror_LinesInOrder(t *testing.T) {
+// TestMirror_AddedInOrder: when several sessions changed, each change takes its own
+// messages from those added, in the order the changes come.
+func TestMirror_AddedInOrder(t *testing.T) {
 	p := newPage(t)
 	m := NewMirror(p.h)
 	copies := map[int64]*copyOf{}
@@ -126,7 +180,7 @@ func TestMirror_LinesInOrder(t *testing.T) {
 		p.ok("create", `"session":`+k+`,"initialPrompts":[{"role":"system","content":"session `+k+`"}],"options":{`+script(`{"text":"one `+k+`"}`)+`}`)
 	}
 	changes := m.Changes()
-	require.Equal(t, 3, bytes.Count(changes, []byte("\n")), "one line per message: %s", changes)
+	require.Equal(t, `[{"session":1,"usage":7,"add":1},{"session":2,"usage":7,"add":1},{"session":3,"usage":7,"add":1}]`+"\ns9:session 1s9:session 2s9:session 3", string(changes))
 	apply(t, copies, changes)
 	requireMirrored(t, p, copies, 1, 2, 3)
 	p.ok("prompt", `"session":3,"input":"to three"`)
@@ -150,7 +204,7 @@ func TestMirror_Rollback(t *testing.T) {
 		return len(p.logged("chunk")) > 0
 	}, 5*time.Second, time.Millisecond)
 	changes := m.Changes()
-	require.Equal(t, `[{"session":1,"usage":15,"keep":[[0,2]],"add":1}]`+"\n"+`{"role":"user","content":[{"type":"text","value":"b"}]}`, string(changes))
+	require.Equal(t, `[{"session":1,"usage":15,"keep":[[0,2]],"add":1}]`+"\nu1:b", string(changes))
 	apply(t, copies, changes)
 	requireMirrored(t, p, copies, 1)
 
@@ -163,7 +217,7 @@ func TestMirror_Rollback(t *testing.T) {
 
 	p.ok("prompt", `"session":1,"input":"c"`) // appends to a copy of the array: matched by identity
 	changes = m.Changes()
-	require.Equal(t, `[{"session":1,"usage":21,"keep":[[0,2]],"add":2}]`+"\n"+`{"role":"user","content":[{"type":"text","value":"c"}]}`+"\n"+`{"role":"assistant","content":[{"type":"text","value":"after"}]}`, string(changes))
+	require.Equal(t, `[{"session":1,"usage":21,"keep":[[0,2]],"add":2}]`+"\nu1:ca5:after", string(changes))
 	apply(t, copies, changes)
 	requireMirrored(t, p, copies, 1)
 }
@@ -186,6 +240,72 @@ func BenchmarkMirror_Changes(b *testing.B) {
 	for range b.N {
 		p.ok("append", `"session":1,"input":"more"`)
 		if m.Changes() == nil {
+			b.Fatal("no change reported")
+		}
+	}
+}
+
+// TestMirror_Packed: the messages a change adds cross packed, a text message as its
+// letter, its length in UTF-16 code units and its text as it is (newlines included: the
+// lengths frame it), any other message as j, its JSON and a newline, and the page's
+// copy reads them back as the history query answers.
+func TestMirror_Packed(t *testing.T) {
+	const (
+		call   = `{"role":"tool-call","content":[{"type":"tool-call","value":{"callID":"c1","name":"f","arguments":{"q":"é😀"}}}]}`
+		result = `{"role":"tool-result","content":[{"type":"tool-result","value":{"callID":"c1","name":"f","result":[{"type":"text","value":"ok\nno"}]}}]}`
+		// As session.history gives them.
+		callOut   = `{"role":"tool-call","content":[{"type":"tool-call","value":{"callID":"c1","callId":"c1","name":"f","arguments":{"q":"é😀"}}}]}`
+		resultOut = `{"role":"tool-result","content":[{"type":"tool-result","value":{"callID":"c1","callId":"c1","name":"f","result":[{"type":"text","value":"ok\nno"}]}}]}`
+		image     = `{"role":"user","content":[{"type":"text","value":"a"},{"type":"image","value":{"base64":"AAAA","type":"bytes"}}]}`
+	)
+	// j is a JSON message packed: its line.
+	j := func(msg string) string { return "j" + msg + "\n" }
+	for _, tc := range []struct {
+		name string
+		msgs string // initialPrompts
+		want string // what the change adds
+	}{
+		{"a text with newlines", `{"role":"user","content":"one\ntwo\n"}`, "u8:one\ntwo\n"},
+		{"a text with a line of its own that reads as a message", `{"role":"user","content":"a\nu1:b"}`, "u6:a\nu1:b"},
+		{"non-ASCII: a unit for each character", `{"role":"user","content":"héllo wörld"}`, "u11:héllo wörld"},
+		{"astral: two units for each character", `{"role":"user","content":"😀 ok 𝄞"}`, "u8:😀 ok 𝄞"},
+		{"an empty text", `{"role":"system","content":""},{"role":"user","content":""}`, "s0:u0:"},
+		{"quotes and backslashes as they are", `{"role":"user","content":"say \"hi\" \\ bye"}`, `u14:say "hi" \ bye`},
+		{"an assistant's prefix last", `{"role":"user","content":"hi"},{"role":"assistant","content":"Sure","prefix":true}`, "u2:hip4:Sure"},
+		{"a call and its result as JSON lines, a newline in a value escaped", `{"role":"user","content":"go"},` + call + `,` + result,
+			"u2:go" + j(callOut) + j(resultOut)},
+		{"text and an image as JSON", image, j(image)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newPage(t)
+			m := NewMirror(p.h)
+			copies := map[int64]*copyOf{}
+			p.ok("create", `"session":1,"initialPrompts":[`+tc.msgs+`],"options":{`+historyInputs+`,"expectedInputs":[{"type":"text"},{"type":"image"},{"type":"tool-call"},{"type":"tool-response"}],`+script(`{"text":"x"}`)+`}`)
+			changes := m.Changes()
+			_, added, ok := bytes.Cut(changes, []byte("\n"))
+			require.True(t, ok, "messages added: %s", changes)
+			require.Equal(t, tc.want, string(added))
+			apply(t, copies, changes)
+			requireMirrored(t, p, copies, 1)
+		})
+	}
+}
+
+// BenchmarkMirror_ChangesCreate: the worker's cost after create() on 10,000 text
+// messages: every message crosses to the page's new copy.
+func BenchmarkMirror_ChangesCreate(b *testing.B) {
+	p := newPage(&testing.T{})
+	var msgs strings.Builder
+	for i := range 10000 {
+		if i > 0 {
+			msgs.WriteByte(',')
+		}
+		fmt.Fprintf(&msgs, `{"role":"user","content":"message %d, with \"quotes\" and a line\nbreak"}`, i)
+	}
+	p.ok("create", `"session":1,"initialPrompts":[`+msgs.String()+`],"options":{"backend":{"kind":"scripted","window":10000000}}`)
+	b.ResetTimer()
+	for range b.N {
+		if NewMirror(p.h).Changes() == nil {
 			b.Fatal("no change reported")
 		}
 	}

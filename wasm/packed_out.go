@@ -32,15 +32,12 @@ func packHistory(id int64, msgs []session.Message) []byte {
 	packed := make([]uint64, len(msgs))
 	size := 96
 	for k := range msgs {
-		m := &msgs[k]
-		if letter := textLetter(m); letter != 0 {
-			if n := utf16Len(m.Parts[0].Text); n >= 0 {
-				packed[k] = uint64(letter) | uint64(n)<<8
-				size += len(m.Parts[0].Text) + 12
-				continue
-			}
+		p := packLetter(&msgs[k])
+		packed[k] = p
+		size += int(p>>8) + 12
+		if p == 0 {
+			size += 256 // about a call or a result; the buffer grows for more
 		}
-		size += 256 // about a call or a result; the buffer grows for more
 	}
 	var b bytes.Buffer
 	b.Grow(size)
@@ -54,18 +51,64 @@ func packHistory(id int64, msgs []session.Message) []byte {
 		}
 	}
 	b.WriteString("]}}\n")
+	writePacked(&b, msgs, packed, false)
+	return b.Bytes()
+}
+
+// packLetter returns m's letter and its text's length in UTF-16 code units,
+// letter|units<<8, or 0 if m goes as JSON.
+func packLetter(m *session.Message) uint64 {
+	if letter := textLetter(m); letter != 0 {
+		if n := utf16Len(m.Parts[0].Text); n >= 0 {
+			return uint64(letter) | uint64(n)<<8
+		}
+	}
+	return 0
+}
+
+// writePacked writes msgs packed (packed: their packLetter, or nil to work them out): a
+// text message as its letter, its length, a colon and its text; any other message as
+// the letter j alone (packHistory: its JSON is in the reply) or, inline, as j, its JSON
+// and a "\n" (Mirror.Changes: compact JSON holds none; the first message after a "\n").
+func writePacked(b *bytes.Buffer, msgs []session.Message, packed []uint64, inline bool) {
+	if inline {
+		// Room for the texts, grown once (packHistory grows it itself).
+		size := 1
+		for k := range msgs {
+			size += 12
+			if len(msgs[k].Parts) == 1 {
+				size += len(msgs[k].Parts[0].Text)
+			}
+		}
+		b.Grow(size)
+		if b.Len() == 0 {
+			b.WriteByte('\n')
+		}
+	}
 	// The texts, appended to the buffer's slice in its room: no call for each piece (the
 	// package is built without inlining).
-	out := b.Bytes()
-	for k, p := range packed {
-		if p == 0 {
-			out = append(out, 'j')
+	out := b.AvailableBuffer()
+	for k := range msgs {
+		var p uint64
+		if packed != nil {
+			p = packed[k]
+		} else {
+			p = packLetter(&msgs[k])
+		}
+		if p != 0 {
+			out = strconv.AppendUint(append(out, byte(p)), p>>8, 10)
+			out = append(append(out, ':'), msgs[k].Parts[0].Text...)
 			continue
 		}
-		out = strconv.AppendUint(append(out, byte(p)), p>>8, 10)
-		out = append(append(out, ':'), msgs[k].Parts[0].Text...)
+		out = append(out, 'j')
+		if inline {
+			b.Write(out)
+			session.WriteMessage(b, msgs[k])
+			b.WriteByte('\n')
+			out = b.AvailableBuffer()
+		}
 	}
-	return out
+	b.Write(out)
 }
 
 // textLetter returns the letter a text message is packed under, or 0 if m is not one.
