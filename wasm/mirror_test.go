@@ -225,15 +225,7 @@ func TestMirror_Rollback(t *testing.T) {
 // BenchmarkMirror_Changes: the worker's cost per module run, on a 10,000-message
 // history that grows by one turn between reports.
 func BenchmarkMirror_Changes(b *testing.B) {
-	p := newPage(&testing.T{})
-	var msgs strings.Builder
-	for i := range 10000 {
-		if i > 0 {
-			msgs.WriteByte(',')
-		}
-		fmt.Fprintf(&msgs, `{"role":"user","content":"message %d"}`, i)
-	}
-	p.ok("create", `"session":1,"initialPrompts":[`+msgs.String()+`],"options":{"backend":{"kind":"scripted","window":10000000}}`)
+	p := mirrorBenchPage(`{"role":"user","content":"message %d"}`)
 	m := NewMirror(p.h)
 	m.Changes()
 	b.ResetTimer()
@@ -294,19 +286,26 @@ func TestMirror_Packed(t *testing.T) {
 // BenchmarkMirror_ChangesCreate: the worker's cost after create() on 10,000 text
 // messages: every message crosses to the page's new copy.
 func BenchmarkMirror_ChangesCreate(b *testing.B) {
-	p := newPage(&testing.T{})
-	var msgs strings.Builder
-	for i := range 10000 {
-		if i > 0 {
-			msgs.WriteByte(',')
-		}
-		fmt.Fprintf(&msgs, `{"role":"user","content":"message %d, with \"quotes\" and a line\nbreak"}`, i)
-	}
-	p.ok("create", `"session":1,"initialPrompts":[`+msgs.String()+`],"options":{"backend":{"kind":"scripted","window":10000000}}`)
+	p := mirrorBenchPage(`{"role":"user","content":"message %d, with \"quotes\" and a line\nbreak"}`)
 	b.ResetTimer()
 	for range b.N {
 		if NewMirror(p.h).Changes() == nil {
 			b.Fatal("no change reported")
 		}
 	}
+}
+
+// mirrorBenchPage is a page with session 1 created on 10,000 messages, each msg (a
+// message's JSON) with its index for %d.
+func mirrorBenchPage(msg string) *fakePage {
+	p := newPage(&testing.T{})
+	var msgs strings.Builder
+	for i := range 10000 {
+		if i > 0 {
+			msgs.WriteByte(',')
+		}
+		fmt.Fprintf(&msgs, msg, i)
+	}
+	p.ok("create", `"session":1,"initialPrompts":[`+msgs.String()+`],"options":{"backend":{"kind":"scripted","window":10000000}}`)
+	return p
 }
