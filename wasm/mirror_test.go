@@ -272,7 +272,7 @@ func TestMirror_Packed(t *testing.T) {
 			p := newPage(t)
 			m := NewMirror(p.h)
 			copies := map[int64]*copyOf{}
-			p.ok("create", `"session":1,"initialPrompts":[`+tc.msgs+`],"options":{`+historyInputs+`,"expectedInputs":[{"type":"text"},{"type":"image"},{"type":"tool-call"},{"type":"tool-response"}],`+script(`{"text":"x"}`)+`}`)
+			p.ok("create", `"session":1,"initialPrompts":[`+tc.msgs+`],"options":{"expectedInputs":[{"type":"text"},{"type":"image"},{"type":"tool-call"},{"type":"tool-response"}],`+script(`{"text":"x"}`)+`}`)
 			changes := m.Changes()
 			_, added, ok := bytes.Cut(changes, []byte("\n"))
 			require.True(t, ok, "messages added: %s", changes)
