@@ -92,11 +92,9 @@ export function unpackHistory({ count, json }, text, at) {
       out.push(json[next++]);
       continue;
     }
-    let n = 0;
-    let c = text.charCodeAt(at++);
-    for (; c >= 48 && c <= 57; c = text.charCodeAt(at++)) n = n * 10 + c - 48;
-    if (c !== 58) throw new DOMException("langmodel: the module's packed history is malformed", "OperationError");
-    const value = text.slice(at, (at += n));
+    const end = textEnd(text, at);
+    const value = text.slice(text.indexOf(":", at) + 1, end);
+    at = end;
     switch (letter) {
       case 115: // s
         out.push({ role: "system", content: [{ type: "text", value }] });
@@ -111,10 +109,24 @@ export function unpackHistory({ count, json }, text, at) {
         out.push({ role: "assistant", content: [{ type: "text", value }], prefix: true });
         break;
       default:
-        throw new DOMException("langmodel: the module's packed history is malformed", "OperationError");
+        throw malformed();
     }
   }
   return out;
+}
+
+// textEnd reads a packed text message's length at text[at] (after its letter) and its
+// colon, and returns where its text, after the colon, ends.
+function textEnd(text, at) {
+  let n = 0;
+  let c = text.charCodeAt(at++);
+  for (; c >= 48 && c <= 57; c = text.charCodeAt(at++)) n = n * 10 + c - 48;
+  if (c !== 58) throw malformed();
+  return at + n;
+}
+
+function malformed() {
+  return new DOMException("langmodel: the module's packed history is malformed", "OperationError");
 }
 
 /**
@@ -132,16 +144,13 @@ export function splitPacked(text, at, count, out) {
     if (text.charCodeAt(start) === 106) {
       // j
       const nl = text.indexOf("\n", at);
-      if (nl < 0) throw new DOMException("langmodel: the module's packed history is malformed", "OperationError");
+      if (nl < 0) throw malformed();
       out.push(text.slice(at, nl));
       at = nl + 1;
       continue;
     }
-    let n = 0;
-    let c = text.charCodeAt(at++);
-    for (; c >= 48 && c <= 57; c = text.charCodeAt(at++)) n = n * 10 + c - 48;
-    if (c !== 58) throw new DOMException("langmodel: the module's packed history is malformed", "OperationError");
-    out.push(text.slice(start, (at += n)));
+    at = textEnd(text, at);
+    out.push(text.slice(start, at));
   }
   return at;
 }

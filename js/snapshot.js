@@ -70,18 +70,6 @@ function canonical(v) {
   return JSON.stringify(v) ?? "null";
 }
 
-// asText is a message of a snapshot's history as a page writes it: a system, user or
-// assistant message of one text part as {role, content: text}; any other as it is. The
-// engine reads both forms as the same message.
-function asText(m) {
-  if (m === null || typeof m !== "object") return m;
-  const p = m.content?.[0];
-  if (!["system", "user", "assistant"].includes(m.role) || !Array.isArray(m.content) || m.content.length !== 1 || p?.type !== "text" || typeof p.value !== "string") return m;
-  for (const k in p) if (k !== "type" && k !== "value") return m;
-  for (const k in m) if (k !== "role" && k !== "content" && k !== "prefix") return m;
-  return m.prefix === undefined ? { role: m.role, content: p.value } : { role: m.role, content: p.value, prefix: m.prefix };
-}
-
 // restoreOptions checks a snapshot against restore()'s options and returns create()'s
 // options, the create request's restore field and the history packed (pack.js) or null.
 // A snapshot that is not one is a DataError; one of a later version than this module
@@ -136,9 +124,9 @@ export function restoreOptions(snapshot, options) {
   // message that a page's initialPrompts get (webidl.js): the module wrote it, and the
   // engine checks every message it reads (docs/snapshots.md "Speed"). Only a history that
   // is no JSON (a BigInt, a cycle) crosses as create()'s initialPrompts, to be refused by
-  // name; its text messages as a page writes them, {role, content: text}.
+  // name.
   const packed = packText(history);
-  const create = { ...saved, tools: options.tools, initialPrompts: packed ? undefined : history.map(asText) };
+  const create = { ...saved, tools: options.tools, initialPrompts: packed ? undefined : history };
   delete create.toolUseConfig;
   if (saved.toolUseConfig) {
     const { approve, ...use } = saved.toolUseConfig;

@@ -31,7 +31,3 @@ func IsEmptyArray(raw json.RawMessage) bool {
 	i = jsonv.SkipSpace(raw, i+1)
 	return i < len(raw) && raw[i] == ']' && jsonv.SkipSpace(raw, i+1) == len(raw)
 }
-
-func hasLiteral(raw []byte, i int, lit string) bool {
-	return len(raw)-i >= len(lit) && string(raw[i:i+len(lit)]) == lit
-}

@@ -91,6 +91,11 @@ func (sc *scanner) lit(s string) bool {
 	return false
 }
 
+// hasLiteral reports whether raw holds lit at i.
+func hasLiteral(raw []byte, i int, lit string) bool {
+	return len(raw)-i >= len(lit) && string(raw[i:i+len(lit)]) == lit
+}
+
 // string reads a string.
 func (sc *scanner) string() (string, bool) {
 	if sc.i >= len(sc.raw) || sc.raw[sc.i] != '"' {
