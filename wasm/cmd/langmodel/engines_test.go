@@ -118,14 +118,22 @@ var tableRows = []engineRow{
 	{what: "an in-page engine (`backend: {kind: \"engine\"}`): wllama 3.13.0, a toy GGUF, a closed loop", js: `
 		const { newWllama } = await import("/wllama-harness.js");
 		const engine = await newWllama("/weather.gguf");
-		const s = await LanguageModel.create({ backend: { kind: "engine", engine }, tools: [getWeather((a) => "sunny in " + a.city)] });
-		return [await s.prompt("What is the weather in Paris?"), s.history.length];`, want: every(`["It is sunny in Paris.",4]`)},
+		try {
+			const s = await LanguageModel.create({ backend: { kind: "engine", engine }, tools: [getWeather((a) => "sunny in " + a.city)] });
+			return [await s.prompt("What is the weather in Paris?"), s.history.length];
+		} finally {
+			await engine.exit(); // its worker and memory: the rows after it run in the same page
+		}`, want: every(`["It is sunny in Paris.",4]`)},
 	{what: "an in-page engine: `responseConstraint` held by llama.cpp's grammar while decoding", js: `
 		const { newWllama } = await import("/wllama-harness.js");
 		const engine = await newWllama("/hello.gguf"); // it answers "Hello from llama.cpp." to anything
-		const s = await LanguageModel.create({ backend: { kind: "engine", engine } });
-		const answer = JSON.parse(await s.prompt("Hi", { responseConstraint: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"], additionalProperties: false } }));
-		return [Object.keys(answer), typeof answer.ok];`, want: every(`[["ok"],"boolean"]`)},
+		try {
+			const s = await LanguageModel.create({ backend: { kind: "engine", engine } });
+			const answer = JSON.parse(await s.prompt("Hi", { responseConstraint: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"], additionalProperties: false } }));
+			return [Object.keys(answer), typeof answer.ok];
+		} finally {
+			await engine.exit();
+		}`, want: every(`[["ok"],"boolean"]`)},
 }
 
 // mediaRows: each kind of image and audio value a page may pass, as it crosses.
