@@ -136,7 +136,9 @@ func TestToolPolicy(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			fn := returns(tc.result)
 			if tc.thrown != "" {
-				fn = func(loop.Context, map[string]any, func(json.RawMessage)) (any, error) { return nil, errors.New(tc.thrown) }
+				fn = func(loop.Context, map[string]any, func(json.RawMessage)) (any, error) {
+					return nil, errors.New(tc.thrown)
+				}
 			}
 			f := newFixture(t, setup{turns: rome, tools: []any{tc.tool}, funcs: map[string]toolFunc{"w": fn}, use: tc.use})
 			require.NoError(t, f.create)
