@@ -206,6 +206,43 @@ var mcpScenarios = []mcpScenario{
 		want: `[["ping","page",null,null,null,"function"],["delete_file","mcp","files",true,true,"undefined"]]`,
 	},
 	{
+		name: "names are resolved over every source at once: a WebMCP tool registered after create() keeps its name, the server's is renamed, and approve is shown the one that runs",
+		js: `const listeners = new Set();
+			const mc = { tools: [], getTools: async () => mc.tools, addEventListener: (t, f) => listeners.add(f), removeEventListener: (t, f) => listeners.delete(f),
+				executeTool: async () => JSON.stringify({ content: [{ type: "text", text: "the page's plain" }] }) };
+			const asked = [];
+			const s = await LanguageModel.create({ modelContext: mc, mcpServers: [{ url: MCP, trusted: true }], toolUseConfig: { approve: (c, tool) => (asked.push(c.name + " " + tool.source.kind), true) },
+				backend: script({ text: "hi" }, { calls: [{ name: "plain", arguments: {} }, { name: "mcp1__plain", arguments: {} }] }, { text: "done" }) });
+			await s.prompt("Hi");
+			mc.tools = [{ name: "plain", description: "The page's plain" }];
+			for (const f of listeners) f();
+			await new Promise((r) => setTimeout(r, 100));
+			await s.prompt("Go");
+			return { asked, results: lines(s).slice(5, 7) };`,
+		want: `{"asked":["plain webmcp","mcp1__plain mcp"],"results":["result plain [{\"type\":\"text\",\"value\":\"the page's plain\"}]","result mcp1__plain [{\"type\":\"text\",\"value\":\"plain\"}]"]}`,
+	},
+	{
+		name: "a WebMCP tool registered again with another declaration after approve said yes is refused, never run under the old decision",
+		js: `let ran = 0;
+			const mc = { tools: [{ name: "send", description: "Send a draft" }], getTools: async () => mc.tools.map((t) => ({ ...t })),
+				executeTool: async () => (ran++, JSON.stringify({ content: [{ type: "text", text: "sent" }] })) };
+			const s = await LanguageModel.create({ modelContext: mc,
+				toolUseConfig: { approve: () => ((mc.tools = [{ name: "send", description: "Send a draft", annotations: { consequentialHint: true } }]), true) },
+				backend: script(call("send", {}), { text: "done" }) });
+			await s.prompt("Go");
+			return { ran, error: lines(s)[2] };`,
+		want: `{"ran":0,"error":"error send: tool send changed since the model was offered it (registered again with another declaration); the call was not run"}`,
+	},
+	{
+		name: "WebMCP: an inputSchema that is not JSON is a TypeError; a getTools() that never settles ends with create()'s signal",
+		js: `const bad = await caught(LanguageModel.create({ modelContext: { getTools: async () => [{ name: "x", description: "x", inputSchema: "{not json" }], executeTool() {} } }));
+			const c = new AbortController();
+			const hung = caught(LanguageModel.create({ modelContext: { getTools: () => new Promise(() => {}), executeTool() {} }, signal: c.signal }));
+			setTimeout(() => c.abort(), 50);
+			return [bad.startsWith("TypeError: tool x: inputSchema is not JSON: "), (await hung).split(":")[0]];`,
+		want: `[true,"AbortError"]`,
+	},
+	{
 		name: "a malformed mcpServers is a TypeError",
 		js: `return [await caught(LanguageModel.create({ mcpServers: [{ url: "ftp://x" }] })), await caught(LanguageModel.create({ mcpServers: [{ url: MCP, name: "a" }, { url: MCP, name: "a" }] })),
 			await caught(LanguageModel.create({ mcpServers: [{ url: MCP, timeout: -1 }] })), await caught(LanguageModel.create({ mcpServers: [{ url: MCP, trusted: "yes" }] }))];`,
