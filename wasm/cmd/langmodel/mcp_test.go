@@ -330,12 +330,12 @@ func TestNode_MCP(t *testing.T) {
 			return m.role + ": " + (typeof v === "string" ? v : m.content[0].value);
 		});
 		const progress = [];
-		const s = await LanguageModel.create({ mcpServers: [{ url: MCP }], backend: script(
+		const s = await LanguageModel.create({ mcpServers: [{ url: MCP, trusted: true }], backend: script(
 			{ calls: [{ name: "weather", arguments: { city: "Rome" } }, { name: "forecast", arguments: { city: "Oslo" } }, { name: "slow", arguments: {} }, { name: "delete_file", arguments: { path: "/a" } }] },
 			{ text: "done" }) });
 		s.ontoolprogress = (e) => progress.push(e.detail.value.message);
 		await s.prompt("Go");
-		const approved = await LanguageModel.create({ mcpServers: [{ url: MCP }], toolUseConfig: { approve: () => true }, backend: script(call("delete_file", { path: "/b" }), { text: "deleted" }) });
+		const approved = await LanguageModel.create({ mcpServers: [{ url: MCP, trusted: true }], toolUseConfig: { approve: () => true }, backend: script(call("delete_file", { path: "/b" }), { text: "deleted" }) });
 		await approved.prompt("Delete");
 		const got = { history: lines(s), progress, approved: lines(approved)[1] };
 		s.destroy();
@@ -388,7 +388,7 @@ var chaosMCPRows = []struct {
 // the engines share, whose rest is the browser's own fetch error, or WebKit's "ended the
 // stream" taken as the same), and whether the secret shows anywhere.
 const chaosMCPJS = `
-const s = await LanguageModel.create({ mcpServers: [{ url: MCP, headers: { Authorization: "Bearer chaos-s3cret" } }],
+const s = await LanguageModel.create({ mcpServers: [{ url: MCP, headers: { Authorization: "Bearer chaos-s3cret" }, trusted: true }],
 	backend: script(call("flaky", { mode: MODE }), { text: "went on" }) });
 const events = [];
 for (const t of ["toolcall", "toolprogress", "toolresult"]) s.addEventListener(t, (e) => events.push(JSON.stringify(e.detail)));
@@ -402,7 +402,7 @@ return { answer, line: cut, roles: s.history.map((m) => m.role), leaked: (JSON.s
 // chaosMCPStallJS: a call the server never answers is given up with the prompt's abort:
 // AbortError, the history as before, and the server told.
 const chaosMCPStallJS = `
-const s = await LanguageModel.create({ mcpServers: [{ url: MCP }], backend: script(call("flaky", { mode: "stall" }), { text: "never" }) });
+const s = await LanguageModel.create({ mcpServers: [{ url: MCP, trusted: true }], backend: script(call("flaky", { mode: "stall" }), { text: "never" }) });
 const ac = new AbortController();
 const p = s.prompt("Go", { signal: ac.signal }).then(() => "resolved", (e) => e.name);
 await logged("stall");
@@ -414,7 +414,7 @@ return { result, history: s.history.length };`
 // chaosMCPTimeoutJS: a server silent past mcpServers' timeout fails the call with a tool
 // error, the server is told, and the loop goes on.
 const chaosMCPTimeoutJS = `
-const s = await LanguageModel.create({ mcpServers: [{ url: MCP, timeout: 300 }], backend: script(call("flaky", { mode: "stall" }), { text: "went on" }) });
+const s = await LanguageModel.create({ mcpServers: [{ url: MCP, timeout: 300, trusted: true }], backend: script(call("flaky", { mode: "stall" }), { text: "went on" }) });
 const answer = await s.prompt("Go");
 await logged("cancelled");
 return { answer, line: lines(s)[2] };`
