@@ -243,6 +243,42 @@ var mcpScenarios = []mcpScenario{
 		want: `[true,"AbortError"]`,
 	},
 	{
+		name: "WebMCP: aborting the prompt settles an executeTool that ignores its signal, and its toolchange listener goes",
+		js: `const listeners = new Set();
+			const mc = { getTools: async () => [{ name: "stuck", description: "Never answers" }], executeTool: () => new Promise(() => {}),
+				addEventListener: (t, f) => listeners.add(f), removeEventListener: (t, f) => listeners.delete(f) };
+			const s = await LanguageModel.create({ modelContext: mc, backend: script(call("stuck", {}), { text: "never" }) });
+			const c = new AbortController();
+			const p = caught(s.prompt("Go", { signal: c.signal }));
+			for (let i = 0; i < 100 && listeners.size < 2; i++) await new Promise((r) => setTimeout(r, 10));
+			const during = listeners.size;
+			c.abort();
+			const outcome = (await p).split(":")[0];
+			for (let i = 0; i < 100 && listeners.size > 1; i++) await new Promise((r) => setTimeout(r, 10));
+			return { outcome, during, after: listeners.size };`,
+		want: `{"outcome":"AbortError","during":2,"after":1}`,
+	},
+	{
+		name: "WebMCP: a change whose tools cannot be read keeps the session's tools, with a console warning",
+		js: `const listeners = new Set();
+			let broken = false;
+			const mc = { getTools: async () => { if (broken) throw new Error("unreadable"); return [{ name: "t", description: "A tool" }]; }, executeTool: async () => "{}",
+				addEventListener: (t, f) => listeners.add(f), removeEventListener: (t, f) => listeners.delete(f) };
+			await LanguageModel.create({ modelContext: mc, backend: script({ text: "hi" }) });
+			const warned = [];
+			const warn = console.warn;
+			console.warn = (...a) => warned.push(String(a[0]));
+			try {
+				broken = true;
+				for (const f of listeners) f();
+				for (let i = 0; i < 100 && warned.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+			} finally {
+				console.warn = warn;
+			}
+			return warned;`,
+		want: `["language-model: the WebMCP tools changed, and the session keeps the ones it had:"]`,
+	},
+	{
 		name: "a malformed mcpServers is a TypeError",
 		js: `return [await caught(LanguageModel.create({ mcpServers: [{ url: "ftp://x" }] })), await caught(LanguageModel.create({ mcpServers: [{ url: MCP, name: "a" }, { url: MCP, name: "a" }] })),
 			await caught(LanguageModel.create({ mcpServers: [{ url: MCP, timeout: -1 }] })), await caught(LanguageModel.create({ mcpServers: [{ url: MCP, trusted: "yes" }] }))];`,
