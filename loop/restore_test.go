@@ -175,7 +175,10 @@ func TestRestore_PendingCallAsksApproval(t *testing.T) {
 	}{
 		{name: "without approve it is refused", use: func(*int) loop.ToolUse { return loop.ToolUse{} }},
 		{name: "approve is asked (about both pending calls), and its no holds", asked: 2, use: func(asked *int) loop.ToolUse {
-			return loop.ToolUse{Approve: func(loop.Context, session.ToolCall, *session.Tool) (bool, string, error) { *asked++; return false, "", nil }}
+			return loop.ToolUse{Approve: func(loop.Context, session.ToolCall, *session.Tool) (bool, string, error) {
+				*asked++
+				return false, "", nil
+			}}
 		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
