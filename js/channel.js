@@ -340,8 +340,15 @@ export class Channel {
   #approve(m) {
     this.#call(m, async (ctrl) => {
       const { approve, tools } = stash.get(m.fn) ?? {};
-      // A tool the page did not declare (an MCP server's) comes described by the engine.
-      const answer = await approve(new LanguageModelToolCall(m.call), tools?.get(m.tool) ?? m.toolInfo, { signal: ctrl.signal });
+      // approve is shown the declaration that will run, as the engine holds it, with its
+      // source ({kind: "page"|"webmcp"|"mcp", name, origin}); a tool the page declared
+      // keeps its own members (execute) beside it. A server given as a path is on the
+      // page's origin.
+      const info = m.toolInfo ?? { name: m.tool, source: { kind: "page" } };
+      const { source } = info;
+      if (source.kind === "mcp" && !source.origin) source.origin = globalThis.location?.origin ?? "";
+      const tool = source.kind === "mcp" ? info : { ...tools?.get(m.tool), ...info };
+      const answer = await approve(new LanguageModelToolCall(m.call), tool, { signal: ctrl.signal });
       return typeof answer === "string" ? answer : Boolean(answer);
     });
   }

@@ -113,6 +113,9 @@ export interface ToolContext {
   progress(value: unknown): void;
 }
 
+/** Where a tool comes from, as approve is shown it: the page's tools option, its WebMCP model context, or an MCP server (its name in mcpServers, and its origin). */
+export type ToolSource = { kind: "page" } | { kind: "webmcp" } | { kind: "mcp"; name: string; origin: string };
+
 export interface Tool {
   name: string;
   /** WebMCP's top-level title; annotations.title wins when both are given. */
@@ -131,7 +134,7 @@ export interface ToolUseConfig {
   parallel?: boolean;
   onLimit?: "error" | "answer";
   /** Resolve false, or a reason string, to decline the call. The signal aborts when the prompt is aborted or the session destroyed. */
-  approve?(call: LanguageModelToolCall, tool: Tool, context: { signal: AbortSignal }): boolean | string | Promise<boolean | string>;
+  approve?(call: LanguageModelToolCall, tool: Tool & { source: ToolSource }, context: { signal: AbortSignal }): boolean | string | Promise<boolean | string>;
 }
 
 /** Whether the model may ("auto", the default), must not ("none") or must ("required", or one named tool) call tools. */
@@ -334,6 +337,12 @@ export interface MCPServer {
    * the call fails with a tool error for the model; 60000 when absent.
    */
   timeout?: number;
+  /**
+   * true when the page vouches for the server's output. By default a server's tool output
+   * (results, errors, timeouts) reaches the model framed as untrusted content, as a third
+   * party's words (annotations.untrustedContentHint: true). Any other value than a boolean is a TypeError.
+   */
+  trusted?: boolean;
 }
 
 /** A tool as a WebMCP model context's getTools() describes it. */

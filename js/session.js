@@ -132,7 +132,7 @@ export class LanguageModel extends EventTarget {
     const st = await ready();
     if (signal?.aborted) throw abortReason(signal);
     let mc, own;
-    ({ options, mc, own } = await withModelContext(options)); // js/webmcp.js: spreads options' own keys
+    ({ options, mc, own } = await withModelContext(options, signal)); // js/webmcp.js: spreads options' own keys
     options = withBackend(options, gguf ? await ggufBackend(gguf, target, signal) : backend);
     const { wire, tools, ids, expectsToolCalls, undeclaredResponses, params } = wireOptions(options, st);
     const key = nextKey++;

@@ -38,7 +38,7 @@ async function page(): Promise<void> {
   // Closed loop: prompt() is a string.
   const closed = await LanguageModel.create({
     tools: [weather],
-    toolUseConfig: { maxToolCalls: 4, onLimit: "answer", approve: (call, tool, { signal }) => !signal.aborted && call.name === tool.name },
+    toolUseConfig: { maxToolCalls: 4, onLimit: "answer", approve: (call, tool, { signal }) => !signal.aborted && call.name === tool.name && (tool.source.kind !== "mcp" || tool.source.origin === "https://tools.example.com") },
     toolChoice: "auto",
     monitor(m) {
       m.addEventListener("downloadprogress", (e) => console.log((e as ProgressEvent).loaded));

@@ -21,8 +21,15 @@ import (
 //     MCP CallToolResult as JSON text (WebMCP's executeTool does); its content parts
 //     become result parts, its isError a tool error (readCallToolResult).
 //  4. The output of a tool with untrustedContentHint is framed as data (frameUntrusted)
-//     for every backend: text parts, object parts (as their JSON text, now a text part)
-//     and an isError message; the result is marked Untrusted in the history.
+//     for every backend: text parts, object parts (as their JSON text, now a text part),
+//     an isError message and the error of a tool that threw, rejected or timed out; the
+//     result is marked Untrusted in the history. An MCP server's tools carry the hint
+//     unless the page says the server is trusted (mcpServers' trusted).
+//
+// Between 2 and the run, nothing is looked up again: the call runs the declaration it
+// was validated and approved against (session.Tool's Source, through DeclaredRunner),
+// and the runner refuses it when its source no longer offers exactly that declaration
+// (changed, gone or moved), rather than run it under a decision made about another.
 
 // needsApproval reports whether t may run only after the user said yes.
 func needsApproval(t *session.Tool) bool {
@@ -54,11 +61,15 @@ func (r *run) approval(ctx Context, c session.ToolCall, t *session.Tool) string 
 	return msg
 }
 
-// readResult turns what the runner returned for c into the call's result, by steps 3 and
-// 4 of the policy.
-func readResult(t *session.Tool, c session.ToolCall, parts []session.ResultPart) session.ToolResult {
+// readResult turns what the runner returned for c (parts, or the error it failed with:
+// a throw, a rejection, a timeout) into the call's result, by steps 3 and 4 of the
+// policy. An untrusted tool's error is framed like its output: its message is the tool's
+// (or its server's) words too.
+func readResult(t *session.Tool, c session.ToolCall, parts []session.ResultPart, err error) session.ToolResult {
 	res := session.ToolResult{CallID: c.CallID, Name: c.Name, Parts: parts}
-	if t.MCPResult && len(parts) == 1 && parts[0].Type == "text" {
+	if err != nil {
+		res = session.ErrorResult(c, err.Error())
+	} else if t.MCPResult && len(parts) == 1 && parts[0].Type == "text" {
 		res = readCallToolResult(c, parts[0].Text)
 	}
 	if h := t.Annotations.UntrustedContentHint; h != nil && *h {

@@ -162,3 +162,40 @@ func TestRestore_EmptyHistory(t *testing.T) {
 		s.Destroy()
 	}
 }
+
+// TestRestore_PendingCallAsksApproval: a snapshot's pending call to a tool that needs
+// approval is never run at the next prompt without approve saying yes (issue 28, item
+// 6): refused without approve, asked with it.
+func TestRestore_PendingCallAsksApproval(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		use   func(asked *int) loop.ToolUse
+		ran   int
+		asked int
+	}{
+		{name: "without approve it is refused", use: func(*int) loop.ToolUse { return loop.ToolUse{} }},
+		{name: "approve is asked (about both pending calls), and its no holds", asked: 2, use: func(asked *int) loop.ToolUse {
+			return loop.ToolUse{Approve: func(loop.Context, session.ToolCall, *session.Tool) (bool, string, error) {
+				*asked++
+				return false, "", nil
+			}}
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := &page{funcs: map[string]toolFunc{"weather": echo, "lookup": echo}}
+			w := decl("weather", true, weatherSchema).(map[string]any)
+			w["annotations"] = map[string]any{"destructiveHint": true}
+			tools, err := session.ParseTools(js(t, `[`+mustJSON(w)+`,`+mustJSON(decl("lookup", true, ""))+`]`), true)
+			require.NoError(t, err)
+			asked := 0
+			s, err := loop.Restore(loop.Options{Model: scripted.New(scripted.Turn{Text: "Done."}), Runner: p, Tools: tools, ToolUse: tt.use(&asked)},
+				loop.Saved{Messages: json.RawMessage(savedHistory), Initial: 1})
+			require.NoError(t, err)
+			t.Cleanup(s.Destroy)
+			_, err = s.Prompt(context.Background(), "go", loop.PromptOptions{})
+			require.NoError(t, err)
+			require.NotContains(t, p.Ran(), `weather{"city":"Paris"}`)
+			require.Equal(t, tt.asked, asked)
+		})
+	}
+}

@@ -92,18 +92,26 @@ func (r *run) runOne(ctx Context, c session.ToolCall) session.ToolResult {
 	if msg := r.approval(ctx, c, t); msg != "" {
 		return session.ErrorResult(c, msg)
 	}
+	if ctx.Err() != nil {
+		// An approval that lands as the prompt is aborted starts nothing.
+		return session.ErrorResult(c, "the prompt was aborted before the tool ran")
+	}
 	var mu sync.Mutex // progress may be reported from any goroutine
-	parts, err := s.opts.Runner.Run(ctx, c, func(p json.RawMessage) {
+	progress := func(p json.RawMessage) {
 		mu.Lock()
 		defer mu.Unlock()
 		if ctx.Err() == nil {
 			s.emit(Event{Type: EventToolProgress, Call: &c, Progress: p})
 		}
-	})
-	if err != nil {
-		return session.ErrorResult(c, err.Error())
 	}
-	return readResult(t, c, parts)
+	var parts []session.ResultPart
+	var err error
+	if d, ok := s.opts.Runner.(DeclaredRunner); ok {
+		parts, err = d.RunDeclared(ctx, c, t, progress)
+	} else {
+		parts, err = s.opts.Runner.Run(ctx, c, progress)
+	}
+	return readResult(t, c, parts, err)
 }
 
 func (s *Session) toolNames() []string {

@@ -16,6 +16,15 @@ type ToolRunner interface {
 	Run(ctx Context, call session.ToolCall, progress func(json.RawMessage)) ([]session.ResultPart, error)
 }
 
+// DeclaredRunner is a ToolRunner that runs a call by the declaration the loop checked
+// and approved it against (its Source: the route taken when the step's tools were), never
+// by looking the call's name up when it runs: the loop calls RunDeclared rather than Run
+// when the runner has it. It refuses with an error (a tool error for the model) a tool
+// whose source no longer offers exactly that declaration (loop/policy.go).
+type DeclaredRunner interface {
+	RunDeclared(ctx Context, call session.ToolCall, tool *session.Tool, progress func(json.RawMessage)) ([]session.ResultPart, error)
+}
+
 // RunnerFunc adapts a function to ToolRunner.
 type RunnerFunc func(ctx Context, call session.ToolCall, progress func(json.RawMessage)) ([]session.ResultPart, error)
 

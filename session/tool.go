@@ -20,6 +20,55 @@ type Tool struct {
 	// MCPResult says that execute returns an MCP CallToolResult as a JSON string, as
 	// WebMCP's executeTool does: the loop's tool policy reads it (loop/policy.go).
 	MCPResult bool
+	// Source is where the tool comes from and the route its calls take. It travels with
+	// the declaration, so that a call runs what was declared and approved, never what a
+	// name means by the time it runs (loop/policy.go).
+	Source Source
+}
+
+// The kinds of Source.
+const (
+	SourcePage   = "page"   // the page's tools option
+	SourceWebMCP = "webmcp" // the page's WebMCP model context
+	SourceMCP    = "mcp"    // a remote MCP server (mcpServers)
+)
+
+// Source is a tool's origin as approve sees it (kind; an MCP server's name and origin)
+// and its route, which never leaves the engine: Fn is the page's execute (its stash id)
+// for the page's and WebMCP's tools, the server's index for an MCP server's; Ref is the
+// server's own name for the tool (the declaration's may be renamed).
+type Source struct {
+	Kind   string
+	Server string // an MCP server's name (mcpServers[i].name)
+	Origin string // an MCP server's origin
+	Fn     int64
+	Ref    string
+}
+
+// Same reports whether u is the same tool as t, by everything a decision about a call is
+// made on: source and route, description, schema and annotations. The declared name may
+// differ (a rename moves no route).
+func (t *Tool) Same(u *Tool) bool {
+	if t == nil || u == nil {
+		return t == u
+	}
+	a, b := t.Annotations, u.Annotations
+	return t.Source == u.Source && t.Description == u.Description && string(t.InputSchema) == string(u.InputSchema) &&
+		t.HasExecute == u.HasExecute && t.MCPResult == u.MCPResult && a.Title == b.Title &&
+		hint(a.ReadOnlyHint) == hint(b.ReadOnlyHint) && hint(a.DestructiveHint) == hint(b.DestructiveHint) &&
+		hint(a.IdempotentHint) == hint(b.IdempotentHint) && hint(a.OpenWorldHint) == hint(b.OpenWorldHint) &&
+		hint(a.ConsequentialHint) == hint(b.ConsequentialHint) && hint(a.UntrustedContentHint) == hint(b.UntrustedContentHint)
+}
+
+// hint is a hint as three states: absent (0), false (1), true (2).
+func hint(p *bool) int {
+	switch {
+	case p == nil:
+		return 0
+	case *p:
+		return 2
+	}
+	return 1
 }
 
 // Annotations are MCP's tool annotations, with WebMCP's consequentialHint and

@@ -16,9 +16,10 @@ import (
 // MCP servers as tool sources: create({mcpServers: [{url, headers, name}]}) connects to
 // each server (loop/mcp, through the page's fetch: pageFetch) before the session exists,
 // and the servers' tools join the page's. A session and its clones share the connections
-// (mcp.Set), closed when the last of them is destroyed. The page's tools keep their
-// names; a server's tool whose name another tool of the session has is declared as
-// "<name>__<tool>" (mcp.Set).
+// (mcp.Set), closed when the last of them is destroyed. The page's tools (its own and
+// its WebMCP tools) keep their names; a server's tool whose name another tool of the
+// session has is declared as "<name>__<tool>" (mcp.Set), whenever the session's tools
+// are put together again.
 //
 // headers may hold secrets (Authorization): they go into the server's requests and
 // nowhere else; no message here echoes them.
@@ -32,9 +33,11 @@ func badServer(detail string) error {
 }
 
 // mcpServers reads the option: absent or null is none; otherwise an array of {url,
-// headers?, name?, timeout?}, url http(s):// or a path of the page's origin, names unique
-// (default "mcp1", "mcp2"…, by position), timeout the milliseconds a server may stay
-// silent in a request (mcp.DefaultTimeout when absent).
+// headers?, name?, timeout?, trusted?}, url http(s):// or a path of the page's origin,
+// names unique (default "mcp1", "mcp2"…, by position), timeout the milliseconds a server
+// may stay silent in a request (mcp.DefaultTimeout when absent), trusted true when the
+// page vouches for the server's output (by default it reaches the model framed as
+// untrusted content, as a third party's words).
 func mcpServers(raw json.RawMessage) ([]mcp.Server, error) {
 	v, err := decodeOptional(raw)
 	if err != nil || v == nil {
@@ -81,6 +84,11 @@ func mcpServers(raw json.RawMessage) ([]mcp.Server, error) {
 				s.Header[lowerASCII(k)] = str
 			}
 		}
+		if v, present := obj["trusted"]; present && v != nil {
+			if s.Trusted, ok = v.(bool); !ok {
+				return nil, badServer(at + ".trusted must be a boolean")
+			}
+		}
 		if v, present := obj["timeout"]; present && v != nil {
 			n, _ := v.(json.Number)
 			ms, err := strconv.ParseFloat(string(n), 64)
@@ -98,21 +106,24 @@ func mcpServers(raw json.RawMessage) ([]mcp.Server, error) {
 // finishes the creation in order with the page's messages (finish). The request's abort
 // stops the connecting.
 func (h *Handler) connectMCP(id int64, servers []mcp.Server, opts loop.Options, pt *pageTools, finish func(loop.Options)) {
-	own := make(map[string]bool, len(opts.Tools))
-	for _, t := range opts.Tools {
-		own[t.Name] = true
-	}
 	ctx, done := h.track(id)
 	go func() {
-		set, err := mcp.Connect(ctx, &pageFetch{h: h}, servers, own)
+		set, err := mcp.Connect(ctx, &pageFetch{h: h}, servers)
 		done()
+		var tools []session.Tool
+		if err == nil {
+			if tools, err = set.Tools(opts.Tools); err != nil {
+				set.Release(0)
+				set = nil
+			}
+		}
 		ok := h.post(inItem{fn: func() {
 			if err != nil {
 				h.replyErr(id, err)
 				return
 			}
 			pt.mcp, pt.own = set, opts.Tools
-			opts.Tools = append(opts.Tools[:len(opts.Tools):len(opts.Tools)], set.Tools()...)
+			opts.Tools = tools
 			finish(opts)
 		}})
 		if !ok && set != nil {
@@ -121,18 +132,20 @@ func (h *Handler) connectMCP(id int64, servers []mcp.Server, opts loop.Options, 
 	}()
 }
 
-// followMCP keeps the session's tools the page's and the servers' as the servers' change.
+// followMCP keeps the session's tools the page's and the servers' as the servers' change,
+// named over them all again (mcp.Set's rule).
 func (e *entry) followMCP() {
 	pt := e.tools
 	if pt == nil || pt.mcp == nil {
 		return
 	}
 	s := e.s
-	pt.mcp.Follow(e.key, func(tools []session.Tool) {
+	pt.mcp.Follow(e.key, func() {
 		pt.fnsMu.Lock()
 		own := pt.own
 		pt.fnsMu.Unlock()
-		s.SetTools(append(own[:len(own):len(own)], tools...))
+		tools, _ := pt.mcp.Tools(own) // a tool whose name is taken is left out
+		s.SetTools(tools)
 	})
 }
 
@@ -143,13 +156,20 @@ func (e *entry) release() {
 	}
 }
 
-// toolInfo is a tool's declaration for the page's approve: {name, description,
-// inputSchema, annotations}.
+// toolInfo is the declaration that will run, for the page's approve: {name, description,
+// inputSchema, annotations, source}, source {kind: "page"|"webmcp"|"mcp", name, origin}
+// (an MCP server's name and origin; the face fills in the page's origin for a server
+// given as a path).
 func toolInfo(t *session.Tool) json.RawMessage {
 	b := jsonv.AppendString(append([]byte(nil), `{"name":`...), t.Name)
 	b = jsonv.AppendString(append(b, `,"description":`...), t.Description)
 	b = append(append(b, `,"inputSchema":`...), t.InputSchema...)
 	b = append(b, `,"annotations":`...)
 	a, _ := t.Annotations.MarshalJSON() // cannot fail
-	return append(append(b, a...), '}')
+	b = jsonv.AppendString(append(append(b, a...), `,"source":{"kind":`...), t.Source.Kind)
+	if t.Source.Kind == session.SourceMCP {
+		b = jsonv.AppendString(append(b, `,"name":`...), t.Source.Server)
+		b = jsonv.AppendString(append(b, `,"origin":`...), t.Source.Origin)
+	}
+	return append(b, "}}"...)
 }

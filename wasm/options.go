@@ -65,6 +65,7 @@ func (h *Handler) sessionOptions(key int64, o CreateOptions) (loop.Options, *pag
 		return loop.Options{}, nil, err
 	}
 	pt := &pageTools{h: h, key: key, fns: executeIDs(toolsJSON), approveFn: approveFn}
+	sourced(tools, pt.fns)
 	opts := loop.Options{
 		Model:        model,
 		Tools:        tools,
@@ -332,6 +333,19 @@ func executeIDs(tools any) map[string]int64 {
 		}
 	}
 	return ids
+}
+
+// sourced sets the Source of the page's tools: WebMCP's (the face marks them mcpResult:
+// their execute is executeTool's) or the page's own, and the execute each call runs
+// (fns: name → stash id), fixed with the declaration (session.Source).
+func sourced(tools []session.Tool, fns map[string]int64) {
+	for i := range tools {
+		kind := session.SourcePage
+		if tools[i].MCPResult {
+			kind = session.SourceWebMCP
+		}
+		tools[i].Source = session.Source{Kind: kind, Fn: fns[tools[i].Name]}
+	}
 }
 
 // decodeOptional decodes a free-form option; absent or null is nil.

@@ -142,16 +142,27 @@ type pageTools struct {
 	own       []session.Tool // the page's tools, beside the servers' (fnsMu)
 }
 
-// Run implements loop.ToolRunner: it asks the page to call the tool's execute.
+// Run implements loop.ToolRunner for a call that comes without its declaration: the
+// execute the page stored under its name now.
 func (p *pageTools) Run(ctx loop.Context, call session.ToolCall, progress func(json.RawMessage)) ([]session.ResultPart, error) {
-	if p.mcp != nil && p.mcp.Has(call.Name) {
-		return p.mcp.Run(ctx, call, progress)
+	p.fnsMu.Lock()
+	fn := p.fns[call.Name]
+	p.fnsMu.Unlock()
+	return p.RunDeclared(ctx, call, &session.Tool{Name: call.Name, Source: session.Source{Kind: session.SourcePage, Fn: fn}}, progress)
+}
+
+// RunDeclared implements loop.DeclaredRunner: the call goes where its declaration's
+// route says (an MCP server, or the execute the page gave with that declaration), never
+// where its name leads by now.
+func (p *pageTools) RunDeclared(ctx loop.Context, call session.ToolCall, tool *session.Tool, progress func(json.RawMessage)) ([]session.ResultPart, error) {
+	if tool.Source.Kind == session.SourceMCP {
+		if p.mcp == nil {
+			return nil, errors.New("tool " + call.Name + " has no MCP server")
+		}
+		return p.mcp.RunDeclared(ctx, call, tool, progress)
 	}
 	ret, err := p.h.callPage(ctx, "tool", func(id int64) marshaler {
-		p.fnsMu.Lock()
-		fn := p.fns[call.Name]
-		p.fnsMu.Unlock()
-		return &PageCall{Type: TypeToolExecute, ID: id, Session: p.key, Fn: fn, Call: mustCall(call)}
+		return &PageCall{Type: TypeToolExecute, ID: id, Session: p.key, Fn: tool.Source.Fn, Call: mustCall(call)}
 	}, progress)
 	if err != nil {
 		return nil, err
@@ -162,14 +173,11 @@ func (p *pageTools) Run(ctx loop.Context, call session.ToolCall, progress func(j
 	return resultParts(ret.Value)
 }
 
-// approve implements loop.Approver through the page's toolUseConfig.approve.
+// approve implements loop.Approver through the page's toolUseConfig.approve, which is
+// shown the declaration that will run (toolInfo), its source with it.
 func (p *pageTools) approve(ctx loop.Context, call session.ToolCall, tool *session.Tool) (bool, string, error) {
 	ret, err := p.h.callPage(ctx, "tool", func(id int64) marshaler {
-		pc := &PageCall{Type: TypeToolApprove, ID: id, Session: p.key, Fn: p.approveFn, Call: mustCall(call), Tool: tool.Name}
-		if p.mcp != nil && p.mcp.Has(tool.Name) { // not among the page's tools: the face is told what it is
-			pc.ToolInfo = toolInfo(tool)
-		}
-		return pc
+		return &PageCall{Type: TypeToolApprove, ID: id, Session: p.key, Fn: p.approveFn, Call: mustCall(call), Tool: tool.Name, ToolInfo: toolInfo(tool)}
 	}, nil)
 	if err != nil {
 		return false, "", err

@@ -338,8 +338,8 @@ type PageCall struct {
 	Call    json.RawMessage `json:"call,omitempty"`
 	Tool    string          `json:"tool,omitempty"`
 	Request json.RawMessage `json:"request,omitempty"`
-	// ToolInfo is a tool-approve's tool when the page did not declare it (an MCP
-	// server's): {name, description, inputSchema, annotations}.
+	// ToolInfo is a tool-approve's tool, the declaration that will run: {name,
+	// description, inputSchema, annotations, source} (toolInfo).
 	ToolInfo json.RawMessage `json:"toolInfo,omitempty"`
 }
 

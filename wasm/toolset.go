@@ -5,6 +5,9 @@ import "langmodel/session"
 // setTools handles a tools message: the session's tools change from its next model
 // step on (loop/toolset.go), and calls to the new ones run the execute the page stored
 // for them. A set that session.ParseTools refuses, or one for no session, is dropped.
+// The MCP servers' tools are named against the new set (mcp.Set's rule): a WebMCP tool
+// registered after create() keeps its name, and a server's tool of the same name is
+// renamed.
 func (h *Handler) setTools(raw *message) {
 	var m ToolsMessage
 	if !h.decodeRequest(raw, 0, TypeTools, &m) {
@@ -25,6 +28,7 @@ func (h *Handler) setTools(raw *message) {
 	// Tools removed keep their execute: a call of the step under way still reaches it
 	// (and the face answers that the tool is no longer available).
 	fns := executeIDs(v)
+	sourced(tools, fns)
 	e.tools.fnsMu.Lock()
 	for name, id := range e.tools.fns {
 		if _, ok := fns[name]; !ok {
@@ -34,8 +38,8 @@ func (h *Handler) setTools(raw *message) {
 	e.tools.fns = fns
 	e.tools.own = tools
 	e.tools.fnsMu.Unlock()
-	if e.tools.mcp != nil { // the servers' tools stay (mcp.go)
-		tools = append(tools, e.tools.mcp.Tools()...)
+	if e.tools.mcp != nil { // the servers' tools stay (mcp.go), named against the new set
+		tools, _ = e.tools.mcp.Tools(tools)
 	}
 	e.s.SetTools(tools)
 }

@@ -61,6 +61,7 @@ type Server struct {
 	Name    string
 	Header  map[string]string // lower-case names
 	Timeout time.Duration     // how long the server may stay silent in a request; 0: DefaultTimeout
+	Trusted bool              // the page trusts its output: not framed as untrusted content (loop/policy.go)
 }
 
 // client is the connection to one server.

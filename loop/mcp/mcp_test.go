@@ -59,14 +59,10 @@ type closer struct {
 
 func (c closer) Close() error { c.f(); return c.ReadCloser.Close() }
 
-func connect(t *testing.T, srv *mcptest.Server, own ...string) (*Set, *goTransport) {
+func connect(t *testing.T, srv *mcptest.Server) (*Set, *goTransport) {
 	t.Helper()
-	names := map[string]bool{}
-	for _, n := range own {
-		names[n] = true
-	}
 	tr := &goTransport{}
-	s, err := Connect(loop.Background(), tr, []Server{{URL: srv.URL, Name: "srv"}}, names)
+	s, err := Connect(loop.Background(), tr, []Server{{URL: srv.URL, Name: "srv"}})
 	require.NoError(t, err)
 	t.Cleanup(func() { s.Release(0) })
 	return s, tr
@@ -74,7 +70,8 @@ func connect(t *testing.T, srv *mcptest.Server, own ...string) (*Set, *goTranspo
 
 func toolNames(s *Set) []string {
 	var out []string
-	for _, t := range s.Tools() {
+	tools, _ := s.Tools(nil)
+	for _, t := range tools {
 		out = append(out, t.Name)
 	}
 	return out
@@ -83,12 +80,25 @@ func toolNames(s *Set) []string {
 func run(t *testing.T, s *Set, name, args string) (string, []string) {
 	t.Helper()
 	var progress []string
-	parts, err := s.Run(loop.Background(), session.ToolCall{CallID: "c1", Name: name, Arguments: json.RawMessage(args)}, func(p json.RawMessage) { progress = append(progress, string(p)) })
+	parts, err := s.RunDeclared(loop.Background(), session.ToolCall{CallID: "c1", Name: name, Arguments: json.RawMessage(args)}, declared(t, s, nil, name), func(p json.RawMessage) { progress = append(progress, string(p)) })
 	if err != nil {
 		return "error: " + err.Error(), progress
 	}
 	require.Len(t, parts, 1)
 	return parts[0].Text, progress
+}
+
+// declared is the declaration of tool name among the set's and own, as a step takes it.
+func declared(t *testing.T, s *Set, own []session.Tool, name string) *session.Tool {
+	t.Helper()
+	tools, _ := s.Tools(own)
+	for i := range tools {
+		if tools[i].Name == name {
+			return &tools[i]
+		}
+	}
+	t.Fatalf("no tool %s", name)
+	return nil
 }
 
 func TestConnect_ListsEveryPage(t *testing.T) {
@@ -97,11 +107,14 @@ func TestConnect_ListsEveryPage(t *testing.T) {
 		t.Cleanup(srv.Close)
 		s, tr := connect(t, srv)
 		require.Equal(t, []string{"add_news", "crash", "delete_file", "forecast", "hang", "plain", "slow", "weather"}, toolNames(s))
-		w := s.Tools()[7]
+		tools, err := s.Tools(nil)
+		require.NoError(t, err)
+		w := tools[7]
 		require.Equal(t, "Weather", w.Annotations.Title)
 		require.True(t, *w.Annotations.ReadOnlyHint)
 		require.True(t, w.MCPResult && w.HasExecute)
-		require.True(t, *s.Tools()[2].Annotations.DestructiveHint)
+		require.True(t, *tools[2].Annotations.DestructiveHint)
+		require.Equal(t, session.Source{Kind: "mcp", Server: "srv", Origin: srv.Base, Fn: 0, Ref: "weather"}, w.Source)
 		// Every request after initialize carries the session and the protocol revision.
 		last := tr.sent[len(tr.sent)-1]
 		require.NotEmpty(t, last.Header["mcp-session-id"])
@@ -157,13 +170,7 @@ func TestRun_ListChangedBeforeTheNextStep(t *testing.T) {
 	t.Cleanup(srv.Close)
 	s, _ := connect(t, srv)
 	var got [][]string
-	s.Follow(1, func(tools []session.Tool) {
-		var names []string
-		for _, t := range tools {
-			names = append(names, t.Name)
-		}
-		got = append(got, names)
-	})
+	s.Follow(1, func() { got = append(got, toolNames(s)) })
 	out, _ := run(t, s, "add_news", `{}`)
 	require.JSONEq(t, `{"content":[{"type":"text","text":"added"}]}`, out)
 	require.Contains(t, toolNames(s), "news")
@@ -179,7 +186,7 @@ func TestRun_AbortSendsCancelled(t *testing.T) {
 	ctx, cancel := loop.WithCancel(loop.Background())
 	done := make(chan error)
 	go func() {
-		_, err := s.Run(ctx, session.ToolCall{CallID: "c", Name: "hang", Arguments: json.RawMessage(`{}`)}, nil)
+		_, err := s.RunDeclared(ctx, session.ToolCall{CallID: "c", Name: "hang", Arguments: json.RawMessage(`{}`)}, declared(t, s, nil, "hang"), nil)
 		done <- err
 	}()
 	require.Eventually(t, func() bool { return len(srv.Log()) > 0 }, 10e9, 1e6) // started
@@ -212,7 +219,7 @@ func TestConnect_Failures(t *testing.T) {
 	}
 	for _, row := range rows {
 		t.Run(row.name, func(t *testing.T) {
-			_, err := Connect(loop.Background(), &goTransport{}, []Server{row.server}, nil)
+			_, err := Connect(loop.Background(), &goTransport{}, []Server{row.server})
 			require.Error(t, err)
 			require.Equal(t, row.kind, session.KindOf(err))
 			require.Contains(t, err.Error(), row.msg)
@@ -220,7 +227,7 @@ func TestConnect_Failures(t *testing.T) {
 		})
 	}
 	t.Run("the right credential connects, and the end of the set deletes the MCP session", func(t *testing.T) {
-		s, err := Connect(loop.Background(), &goTransport{}, []Server{{URL: srv.URL, Name: "a", Header: map[string]string{"authorization": "Bearer s3cret-token"}}}, nil)
+		s, err := Connect(loop.Background(), &goTransport{}, []Server{{URL: srv.URL, Name: "a", Header: map[string]string{"authorization": "Bearer s3cret-token"}}})
 		require.NoError(t, err)
 		s.Retain()
 		s.Release(1)
@@ -236,7 +243,7 @@ func TestConnect_VersionNegotiationFails(t *testing.T) {
 		w.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2024-11-05","capabilities":{},"serverInfo":{"name":"old","version":"1"}}}`))
 	}))
 	t.Cleanup(srv.Close)
-	_, err := Connect(loop.Background(), &goTransport{}, []Server{{URL: srv.URL, Name: "old"}}, nil)
+	_, err := Connect(loop.Background(), &goTransport{}, []Server{{URL: srv.URL, Name: "old"}})
 	require.Error(t, err)
 	require.Equal(t, session.KindNotSupported, session.KindOf(err))
 	require.Equal(t, `MCP server: `+srv.URL+` answered protocol version "2024-11-05", and this module speaks "2025-11-25", "2025-06-18", "2025-03-26"`, err.Error())
@@ -247,49 +254,62 @@ func TestConnect_Names(t *testing.T) {
 	b := mcptest.Start(mcptest.Options{})
 	t.Cleanup(a.Close)
 	t.Cleanup(b.Close)
-	s, err := Connect(loop.Background(), &goTransport{}, []Server{{URL: a.URL, Name: "a"}, {URL: b.URL, Name: "b"}}, map[string]bool{"weather": true})
+	s, err := Connect(loop.Background(), &goTransport{}, []Server{{URL: a.URL, Name: "a"}, {URL: b.URL, Name: "b"}})
 	require.NoError(t, err)
 	t.Cleanup(func() { s.Release(0) })
-	names := toolNames(s)
+	own, err := session.ParseTools([]any{map[string]any{"name": "weather", "description": "the page's", "hasExecute": true}}, false)
+	require.NoError(t, err)
+	tools, err := s.Tools(own)
+	require.NoError(t, err)
+	var names []string
+	for _, t := range tools {
+		names = append(names, t.Name)
+	}
+	require.Equal(t, "weather", names[0], "the page's tools keep their names")
 	require.Contains(t, names, "a__weather", "a name the page's tools have, and another server's")
 	require.Contains(t, names, "b__plain")
-	require.NotContains(t, names, "weather")
-	out, _ := run(t, s, "b__weather", `{"city":"Rome"}`)
-	require.Contains(t, out, "Sunny in Rome")
+	require.NotContains(t, names[1:], "weather")
+	parts, err := s.RunDeclared(loop.Background(), session.ToolCall{CallID: "c", Name: "b__weather", Arguments: json.RawMessage(`{"city":"Rome"}`)}, declared(t, s, own, "b__weather"), nil)
+	require.NoError(t, err)
+	require.Contains(t, parts[0].Text, "Sunny in Rome")
 }
 
 // A server's tool becomes a declaration the session takes: its own title and MCP's
-// annotations, never WebMCP's consequentialHint or untrustedContentHint (the page's to
-// give), a description however little the server said.
+// annotations, never WebMCP's consequentialHint (the page's to give), untrustedContentHint
+// unless the page trusts the server, a description however little the server said.
 func TestDeclaration_AsTheSessionTakesIt(t *testing.T) {
 	yes := true
 	for _, tc := range []struct {
-		name string
-		tool string
-		want session.Tool
+		name    string
+		tool    string
+		trusted bool
+		want    session.Tool
 	}{
 		{"MCP's annotations and title are kept",
-			`{"name":"w","title":"Weather","description":"the weather","annotations":{"readOnlyHint":true,"openWorldHint":true},"inputSchema":{"type":"object"}}`,
-			session.Tool{Name: "as", Description: "the weather", Annotations: session.Annotations{Title: "Weather", ReadOnlyHint: &yes, OpenWorldHint: &yes}}},
-		{"WebMCP's hints from a server are dropped",
-			`{"name":"w","description":"d","annotations":{"untrustedContentHint":false,"consequentialHint":true,"destructiveHint":true},"inputSchema":{"type":"object"}}`,
-			session.Tool{Name: "as", Description: "d", Annotations: session.Annotations{DestructiveHint: &yes}}},
+			`{"name":"w","title":"Weather","description":"the weather","annotations":{"readOnlyHint":true,"openWorldHint":true},"inputSchema":{"type":"object"}}`, true,
+			session.Tool{Name: "w", Description: "the weather", Annotations: session.Annotations{Title: "Weather", ReadOnlyHint: &yes, OpenWorldHint: &yes}}},
+		{"WebMCP's hints from a trusted server are dropped",
+			`{"name":"w","description":"d","annotations":{"untrustedContentHint":false,"consequentialHint":true,"destructiveHint":true},"inputSchema":{"type":"object"}}`, true,
+			session.Tool{Name: "w", Description: "d", Annotations: session.Annotations{DestructiveHint: &yes}}},
+		{"a server's output is untrusted unless the page trusts it, whatever the server says",
+			`{"name":"w","description":"d","annotations":{"untrustedContentHint":false},"inputSchema":{"type":"object"}}`, false,
+			session.Tool{Name: "w", Description: "d", Annotations: session.Annotations{UntrustedContentHint: &yes}}},
 		{"annotations that are not an object are ignored",
-			`{"name":"w","description":"d","annotations":"loud","inputSchema":{"type":"object"}}`,
-			session.Tool{Name: "as", Description: "d"}},
+			`{"name":"w","description":"d","annotations":"loud","inputSchema":{"type":"object"}}`, true,
+			session.Tool{Name: "w", Description: "d"}},
 		{"without a description, the annotations' title describes it",
-			`{"name":"w","annotations":{"title":"Weather"},"inputSchema":{"type":"object"}}`,
-			session.Tool{Name: "as", Description: "Weather", Annotations: session.Annotations{Title: "Weather"}}},
+			`{"name":"w","annotations":{"title":"Weather"},"inputSchema":{"type":"object"}}`, true,
+			session.Tool{Name: "w", Description: "Weather", Annotations: session.Annotations{Title: "Weather"}}},
 		{"without a description or title, its name does",
-			`{"name":"w","inputSchema":{"type":"object"}}`,
-			session.Tool{Name: "as", Description: "as"}},
+			`{"name":"w","inputSchema":{"type":"object"}}`, true,
+			session.Tool{Name: "w", Description: "w"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var v map[string]any
 			d := json.NewDecoder(strings.NewReader(tc.tool))
 			d.UseNumber()
 			require.NoError(t, d.Decode(&v))
-			tools, err := session.ParseTools([]any{declaration(v, "as")}, false)
+			tools, err := session.ParseTools([]any{declaration(v, tc.trusted)}, false)
 			require.NoError(t, err)
 			got := tools[0]
 			require.True(t, got.HasExecute && got.MCPResult)

@@ -3,6 +3,7 @@ package mcp
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 	"sync"
 
 	"langmodel/internal/jsonv"
@@ -11,38 +12,42 @@ import (
 )
 
 // Set is the MCP servers of one session and its clones: their connections, and their
-// tools as the session declares them. It is shared by the session and its clones
+// tools as each server listed them last. It is shared by the session and its clones
 // (Retain) and closed when the last lets go (Release).
 //
-// Names: a server's tool keeps its own name, unless another tool of the session has that
-// name (one of the page's tools, or another server's): then it is declared as
-// "<server name>__<tool name>", for every server that has it. The page's own tools are
-// never renamed. Calls go back to the server under the tool's own name.
+// Names (Tools): the page's tools and its WebMCP tools keep their names; a server's tool
+// keeps its own, unless another tool of the session has it (one of the page's, one of its
+// WebMCP tools, or another server's): then it is declared "<server name>__<tool name>",
+// for every server that has it. Names are resolved whenever the session's tools are put
+// together (at create(), when a server re-lists, when WebMCP's tools change), over every
+// source at once, in the order page, WebMCP, servers by position. A server's tool whose
+// name is still taken after that is a TypeError at create(), and left out afterwards.
+//
+// Routes: each declaration carries its route (session.Tool's Source: the server and the
+// server's own name for the tool), so a call goes where its declaration says, whatever
+// the names mean by the time it runs; RunDeclared refuses it when the server no longer
+// lists exactly that declaration (loop/policy.go).
 type Set struct {
 	clients []*client
-	own     map[string]bool // the page's tool names at create()
-
-	refreshMu sync.Mutex // held while the tools are listed again
+	life    loop.Context // ends when the set closes: refreshes stop
+	stop    loop.CancelFunc
 
 	mu     sync.Mutex
-	tools  []session.Tool
-	routes map[string]route // declared name → server and its name for the tool
-	dirty  []bool           // a server said its tools changed since they were listed
+	listed [][]session.Tool // per server: its tools under their own names, Source set
+	busy   []chan struct{}  // per server: closed when its refresh under way ends; nil when none
+	again  []bool           // per server: it said its tools changed during that refresh
 	refs   int
-	change map[int64]func([]session.Tool) // per session key: SetTools with the page's tools
-}
-
-type route struct {
-	c    *client
-	name string
+	change map[int64]func() // per session key: told when a server's tools changed
 }
 
 // Connect connects to every server (initialize, then tools/list) and returns the set.
-// own are the names of the page's tools. A server that cannot be reached is a
-// NetworkError naming its URL; a protocol revision the client does not speak,
-// NotSupportedError; a tool whose declaration the session cannot take, TypeError.
-func Connect(ctx loop.Context, t Transport, servers []Server, own map[string]bool) (*Set, error) {
-	s := &Set{own: own, refs: 1, change: make(map[int64]func([]session.Tool)), dirty: make([]bool, len(servers))}
+// A server that cannot be reached is a NetworkError naming its URL; a protocol revision
+// the client does not speak, NotSupportedError; a tool whose declaration the session
+// cannot take, TypeError.
+func Connect(ctx loop.Context, t Transport, servers []Server) (*Set, error) {
+	n := len(servers)
+	s := &Set{refs: 1, change: make(map[int64]func()), listed: make([][]session.Tool, n), busy: make([]chan struct{}, n), again: make([]bool, n)}
+	s.life, s.stop = loop.WithCancel(loop.Background())
 	for i, srv := range servers {
 		c := &client{t: t, srv: srv, set: s, index: i}
 		s.clients = append(s.clients, c)
@@ -51,34 +56,121 @@ func Connect(ctx loop.Context, t Transport, servers []Server, own map[string]boo
 			return nil, err
 		}
 	}
-	err := s.list(ctx)
-	if err != nil {
-		s.close()
-		return nil, err
+	for i := range s.clients {
+		tools, err := s.list(ctx, i)
+		if err != nil {
+			s.close()
+			return nil, err
+		}
+		s.listed[i] = tools
 	}
 	return s, nil
 }
 
-// changed marks server i's tools changed (notifications/tools/list_changed) and lists
-// them again on a goroutine of its own.
+// changed marks server i's tools changed (notifications/tools/list_changed): it is
+// listed again, alone, by one goroutine at a time; changes announced while that listing
+// is under way make one more listing after it, however many they are.
 func (s *Set) changed(i int) {
 	s.mu.Lock()
-	s.dirty[i] = true
-	s.mu.Unlock()
-	go s.refresh(loop.Background())
+	defer s.mu.Unlock()
+	if s.busy[i] != nil {
+		s.again[i] = true
+		return
+	}
+	s.busy[i] = make(chan struct{})
+	go s.refresh(i)
 }
 
-// list lists every server's tools and declares them.
-func (s *Set) list(ctx loop.Context) error {
-	lists := make([][]any, len(s.clients))
-	for i, c := range s.clients {
-		l, err := c.list(ctx)
-		if err != nil {
-			return err
+// refresh lists server i's tools until no change is pending, and tells the sessions
+// after each listing. A listing that fails leaves the server's tools as they were.
+func (s *Set) refresh(i int) {
+	for {
+		tools, err := s.list(s.life, i)
+		s.mu.Lock()
+		if err == nil {
+			s.listed[i] = tools
 		}
-		lists[i] = l
+		done := s.busy[i]
+		s.busy[i] = nil
+		if s.again[i] && s.life.Err() == nil {
+			s.again[i] = false
+			s.busy[i] = make(chan struct{})
+		}
+		fns := make([]func(), 0, len(s.change))
+		for _, f := range s.change {
+			fns = append(fns, f)
+		}
+		more := s.busy[i] != nil
+		s.mu.Unlock()
+		if err == nil {
+			for _, f := range fns {
+				f()
+			}
+		}
+		close(done)
+		if !more {
+			return
+		}
 	}
-	return s.declare(lists)
+}
+
+// settle waits, until ctx ends, for server i's refresh under way and the one pending
+// after it, if any: a change the server announced during a call is then in place before
+// the loop's next model step. It waits for no more than those two, however many
+// changes a server announces.
+func (s *Set) settle(ctx loop.Context, i int) {
+	for n := 0; n < 2; n++ {
+		s.mu.Lock()
+		ch := s.busy[i]
+		s.mu.Unlock()
+		if ch == nil {
+			return
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// list lists server i's tools and reads them as declarations under their own names.
+func (s *Set) list(ctx loop.Context, i int) ([]session.Tool, error) {
+	c := s.clients[i]
+	l, err := c.list(ctx)
+	if err != nil {
+		return nil, err
+	}
+	decls := make([]any, 0, len(l))
+	for _, raw := range l {
+		obj, _ := raw.(map[string]any)
+		if obj == nil {
+			obj = map[string]any{} // refused by ParseTools: no name
+		}
+		decls = append(decls, declaration(obj, c.srv.Trusted))
+	}
+	tools, err := session.ParseTools(decls, false)
+	if err != nil {
+		return nil, &session.Error{Kind: session.KindOf(err), Rule: session.ErrBadTool, Msg: "MCP server " + c.srv.URL + ": " + err.Error()}
+	}
+	src := session.Source{Kind: session.SourceMCP, Server: c.srv.Name, Origin: origin(c.srv.URL), Fn: int64(i)}
+	for j := range tools {
+		tools[j].Source = src
+		tools[j].Source.Ref = tools[j].Name
+	}
+	return tools, nil
+}
+
+// origin is the scheme and host of url; "" for a path on the page's own origin.
+func origin(url string) string {
+	i := strings.Index(url, "://")
+	if i < 0 {
+		return ""
+	}
+	if j := strings.IndexAny(url[i+3:], "/?#"); j >= 0 {
+		return url[:i+3+j]
+	}
+	return url
 }
 
 // list runs tools/list, page after page (nextCursor).
@@ -108,58 +200,24 @@ func (c *client) list(ctx loop.Context) ([]any, error) {
 	}
 }
 
-// declare turns the servers' tool lists into the session's declarations and routes.
-func (s *Set) declare(lists [][]any) error {
-	count := make(map[string]int)
-	for _, l := range lists {
-		for _, raw := range l {
-			obj, _ := raw.(map[string]any)
-			name, _ := obj["name"].(string)
-			count[name]++
-		}
-	}
-	var decls []any
-	routes := make(map[string]route)
-	for i, l := range lists {
-		c := s.clients[i]
-		for _, raw := range l {
-			obj, _ := raw.(map[string]any)
-			name, _ := obj["name"].(string)
-			as := name
-			if s.own[name] || count[name] > 1 {
-				as = c.srv.Name + "__" + name
-			}
-			if _, dup := routes[as]; dup || s.own[as] {
-				return &session.Error{Kind: session.KindType, Rule: session.ErrBadTool,
-					Msg: session.ErrBadTool.Error() + ": MCP server " + c.srv.URL + ": tool " + strconv.Quote(name) + " is declared twice under the name " + strconv.Quote(as)}
-			}
-			routes[as] = route{c: c, name: name}
-			decls = append(decls, declaration(obj, as))
-		}
-	}
-	tools, err := session.ParseTools(decls, false)
-	if err != nil {
-		return err
-	}
-	s.mu.Lock()
-	s.tools, s.routes = tools, routes
-	s.mu.Unlock()
-	return nil
-}
-
 // declaration is a server's tool t as create()'s tools take one, made of t itself (a
 // tools/list entry decoded for this listing alone; session.ParseTools reads none of the
-// other fields MCP gives a tool): named as, run by the engine, its result an MCP
-// CallToolResult, its title, annotations and inputSchema as the server gave them but
-// for WebMCP's consequentialHint and untrustedContentHint, which are the page's to give,
-// and a description (the title or the name when it has none).
-func declaration(t map[string]any, as string) map[string]any {
+// other fields MCP gives a tool): run by the engine, its result an MCP CallToolResult,
+// its title, annotations and inputSchema as the server gave them but for WebMCP's
+// consequentialHint, which is the page's to give, and untrustedContentHint, which is true
+// unless the page said the server is trusted (its output is a third party's words), and
+// a description (the title or the name when it has none).
+func declaration(t map[string]any, trusted bool) map[string]any {
 	a, _ := t["annotations"].(map[string]any)
 	if a == nil {
-		delete(t, "annotations") // a server's malformed annotations are ignored
+		a = map[string]any{} // a server's malformed annotations are ignored
 	}
 	delete(a, "consequentialHint")
 	delete(a, "untrustedContentHint")
+	if !trusted {
+		a["untrustedContentHint"] = true
+	}
+	t["annotations"] = a
 	title, _ := t["title"].(string)
 	if title == "" {
 		title, _ = a["title"].(string)
@@ -169,54 +227,101 @@ func declaration(t map[string]any, as string) map[string]any {
 		desc = title
 	}
 	if desc == "" {
-		desc = as
+		desc, _ = t["name"].(string)
 	}
-	t["name"], t["description"], t["hasExecute"], t["mcpResult"] = as, desc, true, true
+	t["description"], t["hasExecute"], t["mcpResult"] = desc, true, true
 	return t
 }
 
-// Tools returns the servers' tools as the session declares them now.
-func (s *Set) Tools() []session.Tool {
+// Tools returns the session's tools: own (the page's and its WebMCP tools, in that
+// order) then the servers' as they listed them last, named by the rule of Set. A server's
+// tool whose name is still taken after renaming is left out, and err says so (create()
+// fails with it; a later change goes on without the tool).
+func (s *Set) Tools(own []session.Tool) (tools []session.Tool, err error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.tools
-}
-
-// Has reports whether name is one of the servers' tools.
-func (s *Set) Has(name string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	_, ok := s.routes[name]
-	return ok
-}
-
-// Run implements loop.ToolRunner for the servers' tools: tools/call with a progress
-// token, whose notifications/progress become progress. The result is the server's
-// CallToolResult as one text part (the loop reads it: loop/policy.go). A server that
-// failed, answered malformed JSON-RPC or too much, or a JSON-RPC error, is an error, which
-// the loop gives the model as a tool error. When the server said during the call that its
-// tools changed, they are listed again before Run returns, and the sessions get them from
-// their next model step on.
-func (s *Set) Run(ctx loop.Context, call session.ToolCall, progress func(json.RawMessage)) ([]session.ResultPart, error) {
-	s.mu.Lock()
-	r, ok := s.routes[call.Name]
+	listed := s.listed
 	s.mu.Unlock()
-	if !ok {
-		return nil, &session.Error{Kind: session.KindOperation, Rule: ErrServer, Msg: "MCP server: tool " + call.Name + " is no longer offered by its MCP server"}
+	count := make(map[string]int)
+	taken := make(map[string]bool, len(own))
+	for _, t := range own {
+		count[t.Name]++
+		taken[t.Name] = true
+	}
+	for _, l := range listed {
+		for _, t := range l {
+			count[t.Name]++
+		}
+	}
+	tools = append(tools, own...)
+	for i, l := range listed {
+		for _, t := range l {
+			if count[t.Name] > 1 {
+				t.Name = s.clients[i].srv.Name + "__" + t.Name
+			}
+			if taken[t.Name] || count[t.Name] > 0 && t.Name != t.Source.Ref {
+				if err == nil {
+					err = &session.Error{Kind: session.KindType, Rule: session.ErrBadTool,
+						Msg: session.ErrBadTool.Error() + ": MCP server " + s.clients[i].srv.URL + ": tool " + strconv.Quote(t.Source.Ref) + " is declared twice under the name " + strconv.Quote(t.Name)}
+				}
+				continue
+			}
+			taken[t.Name] = true
+			tools = append(tools, t)
+		}
+	}
+	return tools, err
+}
+
+// Run implements loop.ToolRunner for a call that comes without its declaration: it is
+// refused, since a name alone says nothing of what was approved.
+func (s *Set) Run(_ loop.Context, call session.ToolCall, _ func(json.RawMessage)) ([]session.ResultPart, error) {
+	return nil, &session.Error{Kind: session.KindOperation, Rule: ErrServer, Msg: "MCP server: tool " + call.Name + " was called without its declaration; the call was not run"}
+}
+
+// RunDeclared implements loop.DeclaredRunner for the servers' tools: tools/call to the
+// server and under the name the declaration's route says, with a progress token, whose
+// notifications/progress become progress. Before the call goes out, the server must
+// still list exactly that declaration: one it no longer offers, or offers changed (its
+// annotations, schema or description), is refused, never run under a decision made about
+// another. The result is the server's CallToolResult as one text part (the loop reads
+// it: loop/policy.go). A server that failed, answered malformed JSON-RPC or too much, or
+// a JSON-RPC error, is an error, which the loop gives the model as a tool error. When the
+// server said during the call that its tools changed, they are listed again before
+// RunDeclared returns, and the sessions get them from their next model step on.
+func (s *Set) RunDeclared(ctx loop.Context, call session.ToolCall, tool *session.Tool, progress func(json.RawMessage)) ([]session.ResultPart, error) {
+	src := tool.Source
+	i := int(src.Fn)
+	if src.Kind != session.SourceMCP || i < 0 || i >= len(s.clients) {
+		return s.Run(ctx, call, progress)
+	}
+	c := s.clients[i]
+	var now *session.Tool
+	s.mu.Lock()
+	for j, t := range s.listed[i] {
+		if t.Name == src.Ref {
+			now = &s.listed[i][j]
+		}
+	}
+	s.mu.Unlock()
+	switch {
+	case now == nil:
+		return nil, c.fail(session.KindOperation, "no longer offers tool "+strconv.Quote(src.Ref)+" (called as "+call.Name+"); the call was not run")
+	case !now.Same(tool):
+		return nil, c.fail(session.KindOperation, "changed tool "+strconv.Quote(src.Ref)+" (called as "+call.Name+") since it was offered; the call was not run")
 	}
 	args := []byte(call.Arguments)
 	if len(args) == 0 {
 		args = []byte("{}")
 	}
-	params := jsonv.AppendString(append([]byte(nil), `{"name":`...), r.name)
+	params := jsonv.AppendString(append([]byte(nil), `{"name":`...), src.Ref)
 	params = append(append(params, `,"arguments":`...), args...)
-	res, err := r.c.callWithProgress(ctx, params, progress)
-	s.refresh(ctx)
+	res, err := c.callWithProgress(ctx, params, progress)
+	s.settle(ctx, i)
 	if err != nil {
 		return nil, err
 	}
 	b, _ := jsonv.Marshal(res)
-	return []session.ResultPart{{Type: "text", Text: r.c.redact(string(b))}}, nil
+	return []session.ResultPart{{Type: "text", Text: c.redact(string(b))}}, nil
 }
 
 // callWithProgress is tools/call, its progress token the request's own id.
@@ -227,44 +332,9 @@ func (c *client) callWithProgress(ctx loop.Context, params []byte, progress func
 	return c.callID(ctx, id, "tools/call", params, progress)
 }
 
-// refresh lists the tools of every server that said they changed, and gives the sessions
-// the new set.
-// A call's Run waits for a refresh under way (refreshMu), so that a change the server
-// announced during the call is in place before the loop's next model step.
-func (s *Set) refresh(ctx loop.Context) {
-	s.refreshMu.Lock()
-	defer s.refreshMu.Unlock()
-	s.mu.Lock()
-	changed := false
-	for _, d := range s.dirty {
-		changed = changed || d
-	}
-	if !changed {
-		s.mu.Unlock()
-		return
-	}
-	for i := range s.dirty {
-		s.dirty[i] = false
-	}
-	s.mu.Unlock()
-	if s.list(ctx) != nil {
-		return // the session keeps the tools it has
-	}
-	s.mu.Lock()
-	fns := make([]func([]session.Tool), 0, len(s.change))
-	for _, f := range s.change {
-		fns = append(fns, f)
-	}
-	tools := s.tools
-	s.mu.Unlock()
-	for _, f := range fns {
-		f(tools)
-	}
-}
-
-// Follow calls f with the servers' new tools whenever they change, for the session key,
-// until Unfollow.
-func (s *Set) Follow(key int64, f func([]session.Tool)) {
+// Follow calls f whenever a server's tools changed (Tools has them), for the session
+// key, until Release.
+func (s *Set) Follow(key int64, f func()) {
 	s.mu.Lock()
 	s.change[key] = f
 	s.mu.Unlock()
@@ -291,6 +361,7 @@ func (s *Set) Release(key int64) {
 }
 
 func (s *Set) close() {
+	s.stop()
 	for _, c := range s.clients {
 		c.close()
 	}
