@@ -178,14 +178,14 @@ test-types:
 	$(TSC) $(CHROME_TYPES) js/types-check-globals.ts js/types-check-chrome.ts
 
 ## size: the module must stay within SIZE_BUDGET bytes brotli with every backend (issue 12:
-## 850,000), and must not link encoding/json's reflection coder, fmt, errors.As, slices.Sort's
+## 850,000; DESIGN.md §5 raised it to 900,000 on 2026-11-28), and must not link encoding/json's reflection coder, fmt, errors.As, slices.Sort's
 ## pdqsort, package context's cancellation nor time's formatting (startup: V8 validates all code first; fmt keeps most
 ## of reflect: use internal/sfmt; context.Context's Deadline puts a time.Time in an
 ## interface, which keeps Time.String, Format and MarshalJSON: use loop.Context). It prints
 ## where the bytes go, package by package, the Go runtime's share apart (internal/wasmsize,
 ## on a build that keeps function names, with NOINLINE as make module builds). See RATIONALE.md "How does the module stay under
 ## 850 KB?" for the cuts and their figures.
-SIZE_BUDGET := 850000
+SIZE_BUDGET := 900000
 size: wasm
 	GOOS=js GOARCH=wasm $(GO) build -trimpath $(MODULE_GCFLAGS) -ldflags='-buildid=' -o $(BUILD)/langmodel-names.wasm ./wasm/cmd/langmodel
 	$(GO) run ./internal/wasmsize -pkg ./wasm/cmd/langmodel $(BUILD)/langmodel-names.wasm $(BUILD)/langmodel.wasm
