@@ -660,3 +660,22 @@ func (st *set) hold(s string) int {
 	}
 	return best
 }
+
+// AddCredentials adds what a backend's or a server's configuration holds: key (an API
+// key, with its masked echoes), the values of header's credential headers (IsSecretHeader
+// with secretHeaders) and url's user-info and query values. It returns how many values
+// were too short to redact (MinLen).
+func (r *Redactor) AddCredentials(key string, header map[string]string, secretHeaders []string, url string) (short int) {
+	if key != "" {
+		if !r.Add(key) {
+			short++
+		}
+		r.AddMasked(key)
+	}
+	for k, v := range header {
+		if IsSecretHeader(k, secretHeaders) {
+			short += len(r.AddHeader(k, v))
+		}
+	}
+	return short + len(r.AddURL(url))
+}

@@ -18,7 +18,9 @@ func keyed() *Redactor {
 }
 
 func TestRedactor_String(t *testing.T) {
-	b64 := func(e *base64.Encoding, prefix, s string) string { return e.EncodeToString([]byte(prefix + s + "!tail")) }
+	b64 := func(e *base64.Encoding, prefix, s string) string {
+		return e.EncodeToString([]byte(prefix + s + "!tail"))
+	}
 	tests := []struct {
 		name, in, want string
 	}{
@@ -133,8 +135,8 @@ func TestRedactor_URL(t *testing.T) {
 func TestRedactor_Parts(t *testing.T) {
 	r := keyed()
 	tests := []struct {
-		name      string
-		in, want  []string
+		name     string
+		in, want []string
 	}{
 		{"split across two parts", []string{"one sk-live-A1b2", "C3d4E5f6 two"}, []string{"one [redacted]", " two"}},
 		{"split across three parts", []string{"a sk-live", "-A1b2C3", "d4E5f6"}, []string{"a [redacted]", "", ""}},
