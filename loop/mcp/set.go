@@ -215,8 +215,7 @@ func (s *Set) Run(ctx loop.Context, call session.ToolCall, progress func(json.Ra
 	if err != nil {
 		return nil, err
 	}
-	b, _ := jsonv.Marshal(res)
-	return []session.ResultPart{{Type: "text", Text: r.c.redact(string(b))}}, nil
+	return []session.ResultPart{{Type: "text", Text: r.c.result(res)}}, nil
 }
 
 // callWithProgress is tools/call, its progress token the request's own id.
