@@ -671,6 +671,7 @@ func (r *Redactor) AddCredentials(key string, header map[string]string, secretHe
 			short++
 		}
 		r.AddMasked(key)
+		r.Add("Bearer " + key) // the Authorization header the key travels in, whole
 	}
 	for k, v := range header {
 		if IsSecretHeader(k, secretHeaders) {
