@@ -621,15 +621,21 @@ func (s *Stream) Push(piece string) string {
 	}
 	st := s.r.p.Load()
 	text := s.held + piece
-	lastEnd, pos := 0, 0
-	for pos < len(text) {
+	// Hold from the earliest position that could begin a form not complete yet (a
+	// shorter form complete there may be the start of a longer one), and from the start
+	// of a match that crosses it.
+	cut := len(text) - st.hold(text)
+	for pos := 0; pos < cut; {
 		start, end, _ := st.next(text, pos, false)
-		if start < 0 {
+		if start < 0 || start >= cut {
 			break
 		}
-		lastEnd, pos = end, end
+		if end > cut {
+			cut = start
+			break
+		}
+		pos = end
 	}
-	cut := len(text) - st.hold(text[lastEnd:])
 	s.held = text[cut:]
 	out, _ := st.replace(text[:cut], false)
 	return out
