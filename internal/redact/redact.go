@@ -49,6 +49,7 @@ type set struct {
 	secrets map[string]bool // the values added, to skip repeats
 	forms   []form
 	first   [256][]int32 // byte → indexes into forms
+	hot     [256]bool    // the bytes that begin a form, and '"' and '\\' (JSON's state)
 	maxLen  int
 }
 
@@ -192,7 +193,7 @@ func (r *Redactor) update(fn func(*set)) {
 			s.secrets[k] = true
 		}
 		s.forms = append(s.forms, old.forms...)
-		s.first = old.first
+		s.first, s.hot = old.first, old.hot
 		for b := range s.first {
 			s.first[b] = append([]int32(nil), old.first[b]...)
 		}
@@ -274,6 +275,7 @@ func (s *set) addForm(f form) {
 	}
 	s.forms = append(s.forms, f)
 	s.first[f.s[0]] = append(s.first[f.s[0]], int32(len(s.forms)-1))
+	s.hot[f.s[0]], s.hot['"'], s.hot['\\'] = true, true, true
 	s.maxLen = max(s.maxLen, len(f.s))
 }
 
@@ -481,6 +483,10 @@ func (st *set) next(s string, from int, json bool) (start, end, keep int) {
 	}
 	for i := from; i < len(s); {
 		c, n := s[i], 1
+		if !st.hot[c] { // the usual byte: begins no form, changes no state
+			i++
+			continue
+		}
 		if json {
 			switch {
 			case c == '"':
@@ -503,6 +509,11 @@ func (st *set) next(s string, from int, json bool) (start, end, keep int) {
 		if idx := st.first[c]; len(idx) > 0 {
 			best, bestKeep := -1, 0
 			for _, f := range idx {
+				// Most candidates fail at their second byte: checked here, without a call
+				// (an escape there is left to matchAt).
+				if fs := st.forms[f].s; n == 1 && i+1 < len(s) && s[i+1] != fs[1] && (!json || s[i+1] != '\\') {
+					continue
+				}
 				if e := matchAt(s, i, st.forms[f].s, json); e > best {
 					best, bestKeep = e, st.forms[f].keep
 				}
