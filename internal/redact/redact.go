@@ -23,7 +23,6 @@
 package redact
 
 import (
-	"encoding/base64"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -91,10 +90,10 @@ func (r *Redactor) AddMasked(key string) {
 func (r *Redactor) AddHeader(name, value string) (short []string) {
 	vals := []string{value}
 	if sp := strings.IndexByte(value, ' '); sp > 0 && token(value[:sp]) {
-		cred := strings.TrimLeft(value[sp+1:], " ")
+		cred := trim(value[sp+1:])
 		vals = append(vals, cred)
-		if strings.EqualFold(value[:sp], "basic") {
-			if dec, err := base64.StdEncoding.DecodeString(cred); err == nil {
+		if lowerASCII(value[:sp]) == "basic" {
+			if dec, ok := unbase64(cred); ok {
 				up := string(dec)
 				vals = append(vals, up)
 				if c := strings.IndexByte(up, ':'); c >= 0 {
@@ -104,9 +103,9 @@ func (r *Redactor) AddHeader(name, value string) (short []string) {
 		}
 	}
 	if lowerASCII(name) == "cookie" {
-		for _, c := range strings.Split(value, ";") {
+		for _, c := range split(value, ";") {
 			if eq := strings.IndexByte(c, '='); eq >= 0 {
-				vals = append(vals, strings.TrimSpace(c[eq+1:]))
+				vals = append(vals, trim(c[eq+1:]))
 			}
 		}
 	}
@@ -137,7 +136,7 @@ func (r *Redactor) AddURL(u string) (short []string) {
 		if h := strings.IndexByte(query, '#'); h >= 0 {
 			query = query[:h]
 		}
-		for _, kv := range strings.FieldsFunc(query, func(c rune) bool { return c == '&' || c == ';' }) {
+		for _, kv := range split(query, "&;") {
 			if eq := strings.IndexByte(kv, '='); eq >= 0 {
 				vals = append(vals, kv[eq+1:], unescape(kv[eq+1:]))
 			}
@@ -214,7 +213,7 @@ func IsSecretHeader(name string, extra []string) bool {
 		return true
 	}
 	for _, e := range extra {
-		if strings.EqualFold(e, name) {
+		if lowerASCII(e) == lowerASCII(name) {
 			return true
 		}
 	}
@@ -250,15 +249,13 @@ func (s *set) addSecret(v string) {
 	s.addForm(form{s: percent(v, upperHex, true)})
 	s.addForm(form{s: percent(v, lowerHex, false)})
 	s.addForm(form{s: percent(v, lowerHex, true)})
-	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
-		s.addForm(form{s: enc.EncodeToString([]byte(v))}) // the whole value encoded, padded
-	}
-	for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
-		s.addForm(form{s: enc.EncodeToString([]byte(v))})
+	for _, alpha := range []string{stdAlphabet, urlAlphabet} {
+		s.addForm(form{s: encode64(alpha, []byte(v), true)}) // the whole value encoded, padded
+		s.addForm(form{s: encode64(alpha, []byte(v), false)})
 		// The base64 characters that depend on v's bytes alone, with 0, 1 or 2 bytes
 		// before it: what any base64 text holding v at that alignment contains.
 		for o := 0; o < 3; o++ {
-			full := enc.EncodeToString(append(make([]byte, o), v...))
+			full := encode64(alpha, append(make([]byte, o), v...), false)
 			from, to := (8*o+5)/6, 8*(o+len(v))/6
 			if to-from >= MinLen {
 				s.addForm(form{s: full[from:to]})
@@ -277,6 +274,60 @@ func (s *set) addForm(f form) {
 	s.first[f.s[0]] = append(s.first[f.s[0]], int32(len(s.forms)-1))
 	s.hot[f.s[0]], s.hot['"'], s.hot['\\'] = true, true, true
 	s.maxLen = max(s.maxLen, len(f.s))
+}
+
+// The base64 alphabets, standard and URL (RFC 4648). The few lines below encode and
+// decode them: encoding/base64's four Encodings and decoder cost the module 2.3 KB brotli.
+const (
+	stdAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+	urlAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+)
+
+// encode64 is src encoded in alpha, padded with = when pad.
+func encode64(alpha string, src []byte, pad bool) string {
+	var b []byte
+	for i := 0; i < len(src); i += 3 {
+		var v uint32
+		n := min(3, len(src)-i)
+		for k := 0; k < 3; k++ {
+			v <<= 8
+			if k < n {
+				v |= uint32(src[i+k])
+			}
+		}
+		for k := 0; k < 4; k++ {
+			if k <= n {
+				b = append(b, alpha[v>>(18-6*k)&63])
+			} else if pad {
+				b = append(b, '=')
+			}
+		}
+	}
+	return string(b)
+}
+
+// unbase64 decodes s in the standard alphabet, padded or not.
+func unbase64(s string) ([]byte, bool) {
+	for len(s) > 0 && s[len(s)-1] == '=' {
+		s = s[:len(s)-1]
+	}
+	if len(s)%4 == 1 {
+		return nil, false
+	}
+	var b []byte
+	var v, bits uint32
+	for i := 0; i < len(s); i++ {
+		d := strings.IndexByte(stdAlphabet, s[i])
+		if d < 0 {
+			return nil, false
+		}
+		v, bits = v<<6|uint32(d), bits+6
+		if bits >= 8 {
+			bits -= 8
+			b = append(b, byte(v>>bits))
+		}
+	}
+	return b, true
 }
 
 const (
@@ -356,6 +407,30 @@ func lowerASCII(s string) string {
 			}
 			return string(b)
 		}
+	}
+	return s
+}
+
+// split cuts s at every byte of seps (ASCII): strings.FieldsFunc's and Split's code is
+// more than this needs.
+func split(s, seps string) []string {
+	var out []string
+	for {
+		i := strings.IndexAny(s, seps)
+		if i < 0 {
+			return append(out, s)
+		}
+		out, s = append(out, s[:i]), s[i+1:]
+	}
+}
+
+// trim removes ASCII spaces and tabs around s.
+func trim(s string) string {
+	for len(s) > 0 && (s[0] == ' ' || s[0] == '\t') {
+		s = s[1:]
+	}
+	for len(s) > 0 && (s[len(s)-1] == ' ' || s[len(s)-1] == '\t') {
+		s = s[:len(s)-1]
 	}
 	return s
 }

@@ -200,3 +200,15 @@ func BenchmarkRedactor_JSON(b *testing.B) {
 		})
 	}
 }
+
+func TestBase64(t *testing.T) {
+	for _, s := range []string{"", "a", "ab", "abc", "abcd", "\xff\xfe\xfd\x00?>", "alice:hunter2"} {
+		require.Equal(t, base64.StdEncoding.EncodeToString([]byte(s)), encode64(stdAlphabet, []byte(s), true))
+		require.Equal(t, base64.RawURLEncoding.EncodeToString([]byte(s)), encode64(urlAlphabet, []byte(s), false))
+		dec, ok := unbase64(base64.StdEncoding.EncodeToString([]byte(s)))
+		require.True(t, ok)
+		require.Equal(t, s, string(dec))
+	}
+	_, ok := unbase64("a!b=")
+	require.False(t, ok)
+}
