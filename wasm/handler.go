@@ -56,7 +56,7 @@ type Handler struct {
 	// red holds every secret any session of the page was given (apiKey, credential
 	// headers, configured URLs' user-info and query values: a superset of each
 	// session's), and cleans every message that leaves the engine (write, Query, Mirror;
-	// docs/security.md). Empty, it costs a pointer load a message.
+	// docs/design.md "Secrets"). Empty, it costs a pointer load a message.
 	red redact.Redactor
 }
 

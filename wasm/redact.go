@@ -11,7 +11,7 @@ import (
 	"langmodel/session"
 )
 
-// The redaction of what leaves the engine (docs/security.md). Handler.write cleans every
+// The redaction of what leaves the engine (docs/design.md "Secrets"). Handler.write cleans every
 // message as JSON text; what is not one JSON text, or spreads a secret over several
 // strings, is cleaned here: a history packed as text (its lengths frame it, so bytes
 // cannot be replaced after packing), the adjacent text parts of a message, and a stream of
@@ -174,6 +174,6 @@ func (h *Handler) secrets(where string, short int) {
 	}
 	msg := "language-model: " + where + ": " + strconv.Itoa(short) + " secret value(s) shorter than " +
 		strconv.Itoa(redact.MinLen) + " characters (an apiKey, a credential header, a URL's user-info or query value) " +
-		"will not be redacted from what the engine shows; see docs/security.md"
+		"will not be redacted from what the engine shows; see docs/design.md, Secrets"
 	h.write(&Event{Type: TypeWarning, Detail: jsonv.AppendStringKeepHTML(nil, msg)})
 }

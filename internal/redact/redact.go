@@ -2,7 +2,7 @@
 // apiKey, the values of credential headers, the user-info and query values of a
 // configured URL): it replaces every form of them a server can echo with "[redacted]" in
 // the text that leaves the engine (DESIGN.md §3 "Secrets stay at the edge",
-// docs/security.md).
+// docs/design.md "Secrets").
 //
 // The forms of a secret are: the secret as it is; JSON-escaped, as any encoder escapes it
 // (the matcher reads the escapes of a JSON string, so \u003c, \u0026, \/ and the rest
@@ -19,7 +19,8 @@
 // A zero Redactor redacts nothing, at the cost of one pointer load per call. It is safe
 // for concurrent use: secrets are added copy-on-write.
 //
-// It imports only the standard library's byte and encoding helpers (no fmt, no reflection).
+// It imports only strings, sync, unicode/utf8 and unsafe: no fmt, no reflection, no
+// encoding/base64 (its own few lines encode the forms).
 package redact
 
 import (
