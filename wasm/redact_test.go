@@ -1,3 +1,5 @@
+//go:build !js
+
 package wasm
 
 import (
@@ -64,7 +66,7 @@ func observable(t *testing.T, p *fakePage) []string {
 	packed := string(p.h.Query([]byte(`{"type":"history","id":0,"session":1,"packed":true}`)))
 	first, rest, _ := strings.Cut(packed, "\n")
 	msgs = append(msgs, first)
-	out = append(out, rest)
+	out = append(out, rest, string(NewMirror(p.h).Changes())) // worker mode's copy
 	for _, raw := range msgs {
 		var m map[string]any
 		require.NoError(t, json.Unmarshal([]byte(raw), &m), "the engine wrote invalid JSON: %s", raw)
@@ -362,4 +364,20 @@ func TestRedact_SecretHeadersOption(t *testing.T) {
 	require.Equal(t, "invalid backend: backend.secretHeaders must be an array of header names", e["message"])
 	e = p.fails("create", `"session":1,"options":{"mcpServers":[{"url":"/mcp","secretHeaders":[1]}]}`, "TypeError")
 	require.Equal(t, "invalid mcpServers: mcpServers[0].secretHeaders must be an array of header names", e["message"])
+}
+
+// TestRedact_Port: in a page the engine's messages go through the Port's batch, encoded in
+// place: a secret in them is redacted there too.
+func TestRedact_Port(t *testing.T) {
+	const key = "sk-port-0123456789abc"
+	p := NewPort()
+	defer p.Handler().Close()
+	p.Connect(func() {})
+	p.Handler().red.Add(key)
+	send := func(m string) { copy(p.Inbox(len(m)), m); p.Send(len(m), 0) }
+	send(`{"type":"create","id":1,"session":1,"options":{` + script(`{"text":"the key is `+key+`"}`) + `}}`)
+	require.Contains(t, string(p.Take()), `"ok":true`)
+	batch := answerTools(p, `{"type":"prompt","id":2,"session":1,"input":"hi"}`)
+	require.Contains(t, batch, "the key is [redacted]")
+	require.NotContains(t, batch, key)
 }
