@@ -74,7 +74,9 @@ func (r *Redactor) Add(secret string) bool {
 }
 
 // AddMasked adds the forms of a key a server echoes masked ("sk-abc1****wxyz"): its first
-// eight bytes, and its last four after a "*", for a key of 12 bytes or more.
+// eight bytes, and its last four after a "*", for a key of 12 bytes or more. The first
+// eight are often a public prefix ("sk-proj-"), so only the backend's own errors use
+// them (loop/openai), not the handler's redactor of everything that leaves.
 func (r *Redactor) AddMasked(key string) {
 	if len(key) < 12 {
 		return
@@ -755,7 +757,7 @@ func (st *set) hold(s string) int {
 }
 
 // AddCredentials adds what a backend's or a server's configuration holds: key (an API
-// key, with its masked echoes), the values of header's credential headers (IsSecretHeader
+// key, and the Authorization value it travels in), the values of header's credential headers (IsSecretHeader
 // with secretHeaders) and url's user-info and query values. It returns how many values
 // were too short to redact (MinLen).
 func (r *Redactor) AddCredentials(key string, header map[string]string, secretHeaders []string, url string) (short int) {
@@ -763,7 +765,6 @@ func (r *Redactor) AddCredentials(key string, header map[string]string, secretHe
 		if !r.Add(key) {
 			short++
 		}
-		r.AddMasked(key)
 		r.Add("Bearer " + key) // the Authorization header the key travels in, whole
 	}
 	for k, v := range header {

@@ -26,6 +26,7 @@ type Engine interface {
 func NewEngine(cfg Config, e Engine) *Model {
 	m := &Model{cfg: cfg, engine: e}
 	m.red.AddCredentials(cfg.APIKey, cfg.Headers, cfg.SecretHeaders, cfg.BaseURL)
+	m.red.AddMasked(cfg.APIKey) // "sk-abc1****wxyz" in "incorrect API key" messages
 	return m
 }
 

@@ -70,6 +70,7 @@ func New(cfg Config, t Transport) *Model {
 	}
 	m := &Model{cfg: cfg, transport: t, Sleep: sleep}
 	m.red.AddCredentials(cfg.APIKey, cfg.Headers, cfg.SecretHeaders, cfg.BaseURL)
+	m.red.AddMasked(cfg.APIKey) // "sk-abc1****wxyz" in "incorrect API key" messages
 	return m
 }
 
