@@ -56,6 +56,14 @@ func (h *Handler) redactMessage(m session.Message) (session.Message, bool) {
 			for j < len(m.Parts) && m.Parts[j].Type == session.PartText {
 				j++
 			}
+			if j == i+1 { // one text part, the usual message: no slice
+				if t := h.red.String(p.Text); t != p.Text {
+					p.Text = t
+					set(i, p)
+				}
+				i = j
+				continue
+			}
 			texts := make([]string, j-i)
 			for k := range texts {
 				texts[k] = m.Parts[i+k].Text
