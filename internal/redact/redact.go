@@ -64,7 +64,7 @@ type form struct {
 func (r *Redactor) Empty() bool { return r == nil || r.p.Load() == nil }
 
 // Add adds a secret and its encoded forms; it reports false (and adds nothing) when the
-// value is shorter than MinLen.
+// value is shorter than MinLen (an empty value is no secret: true).
 func (r *Redactor) Add(secret string) bool {
 	if len(secret) < MinLen {
 		return secret == ""
@@ -170,19 +170,6 @@ func (r *Redactor) addAll(vals []string) (short []string) {
 		})
 	}
 	return short
-}
-
-// Merge adds every secret of o to r.
-func (r *Redactor) Merge(o *Redactor) {
-	if o.Empty() || o == r {
-		return
-	}
-	src := o.p.Load()
-	r.update(func(s *set) {
-		for _, f := range src.forms {
-			s.addForm(f)
-		}
-	})
 }
 
 func (r *Redactor) update(fn func(*set)) {
