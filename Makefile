@@ -132,7 +132,7 @@ wasm: module
 ## which brotli compresses badly: -14 to -16 KB brotli, then -5.7 KB for loop/openai and
 ## internal/sfmt (RATIONALE.md "How does the module stay under 850 KB?", the seventh and
 ## eighth rounds). internal/browsertest.NoInline holds the same list for the tests' builds.
-NOINLINE := wasm wasm/cmd/langmodel wasm/internal/jsonw session session/schema loop loop/scripted loop/custom loop/record loop/mcp loop/internal/fetchport loop/openai internal/sfmt internal/order
+NOINLINE := wasm wasm/cmd/langmodel wasm/internal/jsonw session session/schema loop loop/scripted loop/custom loop/record loop/mcp loop/internal/fetchport loop/openai internal/sfmt internal/order internal/redact
 MODULE_GCFLAGS := $(foreach p,$(NOINLINE),-gcflags=langmodel/$(p)=-l)
 
 ## module: what make wasm builds, without the size report (brotli -q 11 takes 10-30 s)

@@ -263,6 +263,9 @@ export class Channel {
         case "chunk":
           this.#pending.get(m.id)?.onChunk?.(m.detail);
           return;
+        case "warning": // the engine's word for the console (a secret too short to redact)
+          console.warn(m.detail);
+          return;
         case "tool-execute":
           this.#execute(m);
           return;

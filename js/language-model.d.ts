@@ -183,6 +183,12 @@ export type Backend =
       /** Sent as "Authorization: Bearer …" and nowhere else. */
       apiKey?: string;
       headers?: Record<string, string>;
+      /**
+       * Headers whose values are secrets beyond Authorization, Proxy-Authorization, Cookie,
+       * X-API-Key and api-key: redacted, with apiKey, from everything the module shows
+       * (values under 8 characters are not, and create() warns in the console).
+       */
+      secretHeaders?: string[];
       /** false: tool use through the text protocol, for servers or models without native tool calling. Default true. */
       nativeTools?: boolean;
       contextWindow?: number;
@@ -330,6 +336,12 @@ export interface MCPServer {
   url: string;
   /** Sent with every request (Authorization, say); never shown in a message, event or error. */
   headers?: Record<string, string>;
+  /**
+   * Headers whose values are secrets beyond Authorization, Proxy-Authorization, Cookie,
+   * X-API-Key and api-key: redacted, with the url's query values, from everything the
+   * module shows (values under 8 characters are not, and create() warns in the console).
+   */
+  secretHeaders?: string[];
   /** Names the server's tools when their names collide; "mcp1", "mcp2"… by position when absent. */
   name?: string;
   /**

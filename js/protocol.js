@@ -78,6 +78,7 @@ export const PROTOCOL_VERSION = 7;
 /** @typedef {{type: "generate", id: number, fn: number, request: object}} Generate  the page runs stash[fn](request, {signal}) */
 /** @typedef {{type: "tool-abort" | "fetch-abort" | "generate-abort", id: number}} CallAbort  the call `id` is no longer awaited: abort its signal; later answers are dropped */
 /** @typedef {{type: "toolcall" | "toolprogress" | "toolresult" | "contextoverflow", session: number, detail: object}} SessionEvent */
+/** @typedef {{type: "warning", detail: string}} Warning  a line for the console (console.warn): a secret too short to redact */
 /** @typedef {{type: "modelstep", session: number, detail: object}} ModelStep  one step of a record backend's model (loop/record, js/record.js) */
 /** @typedef {{type: "chunk", session: number, id: number, detail: string | {type: "tool-call", value: WireCall}}} Chunk */
 /** @typedef {{callID: string, callId: string, name: string, arguments: object}} WireCall */

@@ -20,7 +20,8 @@ import (
 // with every create() that names none; create({backend}) overrides it. The kinds:
 //
 //	{kind: "scripted", turns | rules, window}         loop/scripted; the default
-//	{kind: "openai", baseURL, model, apiKey?, headers?, nativeTools = true, contextWindow?}
+//	{kind: "openai", baseURL, model, apiKey?, headers?, secretHeaders?, nativeTools = true,
+//	 contextWindow?}
 //	                                                  loop/openai over the page's fetch
 //	{kind: "custom", generate, nativeTools = false, contextWindow?}
 //	                                                  loop/custom over the page's generate
@@ -40,7 +41,10 @@ import (
 //
 // A malformed config is a TypeError naming the field; a kind this module does not know,
 // or a browser without a native model, is NotSupportedError. Messages never echo values:
-// apiKey and headers may hold secrets.
+// apiKey and headers may hold secrets. apiKey, the values of the credential headers
+// (redact.IsSecretHeader: Authorization, Proxy-Authorization, Cookie, X-API-Key, api-key)
+// and of the headers secretHeaders names, and baseURL's user-info and query values join
+// the handler's redactor (Handler.red).
 
 // newModel builds the model a backend option names. No backend means the offline demo
 // model (scripted rules), which DESIGN.md §4 makes the default when nothing else is
@@ -81,6 +85,7 @@ func (h *Handler) newModel(raw json.RawMessage) (loop.Model, error) {
 			Model:         c.str("model", server),
 			APIKey:        c.str("apiKey", false),
 			Headers:       c.strMap("headers"),
+			SecretHeaders: c.names("secretHeaders"),
 			TextTools:     !c.boolean("nativeTools", true),
 			ContextWindow: c.window(),
 		}
@@ -94,6 +99,7 @@ func (h *Handler) newModel(raw json.RawMessage) (loop.Model, error) {
 		if c.err != nil {
 			return nil, c.err
 		}
+		h.secrets("backend", h.red.AddCredentials(cfg.APIKey, cfg.Headers, cfg.SecretHeaders, cfg.BaseURL))
 		var m loop.Model
 		if server {
 			m = openai.New(cfg, &pageFetch{h: h})
@@ -191,6 +197,35 @@ func (c *config) integer(name string) int {
 		return 0
 	}
 	return int(i)
+}
+
+// names is a list of header names (secretHeaders): absent, or an array of non-empty
+// strings.
+func (c *config) names(name string) []string {
+	v, ok := c.obj[name]
+	if !ok || v == nil {
+		return nil
+	}
+	out, err := headerNames(v)
+	if err != nil {
+		c.fail("backend.%s must be an array of header names", name)
+	}
+	return out
+}
+
+// headerNames reads secretHeaders' value: an array of non-empty strings.
+func headerNames(v any) ([]string, error) {
+	arr, ok := v.([]any)
+	if !ok {
+		return nil, errBadBackend
+	}
+	out := make([]string, len(arr))
+	for i, e := range arr {
+		if out[i], ok = e.(string); !ok || out[i] == "" {
+			return nil, errBadBackend
+		}
+	}
+	return out, nil
 }
 
 // window is contextWindow: absent, or a positive integer.

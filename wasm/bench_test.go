@@ -10,11 +10,28 @@ import (
 // BenchmarkHandler_ClosedLoopStep: one closed-loop step through the binding natively
 // (model reply in → tool-execute out → tool-return in → next model request), with the
 // page's no-op tool answered from Go. The engine's own budget is 50 µs (DESIGN.md §5).
-func BenchmarkHandler_ClosedLoopStep(b *testing.B) {
+func BenchmarkHandler_ClosedLoopStep(b *testing.B) { handlerLoop(b, false) }
+
+// BenchmarkHandler_ClosedLoopStepSecrets is BenchmarkHandler_ClosedLoopStep with the
+// handler holding secrets (an apiKey and two credential headers, as an openai backend
+// and an MCP server give): every message is searched for them at the edge (Handler.red).
+// Without secrets that search is one pointer load a message.
+func BenchmarkHandler_ClosedLoopStepSecrets(b *testing.B) { handlerLoop(b, true) }
+
+// benchSecrets gives h what an openai backend and an MCP server with credentials give.
+func benchSecrets(h *Handler) {
+	h.red.AddCredentials("sk-proj-0123456789abcdefXYZ", map[string]string{"x-api-key": "x-api-key-1a2b3c4d5e"}, nil, "https://api.example/v1")
+	h.red.AddCredentials("", map[string]string{"authorization": "Bearer mcp-token-9f8e7d6c5b"}, nil, "https://mcp.example/mcp?api_key=q-0123456789")
+}
+
+func handlerLoop(b *testing.B, secrets bool) {
 	t := &testing.T{}
 	p := &fakePage{t: t, out: make(chan []byte, 1<<16), tools: map[int64]toolFunc{}, replies: map[int64]msg{}}
 	p.h = NewHandler(func(m []byte) { p.out <- m })
 	defer p.h.Close()
+	if secrets {
+		benchSecrets(p.h)
+	}
 	p.tools[7] = func(*fakePage, msg) (any, string) { return "", "" }
 	n := b.N
 	turns := strings.Repeat(`{"calls":[{"name":"noop","arguments":{}}]},`, n) + `{"text":"done"}`
@@ -36,8 +53,9 @@ func BenchmarkHandler_ClosedLoopStep(b *testing.B) {
 // in the page. /1 is one prompt of b.N steps; /prompts is b.N prompts of one step each
 // (a call, then the answer), where each prompt's own cost counts.
 func BenchmarkPort_ClosedLoopStep(b *testing.B) {
-	b.Run("1", func(b *testing.B) { portLoop(b, 1, b.N) })
-	b.Run("prompts", func(b *testing.B) { portLoop(b, b.N, 1) })
+	b.Run("1", func(b *testing.B) { portLoop(b, 1, b.N, false) })
+	b.Run("prompts", func(b *testing.B) { portLoop(b, b.N, 1, false) })
+	b.Run("1/secrets", func(b *testing.B) { portLoop(b, 1, b.N, true) })
 }
 
 // answerTools sends request through the port, answers every tool-execute the engine
@@ -65,9 +83,12 @@ func answerTools(p *Port, request string) string {
 }
 
 // portLoop plays prompts prompts of steps tool steps each through a Port.
-func portLoop(b *testing.B, prompts, steps int) {
+func portLoop(b *testing.B, prompts, steps int, secrets bool) {
 	p := NewPort()
 	defer p.Handler().Close()
+	if secrets {
+		benchSecrets(p.Handler())
+	}
 	p.Connect(func() {})
 	send := func(m string) { copy(p.Inbox(len(m)), m); p.Send(len(m), 0) }
 	// One-step prompts use the offline model's rules ("/noop" calls the tool, its result

@@ -2,10 +2,10 @@ package wasm
 
 import (
 	"errors"
-	"strings"
 	"time"
 
 	"langmodel/internal/order"
+	"langmodel/internal/redact"
 	"langmodel/loop"
 	"langmodel/loop/openai"
 	"langmodel/wasm/internal/jsonw"
@@ -16,9 +16,9 @@ import (
 // fetch-chunk…, fetch-end), and the body the backend reads is that stream. The module
 // so never links net/http (DESIGN.md §2).
 //
-// The request's headers, which may carry the API key, go to the page inside the fetch
-// message and nowhere else: errors built here never show them, and the page's own error
-// messages are cleaned of every credential header value before they go on.
+// The request's URL and headers, which may carry the API key, go to the page inside the
+// fetch message and nowhere else: errors built here never show them, and the page's own
+// error messages are cleaned of the sessions' secrets (Handler.red) before they go on.
 type pageFetch struct{ h *Handler }
 
 // Do implements openai.Transport. It returns when the response's status and headers
@@ -35,7 +35,7 @@ func (f *pageFetch) Do(ctx loop.Context, req *openai.Request) (*openai.Response,
 		f.h.abortCall(id, TypeFetchAbort)
 		s.end(ctx.Err())
 	})
-	f.h.write(&PageCall{Type: TypeFetch, ID: id, Request: fetchRequest(req)})
+	f.h.writeWithSecrets(&PageCall{Type: TypeFetch, ID: id, Request: fetchRequest(req, &f.h.red)})
 	var a PageReturn
 	select {
 	case a = <-pc.done:
@@ -46,20 +46,22 @@ func (f *pageFetch) Do(ctx loop.Context, req *openai.Request) (*openai.Response,
 	}
 	if a.Type == TypeFetchEnd { // the fetch failed before any response
 		stop()
-		return nil, errors.New(clean(a.Error.Message, req.Header))
+		return nil, errors.New(f.h.clean(a.Error.Message))
 	}
 	header := make(map[string]string, len(a.Headers))
 	for k, v := range a.Headers {
 		header[lowerASCII(k)] = v
 	}
 	return &openai.Response{Status: a.Status, Header: header,
-		Body: &fetchBody{h: f.h, id: id, s: s, stop: stop, header: req.Header}}, nil
+		Body: &fetchBody{h: f.h, id: id, s: s, stop: stop}}, nil
 }
 
 // fetchRequest encodes the request for the page: {method, url, headers, body (null for
-// none)}, header
-// names sorted so that the message is the same byte for byte every time.
-func fetchRequest(req *openai.Request) []byte {
+// none)}, header names sorted so that the message is the same byte for byte every time.
+// The URL and headers carry their credentials to the server; the body (a model request,
+// an MCP message) is JSON whose strings have red's secrets redacted: what a server echoed
+// earlier never goes back to a model.
+func fetchRequest(req *openai.Request, red *redact.Redactor) []byte {
 	var w jsonw.Writer
 	w.RawString(`{"method":`)
 	w.String(req.Method)
@@ -83,7 +85,7 @@ func fetchRequest(req *openai.Request) []byte {
 	if req.Body == nil { // a GET or a DELETE: fetch refuses a body there, even an empty one
 		w.RawString("null")
 	} else {
-		w.String(string(req.Body))
+		w.String(string(red.JSON(req.Body)))
 	}
 	w.RawByte('}')
 	b, _ := w.BuildBytes()
@@ -92,14 +94,13 @@ func fetchRequest(req *openai.Request) []byte {
 
 // fetchBody is a response body: the text the page sends in fetch-chunks.
 type fetchBody struct {
-	h      *Handler
-	id     int64
-	s      *stream
-	stop   func() bool // stops the ctx watcher
-	header map[string]string
-	queue  [][]byte
-	buf    []byte
-	err    error
+	h     *Handler
+	id    int64
+	s     *stream
+	stop  func() bool // stops the ctx watcher
+	queue [][]byte
+	buf   []byte
+	err   error
 }
 
 var errBodyClosed = errors.New("the response body is closed")
@@ -116,7 +117,7 @@ func (b *fetchBody) Read(p []byte) (int, error) {
 		items, err := b.s.next()
 		if err != nil {
 			if pe, ok := errors.AsType[*pageError](err); ok { // the connection failed mid-body
-				err = errors.New(clean(pe.message, b.header))
+				err = errors.New(b.h.clean(pe.message))
 			}
 			b.err = err
 			return 0, err
@@ -168,22 +169,11 @@ func (b *fetchBody) Close() error {
 	return nil
 }
 
-// clean removes the value of every header that may carry a credential (all but
-// content-type and accept), and its token after "Bearer ", from a message the page
-// produced. openai redacts the key again; this also covers keys in custom headers.
-func clean(msg string, header map[string]string) string {
+// clean is a message the page's fetch produced (which may name the URL with its query, or
+// echo a header), the sessions' secrets redacted.
+func (h *Handler) clean(msg string) string {
 	if msg == "" {
 		msg = "the fetch failed"
 	}
-	for k, v := range header {
-		if k == "content-type" || k == "accept" {
-			continue
-		}
-		for _, s := range []string{v, strings.TrimPrefix(v, "Bearer ")} {
-			if len(s) >= 4 {
-				msg = strings.ReplaceAll(msg, s, "[redacted]")
-			}
-		}
-	}
-	return msg
+	return h.red.String(msg)
 }

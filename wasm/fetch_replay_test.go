@@ -161,7 +161,7 @@ func TestFetch_Faults(t *testing.T) {
 	for _, tc := range []struct {
 		name, plan, kind, message string
 	}{
-		{"401 echoing the key", "echo401", "NotAllowedError", "the model failed: the server answered 401: Incorrect API key provided: [redacted] (header: Bearer [redacted])"},
+		{"401 echoing the key", "echo401", "NotAllowedError", "the model failed: the server answered 401: Incorrect API key provided: [redacted] (header: [redacted])"},
 		{"recorded 401", "401:openai_401.json", "NotAllowedError", "the model failed: the server answered 401: Incorrect API key provided: [redacted]************************[redacted]. You can find your API key at https://platform.openai.com/account/api-keys."},
 		{"429 then success", "429+vllm.sse", "", ""},
 		{"500 until the retries run out", "500", "OperationError", "the model failed: the server answered 500: status 500"},

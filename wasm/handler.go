@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"langmodel/internal/redact"
 	"langmodel/internal/sfmt"
 	"langmodel/loop"
 	"langmodel/session"
@@ -51,6 +52,12 @@ type Handler struct {
 	nextCall atomic.Int64
 
 	bodyGrace time.Duration // how long a closed fetch body may take to end; 0: defaultBodyGrace (fetch.go)
+
+	// red holds every secret any session of the page was given (apiKey, credential
+	// headers, configured URLs' user-info and query values: a superset of each
+	// session's), and cleans every message that leaves the engine (write, Query, Mirror;
+	// docs/design.md "Secrets"). Empty, it costs a pointer load a message.
+	red redact.Redactor
 }
 
 // inItem is a message from the page, or work a goroutine hands back to be done in order
@@ -152,22 +159,36 @@ func (h *Handler) Close() {
 	h.writeMu.Unlock()
 }
 
-// write sends one message to the page; safe from any goroutine. Behind a Port it is
-// encoded straight into the port's batch (Port.writeTo), without a buffer of its own.
-func (h *Handler) write(m marshaler) {
+// write sends one message to the page, the sessions' secrets redacted from it; safe from
+// any goroutine. Behind a Port it is encoded straight into the port's batch
+// (Port.writeTo), without a buffer of its own.
+func (h *Handler) write(m marshaler) { h.writeMessage(m, true) }
+
+// writeWithSecrets sends a message that must carry its secrets: a fetch, whose headers
+// and URL go to the server (its body is redacted by fetchRequest).
+func (h *Handler) writeWithSecrets(m marshaler) { h.writeMessage(m, false) }
+
+func (h *Handler) writeMessage(m marshaler, clean bool) {
 	h.writeMu.Lock()
 	defer h.writeMu.Unlock()
 	if h.closed {
 		return
 	}
 	defer func() { _ = recover() }() // a throwing page must not take the handler down
+	var red *redact.Redactor
+	if clean && !h.red.Empty() {
+		red = &h.red
+	}
 	if h.port != nil {
-		h.port.writeTo(m)
+		h.port.writeTo(m, red)
 		return
 	}
 	b, err := marshalJSON(m)
 	if err != nil {
 		return
+	}
+	if red != nil {
+		b = red.JSON(b)
 	}
 	h.send(b)
 }
@@ -340,6 +361,9 @@ func (h *Handler) create(raw *message, id int64) {
 		h.replyErr(req.ID, err)
 		return
 	}
+	for _, s := range servers {
+		h.secrets("mcpServers "+s.Name, h.red.AddCredentials("", s.Header, s.SecretHeaders, s.URL))
+	}
 	choice := req.Options.ToolChoice
 	if len(servers) > 0 { // it may name a server's tool: checked once they are known (mcp.go)
 		req.Options.ToolChoice = nil
@@ -470,15 +494,22 @@ func (h *Handler) prompt(raw *message, id int64) {
 	if len(req.ResponseConstraint) > 0 && !bytes.Equal(req.ResponseConstraint, []byte("null")) {
 		po.ResponseConstraint = req.ResponseConstraint
 	}
+	var flush func()
 	if req.Stream {
 		key, id := req.Session, req.ID
 		po.OnChunk = func(c loop.Chunk) {
 			h.write(&Event{Type: TypeChunk, Session: key, ID: id, Detail: chunkDetail(c)})
 		}
+		if !h.red.Empty() {
+			po.OnChunk, flush = h.redactChunks(key, id)
+		}
 	}
 	s := e.s
 	s.PromptAsync(ctx, input, po, func(r loop.Result, err error) {
 		done()
+		if flush != nil {
+			flush()
+		}
 		if err != nil {
 			h.replyErr(req.ID, err)
 			return
@@ -563,9 +594,9 @@ func (h *Handler) Query(raw []byte) (out []byte) {
 	}()
 	r, packed := h.query(raw, true)
 	if packed != nil {
-		return packHistory(r.ID, *packed)
+		return packHistory(r.ID, h.redactMessages(*packed))
 	}
-	return marshal(r)
+	return h.red.JSON(marshal(r))
 }
 
 // query answers a history or usage request; a history the request asks packed, when
@@ -587,6 +618,8 @@ func (h *Handler) query(raw []byte, packedOK bool) (r *Reply, packed *[]session.
 	case req.Type == TypeHistory && req.Packed && packedOK:
 		msgs := e.s.Messages()
 		return r, &msgs
+	case req.Type == TypeHistory && !h.red.Empty():
+		r.OK, r.Value = true, session.MarshalMessages(h.redactMessages(e.s.Messages()))
 	case req.Type == TypeHistory:
 		r.OK, r.Value = true, e.s.History()
 	default:

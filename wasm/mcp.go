@@ -89,6 +89,11 @@ func mcpServers(raw json.RawMessage) ([]mcp.Server, error) {
 				return nil, badServer(at + ".trusted must be a boolean")
 			}
 		}
+		if v, present := obj["secretHeaders"]; present && v != nil {
+			if s.SecretHeaders, err = headerNames(v); err != nil {
+				return nil, badServer(at + ".secretHeaders must be an array of header names")
+			}
+		}
 		if v, present := obj["timeout"]; present && v != nil {
 			n, _ := v.(json.Number)
 			ms, err := strconv.ParseFloat(string(n), 64)

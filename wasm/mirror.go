@@ -108,7 +108,7 @@ func (m *Mirror) Changes() []byte {
 		}
 		if next < len(now.msgs) {
 			b = appendNum(b, `,"add":`, len(now.msgs)-next)
-			writePacked(&lines, now.msgs[next:], nil, true)
+			writePacked(&lines, m.h.redactMessages(now.msgs[next:]), nil, true)
 		}
 		b = append(b, '}')
 	}

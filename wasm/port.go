@@ -2,6 +2,7 @@ package wasm
 
 import (
 	"bytes"
+	"langmodel/internal/redact"
 	"sync"
 
 	"langmodel/wasm/internal/jsonw"
@@ -128,17 +129,23 @@ func (p *Port) write(msg []byte) {
 }
 
 // writeTo encodes m at the end of the batch; what fails to encode leaves nothing.
-func (p *Port) writeTo(m marshaler) {
+func (p *Port) writeTo(m marshaler, red *redact.Redactor) {
 	p.add(func(out []byte) []byte {
 		// The port's own writer (add holds the lock): one on the stack would escape
 		// through the interface call, an allocation per message.
 		w := &p.w
+		start := len(out)
 		*w = jsonw.Writer{Buffer: jsonw.Buffer{Buf: out}}
 		m.MarshalEasyJSON(w)
 		out, w.Buffer.Buf = w.Buffer.Buf, nil
 		if w.Error != nil {
 			w.Error = nil
 			return nil
+		}
+		if red != nil { // the message's secrets (Handler.write)
+			if clean := red.JSON(out[start:]); len(clean) != len(out)-start || &clean[0] != &out[start] {
+				out = append(out[:start], clean...)
+			}
 		}
 		return out
 	})

@@ -67,6 +67,9 @@ const (
 	TypeGenerate      = "generate"
 	TypeGenerateAbort = "generate-abort"
 	TypeChunk         = "chunk"
+	// TypeWarning is an Event the page writes to its console (console.warn): its detail
+	// is the text (a secret too short to redact, Handler.secrets).
+	TypeWarning = "warning"
 	// Session events use the event's own name as type: toolcall, toolprogress,
 	// toolresult, contextoverflow (loop.EventType).
 )

@@ -24,7 +24,7 @@ const BareReadyGlobal = "browsertestReady"
 // 850 KB?").
 var NoInline = []string{
 	"wasm", "wasm/cmd/langmodel", "wasm/internal/jsonw", "session", "session/schema",
-	"loop", "loop/scripted", "loop/custom", "loop/record", "loop/mcp", "loop/internal/fetchport", "loop/openai", "internal/sfmt", "internal/order",
+	"loop", "loop/scripted", "loop/custom", "loop/record", "loop/mcp", "loop/internal/fetchport", "loop/openai", "internal/sfmt", "internal/order", "internal/redact",
 }
 
 // ModuleBuildFlags are the go build flags the module is built with, as make module

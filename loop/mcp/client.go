@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"langmodel/internal/jsonv"
+	"langmodel/internal/redact"
 	"langmodel/loop"
 	"langmodel/loop/internal/fetchport"
 	"langmodel/loop/internal/sse"
@@ -57,11 +58,14 @@ var ErrServer = errors.New("MCP server")
 
 // Server is one entry of create()'s mcpServers.
 type Server struct {
-	URL     string
-	Name    string
-	Header  map[string]string // lower-case names
-	Timeout time.Duration     // how long the server may stay silent in a request; 0: DefaultTimeout
-	Trusted bool              // the page trusts its output: not framed as untrusted content (loop/policy.go)
+	URL    string
+	Name   string
+	Header map[string]string // lower-case names
+	// SecretHeaders names the headers beyond the credential ones (redact.IsSecretHeader)
+	// whose values are secrets (the entry's secretHeaders).
+	SecretHeaders []string
+	Timeout       time.Duration // how long the server may stay silent in a request; 0: DefaultTimeout
+	Trusted       bool          // the page trusts its output: not framed as untrusted content (loop/policy.go)
 }
 
 // client is the connection to one server.
@@ -78,27 +82,52 @@ type client struct {
 	set         *Set // told of notifications/tools/list_changed (set.changed(index))
 	index       int
 	stopListen  loop.CancelFunc
+
+	redOnce sync.Once
+	red     redact.Redactor // the server's credential headers, its URL's user-info and query
 }
 
-// fail is a failure of this server, "MCP server: <URL> <detail>", naming its URL only;
-// the value of every header the page gave is redacted from it (a server may echo one in
-// its own messages). Details are built by concatenation: formatting's boxed arguments
+// fail is a failure of this server, "MCP server: <URL> <detail>", naming its URL by
+// origin and path only; the server's secrets are redacted from it (a server may echo one
+// in its own messages). Details are built by concatenation: formatting's boxed arguments
 // cost code at every call.
 func (c *client) fail(kind session.Kind, detail string) error {
-	return &session.Error{Kind: kind, Rule: ErrServer, Msg: c.redact("MCP server: " + c.srv.URL + " " + detail)}
+	return &session.Error{Kind: kind, Rule: ErrServer, Msg: c.secrets().String("MCP server: " + redact.ShowURL(c.srv.URL) + " " + detail)}
 }
 
-// redact replaces the values of the page's headers in s, and their tokens after
-// "Bearer ", with [redacted].
-func (c *client) redact(s string) string {
-	for _, v := range c.srv.Header {
-		for _, secret := range []string{v, strings.TrimPrefix(v, "Bearer ")} {
-			if len(secret) >= 4 {
-				s = strings.ReplaceAll(s, secret, "[redacted]")
+// secrets is the redactor of the server's secrets: the values of its credential headers
+// and of the headers the page marked secret, its URL's user-info and query values.
+func (c *client) secrets() *redact.Redactor {
+	c.redOnce.Do(func() { c.red.AddCredentials("", c.srv.Header, c.srv.SecretHeaders, c.srv.URL) })
+	return &c.red
+}
+
+// result is a CallToolResult as the JSON text the loop reads, the server's secrets
+// redacted: adjacent text contents are read as one text, so that a secret split across
+// two of them is caught.
+func (c *client) result(res any) string {
+	red := c.secrets()
+	if obj, ok := res.(map[string]any); ok && !red.Empty() {
+		content, _ := obj["content"].([]any)
+		for i := 0; i < len(content); {
+			j := i
+			var texts []string
+			for ; j < len(content); j++ {
+				part, _ := content[j].(map[string]any)
+				text, ok := part["text"].(string)
+				if !ok || part["type"] != "text" {
+					break
+				}
+				texts = append(texts, text)
 			}
+			for k, t := range red.Parts(texts) {
+				content[i+k].(map[string]any)["text"] = t
+			}
+			i = max(j, i+1)
 		}
 	}
-	return s
+	b, _ := jsonv.Marshal(res)
+	return string(red.JSON(b))
 }
 
 // connect runs initialize and notifications/initialized, and opens the server's stream
@@ -356,7 +385,7 @@ func (c *client) message(data []byte, id int64, progress func(json.RawMessage)) 
 				}
 			}
 			b, _ := jsonv.Marshal(out)
-			progress(b)
+			progress(c.secrets().JSON(b))
 		}
 	case "notifications/tools/list_changed":
 		if c.set != nil {

@@ -320,8 +320,7 @@ func (s *Set) RunDeclared(ctx loop.Context, call session.ToolCall, tool *session
 	if err != nil {
 		return nil, err
 	}
-	b, _ := jsonv.Marshal(res)
-	return []session.ResultPart{{Type: "text", Text: c.redact(string(b))}}, nil
+	return []session.ResultPart{{Type: "text", Text: c.result(res)}}, nil
 }
 
 // callWithProgress is tools/call, its progress token the request's own id.

@@ -23,7 +23,12 @@ type Engine interface {
 // (the engine's loaded model), and cfg.TextTools is for the caller, which wraps the model
 // in textproto. See RATIONALE.md "Why does an in-page engine cross the channel as a
 // generate, and its chunks as objects?".
-func NewEngine(cfg Config, e Engine) *Model { return &Model{cfg: cfg, engine: e} }
+func NewEngine(cfg Config, e Engine) *Model {
+	m := &Model{cfg: cfg, engine: e}
+	m.red.AddCredentials(cfg.APIKey, cfg.Headers, cfg.SecretHeaders, cfg.BaseURL)
+	m.red.AddMasked(cfg.APIKey) // "sk-abc1****wxyz" in "incorrect API key" messages
+	return m
+}
 
 // engineStep runs one streaming chat completion in the engine and relays its text, tool
 // calls and usage. Tool calls are relayed once the stream has ended, as they are from a

@@ -25,7 +25,7 @@ func (m *Model) statusError(resp *Response) error {
 	if resp.Status == 401 || resp.Status == 403 {
 		kind = session.KindNotAllowed
 	}
-	return session.Errorf(kind, session.ErrModel, "the server answered %s: %s", strconv.Itoa(resp.Status), m.redact(msg))
+	return session.Errorf(kind, session.ErrModel, "the server answered %s: %s", strconv.Itoa(resp.Status), m.red.String(msg))
 }
 
 // serverMessage is the message in an error body, or the body's text (trimmed, cut at
@@ -92,20 +92,4 @@ func errorMessage(value []byte) string {
 		return ""
 	}
 	return message
-}
-
-// redact removes the API key from text a server or transport produced. Servers echo keys
-// in "incorrect API key" messages; the page's error must not carry it.
-func (m *Model) redact(text string) string {
-	key := m.cfg.APIKey
-	if len(key) < 4 {
-		return text
-	}
-	text = strings.ReplaceAll(text, key, "[redacted]")
-	// Masked echoes ("sk-abc1****wxyz") keep a prefix of the key: drop those too.
-	if len(key) >= 12 {
-		text = strings.ReplaceAll(text, key[:8], "[redacted]")
-		text = strings.ReplaceAll(text, "*"+key[len(key)-4:], "*[redacted]")
-	}
-	return text
 }

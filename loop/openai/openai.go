@@ -14,6 +14,7 @@ package openai
 import (
 	"time"
 
+	"langmodel/internal/redact"
 	"langmodel/loop"
 	"langmodel/loop/internal/fetchport"
 	"langmodel/session"
@@ -37,6 +38,9 @@ type Config struct {
 	Model   string
 	APIKey  string
 	Headers map[string]string
+	// SecretHeaders names the headers beyond the credential ones (redact.IsSecretHeader)
+	// whose values are secrets (the page's secretHeaders).
+	SecretHeaders []string
 	// TextTools asks for the text tool-call protocol instead of native tools
 	// (nativeTools: false in the page's config).
 	TextTools bool
@@ -53,7 +57,8 @@ const DefaultMaxRetries = 3
 type Model struct {
 	cfg       Config
 	transport Transport
-	engine    Engine // an in-page engine instead of a server (NewEngine); nil for a server
+	engine    Engine          // an in-page engine instead of a server (NewEngine); nil for a server
+	red       redact.Redactor // the key, credential headers, baseURL's user-info and query
 	// Sleep waits between retries; tests replace it. It returns early with ctx's error.
 	Sleep func(ctx loop.Context, d time.Duration) error
 }
@@ -63,7 +68,10 @@ func New(cfg Config, t Transport) *Model {
 	if cfg.MaxRetries <= 0 {
 		cfg.MaxRetries = DefaultMaxRetries
 	}
-	return &Model{cfg: cfg, transport: t, Sleep: sleep}
+	m := &Model{cfg: cfg, transport: t, Sleep: sleep}
+	m.red.AddCredentials(cfg.APIKey, cfg.Headers, cfg.SecretHeaders, cfg.BaseURL)
+	m.red.AddMasked(cfg.APIKey) // "sk-abc1****wxyz" in "incorrect API key" messages
+	return m
 }
 
 // ContextWindow implements loop.Windowed.
@@ -71,6 +79,23 @@ func (m *Model) ContextWindow() int { return m.cfg.ContextWindow }
 
 // Step sends one streaming chat completion and relays its text, tool calls and usage.
 func (m *Model) Step(ctx loop.Context, req *loop.Request, emit func(loop.Delta) error) error {
+	return m.clean(m.step(ctx, req, emit))
+}
+
+// clean redacts the secrets of the configuration from an error: a server's message, on
+// any status and inside a 200 stream or body, may echo the key or a header.
+func (m *Model) clean(err error) error {
+	if e, ok := err.(*session.Error); ok && !m.red.Empty() {
+		if msg := m.red.String(e.Msg); msg != e.Msg {
+			c := *e
+			c.Msg = msg
+			return &c
+		}
+	}
+	return err
+}
+
+func (m *Model) step(ctx loop.Context, req *loop.Request, emit func(loop.Delta) error) error {
 	body, err := buildRequest(m.cfg, req)
 	if err != nil {
 		return err
@@ -95,7 +120,7 @@ func (m *Model) send(ctx loop.Context, body []byte) (*Response, error) {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			return nil, session.Errorf(session.KindNetwork, session.ErrModel, "%s", m.redact(err.Error()))
+			return nil, session.Errorf(session.KindNetwork, session.ErrModel, "%s", m.red.String(err.Error()))
 		}
 		if resp.Status >= 200 && resp.Status < 300 {
 			return resp, nil

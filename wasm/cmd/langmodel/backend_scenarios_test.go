@@ -144,7 +144,7 @@ var backendScenarios = []hostScenario{
 		out.availability = await Promise.all([openai("a", "vllm.sse"), { kind: "custom", generate() {} }, { kind: "llama" }].map((backend) => LanguageModel.availability({ backend })));
 		return out;`,
 		`{"answer":"Sunny in Paris, 21°C.","requests":2,
-		  "denied":["NotAllowedError",false,"the model failed: the server answered 401: Incorrect API key provided: [redacted] (header: Bearer [redacted])"],
+		  "denied":["NotAllowedError",false,"the model failed: the server answered 401: Incorrect API key provided: [redacted] (header: [redacted])"],
 		  "bad":["TypeError: invalid backend: backend.baseURL is required","TypeError: invalid backend: backend.baseURL must start with http://, https:// or /",
 		         "TypeError: invalid backend: backend.apiKey must be a non-empty string","TypeError: invalid backend: backend.generate must be a function",
 		         "TypeError: invalid backend: backend.generate must be a function","NotSupportedError: invalid backend: unknown backend kind \"llama\""],

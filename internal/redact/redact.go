@@ -1,0 +1,793 @@
+// Package redact is the one redactor of the secrets a session holds (the openai backend's
+// apiKey, the values of credential headers, the user-info and query values of a
+// configured URL): it replaces every form of them a server can echo with "[redacted]" in
+// the text that leaves the engine (DESIGN.md §3 "Secrets stay at the edge",
+// docs/design.md "Secrets").
+//
+// The forms of a secret are: the secret as it is; JSON-escaped, as any encoder escapes it
+// (the matcher reads the escapes of a JSON string, so \u003c, \u0026, \/ and the rest
+// match whatever wrote them); percent-encoded, upper- or lower-case hex, a space as %20 or
+// +; base64 in the standard and URL alphabets, padded or not, also inside a longer base64
+// text at each of the three alignments. A header value adds its credential after an auth
+// scheme (Bearer, Basic, Token, any, in any case), a Basic credential's decoded user:pass
+// and its password, and a Cookie's values.
+//
+// Values shorter than MinLen bytes are not matched: replacing every "true" or "en-US" in
+// the engine's output would corrupt tool results and say nothing about a secret. The
+// methods that add report them, and the binding warns in the console.
+//
+// A zero Redactor redacts nothing, at the cost of one pointer load per call. It is safe
+// for concurrent use: secrets are added copy-on-write.
+//
+// It imports only strings, sync, unicode/utf8 and unsafe: no fmt, no reflection, no
+// encoding/base64 (its own few lines encode the forms).
+package redact
+
+import (
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// MinLen is the shortest value redacted; a shorter one is reported by the Add methods and
+// left alone (package comment).
+const MinLen = 8
+
+// Replacement is what a secret becomes.
+const Replacement = "[redacted]"
+
+// Redactor holds secrets and replaces them. Its zero value holds none.
+type Redactor struct {
+	p  atomic.Pointer[set]
+	mu sync.Mutex // serialises writers
+}
+
+// set is an immutable collection of forms, grouped by their first byte.
+type set struct {
+	secrets map[string]bool // the values added, to skip repeats
+	forms   []form
+	first   [256][]int32 // byte → indexes into forms
+	hot     [256]bool    // the bytes that begin a form, and '"' and '\\' (JSON's state)
+	maxLen  int
+}
+
+// form is one string to match; keep bytes of its match are kept before the replacement
+// (a masked key's "*").
+type form struct {
+	s    string
+	keep int
+}
+
+// Empty reports whether r holds no secret.
+func (r *Redactor) Empty() bool { return r == nil || r.p.Load() == nil }
+
+// Add adds a secret and its encoded forms; it reports false (and adds nothing) when the
+// value is shorter than MinLen (an empty value is no secret: true).
+func (r *Redactor) Add(secret string) bool {
+	if len(secret) < MinLen {
+		return secret == ""
+	}
+	r.update(func(s *set) { s.addSecret(secret) })
+	return true
+}
+
+// AddMasked adds the forms of a key a server echoes masked ("sk-abc1****wxyz"): its first
+// eight bytes, and its last four after a "*", for a key of 12 bytes or more. The first
+// eight are often a public prefix ("sk-proj-"), so only the backend's own errors use
+// them (loop/openai), not the handler's redactor of everything that leaves.
+func (r *Redactor) AddMasked(key string) {
+	if len(key) < 12 {
+		return
+	}
+	r.update(func(s *set) {
+		s.addForm(form{s: key[:8]})
+		s.addForm(form{s: "*" + key[len(key)-4:], keep: 1})
+	})
+}
+
+// AddHeader adds a header value: the whole value, the credential after its auth scheme,
+// a Basic credential's user:pass and password, a cookie's values. It returns the parts too
+// short to redact (MinLen).
+func (r *Redactor) AddHeader(name, value string) (short []string) {
+	vals := []string{value}
+	if sp := strings.IndexByte(value, ' '); sp > 0 && token(value[:sp]) {
+		cred := trim(value[sp+1:])
+		vals = append(vals, cred)
+		if lowerASCII(value[:sp]) == "basic" {
+			if dec, ok := unbase64(cred); ok {
+				up := string(dec)
+				vals = append(vals, up)
+				if c := strings.IndexByte(up, ':'); c >= 0 {
+					vals = append(vals, up[c+1:])
+				}
+			}
+		}
+	}
+	if lowerASCII(name) == "cookie" {
+		for _, c := range split(value, ";") {
+			if eq := strings.IndexByte(c, '='); eq >= 0 {
+				vals = append(vals, trim(c[eq+1:]))
+			}
+		}
+	}
+	return r.addAll(vals)
+}
+
+// AddURL adds a configured URL's user-info (user:pass and the password) and the values of
+// its query. It returns the values too short to redact.
+func (r *Redactor) AddURL(u string) (short []string) {
+	var vals []string
+	rest := u
+	if i := strings.Index(rest, "://"); i >= 0 {
+		rest = rest[i+3:]
+		host := rest
+		if j := strings.IndexAny(host, "/?#"); j >= 0 {
+			host = host[:j]
+		}
+		if at := strings.LastIndexByte(host, '@'); at >= 0 {
+			ui := host[:at]
+			vals = append(vals, ui, unescape(ui))
+			if c := strings.IndexByte(ui, ':'); c >= 0 {
+				vals = append(vals, ui[c+1:], unescape(ui[c+1:]))
+			}
+		}
+	}
+	if q := strings.IndexByte(rest, '?'); q >= 0 {
+		query := rest[q+1:]
+		if h := strings.IndexByte(query, '#'); h >= 0 {
+			query = query[:h]
+		}
+		for _, kv := range split(query, "&;") {
+			if eq := strings.IndexByte(kv, '='); eq >= 0 {
+				vals = append(vals, kv[eq+1:], unescape(kv[eq+1:]))
+			}
+		}
+	}
+	return r.addAll(vals)
+}
+
+// addAll adds every value long enough and returns the others (each once).
+func (r *Redactor) addAll(vals []string) (short []string) {
+	var keep []string
+	for _, v := range vals {
+		switch {
+		case v == "":
+		case len(v) < MinLen:
+			if !contains(short, v) {
+				short = append(short, v)
+			}
+		default:
+			keep = append(keep, v)
+		}
+	}
+	if len(keep) > 0 {
+		r.update(func(s *set) {
+			for _, v := range keep {
+				s.addSecret(v)
+			}
+		})
+	}
+	return short
+}
+
+func (r *Redactor) update(fn func(*set)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	old := r.p.Load()
+	s := &set{secrets: map[string]bool{}}
+	if old != nil {
+		for k := range old.secrets {
+			s.secrets[k] = true
+		}
+		s.forms = append(s.forms, old.forms...)
+		s.first, s.hot = old.first, old.hot
+		for b := range s.first {
+			s.first[b] = append([]int32(nil), old.first[b]...)
+		}
+		s.maxLen = old.maxLen
+	}
+	fn(s)
+	if len(s.forms) > 0 {
+		r.p.Store(s)
+	}
+}
+
+// IsSecretHeader reports whether a header named name carries a credential:
+// Authorization, Proxy-Authorization, Cookie, X-API-Key, api-key, or one of extra (the
+// page's secretHeaders), in any case.
+func IsSecretHeader(name string, extra []string) bool {
+	switch lowerASCII(name) {
+	case "authorization", "proxy-authorization", "cookie", "x-api-key", "api-key":
+		return true
+	}
+	for _, e := range extra {
+		if lowerASCII(e) == lowerASCII(name) {
+			return true
+		}
+	}
+	return false
+}
+
+// ShowURL is a URL as errors name it: its origin and path, never its user-info, query or
+// fragment.
+func ShowURL(u string) string {
+	if i := strings.IndexAny(u, "?#"); i >= 0 {
+		u = u[:i]
+	}
+	if i := strings.Index(u, "://"); i >= 0 {
+		host := u[i+3:]
+		if j := strings.IndexByte(host, '/'); j >= 0 {
+			host = host[:j]
+		}
+		if at := strings.LastIndexByte(host, '@'); at >= 0 {
+			u = u[:i+3] + u[i+3+at+1:]
+		}
+	}
+	return u
+}
+
+// addSecret adds v's forms.
+func (s *set) addSecret(v string) {
+	if s.secrets[v] {
+		return
+	}
+	s.secrets[v] = true
+	s.addForm(form{s: v})
+	// v as a JSON string's text holds it (\", \\, \u003c…): seen raw where a text carries
+	// JSON of its own (a tool's JSON output, an untrusted tool's framed output), which the
+	// edge reads one level of escapes deep.
+	for _, hex := range []string{lowerHex, upperHex} {
+		if e := jsonEscaped(v, hex); e != v {
+			s.addForm(form{s: e})
+		}
+	}
+	s.addForm(form{s: percent(v, upperHex, false)})
+	s.addForm(form{s: percent(v, upperHex, true)})
+	s.addForm(form{s: percent(v, lowerHex, false)})
+	s.addForm(form{s: percent(v, lowerHex, true)})
+	for _, alpha := range []string{stdAlphabet, urlAlphabet} {
+		s.addForm(form{s: encode64(alpha, []byte(v), true)}) // the whole value encoded, padded
+		s.addForm(form{s: encode64(alpha, []byte(v), false)})
+		// The base64 characters that depend on v's bytes alone, with 0, 1 or 2 bytes
+		// before it: what any base64 text holding v at that alignment contains.
+		for o := 0; o < 3; o++ {
+			full := encode64(alpha, append(make([]byte, o), v...), false)
+			from, to := (8*o+5)/6, 8*(o+len(v))/6
+			if to-from >= MinLen {
+				s.addForm(form{s: full[from:to]})
+			}
+		}
+	}
+}
+
+func (s *set) addForm(f form) {
+	for _, g := range s.forms {
+		if g == f {
+			return
+		}
+	}
+	s.forms = append(s.forms, f)
+	s.first[f.s[0]] = append(s.first[f.s[0]], int32(len(s.forms)-1))
+	s.hot[f.s[0]], s.hot['"'], s.hot['\\'] = true, true, true
+	s.maxLen = max(s.maxLen, len(f.s))
+}
+
+// jsonEscaped is v as a JSON encoder writes it inside a string: quote and backslash
+// escaped, and <, >, &, control characters and U+2028/U+2029 as \u with hex digits of
+// hex's case.
+func jsonEscaped(v, hex string) string {
+	var b []byte
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c == '"' || c == '\\':
+			b = append(b, '\\', c)
+		case c < 0x20 || c == '<' || c == '>' || c == '&':
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&15])
+		case c == 0xe2 && i+2 < len(v) && v[i+1] == 0x80 && (v[i+2] == 0xa8 || v[i+2] == 0xa9):
+			b = append(b, '\\', 'u', '2', '0', '2', hex[v[i+2]&15])
+			i += 2
+		default:
+			b = append(b, c)
+		}
+	}
+	return string(b)
+}
+
+// The base64 alphabets, standard and URL (RFC 4648). The few lines below encode and
+// decode them: encoding/base64's four Encodings and decoder cost the module 2.3 KB brotli.
+const (
+	stdAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+	urlAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+)
+
+// encode64 is src encoded in alpha, padded with = when pad.
+func encode64(alpha string, src []byte, pad bool) string {
+	var b []byte
+	for i := 0; i < len(src); i += 3 {
+		var v uint32
+		n := min(3, len(src)-i)
+		for k := 0; k < 3; k++ {
+			v <<= 8
+			if k < n {
+				v |= uint32(src[i+k])
+			}
+		}
+		for k := 0; k < 4; k++ {
+			if k <= n {
+				b = append(b, alpha[v>>(18-6*k)&63])
+			} else if pad {
+				b = append(b, '=')
+			}
+		}
+	}
+	return string(b)
+}
+
+// unbase64 decodes s in the standard alphabet, padded or not.
+func unbase64(s string) ([]byte, bool) {
+	for len(s) > 0 && s[len(s)-1] == '=' {
+		s = s[:len(s)-1]
+	}
+	if len(s)%4 == 1 {
+		return nil, false
+	}
+	var b []byte
+	var v, bits uint32
+	for i := 0; i < len(s); i++ {
+		d := strings.IndexByte(stdAlphabet, s[i])
+		if d < 0 {
+			return nil, false
+		}
+		v, bits = v<<6|uint32(d), bits+6
+		if bits >= 8 {
+			bits -= 8
+			b = append(b, byte(v>>bits))
+		}
+	}
+	return b, true
+}
+
+const (
+	upperHex = "0123456789ABCDEF"
+	lowerHex = "0123456789abcdef"
+)
+
+// percent is v percent-encoded as a URL query value is: unreserved bytes as they are,
+// the rest as %XX in hex's case, a space as + when plus.
+func percent(v, hex string, plus bool) string {
+	var b []byte
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '-', c == '_', c == '.', c == '~':
+			b = append(b, c)
+		case c == ' ' && plus:
+			b = append(b, '+')
+		default:
+			b = append(b, '%', hex[c>>4], hex[c&15])
+		}
+	}
+	return string(b)
+}
+
+// unescape undoes percent-encoding (and + for space); text that is not valid stays.
+func unescape(s string) string {
+	if strings.IndexAny(s, "%+") < 0 {
+		return s
+	}
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '+':
+			b = append(b, ' ')
+		case c == '%' && i+2 < len(s) && unhex(s[i+1]) >= 0 && unhex(s[i+2]) >= 0:
+			b = append(b, byte(unhex(s[i+1])<<4|unhex(s[i+2])))
+			i += 2
+		default:
+			b = append(b, c)
+		}
+	}
+	return string(b)
+}
+
+func unhex(c byte) int {
+	switch {
+	case '0' <= c && c <= '9':
+		return int(c - '0')
+	case 'a' <= c && c <= 'f':
+		return int(c-'a') + 10
+	case 'A' <= c && c <= 'F':
+		return int(c-'A') + 10
+	}
+	return -1
+}
+
+// token reports whether s is an auth scheme's name (RFC 9110 token characters).
+func token(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func lowerASCII(s string) string {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if 'A' <= b[j] && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
+}
+
+// split cuts s at every byte of seps (ASCII): strings.FieldsFunc's and Split's code is
+// more than this needs.
+func split(s, seps string) []string {
+	var out []string
+	for {
+		i := strings.IndexAny(s, seps)
+		if i < 0 {
+			return append(out, s)
+		}
+		out, s = append(out, s[:i]), s[i+1:]
+	}
+}
+
+// trim removes ASCII spaces and tabs around s.
+func trim(s string) string {
+	for len(s) > 0 && (s[0] == ' ' || s[0] == '\t') {
+		s = s[1:]
+	}
+	for len(s) > 0 && (s[len(s)-1] == ' ' || s[len(s)-1] == '\t') {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+func contains(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// String returns s with every secret replaced.
+func (r *Redactor) String(s string) string {
+	if r == nil {
+		return s
+	}
+	st := r.p.Load()
+	if st == nil {
+		return s
+	}
+	out, _ := st.replace(s, false)
+	return out
+}
+
+// JSON returns the JSON text b with every secret inside its strings replaced, reading
+// their escapes; a match never crosses a string's end, so the text stays valid JSON. b
+// itself is returned when nothing matched.
+func (r *Redactor) JSON(b []byte) []byte {
+	if r == nil {
+		return b
+	}
+	st := r.p.Load()
+	if st == nil || len(b) == 0 {
+		return b
+	}
+	out, changed := st.replace(unsafe.String(unsafe.SliceData(b), len(b)), true)
+	if !changed {
+		return b
+	}
+	return []byte(out)
+}
+
+// Parts redacts texts that follow each other (the text parts of one message) as one
+// text, so that a secret split across two of them is caught: each keeps its own bytes
+// outside the matches, and a match is replaced in the part where it starts. parts itself
+// is returned when nothing matched.
+func (r *Redactor) Parts(parts []string) []string {
+	if r.Empty() || len(parts) == 0 {
+		return parts
+	}
+	st := r.p.Load()
+	if len(parts) == 1 {
+		if out, changed := st.replace(parts[0], false); changed {
+			return []string{out}
+		}
+		return parts
+	}
+	whole := strings.Join(parts, "")
+	var spans [][2]int
+	for i := 0; i < len(whole); {
+		start, end, keep := st.next(whole, i, false)
+		if start < 0 {
+			break
+		}
+		spans = append(spans, [2]int{start + keep, end})
+		i = end
+	}
+	if spans == nil {
+		return parts
+	}
+	out := make([]string, len(parts))
+	off := 0
+	for k, p := range parts {
+		lo, hi := off, off+len(p)
+		var b strings.Builder
+		pos := lo
+		for _, sp := range spans {
+			if sp[1] <= lo || sp[0] >= hi {
+				continue
+			}
+			if sp[0] >= lo {
+				b.WriteString(whole[pos:sp[0]])
+				b.WriteString(Replacement)
+			}
+			pos = min(sp[1], hi)
+		}
+		b.WriteString(whole[pos:hi])
+		out[k] = b.String()
+		off = hi
+	}
+	return out
+}
+
+// replace returns s with every match replaced, and whether there was one.
+func (st *set) replace(s string, json bool) (string, bool) {
+	start, end, keep := st.next(s, 0, json)
+	if start < 0 {
+		return s, false
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	pos := 0
+	for start >= 0 {
+		b.WriteString(s[pos : start+keep])
+		b.WriteString(Replacement)
+		pos = end
+		start, end, keep = st.next(s, end, json)
+	}
+	b.WriteString(s[pos:])
+	return b.String(), true
+}
+
+// next finds the leftmost (then longest) match in s at or after from: its start, end and
+// how many of its bytes are kept; start -1 when there is none. In JSON mode, from must be
+// at a token's start (not inside an escape), matches start only inside strings, and the
+// escapes of a string are read as the bytes they stand for.
+func (st *set) next(s string, from int, json bool) (start, end, keep int) {
+	inString := false
+	if json {
+		// Whether from is inside a string: the caller resumes after a match, which ends
+		// inside one; a scan from 0 starts outside.
+		inString = from > 0
+	}
+	for i := from; i < len(s); {
+		c, n := s[i], 1
+		if !st.hot[c] { // the usual byte: begins no form, changes no state
+			i++
+			continue
+		}
+		if json {
+			switch {
+			case c == '"':
+				inString = !inString
+				i++
+				continue
+			case !inString:
+				i++
+				continue
+			case c == '\\':
+				var buf [4]byte
+				d, m := unescapeAt(s, i, &buf)
+				if m == 0 {
+					i++
+					continue
+				}
+				c, n = d[0], m
+			}
+		}
+		if idx := st.first[c]; len(idx) > 0 {
+			best, bestKeep := -1, 0
+			for _, f := range idx {
+				// Most candidates fail at their second byte: checked here, without a call
+				// (an escape there is left to matchAt).
+				if fs := st.forms[f].s; n == 1 && i+1 < len(s) && s[i+1] != fs[1] && (!json || s[i+1] != '\\') {
+					continue
+				}
+				if e := matchAt(s, i, st.forms[f].s, json); e > best {
+					best, bestKeep = e, st.forms[f].keep
+				}
+			}
+			if best >= 0 {
+				return i, best, bestKeep
+			}
+		}
+		i += n
+	}
+	return -1, -1, 0
+}
+
+// matchAt returns where f's match at s[i:] ends, or -1.
+func matchAt(s string, i int, f string, json bool) int {
+	if !json {
+		if strings.HasPrefix(s[i:], f) {
+			return i + len(f)
+		}
+		return -1
+	}
+	j := i
+	var buf [4]byte
+	for k := 0; k < len(f); {
+		if j >= len(s) {
+			return -1
+		}
+		c := s[j]
+		switch c {
+		case '"':
+			return -1
+		case '\\':
+			d, m := unescapeAt(s, j, &buf)
+			if m == 0 || !strings.HasPrefix(f[k:], unsafe.String(&d[0], len(d))) {
+				return -1
+			}
+			k, j = k+len(d), j+m
+			continue
+		}
+		if c != f[k] {
+			return -1
+		}
+		k, j = k+1, j+1
+	}
+	return j
+}
+
+// unescapeAt reads the JSON escape at s[i] ('\\'): the bytes it stands for and its
+// length; length 0 when it is malformed.
+func unescapeAt(s string, i int, buf *[4]byte) ([]byte, int) {
+	if i+1 >= len(s) {
+		return nil, 0
+	}
+	switch c := s[i+1]; c {
+	case '"', '\\', '/':
+		buf[0] = c
+	case 'b':
+		buf[0] = '\b'
+	case 'f':
+		buf[0] = '\f'
+	case 'n':
+		buf[0] = '\n'
+	case 'r':
+		buf[0] = '\r'
+	case 't':
+		buf[0] = '\t'
+	case 'u':
+		r := hex4(s, i+2)
+		if r < 0 {
+			return nil, 0
+		}
+		m := 6
+		if 0xD800 <= r && r < 0xDC00 && i+11 < len(s) && s[i+6] == '\\' && s[i+7] == 'u' {
+			if lo := hex4(s, i+8); 0xDC00 <= lo && lo < 0xE000 {
+				r, m = 0x10000+(r-0xD800)<<10+(lo-0xDC00), 12
+			}
+		}
+		n := utf8.EncodeRune(buf[:], rune(r))
+		return buf[:n], m
+	default:
+		return nil, 0
+	}
+	return buf[:1], 2
+}
+
+func hex4(s string, i int) int {
+	if i+4 > len(s) {
+		return -1
+	}
+	r := 0
+	for _, c := range []byte(s[i : i+4]) {
+		d := unhex(c)
+		if d < 0 {
+			return -1
+		}
+		r = r<<4 | d
+	}
+	return r
+}
+
+// Stream redacts a text that arrives in pieces (a prompt's streamed chunks): a secret
+// split across pieces is caught. It holds back only a tail that could begin a secret's
+// form; Flush returns it at the end.
+type Stream struct {
+	r    *Redactor
+	held string
+}
+
+// Stream returns a Stream over r's secrets.
+func (r *Redactor) Stream() *Stream { return &Stream{r: r} }
+
+// Push takes the next piece and returns what may go out now.
+func (s *Stream) Push(piece string) string {
+	if s.r.Empty() {
+		return piece
+	}
+	st := s.r.p.Load()
+	text := s.held + piece
+	// Hold from the earliest position that could begin a form not complete yet (a
+	// shorter form complete there may be the start of a longer one), and from the start
+	// of a match that crosses it.
+	cut := len(text) - st.hold(text)
+	for pos := 0; pos < cut; {
+		start, end, _ := st.next(text, pos, false)
+		if start < 0 || start >= cut {
+			break
+		}
+		if end > cut {
+			cut = start
+			break
+		}
+		pos = end
+	}
+	s.held = text[cut:]
+	out, _ := st.replace(text[:cut], false)
+	return out
+}
+
+// Flush returns what is held back, redacted.
+func (s *Stream) Flush() string {
+	h := s.held
+	s.held = ""
+	if h == "" {
+		return ""
+	}
+	return s.r.String(h)
+}
+
+// hold is the length of the longest suffix of s that is a proper prefix of a form.
+func (st *set) hold(s string) int {
+	best := 0
+	lo := max(0, len(s)-st.maxLen+1)
+	for i := lo; i < len(s) && best == 0; i++ {
+		for _, f := range st.first[s[i]] {
+			fs := st.forms[f].s
+			if len(s)-i < len(fs) && strings.HasPrefix(fs, s[i:]) {
+				best = len(s) - i
+				break
+			}
+		}
+	}
+	return best
+}
+
+// AddCredentials adds what a backend's or a server's configuration holds: key (an API
+// key, and the Authorization value it travels in), the values of header's credential headers (IsSecretHeader
+// with secretHeaders) and url's user-info and query values. It returns how many values
+// were too short to redact (MinLen).
+func (r *Redactor) AddCredentials(key string, header map[string]string, secretHeaders []string, url string) (short int) {
+	if key != "" {
+		if !r.Add(key) {
+			short++
+		}
+		r.Add("Bearer " + key) // the Authorization header the key travels in, whole
+	}
+	for k, v := range header {
+		if IsSecretHeader(k, secretHeaders) {
+			short += len(r.AddHeader(k, v))
+		}
+	}
+	return short + len(r.AddURL(url))
+}

@@ -1,0 +1,221 @@
+package redact
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+const key = "sk-live-A1b2C3d4E5f6"
+
+func keyed() *Redactor {
+	var r Redactor
+	r.Add(key)
+	return &r
+}
+
+func TestRedactor_String(t *testing.T) {
+	b64 := func(e *base64.Encoding, prefix, s string) string {
+		return e.EncodeToString([]byte(prefix + s + "!tail"))
+	}
+	tests := []struct {
+		name, in, want string
+	}{
+		{"raw", "bad key " + key + ".", "bad key [redacted]."},
+		{"twice", key + key, "[redacted][redacted]"},
+		{"percent upper", "k=sk-live-A1b2C3d4E5f6&x=1", "k=[redacted]&x=1"},
+		{"base64 std padded", base64.StdEncoding.EncodeToString([]byte(key)), "[redacted]"},
+		{"base64 url unpadded", base64.RawURLEncoding.EncodeToString([]byte(key)), "[redacted]"},
+		{"base64 inside at alignment 0", b64(base64.StdEncoding, "", key), "[redacted]"},
+		{"base64 inside at alignment 1", b64(base64.StdEncoding, "x", key), "[redacted]"},
+		{"base64 inside at alignment 2", b64(base64.URLEncoding, "xy", key), "[redacted]"},
+		{"no over-match of ordinary values", "en-US true sk-live", "en-US true sk-live"},
+	}
+	r := keyed()
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := r.String(tc.in)
+			if strings.Contains(tc.name, "inside") {
+				require.Contains(t, got, Replacement)
+				require.NotContains(t, got, tc.in)
+				return
+			}
+			require.Equal(t, tc.want, got)
+		})
+	}
+}
+
+func TestRedactor_Encodings(t *testing.T) {
+	secret := "tok&<>en 1/2+3"
+	var r Redactor
+	require.True(t, r.Add(secret))
+	tests := []struct{ name, in string }{
+		{"percent lower with plus", "q=tok%26%3c%3een+1%2f2%2b3"},
+		{"percent upper with %20", "q=tok%26%3C%3Een%201%2F2%2B3"},
+		{"base64 std", base64.StdEncoding.EncodeToString([]byte(secret))},
+		{"base64 url", base64.URLEncoding.EncodeToString([]byte(secret))},
+		{"JSON-escaped inside a text (a framed untrusted output)", `said "tok\u0026\u003c\u003een 1/2+3"`},
+		{"JSON-escaped with upper hex", `tok\u0026\u003C\u003Een 1/2+3`},
+		{"JSON-escaped inside a text, on the wire", `{"t":"said \"tok\\u0026\\u003c\\u003een 1/2+3\""}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := r.String(tc.in)
+			if strings.HasSuffix(tc.name, "on the wire") {
+				got = string(r.JSON([]byte(tc.in)))
+			}
+			require.Contains(t, got, Replacement)
+		})
+	}
+}
+
+func TestRedactor_JSON(t *testing.T) {
+	secret := `tok&<>"en\1`
+	var r Redactor
+	require.True(t, r.Add(secret))
+	html, _ := json.Marshal(map[string]string{"a": "x " + secret + " y"})
+	tests := []struct{ name, in, want string }{
+		{"escaped for HTML", string(html), `{"a":"x [redacted] y"}`},
+		{"escaped without HTML", `{"a":"tok&<>\"en\\1"}`, `{"a":"[redacted]"}`},
+		{"escaped letters", `["\u0074ok\u0026\u003c\u003E\"en\\1"]`, `["[redacted]"]`},
+		{"not after a backslash's escape", `["\\ntok&<>\"en\\1"]`, `["\\n[redacted]"]`},
+		{"outside strings untouched", `{"n":12345678}`, `{"n":12345678}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := string(r.JSON([]byte(tc.in)))
+			require.Equal(t, tc.want, got)
+			require.True(t, json.Valid([]byte(got)))
+		})
+	}
+	var n Redactor
+	require.True(t, n.Add("12345678"))
+	require.Equal(t, `{"n":12345678,"s":"[redacted]"}`, string(n.JSON([]byte(`{"n":12345678,"s":"12345678"}`))))
+	// A secret whose first byte follows a backslash in the text is not matched there.
+	var nl Redactor
+	require.True(t, nl.Add("nsecret12"))
+	require.Equal(t, `["\nsecret12"]`, string(nl.JSON([]byte(`["\nsecret12"]`))))
+}
+
+func TestRedactor_Header(t *testing.T) {
+	basic := base64.StdEncoding.EncodeToString([]byte("alice:hunter2-pass"))
+	tests := []struct {
+		name, header, value string
+		echoes              []string
+	}{
+		{"bearer in any case", "Authorization", "Bearer " + key, []string{"auth bearer " + key, "BEARER " + key, key}},
+		{"token scheme", "Authorization", "Token abcdefgh123", []string{"abcdefgh123"}},
+		{"basic decoded", "Authorization", "Basic " + basic, []string{basic, "alice:hunter2-pass", "pw hunter2-pass"}},
+		{"cookie values", "Cookie", "sid=s3ss10n-value; lang=en", []string{"s3ss10n-value"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var r Redactor
+			r.AddHeader(tc.header, tc.value)
+			for _, e := range tc.echoes {
+				require.NotContains(t, r.String("x "+e+" y"), strings.TrimPrefix(strings.TrimPrefix(e, "pw "), "auth bearer "), e)
+			}
+		})
+	}
+}
+
+func TestRedactor_Short(t *testing.T) {
+	var r Redactor
+	require.False(t, r.Add("short"))
+	require.True(t, r.Empty())
+	require.Equal(t, []string{"lang=en", "en"}, r.AddHeader("cookie", "lang=en"))
+	require.Equal(t, []string{"abc"}, r.AddURL("https://h.example/mcp?k=abc&api_key=0123456789ab"))
+	require.Equal(t, "en true abc [redacted]", r.String("en true abc 0123456789ab"))
+}
+
+func TestRedactor_URL(t *testing.T) {
+	var r Redactor
+	r.AddURL("https://user:pa%24sword-9@h.example/mcp?api_key=k3y%2Bvalue&x=1")
+	require.Equal(t, "[redacted] [redacted] [redacted]", r.String("pa$sword-9 k3y+value k3y%2Bvalue"))
+	require.Equal(t, "https://h.example/mcp", ShowURL("https://user:pw@h.example/mcp?api_key=secret#f"))
+	require.Equal(t, "/mcp", ShowURL("/mcp?x=1"))
+}
+
+func TestRedactor_Parts(t *testing.T) {
+	r := keyed()
+	tests := []struct {
+		name     string
+		in, want []string
+	}{
+		{"split across two parts", []string{"one sk-live-A1b2", "C3d4E5f6 two"}, []string{"one [redacted]", " two"}},
+		{"split across three parts", []string{"a sk-live", "-A1b2C3", "d4E5f6"}, []string{"a [redacted]", "", ""}},
+		{"whole in one", []string{"a", key, "b"}, []string{"a", "[redacted]", "b"}},
+		{"none", []string{"sk-live-", "x"}, []string{"sk-live-", "x"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			require.Equal(t, tc.want, r.Parts(tc.in))
+		})
+	}
+}
+
+func TestRedactor_Stream(t *testing.T) {
+	tests := []struct {
+		name   string
+		pieces []string
+	}{
+		{"split in two", []string{"the key is sk-live-A1", "b2C3d4E5f6, ok"}},
+		{"a byte at a time", strings.Split("key "+key+" end", "")},
+		{"held tail that is no secret", []string{"sk-live-", "nope"}},
+	}
+	r := keyed()
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := r.Stream()
+			var out strings.Builder
+			for _, p := range tc.pieces {
+				got := s.Push(p)
+				require.NotContains(t, got, key)
+				out.WriteString(got)
+			}
+			out.WriteString(s.Flush())
+			require.Equal(t, r.String(strings.Join(tc.pieces, "")), out.String())
+		})
+	}
+}
+
+func TestRedactor_Zero(t *testing.T) {
+	var r Redactor
+	b := []byte(`{"a":"sk-live-A1b2C3d4E5f6"}`)
+	require.Equal(t, &b[0], &r.JSON(b)[0])
+	require.Equal(t, "x", r.String("x"))
+	require.Equal(t, "x", r.Stream().Push("x"))
+	var nilR *Redactor
+	require.True(t, nilR.Empty())
+	require.Equal(t, "x", nilR.String("x"))
+}
+
+func BenchmarkRedactor_JSON(b *testing.B) {
+	msg := []byte(`{"type":"event","session":1,"detail":{"type":"toolresult","value":"` + strings.Repeat("lorem ipsum dolor sit amet ", 40) + `"}}`)
+	for _, bc := range []struct {
+		name string
+		r    *Redactor
+	}{{"none", &Redactor{}}, {"one key", keyed()}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(msg)))
+			for b.Loop() {
+				bc.r.JSON(msg)
+			}
+		})
+	}
+}
+
+func TestBase64(t *testing.T) {
+	for _, s := range []string{"", "a", "ab", "abc", "abcd", "\xff\xfe\xfd\x00?>", "alice:hunter2"} {
+		require.Equal(t, base64.StdEncoding.EncodeToString([]byte(s)), encode64(stdAlphabet, []byte(s), true))
+		require.Equal(t, base64.RawURLEncoding.EncodeToString([]byte(s)), encode64(urlAlphabet, []byte(s), false))
+		dec, ok := unbase64(base64.StdEncoding.EncodeToString([]byte(s)))
+		require.True(t, ok)
+		require.Equal(t, s, string(dec))
+	}
+	_, ok := unbase64("a!b=")
+	require.False(t, ok)
+}
