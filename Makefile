@@ -60,8 +60,9 @@ chaos:
 	  $(GO) test -count=1 -timeout=60m -run='Chaos' ./wasm/cmd/langmodel/
 ## chaos-sweep: many random seeds of the chaos suite under wazero only (TestModule_Chaos,
 ## about 5 s a seed on a shared 2-core machine), niced, for a stop that touched the loop:
-## prints each failing seed and its violations as it fails, then how many seeds it played
-## (the whole log in build/chaos-sweep.log), each with the command that replays it.
+## prints each failure (its violations and seed) as it happens, then the failing seeds
+## with the command that replays each (go test reports parallel subtests at the end) and
+## how many seeds it played (the whole log in build/chaos-sweep.log).
 SWEEP_RUNS  ?= 300
 SWEEP_STEPS ?= 40
 chaos-sweep:
@@ -71,7 +72,7 @@ chaos-sweep:
 	  tee $(BUILD)/chaos-sweep.log | awk ' \
 	    /--- PASS: TestModule_Chaos\// { pass++ } \
 	    /--- FAIL: TestModule_Chaos\// { fail++; split($$3, p, "/"); print "chaos-sweep: seed " p[2] " failed (CHAOS_SEED=" p[2] " CHAOS_STEPS=$(SWEEP_STEPS) go test -count=1 -run '"'"'TestModule_Chaos$$'"'"' ./wasm/cmd/langmodel/ replays it)" } \
-	    /^[ \t]+Error:/ { print "  " substr($$0, 1, 400) } \
+	    /^[ \t]+(Error|Messages):/ { print "  " substr($$0, 1, 400) } \
 	    END { print "chaos-sweep: " pass + fail " seeds of $(SWEEP_STEPS) steps played, " fail + 0 " failed (build/chaos-sweep.log)"; exit pass + fail == 0 || fail > 0 }'
 ## bench-peers: the module against the Vercel AI SDK in one headless Chromium page
 ## (internal/peerbench): prints the table of ratios the performance claims (docs/testing.md,
