@@ -19,7 +19,7 @@
 // probability 0.4, so that every act is played alone and in company. The schedule is the
 // seed's: replay a failing run with its seed and the same acts. It uses only what goja has.
 
-const STEP_MS = 4000; // a step's prompt is aborted after this (stalls)
+const STEP_MS = 2500; // a step's prompt is aborted after this (stalls; the MCP servers time out at 1500)
 const ECHO_MCP = ["result", "split", "description", "title", "progress", "rpcerror", "http500"];
 const ECHO_MODEL = ["text", "arguments", "sseerror", "jsonerror", "401"];
 const ENCODINGS = ["raw", "json", "percent", "base64", "basic", "lower"];

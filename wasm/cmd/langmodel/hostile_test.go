@@ -134,6 +134,7 @@ func TestModule_Hostile(t *testing.T) {
 
 // hostile plays one seed of the hostile-server test with acts on.
 func hostile(t *testing.T, acts []string, seed uint32, steps int) {
+	t.Parallel()
 	hs := chaos.NewHostile(chaos.DefaultSecrets)
 	model := httptest.NewServer(hs.Model())
 	a := httptest.NewServer(hs.MCP("a"))
