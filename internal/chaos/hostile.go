@@ -233,7 +233,7 @@ func cors(w http.ResponseWriter, r *http.Request) bool {
 	hd := w.Header()
 	hd.Set("Access-Control-Allow-Origin", "*")
 	hd.Set("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS")
-	hd.Set("Access-Control-Allow-Headers", "*")
+	hd.Set("Access-Control-Allow-Headers", "Content-Type, Accept, Authorization, X-API-Key, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-Id") // "*" leaves Authorization out
 	hd.Set("Access-Control-Expose-Headers", "Mcp-Session-Id")
 	if r.Method == http.MethodOptions {
 		w.WriteHeader(http.StatusNoContent)
