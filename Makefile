@@ -75,14 +75,14 @@ chaos-sweep:
 	    /^[ \t]+(Error|Messages):/ { print "  " substr($$0, 1, 400) } \
 	    END { print "chaos-sweep: " pass + fail " seeds of $(SWEEP_STEPS) steps played, " fail + 0 " failed (build/chaos-sweep.log)"; exit pass + fail == 0 || fail > 0 }'
 ## hostile: the hostile-server property test (internal/chaos/hostile.go, issue 28) under
-## wazero: every hostile act alone (HOSTILE_ACTS=each; or a list of acts, or all), seed 1
+## wazero and in Chromium (page and worker mode): every hostile act alone (HOSTILE_ACTS=each; or a list of acts, or all), seed 1
 ## and a fresh one (HOSTILE_SEED=<seeds> replays), HOSTILE_STEPS steps each. make test
 ## plays the acts the module holds against (hostileOn in hostile_test.go).
 HOSTILE_ACTS  ?= each
 HOSTILE_STEPS ?= 20
 hostile:
 	HOSTILE_ACTS=$(HOSTILE_ACTS) HOSTILE_STEPS=$(HOSTILE_STEPS) \
-	  $(GO) test -count=1 -timeout=30m -run='^TestModule_Hostile$$' ./wasm/cmd/langmodel/
+	  $(GO) test -count=1 -timeout=30m -run='^Test(Module|Browser)_Hostile$$' ./wasm/cmd/langmodel/
 ## bench-peers: the module against the Vercel AI SDK in one headless Chromium page
 ## (internal/peerbench): prints the table of ratios the performance claims (docs/testing.md,
 ## RATIONALE.md) quote.
