@@ -8,7 +8,7 @@ PKGS      := ./...
 # The engine's own packages: they must build and test under GOOS=js too.
 ENGINE    := ./session/... ./loop/...
 
-.PHONY: browser-table module package test-package bench-peers chaos soak test-types size test test-native test-race test-js bench fuzz check check-clone check-imports deps demo wasm test-wasm-js
+.PHONY: browser-table module package test-package bench-peers chaos chaos-sweep hostile soak test-types size test test-native test-race test-js bench fuzz check check-clone check-imports deps demo wasm test-wasm-js
 
 ## test: every test layer (native, the .wasm under wazero, Chromium, Firefox, WebKit), from a
 ## fresh clone. BROWSERS=firefox (or chromium,webkit…) runs the browser tests in those only.
@@ -58,6 +58,31 @@ CHAOS_STEPS ?= 150
 chaos:
 	CHAOS_SEED=$(CHAOS_SEED) CHAOS_RUNS=$(CHAOS_RUNS) CHAOS_STEPS=$(CHAOS_STEPS) \
 	  $(GO) test -count=1 -timeout=60m -run='Chaos' ./wasm/cmd/langmodel/
+## chaos-sweep: many random seeds of the chaos suite under wazero only (TestModule_Chaos,
+## about 5 s a seed on a shared 2-core machine), niced, for a stop that touched the loop:
+## prints each failure (its violations and seed) as it happens, then the failing seeds
+## with the command that replays each (go test reports parallel subtests at the end) and
+## how many seeds it played (the whole log in build/chaos-sweep.log).
+SWEEP_RUNS  ?= 300
+SWEEP_STEPS ?= 40
+chaos-sweep:
+	@mkdir -p $(BUILD)
+	@CHAOS_SEED=random CHAOS_RUNS=$(SWEEP_RUNS) CHAOS_STEPS=$(SWEEP_STEPS) \
+	  nice -n 10 $(GO) test -count=1 -timeout=0 -v -run='^TestModule_Chaos$$' ./wasm/cmd/langmodel/ 2>&1 | \
+	  tee $(BUILD)/chaos-sweep.log | awk ' \
+	    /--- PASS: TestModule_Chaos\// { pass++ } \
+	    /--- FAIL: TestModule_Chaos\// { fail++; split($$3, p, "/"); print "chaos-sweep: seed " p[2] " failed (CHAOS_SEED=" p[2] " CHAOS_STEPS=$(SWEEP_STEPS) go test -count=1 -run '"'"'TestModule_Chaos$$'"'"' ./wasm/cmd/langmodel/ replays it)" } \
+	    /^[ \t]+(Error|Messages):/ { print "  " substr($$0, 1, 400) } \
+	    END { print "chaos-sweep: " pass + fail " seeds of $(SWEEP_STEPS) steps played, " fail + 0 " failed (build/chaos-sweep.log)"; exit pass + fail == 0 || fail > 0 }'
+## hostile: the hostile-server property test (internal/chaos/hostile.go, issue 28) under
+## wazero and in Chromium (page and worker mode): every hostile act alone (HOSTILE_ACTS=each; or a list of acts, or all), seed 1
+## and a fresh one (HOSTILE_SEED=<seeds> replays), HOSTILE_STEPS steps each. make test
+## plays the acts the module holds against (hostileOn in hostile_test.go).
+HOSTILE_ACTS  ?= each
+HOSTILE_STEPS ?= 20
+hostile:
+	HOSTILE_ACTS=$(HOSTILE_ACTS) HOSTILE_STEPS=$(HOSTILE_STEPS) \
+	  $(GO) test -count=1 -timeout=30m -run='^Test(Module|Browser)_Hostile$$' ./wasm/cmd/langmodel/
 ## bench-peers: the module against the Vercel AI SDK in one headless Chromium page
 ## (internal/peerbench): prints the table of ratios the performance claims (docs/testing.md,
 ## RATIONALE.md) quote.

@@ -10,8 +10,8 @@
 //	chaos[step0|step1|…]
 //
 // and a request gets the step numbered by the assistant messages after that user message
-// (the first request of a prompt step 0, the one after a tool round step 1, …; the last
-// step repeats). A step is one or more answers joined by "+": the first request with a
+// (the first request of a prompt step 0, the one after a tool round step 1, …; a repair
+// round of the text protocol the step it repairs; the last step repeats). A step is one or more answers joined by "+": the first request with a
 // given body gets the first, a retry of the same body the next, and so on, the last
 // repeating. Answers:
 //
@@ -174,7 +174,16 @@ func isRepair(req request) bool {
 }
 
 // schedule finds the plan in the last user message (text) and the step a request is at.
+// A repair round of the text protocol is numbered as the step it repairs: its broken
+// reply is no step of the loop (the history keeps neither it nor the repair message, so
+// the loop's next request is numbered as if there had been no repair), and the plan
+// says what the model answers at each step of the loop, which is what the page's oracle
+// counts calls by (issue 32). The chaos suite sends no assistant prefix, which a repair
+// would continue rather than follow.
 func schedule(req request) (plan []string, step int, text string) {
+	if isRepair(req) {
+		step = -1 // the broken reply, counted below
+	}
 	for i := len(req.Messages) - 1; i >= 0; i-- {
 		m := req.Messages[i]
 		if m.Role == "assistant" {

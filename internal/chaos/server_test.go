@@ -203,3 +203,58 @@ func ids(body string) map[string]bool {
 	}
 	return out
 }
+
+// TestServer_RepairRound: a repair round of the text protocol (loop/textproto) is
+// answered by the step it repairs, not the next one: its broken reply is no step of the
+// loop, and the history keeps neither it nor the repair message, so the loop's next
+// request is numbered as if there had been no repair. Numbered by its assistant
+// messages, the repair took the next step's answer and the loop then got that answer a
+// second time: seed 3795455276 (issue 32), whose call:nosuch|…dup2:ok|text made four
+// calls where the page's oracle counted three.
+func TestServer_RepairRound(t *testing.T) {
+	srv := &Server{Key: key}
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	repair := "The tool nosuch is not offered.\n\nReply again with all the tool calls you meant to make, corrected, each in its own block exactly like this:\n\n```tool_call\n{}\n```"
+	tests := []struct {
+		name   string
+		msgs   []map[string]any
+		status int
+		calls  string // the tool the answer's call block names
+	}{
+		{name: "the first step's repair", status: 200, calls: "nosuch", msgs: []map[string]any{
+			{"role": "system", "content": "tools"},
+			{"role": "user", "content": "chaos[call:nosuch|503] first"},
+			{"role": "assistant", "content": "```tool_call\n{\"name\": \"nosuch\", \"arguments\": {}}\n```"},
+			{"role": "user", "content": repair},
+		}},
+		{name: "a later step's repair", status: 200, calls: "nosuch", msgs: []map[string]any{
+			{"role": "system", "content": "tools"},
+			{"role": "user", "content": "chaos[call:ok|call:nosuch|call:ok|503] later"},
+			{"role": "assistant", "content": "```tool_call\n{\"name\": \"ok\", \"arguments\": {}}\n```"},
+			{"role": "user", "content": "```tool_result\n{}\n```"},
+			{"role": "assistant", "content": "```tool_call\n{\"name\": \"nosuch\", \"arguments\": {}}\n```"},
+			{"role": "user", "content": repair},
+		}},
+		{name: "the step after a repaired one", status: 200, calls: "ok", msgs: []map[string]any{
+			{"role": "system", "content": "tools"},
+			{"role": "user", "content": "chaos[call:nosuch|call:ok|503] after"},
+			{"role": "assistant", "content": "```tool_call\n{\"name\": \"nosuch\", \"arguments\": {}}\n```"},
+			{"role": "user", "content": "```tool_result\n{}\n```"},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body, _ := json.Marshal(map[string]any{"model": "m", "stream": true, "messages": tt.msgs})
+			r, _ := http.NewRequest("POST", hs.URL+"/plain/v1/chat/completions", strings.NewReader(string(body)))
+			r.Header.Set("Authorization", "Bearer "+key)
+			resp, err := http.DefaultClient.Do(r)
+			require.NoError(t, err)
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			require.Equal(t, tt.status, resp.StatusCode, "%s", b)
+			content, _, _, _, _ := deltas(t, string(b))
+			require.Contains(t, content, `{"name": "`+tt.calls+`"`)
+		})
+	}
+}

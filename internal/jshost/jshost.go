@@ -633,6 +633,10 @@ func (h *Host) Hold() (release func()) {
 	}
 }
 
+// MemorySize is the size of the module's linear memory in bytes (it never shrinks). Call
+// it on the loop (from a function the host's JS calls), where the module does not run.
+func (h *Host) MemorySize() uint32 { return h.mem.Size() }
+
 // Exited reports whether the Go program has exited, and its exit code.
 func (h *Host) Exited() (code int, done bool) {
 	h.mu.Lock()

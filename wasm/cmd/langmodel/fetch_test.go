@@ -17,7 +17,7 @@ import (
 )
 
 // fetchJS is the JS half of the wazero host's fetch (the host has none): a fetch(url,
-// {method, headers, body, signal}) whose Response has status, ok, headers (forEach,
+// {method, headers, body, signal, redirect}) whose Response has status, ok, headers (forEach,
 // get), a ReadableStream body of Uint8Arrays, text() and json(). The Go half
 // (installFetch) runs the request with net/http.
 const fetchJS = `
@@ -31,7 +31,7 @@ globalThis.fetch = (url, init = {}) => new Promise((resolve, reject) => {
 		let s = "";
 		for (;;) { const { done, value } = await reader.read(); if (done) return s + dec.decode(); s += dec.decode(value, { stream: true }); }
 	};
-	id = __goFetch(String(url), init.method ?? "GET", JSON.stringify(init.headers ?? {}), init.body ?? "", {
+	id = __goFetch(String(url), init.method ?? "GET", JSON.stringify(init.headers ?? {}), init.body ?? "", init.redirect ?? "follow", {
 		response(status, headers) {
 			responded = true;
 			const h = JSON.parse(headers);
@@ -72,7 +72,9 @@ func installFetch(h *jshost.Host, client *http.Client, split int) error {
 			cancel()
 		}
 	})
-	h.Set("__goFetch", func(url, method, headersJSON, body string, cb *goja.Object) int64 {
+	noFollow := *client
+	noFollow.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	h.Set("__goFetch", func(url, method, headersJSON, body, redirect string, cb *goja.Object) int64 {
 		response, _ := goja.AssertFunction(cb.Get("response"))
 		chunk, _ := goja.AssertFunction(cb.Get("chunk"))
 		end, _ := goja.AssertFunction(cb.Get("end"))
@@ -108,10 +110,22 @@ func installFetch(h *jshost.Host, client *http.Client, split int) error {
 			for k, v := range headers {
 				req.Header.Set(k, v)
 			}
-			resp, err := client.Do(req)
+			c := client
+			if redirect != "follow" {
+				c = &noFollow
+			}
+			resp, err := c.Do(req)
 			if err != nil {
 				finish("Failed to fetch")
 				return
+			}
+			if redirect != "follow" && resp.StatusCode >= 300 && resp.StatusCode < 400 && resp.Header.Get("Location") != "" {
+				resp.Body.Close()
+				if redirect == "error" {
+					finish("Failed to fetch") // as the Fetch standard's redirect mode "error"
+					return
+				}
+				resp = &http.Response{StatusCode: 0, Header: http.Header{}, Body: http.NoBody} // "manual": an opaque redirect
 			}
 			defer resp.Body.Close()
 			var pairs [][2]string
