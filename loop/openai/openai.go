@@ -12,10 +12,12 @@
 package openai
 
 import (
+	"errors"
 	"time"
 
 	"langmodel/loop"
 	"langmodel/loop/internal/fetchport"
+	"langmodel/loop/internal/sse"
 	"langmodel/session"
 )
 
@@ -83,7 +85,11 @@ func (m *Model) Step(ctx loop.Context, req *loop.Request, emit func(loop.Delta) 
 		return err
 	}
 	defer resp.Body.Close()
-	return readStream(ctx, resp, emit)
+	err = readStream(ctx, resp, emit)
+	if errors.Is(err, sse.ErrTooLarge) {
+		return session.Errorf(session.KindNetwork, session.ErrModel, "the server at %s sent a message larger than 4 MB", fetchport.Where(endpoint(m.cfg.BaseURL)))
+	}
+	return err
 }
 
 // send posts body, retrying 429 and 5xx answers with backoff that honours Retry-After.
