@@ -29,7 +29,7 @@ func TestRead(t *testing.T) {
 		{name: "the events before the one over the limit are delivered",
 			in: "data: a\n\n" + strings.Repeat("data: "+strings.Repeat("x", 40<<10)+"\n", 3), want: []string{"a"}, err: ErrTooLarge},
 		{name: "an event of exactly the limit, newlines joining its lines counted, is delivered",
-			in: "data: " + strings.Repeat("x", 50<<10) + "\ndata: " + strings.Repeat("y", 50<<10-1) + "\n\n",
+			in:   "data: " + strings.Repeat("x", 50<<10) + "\ndata: " + strings.Repeat("y", 50<<10-1) + "\n\n",
 			want: []string{strings.Repeat("x", 50<<10) + "\n" + strings.Repeat("y", 50<<10-1)}},
 		{name: "one byte more is an error",
 			in: "data: " + strings.Repeat("x", 50<<10) + "\ndata: " + strings.Repeat("y", 50<<10) + "\n\n", err: ErrTooLarge},
