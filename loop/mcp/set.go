@@ -81,26 +81,36 @@ func (s *Set) list(ctx loop.Context) error {
 	return s.declare(lists)
 }
 
-// list runs tools/list, page after page (nextCursor).
+// list runs tools/list, page after page (nextCursor), within the bounds of a server's
+// list (maxTools, maxListBytes, maxPages).
 func (c *client) list(ctx loop.Context) ([]any, error) {
 	var out []any
 	var params []byte
+	budget := maxListBytes
 	for page := 0; ; page++ {
-		res, err := c.call(ctx, "tools/list", params, nil)
+		r := &reply{c: c, id: c.nextID.Add(1), method: "tools/list", budget: budget}
+		res, err := c.ask(ctx, r, params)
+		if err == errOverBudget {
+			return nil, c.fail(session.KindOperation, "listed more than 1 MB of tools")
+		}
 		if err != nil {
 			return nil, err
 		}
+		budget -= r.used
 		obj, _ := res.(map[string]any)
 		tools, ok := obj["tools"].([]any)
 		if !ok {
 			return nil, c.fail(session.KindOperation, "answered tools/list without a list of tools")
+		}
+		if len(out)+len(tools) > maxTools {
+			return nil, c.fail(session.KindOperation, "offered more than 1000 tools")
 		}
 		out = append(out, tools...)
 		cursor, _ := obj["nextCursor"].(string)
 		if cursor == "" {
 			return out, nil
 		}
-		if page == 1000 {
+		if page == maxPages {
 			return nil, c.fail(session.KindOperation, "tools/list did not end after 1000 pages")
 		}
 		params = jsonv.AppendString(append([]byte(nil), `{"cursor":`...), cursor)
