@@ -162,6 +162,11 @@ func toolsPage(id, prefix string, n int, desc, next string) string {
 	return b.String()
 }
 
+// exactly is page(desc) with desc's length chosen for the page to be size bytes.
+func exactly(size int, page func(desc string) string) string {
+	return page(strings.Repeat("x", size-len(page(""))))
+}
+
 // pageOf is the page a tools/list request asks for: 0 without a cursor, else the cursor.
 func pageOf(params json.RawMessage) int {
 	var p struct{ Cursor string }
@@ -216,6 +221,19 @@ func TestConnect_ListBounds(t *testing.T) {
 				return "application/json", toolsPage(id, "p"+strconv.Itoa(p)+"_", 1, mb[:1<<20-200], next)
 			},
 			kind: session.KindOperation, msg: "MCP server: mem:/mcp listed more than 1 MB of tools", asked: 2, read: 2.1},
+		{name: "a list of exactly 1 MB is taken",
+			answer: func(_, id string, params json.RawMessage) (string, string) {
+				return "application/json", exactly(1<<20, func(desc string) string { return toolsPage(id, "t", 1, desc, "") })
+			},
+			tools: 1},
+		{name: "a first page of exactly 1 MB, then any page more, is refused",
+			answer: func(_, id string, params json.RawMessage) (string, string) {
+				if pageOf(params) == 1 {
+					return "application/json", toolsPage(id, "u", 1, "", "")
+				}
+				return "application/json", exactly(1<<20, func(desc string) string { return toolsPage(id, "t", 1, desc, "1") })
+			},
+			kind: session.KindOperation, msg: "MCP server: mem:/mcp listed more than 1 MB of tools", asked: 2},
 		{name: "a list just under 1 MB is taken",
 			answer: func(_, id string, params json.RawMessage) (string, string) {
 				return "application/json", toolsPage(id, "t", 900, kb[:1000], "")

@@ -334,9 +334,9 @@ type reply struct {
 	progress func(json.RawMessage)
 	timer    *time.Timer // the request's silence, reset at every message
 	silent   atomic.Bool // the timer fired
-	// budget, when not 0, bounds the bytes of the messages the server may send in answer
-	// (tools/list: what is left of maxListBytes); used counts them.
-	budget, used int
+	// used counts the bytes of the messages the server sent (from where the caller
+	// started it: tools/list counts over all its pages); budget, when not 0, bounds it.
+	used, budget int
 
 	answered bool
 	res      any

@@ -86,9 +86,9 @@ func (s *Set) list(ctx loop.Context) error {
 func (c *client) list(ctx loop.Context) ([]any, error) {
 	var out []any
 	var params []byte
-	budget := maxListBytes
+	used := 0 // the bytes of the server's messages so far, all pages
 	for page := 0; ; page++ {
-		r := &reply{c: c, id: c.nextID.Add(1), method: "tools/list", budget: budget}
+		r := &reply{c: c, id: c.nextID.Add(1), method: "tools/list", used: used, budget: maxListBytes}
 		res, err := c.ask(ctx, r, params)
 		if err == errOverBudget {
 			return nil, c.fail(session.KindOperation, "listed more than 1 MB of tools")
@@ -96,7 +96,7 @@ func (c *client) list(ctx loop.Context) ([]any, error) {
 		if err != nil {
 			return nil, err
 		}
-		budget -= r.used
+		used = r.used
 		obj, _ := res.(map[string]any)
 		tools, ok := obj["tools"].([]any)
 		if !ok {
