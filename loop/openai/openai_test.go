@@ -293,14 +293,19 @@ func (b countingBody) Read(p []byte) (int, error) {
 
 func (countingBody) Close() error { return nil }
 
-// bodyTransport answers every request with body, as contentType, and keeps the URL.
+// bodyTransport answers every request with body, as contentType, with status (0: 200).
 type bodyTransport struct {
+	status            int
 	body, contentType string
 	read              *int
 }
 
 func (t bodyTransport) Do(ctx loop.Context, req *openai.Request) (*openai.Response, error) {
-	return &openai.Response{Status: 200, Header: map[string]string{"content-type": t.contentType},
+	status := t.status
+	if status == 0 {
+		status = 200
+	}
+	return &openai.Response{Status: status, Header: map[string]string{"content-type": t.contentType},
 		Body: countingBody{r: strings.NewReader(t.body), read: t.read}}, nil
 }
 
@@ -335,4 +340,14 @@ func TestStep_MessageBounds(t *testing.T) {
 			require.LessOrEqual(t, read, 4<<20+3<<20, "bytes read before the error")
 		})
 	}
+}
+
+// An error answer's body is read no further than 64 KB, whatever its size.
+func TestStep_ErrorBodyBound(t *testing.T) {
+	read := 0
+	m := openai.New(openai.Config{BaseURL: "https://llm.example/v1", Model: "m"},
+		bodyTransport{status: 400, body: strings.Repeat("x", 16<<20), contentType: "text/plain", read: &read})
+	_, err := step(m, userAsks("hi"))
+	require.Equal(t, "the model failed: the server answered 400: "+strings.Repeat("x", 300)+"…", err.Error())
+	require.LessOrEqual(t, read, 64<<10, "bytes read")
 }
