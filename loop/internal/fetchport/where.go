@@ -5,21 +5,23 @@ import "strings"
 // Where is url as an error names it: its origin and path, without the user-info, the
 // query or the fragment, any of which may hold a credential (user:password@, ?api_key=).
 // It cuts the text as the URL standard splits an http(s) URL, without a URL parser (no
-// net/url in the module for this).
+// net/url in the module for this), in one loop (strings.IndexAny costs 3 KB of code).
 func Where(url string) string {
 	scheme, rest := "", url
 	if i := strings.Index(url, "://"); i >= 0 {
 		scheme, rest = url[:i+3], url[i+3:]
 	}
-	if i := strings.IndexAny(rest, "?#"); i >= 0 {
-		rest = rest[:i]
+	host := -1 // where the host ends (the path begins)
+	at := -1   // the last @ before it
+	for i := 0; i < len(rest); i++ {
+		switch c := rest[i]; {
+		case c == '?' || c == '#':
+			rest = rest[:i]
+		case host < 0 && (c == '/' || c == '\\'):
+			host = i
+		case host < 0 && c == '@':
+			at = i
+		}
 	}
-	host, path := rest, ""
-	if i := strings.IndexAny(rest, `/\`); i >= 0 {
-		host, path = rest[:i], rest[i:]
-	}
-	if i := strings.LastIndexByte(host, '@'); i >= 0 {
-		host = host[i+1:]
-	}
-	return scheme + host + path
+	return scheme + rest[at+1:]
 }
