@@ -484,12 +484,9 @@ class LazyAbort {
 }
 
 // where is url as an error names it: origin and path, never the user-info, query or
-// fragment, which may hold a credential (?api_key=…).
+// fragment, which may hold a credential (?api_key=…); cut as fetchport.Where cuts it, not
+// with URL, which not every host has.
 function where(url) {
-  try {
-    const u = new URL(url, globalThis.location?.href);
-    return u.origin + u.pathname;
-  } catch {
-    return "the server";
-  }
+  const m = /^(?:([a-z][a-z0-9+.-]*:\/\/)(?:[^/?#\\]*@)?([^/?#\\]*))?([^?#]*)/i.exec(String(url));
+  return (m[1] ?? "") + (m[2] ?? "") + m[3];
 }

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -17,7 +18,7 @@ import (
 )
 
 // fetchJS is the JS half of the wazero host's fetch (the host has none): a fetch(url,
-// {method, headers, body, signal}) whose Response has status, ok, headers (forEach,
+// {method, headers, body, signal, redirect}) whose Response has status, ok, headers (forEach,
 // get), a ReadableStream body of Uint8Arrays, text() and json(). The Go half
 // (installFetch) runs the request with net/http.
 const fetchJS = `
@@ -31,7 +32,7 @@ globalThis.fetch = (url, init = {}) => new Promise((resolve, reject) => {
 		let s = "";
 		for (;;) { const { done, value } = await reader.read(); if (done) return s + dec.decode(); s += dec.decode(value, { stream: true }); }
 	};
-	id = __goFetch(String(url), init.method ?? "GET", JSON.stringify(init.headers ?? {}), init.body ?? "", {
+	id = __goFetch(String(url), init.method ?? "GET", JSON.stringify(init.headers ?? {}), init.body ?? "", init.redirect ?? "follow", {
 		response(status, headers) {
 			responded = true;
 			const h = JSON.parse(headers);
@@ -72,7 +73,7 @@ func installFetch(h *jshost.Host, client *http.Client, split int) error {
 			cancel()
 		}
 	})
-	h.Set("__goFetch", func(url, method, headersJSON, body string, cb *goja.Object) int64 {
+	h.Set("__goFetch", func(url, method, headersJSON, body, redirect string, cb *goja.Object) int64 {
 		response, _ := goja.AssertFunction(cb.Get("response"))
 		chunk, _ := goja.AssertFunction(cb.Get("chunk"))
 		end, _ := goja.AssertFunction(cb.Get("end"))
@@ -108,7 +109,18 @@ func installFetch(h *jshost.Host, client *http.Client, split int) error {
 			for k, v := range headers {
 				req.Header.Set(k, v)
 			}
-			resp, err := client.Do(req)
+			c := client
+			if redirect != "follow" { // fetch's redirect: "manual" answers the redirect itself, "error" fails
+				own := *client
+				own.CheckRedirect = func(*http.Request, []*http.Request) error {
+					if redirect == "error" {
+						return errors.New("redirect")
+					}
+					return http.ErrUseLastResponse
+				}
+				c = &own
+			}
+			resp, err := c.Do(req)
 			if err != nil {
 				finish("Failed to fetch")
 				return

@@ -102,6 +102,22 @@ func TestNode_RedirectsRefused(t *testing.T) {
 	require.Empty(t, stolen(), "requests the other origin received")
 }
 
+// TestModule_RedirectsRefused is TestNode_RedirectsRefused in the real .wasm under
+// wazero, whose host's fetch honours redirect as fetch does (fetch_test.go).
+func TestModule_RedirectsRefused(t *testing.T) {
+	base, stolen := redirectServers(t)
+	h := newHost(t)
+	h.Set("BASE", base)
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	v, err := h.Eval(ctx, redirectJS)
+	require.NoError(t, err)
+	requireJSON(t, `{
+		"mcp": "NetworkError: MCP server: BASE/mcp could not be reached: BASE/mcp answered with a redirect (HTTP 307), and the module follows none",
+		"model": "NetworkError: the model failed: BASE/v1/chat/completions answered with a redirect (HTTP 307), and the module follows none"}`, v)
+	require.Empty(t, stolen(), "requests the other origin received")
+}
+
 // TestBrowser_RedirectsRefused is TestNode_RedirectsRefused in every engine, with the
 // module on the page and in a Worker: there the redirect comes back opaque, its status
 // unknown to the page.
