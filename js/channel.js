@@ -360,6 +360,14 @@ export class Channel {
   // headers, the body as text (one TextDecoder in stream mode, so a character split
   // across chunks arrives whole), then the end. fetch-abort aborts it. The request's
   // headers (the API key among them) go to fetch and nowhere else.
+  //
+  // Redirects are refused: followed, they would carry the request, its body and its
+  // headers (an MCP server's X-API-Key, the model's key) to wherever a server points.
+  // redirect: "manual", not "error": both send nothing to the Location, but "error"
+  // fails as a bare network error ("Failed to fetch"), which says nothing of why, while
+  // "manual" hands back the redirect itself (an opaque one in browsers, the 3xx in Node),
+  // to be refused here by name. A response that was redirected all the same (a page's
+  // own fetch that ignores redirect) is refused too.
   async #fetch(m) {
     const ctrl = new AbortController();
     this.#running.set(m.id, ctrl);
@@ -368,9 +376,10 @@ export class Channel {
     let reader;
     try {
       const fetchFn = this.#fetchFn();
-      const res = await fetchFn(url, { method, headers, body, signal: ctrl.signal });
-      if (!live()) {
+      const res = await fetchFn(url, { method, headers, body, signal: ctrl.signal, redirect: "manual" });
+      if (!live() || res.type === "opaqueredirect" || (res.status >= 300 && res.status < 400) || res.redirected) {
         res.body?.cancel().catch(() => {});
+        if (live()) throw new TypeError(`${where(url)} answered with a redirect${res.status ? ` (HTTP ${res.status})` : ""}, and the module follows none`);
         return;
       }
       const h = {};
@@ -482,4 +491,12 @@ class LazyAbort {
     this.#reason = reason;
     this.#ctrl?.abort(reason);
   }
+}
+
+// where is url as an error names it: origin and path, never the user-info, query or
+// fragment, which may hold a credential (?api_key=…); cut as fetchport.Where cuts it, not
+// with URL, which not every host has.
+function where(url) {
+  const m = /^(?:([a-z][a-z0-9+.-]*:\/\/)(?:[^/?#\\]*@)?([^/?#\\]*))?([^?#]*)/i.exec(String(url));
+  return (m[1] ?? "") + (m[2] ?? "") + m[3];
 }

@@ -620,7 +620,7 @@ export interface InstallConfig {
   backend?: Backend;
   /** Define globalThis.LanguageModel etc.: "auto" (where there is none or the native one is "unavailable"), "always" or "never". */
   globals?: "auto" | "always" | "never";
-  /** The fetch that downloads the module and carries the openai backend's requests; default globalThis.fetch. */
+  /** The fetch that downloads the module and carries the engine's requests (the openai backend's, MCP servers'); default globalThis.fetch. The engine's requests ask `redirect: "manual"` and refuse a redirect: a fetch given here must honour `redirect`. */
   fetch?: typeof fetch;
   /**
    * Run the module in a dedicated Worker, so that it never holds the page's main thread;

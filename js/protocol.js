@@ -74,7 +74,7 @@ export const PROTOCOL_VERSION = 7;
 /** @typedef {{name: string, message: string, fields?: {requested?: number, quota?: number, transcript?: object[]}}} WireError */
 /** @typedef {{type: "tool-execute", id: number, session: number, fn: number, call: WireCall}} ToolExecute  the page runs stash[fn](call.arguments, …) */
 /** @typedef {{type: "tool-approve", id: number, session: number, fn: number, call: WireCall, tool: string, toolInfo: {name: string, description: string, inputSchema: object, annotations: object, source: {kind: "page"|"webmcp"|"mcp", name?: string, origin?: string}}}} ToolApprove  the page answers true, false or a reason; toolInfo is the declaration that will run */
-/** @typedef {{type: "fetch", id: number, request: {method: string, url: string, headers: Record<string, string>, body: string}}} Fetch  the page runs fetch(url, {method, headers, body, signal}); the headers may hold the API key and go to fetch only */
+/** @typedef {{type: "fetch", id: number, request: {method: string, url: string, headers: Record<string, string>, body: string}}} Fetch  the page runs fetch(url, {method, headers, body, signal, redirect: "manual"}) and refuses a redirect (fetch-end with an error); the headers may hold the API key and go to fetch only */
 /** @typedef {{type: "generate", id: number, fn: number, request: object}} Generate  the page runs stash[fn](request, {signal}) */
 /** @typedef {{type: "tool-abort" | "fetch-abort" | "generate-abort", id: number}} CallAbort  the call `id` is no longer awaited: abort its signal; later answers are dropped */
 /** @typedef {{type: "toolcall" | "toolprogress" | "toolresult" | "contextoverflow", session: number, detail: object}} SessionEvent */

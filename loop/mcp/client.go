@@ -49,9 +49,31 @@ const (
 	supported       = `"2025-11-25", "2025-06-18", "2025-03-26"`
 )
 
-// maxMessage bounds one message from a server (a JSON body or one event); a larger one
-// is an error for the call that waited for it.
-const maxMessage = 4 << 20
+// The bounds a server is held to (docs/security-bounds.md lists them with their tests).
+// maxMessage bounds one message from a server, a JSON body or one event (its data lines
+// together, and each line: loop/internal/sse); a larger one is an error for the call
+// that waited for it, or ends the server's own stream. maxListBytes and maxTools bound a
+// server's tool list over all its tools/list pages: the bytes of every message the
+// server sent in answer (notifications in its streams too), and the tools. Past either,
+// the listing fails: create() with an OperationError, a re-listing (list_changed) keeps
+// the tools the session has. A megabyte of declarations is about 250,000 tokens in every
+// model request, more than any model's context.
+const (
+	maxMessage   = 4 << 20
+	maxListBytes = 1 << 20
+	maxTools     = 1000
+	maxPages     = 1000
+)
+
+// ListenSilence is how long the server's own stream (the GET that waits for
+// notifications/tools/list_changed) may go without a byte, keep-alive comments included,
+// before the client closes it and opens it again. A server may have nothing to say for
+// hours, so silence is no fault; but a connection that died without a word (a proxy's
+// idle cut, a laptop that slept) would otherwise hold the stream, and the page's fetch,
+// for the session's life, deaf to every change. A quiet server costs one GET per
+// ListenSilence; a stream that the server ends, that fails or breaks a bound (an event
+// over maxMessage) is not opened again: list changes then come with answers to calls.
+const ListenSilence = 5 * time.Minute
 
 // ErrServer is the rule a failing MCP server breaks (session.Error's rule).
 var ErrServer = errors.New("MCP server")
@@ -82,6 +104,7 @@ type client struct {
 	set         *Set // told of notifications/tools/list_changed (set.changed(index))
 	index       int
 	stopListen  loop.CancelFunc
+	silence     time.Duration // how long the server's own stream may say nothing; 0: ListenSilence
 
 	redOnce sync.Once
 	red     redact.Redactor // the server's credential headers, its URL's user-info and query
@@ -162,18 +185,52 @@ func (c *client) connect(ctx loop.Context) error {
 	return nil
 }
 
-// listen reads the server's own stream (an HTTP GET) for notifications until ctx ends; a
-// server without one (405) or a stream that fails is left alone: list changes then come
-// only with the answers to calls.
+// listen reads the server's own stream (an HTTP GET) for notifications until ctx ends,
+// opening it again after each ListenSilence without a byte; a server without one (405)
+// or a stream that ends or fails is left alone: list changes then come only with the
+// answers to calls.
 func (c *client) listen(ctx loop.Context) {
-	resp, err := c.t.Do(ctx, c.request("GET", nil, "text/event-stream"))
-	if err != nil {
-		return
+	for c.listenOnce(ctx) {
 	}
-	if resp.Status == 200 && strings.Contains(resp.Header["content-type"], "text/event-stream") {
-		sse.Read(resp.Body, maxMessage, (&reply{c: c}).take)
+}
+
+// listenOnce opens the server's stream and reads it; it reports whether the stream was
+// closed for its silence (to be opened again).
+func (c *client) listenOnce(ctx loop.Context) (silent bool) {
+	sctx, cancel := loop.WithCancel(ctx)
+	defer cancel()
+	silence := c.silence
+	if silence <= 0 {
+		silence = ListenSilence
 	}
-	resp.Body.Close()
+	var quiet atomic.Bool
+	timer := time.AfterFunc(silence, func() { quiet.Store(true); cancel() })
+	defer timer.Stop()
+	resp, err := c.t.Do(sctx, c.request("GET", nil, "text/event-stream"))
+	if err == nil {
+		if resp.Status == 200 && strings.Contains(resp.Header["content-type"], "text/event-stream") {
+			sse.Read(heard{resp.Body, func() { timer.Reset(silence) }}, maxMessage, (&reply{c: c}).take)
+		}
+		resp.Body.Close()
+	}
+	return quiet.Load() && ctx.Err() == nil
+}
+
+// heard is a stream's body that restarts the silence timer (reset) at every byte that
+// arrives. A func, not the *time.Timer: heard becomes an io.Reader, and a Timer's type
+// (its channel of time.Time) in an interface links time's formatting, 17 KB brotli
+// (RATIONALE.md "How does the module stay under 850 KB?").
+type heard struct {
+	r     io.Reader
+	reset func()
+}
+
+func (h heard) Read(p []byte) (int, error) {
+	n, err := h.r.Read(p)
+	if n > 0 {
+		h.reset()
+	}
+	return n, err
 }
 
 // request builds an HTTP request to the server with its session headers.
@@ -262,10 +319,15 @@ func (c *client) call(ctx loop.Context, method string, params []byte, progress f
 
 // callID is call with the request's id chosen by the caller.
 func (c *client) callID(ctx loop.Context, id int64, method string, params []byte, progress func(json.RawMessage)) (any, error) {
+	return c.ask(ctx, &reply{c: c, id: id, method: method, progress: progress}, params)
+}
+
+// ask sends r's request and waits for its answer.
+func (c *client) ask(ctx loop.Context, r *reply, params []byte) (any, error) {
+	id, method := r.id, r.method
 	// The server has Timeout to answer or to say anything (progress) from one message to
 	// the next: a server that falls silent fails the call, the loop going on.
 	rctx, cancel := loop.WithCancel(ctx)
-	r := &reply{c: c, id: id, method: method, progress: progress}
 	r.timer = time.AfterFunc(c.timeout(), func() { r.silent.Store(true); cancel() })
 	res, err := c.exchange(rctx, envelope(id, method, params), r)
 	r.timer.Stop()
@@ -304,16 +366,27 @@ type reply struct {
 	progress func(json.RawMessage)
 	timer    *time.Timer // the request's silence, reset at every message
 	silent   atomic.Bool // the timer fired
+	// used counts the bytes of the messages the server sent (from where the caller
+	// started it: tools/list counts over all its pages); budget, when not 0, bounds it.
+	used, budget int
 
 	answered bool
 	res      any
 	err      error
 }
 
-// take handles one message; it stops the reading (errStop) once the answer has come.
+// errOverBudget stops reading an answer whose messages went over the reply's budget.
+var errOverBudget = errors.New("over budget")
+
+// take handles one message; it stops the reading (errStop) once the answer has come, or
+// (errOverBudget) once the messages went over the budget.
 func (r *reply) take(data []byte) error {
 	if r.timer != nil {
 		r.timer.Reset(r.c.timeout())
+	}
+	r.used += len(data)
+	if r.budget > 0 && r.used > r.budget {
+		return errOverBudget
 	}
 	obj, answer := r.c.message(data, r.id, r.progress)
 	if !answer || r.id == 0 {
@@ -332,20 +405,29 @@ func (c *client) exchange(ctx loop.Context, body []byte, r *reply) (any, error) 
 	failure := "" // why the reading stopped, when it failed
 	if strings.Contains(resp.Header["content-type"], "text/event-stream") {
 		_, err = sse.Read(resp.Body, maxMessage, r.take)
-		if err != nil && err != errStop {
+		switch {
+		case err == nil || err == errStop:
+		case errors.Is(err, sse.ErrTooLarge):
+			failure = "an event is larger than 4 MB"
+		default:
 			failure = err.Error()
-			if failure == "bufio.Scanner: token too long" {
-				failure = "an event is larger than 4 MB"
-			}
 		}
-	} else if data, err := fetchport.ReadAll(io.LimitReader(resp.Body, maxMessage+1)); err != nil {
-		failure = err.Error()
-	} else if len(data) > maxMessage {
-		failure = "the answer is larger than 4 MB"
 	} else {
-		r.take(data)
+		var data []byte
+		data, err = fetchport.ReadAll(io.LimitReader(resp.Body, maxMessage+1))
+		switch {
+		case err != nil:
+			failure = err.Error()
+		case len(data) > maxMessage:
+			failure = "the answer is larger than 4 MB"
+		default:
+			err = r.take(data)
+		}
 	}
 	resp.Body.Close()
+	if err == errOverBudget {
+		return nil, err
+	}
 	if r.answered {
 		return r.res, r.err
 	}

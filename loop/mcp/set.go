@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"langmodel/internal/jsonv"
+	"langmodel/internal/redact"
 	"langmodel/loop"
 	"langmodel/session"
 )
@@ -173,26 +174,36 @@ func origin(url string) string {
 	return url
 }
 
-// list runs tools/list, page after page (nextCursor).
+// list runs tools/list, page after page (nextCursor), within the bounds of a server's
+// list (maxTools, maxListBytes, maxPages).
 func (c *client) list(ctx loop.Context) ([]any, error) {
 	var out []any
 	var params []byte
+	used := 0 // the bytes of the server's messages so far, all pages
 	for page := 0; ; page++ {
-		res, err := c.call(ctx, "tools/list", params, nil)
+		r := &reply{c: c, id: c.nextID.Add(1), method: "tools/list", used: used, budget: maxListBytes}
+		res, err := c.ask(ctx, r, params)
+		if err == errOverBudget {
+			return nil, c.fail(session.KindOperation, "listed more than 1 MB of tools")
+		}
 		if err != nil {
 			return nil, err
 		}
+		used = r.used
 		obj, _ := res.(map[string]any)
 		tools, ok := obj["tools"].([]any)
 		if !ok {
 			return nil, c.fail(session.KindOperation, "answered tools/list without a list of tools")
+		}
+		if len(out)+len(tools) > maxTools {
+			return nil, c.fail(session.KindOperation, "offered more than 1000 tools")
 		}
 		out = append(out, tools...)
 		cursor, _ := obj["nextCursor"].(string)
 		if cursor == "" {
 			return out, nil
 		}
-		if page == 1000 {
+		if page == maxPages {
 			return nil, c.fail(session.KindOperation, "tools/list did not end after 1000 pages")
 		}
 		params = jsonv.AppendString(append([]byte(nil), `{"cursor":`...), cursor)
@@ -261,7 +272,7 @@ func (s *Set) Tools(own []session.Tool) (tools []session.Tool, err error) {
 			if taken[t.Name] || count[t.Name] > 0 && t.Name != t.Source.Ref {
 				if err == nil {
 					err = &session.Error{Kind: session.KindType, Rule: session.ErrBadTool,
-						Msg: session.ErrBadTool.Error() + ": MCP server " + s.clients[i].srv.URL + ": tool " + strconv.Quote(t.Source.Ref) + " is declared twice under the name " + strconv.Quote(t.Name)}
+						Msg: session.ErrBadTool.Error() + ": MCP server " + redact.ShowURL(s.clients[i].srv.URL) + ": tool " + strconv.Quote(t.Source.Ref) + " is declared twice under the name " + strconv.Quote(t.Name)}
 				}
 				continue
 			}

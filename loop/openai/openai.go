@@ -12,11 +12,13 @@
 package openai
 
 import (
+	"errors"
 	"time"
 
 	"langmodel/internal/redact"
 	"langmodel/loop"
 	"langmodel/loop/internal/fetchport"
+	"langmodel/loop/internal/sse"
 	"langmodel/session"
 )
 
@@ -108,7 +110,11 @@ func (m *Model) step(ctx loop.Context, req *loop.Request, emit func(loop.Delta) 
 		return err
 	}
 	defer resp.Body.Close()
-	return readStream(ctx, resp, emit)
+	err = readStream(ctx, resp, emit)
+	if errors.Is(err, sse.ErrTooLarge) {
+		return session.Errorf(session.KindNetwork, session.ErrModel, "the server at %s sent a message larger than 4 MB", fetchport.Where(endpoint(m.cfg.BaseURL)))
+	}
+	return err
 }
 
 // send posts body, retrying 429 and 5xx answers with backoff that honours Retry-After.

@@ -278,3 +278,76 @@ func TestStep_SamplingModeOnAServer(t *testing.T) {
 		require.NotContains(t, body, k)
 	}
 }
+
+// countingBody is a response body that counts the bytes the client read.
+type countingBody struct {
+	r    io.Reader
+	read *int
+}
+
+func (b countingBody) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	*b.read += n
+	return n, err
+}
+
+func (countingBody) Close() error { return nil }
+
+// bodyTransport answers every request with body, as contentType, with status (0: 200).
+type bodyTransport struct {
+	status            int
+	body, contentType string
+	read              *int
+}
+
+func (t bodyTransport) Do(ctx loop.Context, req *openai.Request) (*openai.Response, error) {
+	status := t.status
+	if status == 0 {
+		status = 200
+	}
+	return &openai.Response{Status: status, Header: map[string]string{"content-type": t.contentType},
+		Body: countingBody{r: strings.NewReader(t.body), read: t.read}}, nil
+}
+
+// A server cannot make the backend hold a message of more than 4 MB, however it splits
+// it: an event of many data lines (each far under the limit) or a JSON answer over 4 MB
+// is a NetworkError naming the server by origin and path (never the user-info or query
+// of baseURL), after the client read at most the limit and a few lines more.
+func TestStep_MessageBounds(t *testing.T) {
+	mb := strings.Repeat("x", 1<<20)
+	rows := []struct {
+		name, contentType, body string
+		got                     []string
+	}{
+		{name: "an event of 16 data lines of 1 MB", contentType: "text/event-stream",
+			body: strings.Repeat("data: "+mb+"\n", 16) + "\ndata: [DONE]\n\n"},
+		{name: "an event under the limit, then one over it", contentType: "text/event-stream",
+			body: `data: {"choices":[{"index":0,"delta":{"content":"Hi"}}]}` + "\n\n" + strings.Repeat("data: "+mb+"\n", 5) + "\n",
+			got:  []string{"Hi"}},
+		{name: "one line of 16 MB", contentType: "text/event-stream", body: "data: " + strings.Repeat(mb, 16) + "\n\n"},
+		{name: "a JSON answer of 5 MB", contentType: "application/json",
+			body: `{"choices":[{"index":0,"message":{"content":"` + strings.Repeat(mb, 5) + `"}}]}`},
+	}
+	for _, row := range rows {
+		t.Run(row.name, func(t *testing.T) {
+			read := 0
+			m := openai.New(openai.Config{BaseURL: "https://user:secret@llm.example/v1?api-key=secret#frag", Model: "m"},
+				bodyTransport{body: row.body, contentType: row.contentType, read: &read})
+			got, err := step(m, userAsks("hi"))
+			require.Equal(t, row.got, got)
+			require.Equal(t, session.KindNetwork, session.KindOf(err), "%v", err)
+			require.Equal(t, "the model failed: the server at https://llm.example/v1 sent a message larger than 4 MB", err.Error())
+			require.LessOrEqual(t, read, 4<<20+3<<20, "bytes read before the error")
+		})
+	}
+}
+
+// An error answer's body is read no further than 64 KB, whatever its size.
+func TestStep_ErrorBodyBound(t *testing.T) {
+	read := 0
+	m := openai.New(openai.Config{BaseURL: "https://llm.example/v1", Model: "m"},
+		bodyTransport{status: 400, body: strings.Repeat("x", 16<<20), contentType: "text/plain", read: &read})
+	_, err := step(m, userAsks("hi"))
+	require.Equal(t, "the model failed: the server answered 400: "+strings.Repeat("x", 300)+"…", err.Error())
+	require.LessOrEqual(t, read, 64<<10, "bytes read")
+}

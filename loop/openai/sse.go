@@ -16,7 +16,9 @@ import (
 	"langmodel/session"
 )
 
-// maxEventSize bounds one server-sent event; a larger one is a protocol error.
+// maxEventSize bounds one message of the server: a server-sent event (its data lines
+// together, and each line) or a plain JSON answer. A larger one is a NetworkError naming
+// the server (Step), found before the client reads much past the limit (loop/internal/sse).
 const maxEventSize = 4 << 20
 
 // Assembler builds complete tool calls from streamed deltas. Servers split a call's
@@ -101,7 +103,10 @@ func (a *Assembler) Calls() []session.ToolCall {
 func readStream(ctx loop.Context, resp *Response, emit func(loop.Delta) error) error {
 	r := chunkReader{source: "the server", emit: emit}
 	if strings.Contains(resp.Header["content-type"], "application/json") {
-		body, err := fetchport.ReadAll(io.LimitReader(resp.Body, maxEventSize))
+		body, err := fetchport.ReadAll(io.LimitReader(resp.Body, maxEventSize+1))
+		if err == nil && len(body) > maxEventSize {
+			err = sse.ErrTooLarge
+		}
 		if err != nil {
 			return streamError(ctx, err)
 		}
@@ -183,6 +188,9 @@ func streamError(ctx loop.Context, err error) error {
 	}
 	if se, ok := errors.AsType[*session.Error](err); ok {
 		return se
+	}
+	if err == sse.ErrTooLarge { // Step names the server
+		return session.Wrap(session.KindNetwork, session.ErrModel, err)
 	}
 	return session.Errorf(session.KindNetwork, session.ErrModel, "reading the stream: %v", err)
 }

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -72,8 +73,6 @@ func installFetch(h *jshost.Host, client *http.Client, split int) error {
 			cancel()
 		}
 	})
-	noFollow := *client
-	noFollow.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	h.Set("__goFetch", func(url, method, headersJSON, body, redirect string, cb *goja.Object) int64 {
 		response, _ := goja.AssertFunction(cb.Get("response"))
 		chunk, _ := goja.AssertFunction(cb.Get("chunk"))
@@ -111,8 +110,15 @@ func installFetch(h *jshost.Host, client *http.Client, split int) error {
 				req.Header.Set(k, v)
 			}
 			c := client
-			if redirect != "follow" {
-				c = &noFollow
+			if redirect != "follow" { // fetch's redirect: "manual" answers the redirect itself, "error" fails
+				own := *client
+				own.CheckRedirect = func(*http.Request, []*http.Request) error {
+					if redirect == "error" {
+						return errors.New("redirect")
+					}
+					return http.ErrUseLastResponse
+				}
+				c = &own
 			}
 			resp, err := c.Do(req)
 			if err != nil {
