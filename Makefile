@@ -8,7 +8,7 @@ PKGS      := ./...
 # The engine's own packages: they must build and test under GOOS=js too.
 ENGINE    := ./session/... ./loop/...
 
-.PHONY: browser-table module package test-package bench-peers chaos soak test-types size test test-native test-race test-js bench fuzz check check-clone check-imports deps demo wasm test-wasm-js
+.PHONY: browser-table module package test-package bench-peers bench-compare chaos soak test-types size test test-native test-race test-js bench fuzz check check-clone check-imports deps demo wasm test-wasm-js
 
 ## test: every test layer (native, the .wasm under wazero, Chromium, Firefox, WebKit), from a
 ## fresh clone. BROWSERS=firefox (or chromium,webkit…) runs the browser tests in those only.
@@ -67,6 +67,33 @@ ROUNDS ?= 5
 bench-peers: deps
 	cd internal/peerbench && npm ci --no-audit --no-fund
 	$(GO) test -run='^$$' -bench=Peers -benchtime=1x -timeout=60m ./internal/peerbench/ -peers.rounds=$(ROUNDS)
+
+## bench-compare: the module at BASE (a git revision, built from `git archive BASE` under
+## build/compare/, the work tree untouched) against the module of the work tree, or against
+## NEW=<rev> when set, in one headless Chromium as alternated pairs (internal/peerbench
+## BenchmarkCompare): the closed-loop step at 1, 10, 100 and 1,000 steps in page and worker
+## mode (batch-timed), create() on 10,000 messages, install() to the first answer and the
+## .wasm's brotli size, each build's median and the per-round ratio new ÷ base. Each side is
+## built by its own Makefile's `make module`; BASE_MAKE / NEW_MAKE add make arguments
+## there (e.g. NEW_MAKE='NOINLINE='). ROUNDS=n rounds. Not part of make test.
+BASE ?= main
+NEW ?=
+BASE_MAKE ?=
+NEW_MAKE ?=
+COMPARE := $(CURDIR)/$(BUILD)/compare
+bench-compare:
+	rm -rf $(COMPARE) && mkdir -p $(COMPARE)/base-src
+	git archive $(BASE) | tar -x -C $(COMPARE)/base-src
+	$(MAKE) -s -C $(COMPARE)/base-src module BUILD=$(COMPARE)/base $(BASE_MAKE)
+ifeq ($(NEW),)
+	$(MAKE) -s module BUILD=$(COMPARE)/new $(NEW_MAKE)
+else
+	mkdir -p $(COMPARE)/new-src && git archive $(NEW) | tar -x -C $(COMPARE)/new-src
+	$(MAKE) -s -C $(COMPARE)/new-src module BUILD=$(COMPARE)/new $(NEW_MAKE)
+endif
+	$(GO) test -run='^$$' -bench='^BenchmarkCompare$$' -benchtime=1x -timeout=60m ./internal/peerbench/ \
+	  -peers.rounds=$(ROUNDS) -compare.base=$(COMPARE)/base -compare.new=$(COMPARE)/new \
+	  -compare.names='$(BASE)$(if $(BASE_MAKE), $(BASE_MAKE)),$(if $(NEW),$(NEW),work tree)$(if $(NEW_MAKE), $(NEW_MAKE))'
 
 ## soak: 10,000 sessions and 10,000-step closed loops in headless Chromium, with forced
 ## garbage collections between phases; prints the JS heap and the module's linear memory
