@@ -153,13 +153,15 @@ wasm: module
 	  test $$br -le $(SIZE_BUDGET) || echo "make wasm: OVER the $(SIZE_BUDGET) B brotli budget (make size)" >&2
 
 ## NOINLINE: the project's packages that the module's build compiles without inlining (-l):
-## the JSON readers, the SSE and text-protocol parsers and the regular expressions keep
-## theirs (the openai backend's stream reading was measured no slower without). An inlined
-## call leaves its body at every call, with an inline tree and its pc tables in the data,
-## which brotli compresses badly: -14 to -16 KB brotli, then -5.7 KB for loop/openai and
-## internal/sfmt (RATIONALE.md "How does the module stay under 850 KB?", the seventh and
-## eighth rounds). internal/browsertest.NoInline holds the same list for the tests' builds.
-NOINLINE := wasm wasm/cmd/langmodel wasm/internal/jsonw session session/schema loop loop/scripted loop/custom loop/record loop/mcp loop/internal/fetchport loop/openai internal/sfmt internal/order
+## the cold ones, which no closed-loop step, create() or stream runs (the custom and record
+## backends, the MCP client and its fetch port, sfmt's error messages). An inlined call
+## leaves its body at every call, with an inline tree and its pc tables in the data, which
+## brotli compresses badly: the seventh and eighth rounds built the binding, the engine,
+## the schema validator and loop/openai without inlining too, for 20 KB brotli under issue
+## 12's 850 KB, and a step paid for it; issue 29's budget (900,000) buys their inlining back
+## (RATIONALE.md "How does the module stay under 850 KB?"). internal/browsertest.NoInline
+## holds the same list for the tests' builds.
+NOINLINE := loop/custom loop/record loop/mcp loop/internal/fetchport internal/sfmt
 MODULE_GCFLAGS := $(foreach p,$(NOINLINE),-gcflags=langmodel/$(p)=-l)
 
 ## module: what make wasm builds, without the size report (brotli -q 11 takes 10-30 s)
@@ -204,15 +206,15 @@ test-types:
 	$(TSC) js/types-check.ts js/types-check-globals.ts
 	$(TSC) $(CHROME_TYPES) js/types-check-globals.ts js/types-check-chrome.ts
 
-## size: the module must stay within SIZE_BUDGET bytes brotli with every backend (issue 12:
-## 850,000), and must not link encoding/json's reflection coder, fmt, errors.As, slices.Sort's
+## size: the module must stay within SIZE_BUDGET bytes brotli with every backend (issue 29:
+## 900,000; issue 12's 850,000 before), and must not link encoding/json's reflection coder, fmt, errors.As, slices.Sort's
 ## pdqsort, package context's cancellation nor time's formatting (startup: V8 validates all code first; fmt keeps most
 ## of reflect: use internal/sfmt; context.Context's Deadline puts a time.Time in an
 ## interface, which keeps Time.String, Format and MarshalJSON: use loop.Context). It prints
 ## where the bytes go, package by package, the Go runtime's share apart (internal/wasmsize,
 ## on a build that keeps function names, with NOINLINE as make module builds). See RATIONALE.md "How does the module stay under
 ## 850 KB?" for the cuts and their figures.
-SIZE_BUDGET := 850000
+SIZE_BUDGET := 900000
 size: wasm
 	GOOS=js GOARCH=wasm $(GO) build -trimpath $(MODULE_GCFLAGS) -ldflags='-buildid=' -o $(BUILD)/langmodel-names.wasm ./wasm/cmd/langmodel
 	$(GO) run ./internal/wasmsize -pkg ./wasm/cmd/langmodel $(BUILD)/langmodel-names.wasm $(BUILD)/langmodel.wasm
