@@ -27,7 +27,7 @@ var (
 	compareNew   = flag.String("compare.new", "", "BenchmarkCompare: the other build's directory")
 	compareNames = flag.String("compare.names", "base,new", "BenchmarkCompare: the two builds' names, comma-separated, for the table")
 	compareSteps = flag.String("compare.steps", "1,10,100,1000", "BenchmarkCompare: the loop lengths timed")
-	compareReps  = flag.Int("compare.reps", 2, "BenchmarkCompare: batches a build times for each step figure in a round, alternated (a b b a a b …); the fastest counts")
+	compareReps  = flag.Int("compare.reps", 4, "BenchmarkCompare: batches a build times for each step figure in a round, alternated (a b b a a b …); the fastest counts")
 	compareModes = flag.String("compare.modes", "page,worker", "BenchmarkCompare: the modes timed")
 	compareAll   = flag.Bool("compare.all", true, "BenchmarkCompare: false times the steps alone (no create() on 10,000 messages, no install())")
 )
