@@ -321,6 +321,7 @@ type Page struct {
 
 	mu      sync.Mutex
 	console []string
+	close   sync.Once
 }
 
 // Open opens url in a fresh page (see the package comment for what each engine
@@ -341,13 +342,17 @@ func (b *Browser) Open(tb testing.TB, url string) *Page {
 	p.tab = t
 	tb.Cleanup(func() {
 		p.reportFailure()
-		t.close()
+		p.close.Do(t.close)
 	})
 	if status >= 400 {
 		tb.Fatalf("browsertest: %s: opening %s: HTTP %d", b.Engine, url, status)
 	}
 	return p
 }
+
+// Close closes the page before the test ends, for a test that opens many (its console is
+// then not reported on failure).
+func (p *Page) Close() { p.close.Do(p.tab.close) }
 
 // JSError is a JavaScript exception that Eval caught: what the page threw, or a
 // syntax error in the body.

@@ -24,7 +24,10 @@ import (
 	"langmodel/internal/browsertest"
 )
 
-var profSteps = flag.Int("peers.profile", 100, "BenchmarkPeersProfile: the loop length profiled")
+var (
+	profSteps = flag.Int("peers.profile", 100, "BenchmarkPeersProfile: the loop length profiled")
+	profDir   = flag.String("peers.profiledir", "", "BenchmarkPeersProfile: profile this build instead (a directory with langmodel.wasm, built keeping function names, and the face's js)")
+)
 
 // BenchmarkPeersProfile profiles the module's closed loop in Chromium (V8's sampling
 // profiler through CDP, on a build that keeps function names) and prints where the time
@@ -51,21 +54,29 @@ func BenchmarkPeersProfile(b *testing.B) {
 // returns the browser's context and ev, which runs an async function body there and
 // returns its number.
 func profilePage(b *testing.B) (context.Context, func(js string) float64) {
-	out := filepath.Join(b.TempDir(), "lm.wasm")
-	cmd := exec.Command("go", "build", "-trimpath", "-o", out, ".")
-	cmd.Dir = "../../wasm/cmd/langmodel"
-	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
-	msg, err := cmd.CombinedOutput()
-	require.NoError(b, err, string(msg))
+	out, js := filepath.Join(*profDir, "langmodel.wasm"), *profDir
+	if *profDir == "" {
+		// The module's own flags (NOINLINE), keeping function names.
+		out, js = filepath.Join(b.TempDir(), "lm.wasm"), "../../js"
+		args := []string{"build", "-trimpath"}
+		for _, p := range browsertest.NoInline {
+			args = append(args, "-gcflags=langmodel/"+p+"=-l")
+		}
+		cmd := exec.Command("go", append(args, "-o", out, ".")...)
+		cmd.Dir = "../../wasm/cmd/langmodel"
+		cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+		msg, err := cmd.CombinedOutput()
+		require.NoError(b, err, string(msg))
+	}
 	base := browsertest.Serve(b, "", map[string]http.Handler{
 		"/langmodel.wasm": browsertest.File(out),
 		"/wasm_exec.js":   browsertest.File(browsertest.WasmExecJS(b)),
-		"/js/":            http.StripPrefix("/js/", http.FileServer(http.Dir("../../js"))),
+		"/js/":            http.StripPrefix("/js/", http.FileServer(http.Dir(js))),
 		"/peer/bench.js":  browsertest.File("bench.js"),
 	})
 	ctx, cancel := ownBrowser(b)
 	b.Cleanup(cancel)
-	_, err = chromedp.Run(ctx, chromedp.Navigate(base+"/"))
+	_, err := chromedp.Run(ctx, chromedp.Navigate(base+"/"))
 	require.NoError(b, err)
 	return ctx, func(js string) float64 {
 		v, err := chromedp.Run(ctx, chromedp.Evaluate[float64]("(async () => {"+js+"})()", chromedp.EvalAwaitPromise))

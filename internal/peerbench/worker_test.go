@@ -18,7 +18,8 @@ import (
 // BenchmarkPeersWorker prints the worker mode's table of `make bench-peers` (its -bench
 // pattern, Peers, runs it after BenchmarkPeers): the module on the page against the
 // module in a Worker (install({worker: true})), interleaved, in one headless Chromium:
-// the closed-loop step at 1, 10 and 100-step loops and a 10,000-message history (the same
+// the closed-loop step at 1, 10, 100 and 1,000-step loops (batches of about 200 steps, one
+// 1,000-step loop) and a 10,000-message history (the same
 // bench.js workloads; in a Worker the history also crosses to the page's copy), and the
 // longest main-thread task during install() and during 100-step loops, as the
 // PerformanceObserver's long tasks (over 50 ms; none is 0) and as a heartbeat's longest
@@ -66,7 +67,7 @@ func BenchmarkPeersWorker(b *testing.B) {
 	b.ReportMetric(0, "ns/op")
 }
 
-var workerLoops = []int{1, 10, 100}
+var workerLoops = []int{1, 10, 100, 1000}
 
 // workerRound is a page's script for one round: a long-task observer, install() in the
 // mode, one untimed loop of each length (V8 compiles the code up first), then the timed
