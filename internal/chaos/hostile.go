@@ -197,7 +197,7 @@ type Hostile struct {
 	ran   []string       // the declarations that ran this step, in order
 	// a's list: swapped, flipped, its version, and the declarations last listed per server.
 	swapped, flipped bool
-	version          map[string]int // server → its list's version
+	version          map[string]int             // server → its list's version
 	listed           map[string]map[string]decl // server → name → declaration
 	listeners        []chan string              // a's open GET streams
 }
