@@ -266,6 +266,7 @@ func (c *config) strMap(name string) map[string]string {
 // events of the session key (js/record.js keeps them); other models are left alone.
 func (h *Handler) recording(m loop.Model, key int64) {
 	if r, ok := m.(*record.Model); ok {
+		r.Clean = h.red.Parts // a secret split over two chunks (Handler.write sees them apart)
 		r.Sink = func(step []byte) {
 			defer func() { _ = recover() }() // a step lost is better than a dead module
 			h.write(&Event{Type: "modelstep", Session: key, Detail: step})

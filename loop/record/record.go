@@ -24,6 +24,10 @@ import (
 type Model struct {
 	inner loop.Model
 	Sink  func(step []byte)
+	// Clean, when set, cleans a step's text chunks, read as one text, before they are
+	// recorded: the module's redactor (internal/redact's Parts), which must see a
+	// secret a model split over two chunks whole.
+	Clean func(chunks []string) []string
 }
 
 // Wrap returns a recorder of m.
@@ -36,12 +40,13 @@ func (r *Model) Step(ctx loop.Context, req *loop.Request, emit func(loop.Delta) 
 	}
 	b := append(make([]byte, 0, 256), `{"request":`...)
 	b = req.AppendJSON(b) // before the step: the messages are the session's, not to keep
-	var chunks, calls []byte
+	var chunks []string
+	var calls []byte
 	var usage *loop.Usage
 	var stopped error
 	err := r.inner.Step(ctx, req, func(d loop.Delta) error {
 		if d.Text != "" {
-			chunks = jsonv.AppendString(append(chunks, ','), d.Text)
+			chunks = append(chunks, d.Text)
 		}
 		if d.Call != nil {
 			c, _ := d.Call.MarshalJSON()
@@ -55,7 +60,14 @@ func (r *Model) Step(ctx loop.Context, req *loop.Request, emit func(loop.Delta) 
 		return stopped
 	})
 	if chunks != nil {
-		b = append(append(append(b, `,"chunks":[`...), chunks[1:]...), ']')
+		if r.Clean != nil {
+			chunks = r.Clean(chunks)
+		}
+		b = append(b, `,"chunks":`...)
+		for i, c := range chunks {
+			b = jsonv.AppendString(append(b, "[,"[min(i, 1)]), c)
+		}
+		b = append(b, ']')
 	}
 	if calls != nil {
 		b = append(append(append(b, `,"calls":[`...), calls[1:]...), ']')

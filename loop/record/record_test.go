@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"langmodel/internal/redact"
 	"langmodel/loop"
 	"langmodel/loop/record"
 	"langmodel/loop/scripted"
@@ -202,4 +203,18 @@ func TestRecord_ReplaysAClosedLoop(t *testing.T) {
 	_, _, err = play(replay(), "snow")
 	require.Equal(t, session.KindData, session.KindOf(err))
 	require.EqualError(t, err, `the request differs from the recording: step 2: messages[2].content[0].value.result[0].value: recorded "rain", got "snow"`)
+}
+
+// A secret the model split over two chunks is cleaned whole: Clean (the module's
+// redactor) sees the step's chunks together, before they are recorded.
+func TestRecord_CleansChunksTogether(t *testing.T) {
+	var red redact.Redactor
+	require.True(t, red.Add("sk-split-0123456789"))
+	r := record.Wrap(scripted.New(scripted.Turn{Chunks: []string{"key sk-split-01234", "56789 ok"}}))
+	r.Clean = red.Parts
+	var got string
+	r.Sink = func(b []byte) { got = string(b) }
+	_, err := step(r, context.Background(), request("s", "u"))
+	require.NoError(t, err)
+	require.Contains(t, got, `"chunks":["key [redacted]"," ok"]`)
 }
