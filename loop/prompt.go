@@ -502,6 +502,7 @@ func (r *run) count(tail []session.Message, out int, usage *Usage, calls int, t0
 	r.steps++
 	s.totals.add(u)
 	if s.listens(EventStepUsage) {
+		s.publish() // session.usage, read in the handler, counts this step
 		s.emit(Event{Type: EventStepUsage, Step: &u, Duration: s.opts.Now() - t0})
 	}
 }

@@ -462,3 +462,27 @@ func TestHandler_Query(t *testing.T) {
 		require.Equal(t, want, string(p.h.Query([]byte(raw))), raw)
 	}
 }
+
+// TestCreate_StopOptions: toolUseConfig.maxRepeatedCalls and maxTokens take a whole
+// number; anything else is a TypeError that names the field.
+func TestCreate_StopOptions(t *testing.T) {
+	for _, tc := range []struct {
+		name, use, want string
+	}{
+		{"maxRepeatedCalls negative", `"maxRepeatedCalls":-1`, "toolUseConfig.maxRepeatedCalls must not be negative"},
+		{"maxRepeatedCalls fractional", `"maxRepeatedCalls":1.5`, "toolUseConfig: maxRepeatedCalls: expected an integer"},
+		{"maxRepeatedCalls a string", `"maxRepeatedCalls":"3"`, "toolUseConfig: maxRepeatedCalls: expected an integer"},
+		{"maxTokens negative", `"maxTokens":-5`, "toolUseConfig.maxTokens must not be negative"},
+		{"maxTokens a boolean", `"maxTokens":true`, "toolUseConfig: maxTokens: expected an integer"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newPage(t)
+			e := p.fails("create", `"session":1,"options":{"toolUseConfig":{`+tc.use+`}}`, "TypeError")
+			require.Contains(t, e["message"], tc.want)
+		})
+	}
+	p := newPage(t)
+	for i, use := range []string{`"maxRepeatedCalls":0`, `"maxRepeatedCalls":null`, `"maxRepeatedCalls":7,"maxTokens":0`, `"maxTokens":100000`} {
+		p.ok("create", fmt.Sprintf(`"session":%d,"options":{"toolUseConfig":{%s}}`, i+1, use))
+	}
+}
