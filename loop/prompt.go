@@ -326,7 +326,7 @@ func (r *run) admit(calls []session.ToolCall, used int) (run, refused []session.
 	answer := use.OnLimit == LimitAnswer
 	max, rep := use.max(), use.maxRepeated()
 	spent := use.MaxTokens > 0 && r.spent > use.MaxTokens
-	for _, c := range calls {
+	for i, c := range calls {
 		n := 0
 		if rep > 0 {
 			// The arguments are canonical (step): a call written with its keys in
@@ -359,7 +359,11 @@ func (r *run) admit(calls []session.ToolCall, used int) (run, refused []session.
 			}
 			why = sfmt.Sprintf("not run: you asked for this same call (same tool, same arguments) %d times in this prompt, and its answer will not change; answer with what you have", n)
 		default:
-			run = append(run, c)
+			if len(refused) == 0 {
+				run = calls[:i+1] // all run so far: no copy
+			} else {
+				run = append(run[:len(run):len(run)], c) // a copy, never over calls
+			}
 			continue
 		}
 		refused = append(refused, c)
@@ -503,7 +507,8 @@ func (r *run) count(tail []session.Message, out int, usage *Usage, calls int, t0
 	s.totals.add(u)
 	if s.listens(EventStepUsage) {
 		s.publish() // session.usage, read in the handler, counts this step
-		s.emit(Event{Type: EventStepUsage, Step: &u, Duration: s.opts.Now() - t0})
+		step := u   // on the heap only here, when someone listens
+		s.emit(Event{Type: EventStepUsage, Step: &step, Duration: s.opts.Now() - t0})
 	}
 }
 
