@@ -131,6 +131,18 @@ export interface Tool {
 export interface ToolUseConfig {
   enabled?: boolean;
   maxToolCalls?: number;
+  /**
+   * How many times one identical call (same tool, same arguments) may run in a prompt;
+   * the next one stops the loop as onLimit says. Default 3; 0 turns the stop off.
+   * A whole number, else TypeError.
+   */
+  maxRepeatedCalls?: number;
+  /**
+   * The prompt's token budget: input and output of all its model steps (the backend's
+   * figures where it reports them, else the estimate). Checked before a step's calls
+   * run; past it the loop stops as onLimit says. Default 0: none. A whole number, else TypeError.
+   */
+  maxTokens?: number;
   parallel?: boolean;
   onLimit?: "error" | "answer";
   /** Resolve false, or a reason string, to decline the call. The signal aborts when the prompt is aborted or the session destroyed. */
@@ -454,6 +466,29 @@ export interface ToolResultEventDetail {
   duration: number;
 }
 
+/** The stepusage event's detail: one model step (beyond the spec). */
+export interface StepUsageEventDetail {
+  /** The request, in tokens: the backend's figure, or the estimate (contextUsage's measure). */
+  inputTokens: number;
+  /** The reply, in tokens: the backend's figure, or the estimate. */
+  outputTokens: number;
+  /** true when the backend reported no figures and these are the estimate. */
+  estimated: boolean;
+  /** How many tool calls the step made (0: it answered in text). */
+  toolCalls: number;
+  /** Milliseconds the step took. */
+  duration: number;
+}
+
+/** session.usage: what a session's model steps have spent (beyond the spec). */
+export interface LanguageModelUsage {
+  inputTokens: number;
+  outputTokens: number;
+  steps: number;
+  /** Of steps, those whose figures are the estimate (the backend reported none). */
+  estimatedSteps: number;
+}
+
 export interface LanguageModelEventMap {
   contextoverflow: Event;
   /** @deprecated contextoverflow; fires with it. */
@@ -461,6 +496,7 @@ export interface LanguageModelEventMap {
   toolcall: CustomEvent<ToolCallEventDetail>;
   toolprogress: CustomEvent<ToolProgressEventDetail>;
   toolresult: CustomEvent<ToolResultEventDetail>;
+  stepusage: CustomEvent<StepUsageEventDetail>;
 }
 
 export interface LanguageModelParams {
@@ -476,7 +512,7 @@ export interface SnapshotOptions {
   expectedOutputs?: ExpectedType[];
   tools?: { name: string; description: string; inputSchema: object; hasExecute: boolean; annotations?: object }[];
   /** approve: whether the session had one (a function cannot be saved). */
-  toolUseConfig?: { enabled?: boolean; maxToolCalls?: number; parallel?: boolean; onLimit?: "error" | "answer"; approve: boolean };
+  toolUseConfig?: { enabled?: boolean; maxToolCalls?: number; maxRepeatedCalls?: number; maxTokens?: number; parallel?: boolean; onLimit?: "error" | "answer"; approve: boolean };
   samplingMode?: SamplingMode;
   topK?: number;
   temperature?: number;
@@ -509,6 +545,8 @@ export interface Snapshot {
   options: SnapshotOptions;
   contextWindow: number;
   contextUsage: number;
+  /** session.usage (version 2 on; a version 1 snapshot restores with none spent). */
+  usage?: LanguageModelUsage;
   /** How many messages of history are initial prompts. */
   initial: number;
   /** The transcript in the draft-PR form, as session.history. */
@@ -581,6 +619,10 @@ export class LanguageModel<R extends PromptResult = PromptResult> extends EventT
   ontoolcall: ((this: LanguageModel<R>, ev: CustomEvent<ToolCallEventDetail>) => any) | null;
   ontoolprogress: ((this: LanguageModel<R>, ev: CustomEvent<ToolProgressEventDetail>) => any) | null;
   ontoolresult: ((this: LanguageModel<R>, ev: CustomEvent<ToolResultEventDetail>) => any) | null;
+  /** One event per model step: its tokens, time and calls (beyond the spec). Sent only once listened for. */
+  onstepusage: ((this: LanguageModel<R>, ev: CustomEvent<StepUsageEventDetail>) => any) | null;
+  /** What the session's model steps have spent so far, failed prompts' included (beyond the spec). */
+  readonly usage: LanguageModelUsage;
   /** The samplingMode given (else "balanced"); null on a session created with topK or temperature. */
   readonly samplingMode: SamplingMode | null;
   clone(options?: { signal?: AbortSignal }): Promise<LanguageModel<R>>;
@@ -698,6 +740,8 @@ declare global {
     ontoolcall: ((this: LanguageModel, ev: CustomEvent<self.ToolCallEventDetail>) => any) | null;
     ontoolprogress: ((this: LanguageModel, ev: CustomEvent<self.ToolProgressEventDetail>) => any) | null;
     ontoolresult: ((this: LanguageModel, ev: CustomEvent<self.ToolResultEventDetail>) => any) | null;
+    onstepusage: ((this: LanguageModel, ev: CustomEvent<self.StepUsageEventDetail>) => any) | null;
+    readonly usage: self.LanguageModelUsage;
     /** The samplingMode given (else "balanced"); null on a session created with topK or temperature. */
     readonly samplingMode: self.SamplingMode | null;
     /** The session saved as plain JSON: LanguageModel.restore() continues it. */
@@ -713,6 +757,7 @@ declare global {
     toolcall: CustomEvent<self.ToolCallEventDetail>;
     toolprogress: CustomEvent<self.ToolProgressEventDetail>;
     toolresult: CustomEvent<self.ToolResultEventDetail>;
+    stepusage: CustomEvent<self.StepUsageEventDetail>;
   }
 
   namespace LanguageModel {

@@ -37,7 +37,7 @@ export const PROTOCOL_VERSION = 7;
  * @property {{type: string, languages?: string[]}[]} [expectedInputs]
  * @property {{type: string, languages?: string[]}[]} [expectedOutputs]
  * @property {WireTool[]} [tools]
- * @property {{enabled?: boolean, maxToolCalls?: number, parallel?: boolean, onLimit?: "error"|"answer", approve?: number}} [toolUseConfig]  approve: stash id
+ * @property {{enabled?: boolean, maxToolCalls?: number, maxRepeatedCalls?: number, maxTokens?: number, parallel?: boolean, onLimit?: "error"|"answer", approve?: number}} [toolUseConfig]  approve: stash id
  * @property {string} [samplingMode]
  * @property {WireToolChoice} [toolChoice]
  */
@@ -60,7 +60,7 @@ export const PROTOCOL_VERSION = 7;
 /** @typedef {{type: "abort", target: number}} AbortMessage  aborts the request `target` */
 /** @typedef {{type: "tool-return", id: number, value?: unknown, error?: {message: string}}} ToolReturn  answers tool-execute / tool-approve `id` */
 /** @typedef {{type: "tool-progress", id: number, value?: unknown}} ToolProgress  a running execute's progress(value) */
-/** @typedef {{type: "listen", session: number, event: "toolcall" | "toolprogress" | "toolresult" | "contextoverflow"}} ListenMessage  from now on, send this session's events of this type */
+/** @typedef {{type: "listen", session: number, event: "toolcall" | "toolprogress" | "toolresult" | "contextoverflow" | "stepusage"}} ListenMessage  from now on, send this session's events of this type */
 /** @typedef {{type: "tools", session: number, tools: object[]}} ToolsMessage  the session's tools from its next model step on (create({modelContext}), js/webmcp.js) */
 /** @typedef {{type: "fetch-response", id: number, status: number, headers: Record<string, string>}} FetchResponse  the fetch `id` has its response (lower-case header names); the body follows */
 /** @typedef {{type: "fetch-chunk", id: number, data: string}} FetchChunk  the next piece of the body, decoded as UTF-8 across chunk boundaries */
@@ -77,13 +77,14 @@ export const PROTOCOL_VERSION = 7;
 /** @typedef {{type: "fetch", id: number, request: {method: string, url: string, headers: Record<string, string>, body: string}}} Fetch  the page runs fetch(url, {method, headers, body, signal, redirect: "manual"}) and refuses a redirect (fetch-end with an error); the headers may hold the API key and go to fetch only */
 /** @typedef {{type: "generate", id: number, fn: number, request: object}} Generate  the page runs stash[fn](request, {signal}) */
 /** @typedef {{type: "tool-abort" | "fetch-abort" | "generate-abort", id: number}} CallAbort  the call `id` is no longer awaited: abort its signal; later answers are dropped */
-/** @typedef {{type: "toolcall" | "toolprogress" | "toolresult" | "contextoverflow", session: number, detail: object}} SessionEvent */
+/** @typedef {{type: "toolcall" | "toolprogress" | "toolresult" | "contextoverflow" | "stepusage", session: number, detail: object}} SessionEvent  stepusage detail: {inputTokens, outputTokens, estimated, toolCalls, duration} */
 /** @typedef {{type: "warning", detail: string}} Warning  a line for the console (console.warn): a secret too short to redact */
 /** @typedef {{type: "modelstep", session: number, detail: object}} ModelStep  one step of a record backend's model (loop/record, js/record.js) */
 /** @typedef {{type: "chunk", session: number, id: number, detail: string | {type: "tool-call", value: WireCall}}} Chunk */
 /** @typedef {{callID: string, callId: string, name: string, arguments: object}} WireCall */
-/** @typedef {{mode?: "none"|"open"|"closed"|"hybrid", contextUsage: number, contextWindow: number, initial?: number}} SessionInfo  initial (create and clone; absent when 0): how many messages are initial prompts */
+/** @typedef {{mode?: "none"|"open"|"closed"|"hybrid", contextUsage: number, contextWindow: number, initial?: number, usage?: Usage}} SessionInfo  initial (create and clone; absent when 0): how many messages are initial prompts; usage: session.usage, absent before the first model step */
+/** @typedef {{inputTokens: number, outputTokens: number, steps: number, estimatedSteps: number}} Usage  what a session's model steps have spent (session.usage) */
 /** @typedef {{text: string, calls?: WireCall[], contextUsage: number}} PromptResult */
 
 /** The messages that are session events, dispatched on the LanguageModel of `session`. */
-export const EVENT_TYPES = ["toolcall", "toolprogress", "toolresult", "contextoverflow"];
+export const EVENT_TYPES = ["toolcall", "toolprogress", "toolresult", "contextoverflow", "stepusage"];

@@ -70,6 +70,7 @@ export class LanguageModel extends EventTarget {
   #mode;
   #samplingMode; // as the engine reports it
   #usage;
+  #spent; // session.usage
   #window;
   #initial; // how many messages of the history are initial prompts
   #destroyed = false;
@@ -92,6 +93,7 @@ export class LanguageModel extends EventTarget {
     this.#mode = info.mode;
     this.#samplingMode = info.samplingMode;
     this.#usage = info.contextUsage;
+    this.#spent = info.usage ?? { inputTokens: 0, outputTokens: 0, steps: 0, estimatedSteps: 0 };
     this.#window = info.contextWindow;
     this.#initial = info.initial ?? 0;
     channel.listen(key, (type, detail) => this.#dispatch(type, detail));
@@ -250,7 +252,7 @@ export class LanguageModel extends EventTarget {
   snapshot() {
     if (this.#destroyed) throw this.#gone();
     const { history, json } = this.#channel.historyOf(this.#key);
-    return snapshotOf(this.#shared.data, history, json, this.contextUsage, this.contextWindow, this.#initial, (pending) => this.#channel.callsOf(this.#key, pending));
+    return snapshotOf(this.#shared.data, history, json, this.contextUsage, this.usage, this.contextWindow, this.#initial, (pending) => this.#channel.callsOf(this.#key, pending));
   }
 
   #result(r) {
@@ -354,14 +356,33 @@ export class LanguageModel extends EventTarget {
   }
 
   get contextUsage() {
-    if (!this.#destroyed) {
-      try {
-        this.#usage = this.#channel.query({ type: "usage", session: this.#key }).contextUsage;
-      } catch {
-        // the last value known
-      }
-    }
+    this.#query();
     return this.#usage;
+  }
+
+  // #query reads contextUsage and usage as the engine last published them; once
+  // destroyed, the last values known stay.
+  #query() {
+    if (this.#destroyed) return;
+    try {
+      const r = this.#channel.query({ type: "usage", session: this.#key });
+      this.#usage = r.contextUsage;
+      this.#spent = r.usage ?? this.#spent;
+    } catch {
+      // the last values known
+    }
+  }
+
+  /**
+   * usage is what the session's model steps have spent so far (beyond the spec):
+   * {inputTokens, outputTokens, steps, estimatedSteps}, in the backend's tokens where it
+   * reported them and the estimate (contextUsage's measure) where not, estimatedSteps
+   * counting the steps with only the estimate. Steps of failed and aborted prompts count
+   * (their tokens were spent); a clone and a restored session start from the original's.
+   */
+  get usage() {
+    this.#query();
+    return { ...this.#spent };
   }
 
   get contextWindow() {
@@ -435,6 +456,12 @@ export class LanguageModel extends EventTarget {
   }
   set ontoolprogress(h) {
     this.#setHandler("toolprogress", h);
+  }
+  get onstepusage() {
+    return this.#handlers.stepusage ?? null;
+  }
+  set onstepusage(h) {
+    this.#setHandler("stepusage", h);
   }
   get ontoolresult() {
     return this.#handlers.toolresult ?? null;

@@ -7,14 +7,14 @@
 import { packText } from "./pack.js";
 
 /** The version snapshot() writes. restore() takes every version up to it. */
-export const SNAPSHOT_VERSION = 1;
+export const SNAPSHOT_VERSION = 2;
 
 // snapshotOf builds a snapshot from what the session knows. data is the session's wire
 // options (webidl.js wireOptions): the backend, the stash ids and initialPrompts stay out.
 // callsOf(pending) is the channel's: the calls running or asking approval among pending.
 // calls holds the messages of history that may hold tool calls and results, in order (all
 // but those of one text part: channel.js historyOf).
-export function snapshotOf(data, history, calls, usage, contextWindow, initial, callsOf) {
+export function snapshotOf(data, history, calls, usage, spent, contextWindow, initial, callsOf) {
   const options = {};
   for (const k of ["expectedInputs", "expectedOutputs", "samplingMode", "temperature", "topK", "toolChoice"]) {
     if (data[k] !== undefined && data[k] !== null) options[k] = data[k];
@@ -44,6 +44,7 @@ export function snapshotOf(data, history, calls, usage, contextWindow, initial, 
     options,
     contextWindow,
     contextUsage: usage,
+    usage: spent,
     initial,
     history,
     pending: [...pending],
@@ -90,7 +91,7 @@ export function restoreOptions(snapshot, options) {
   if (v > SNAPSHOT_VERSION) {
     throw new DOMException(`LanguageModel.restore(): snapshot version ${v} is newer than this module's (${SNAPSHOT_VERSION}); restore it with the module that saved it, or a later one`, "NotSupportedError");
   }
-  const { options: saved, history, initial, contextUsage, running } = snapshot;
+  const { options: saved, history, initial, contextUsage, running, usage } = snapshot;
   if (saved === null || typeof saved !== "object") throw dataError("the snapshot has no options");
   if (!Array.isArray(history)) throw dataError("the snapshot's history is not an array");
   if (!Number.isInteger(initial) || !Number.isInteger(contextUsage) || !Array.isArray(running)) {
@@ -137,7 +138,16 @@ export function restoreOptions(snapshot, options) {
   for (const k of ["backend", "signal", "monitor", "mcpServers"]) if (options[k] !== undefined) create[k] = options[k];
   const runningIDs = {};
   for (const id of running) runningIDs[String(id)] = true;
-  return { create, restore: { initial, usage: contextUsage, running: runningIDs }, packed };
+  const restore = { initial, usage: contextUsage, running: runningIDs };
+  // session.usage (version 2 on): a version 1 snapshot's session starts from nothing.
+  if (usage !== null && typeof usage === "object") {
+    restore.totals = {};
+    for (const k of ["inputTokens", "outputTokens", "steps", "estimatedSteps"]) {
+      if (!Number.isSafeInteger(usage[k]) || usage[k] < 0) throw dataError(`the snapshot's usage.${k} is not a whole number`);
+      restore.totals[k] = usage[k];
+    }
+  }
+  return { create, restore, packed };
 }
 
 // Watchers: functions called when a session's snapshot may have changed (a step ended,

@@ -38,7 +38,7 @@ async function page(): Promise<void> {
   // Closed loop: prompt() is a string.
   const closed = await LanguageModel.create({
     tools: [weather],
-    toolUseConfig: { maxToolCalls: 4, onLimit: "answer", approve: (call, tool, { signal }) => !signal.aborted && call.name === tool.name && (tool.source.kind !== "mcp" || tool.source.origin === "https://tools.example.com") },
+    toolUseConfig: { maxToolCalls: 4, maxRepeatedCalls: 2, maxTokens: 20000, onLimit: "answer", approve: (call, tool, { signal }) => !signal.aborted && call.name === tool.name && (tool.source.kind !== "mcp" || tool.source.origin === "https://tools.example.com") },
     toolChoice: "auto",
     monitor(m) {
       m.addEventListener("downloadprogress", (e) => console.log((e as ProgressEvent).loaded));
@@ -46,6 +46,9 @@ async function page(): Promise<void> {
   });
   closed.addEventListener("toolcall", (e) => console.log(e.detail.call.name, e.detail.annotations?.title));
   closed.ontoolresult = (e) => console.log(e.detail.result instanceof LanguageModelToolError, e.detail.duration);
+  closed.onstepusage = (e) => console.log(e.detail.inputTokens + e.detail.outputTokens, e.detail.estimated, e.detail.toolCalls > 0, e.detail.duration);
+  const spent: number = closed.usage.inputTokens + closed.usage.outputTokens + closed.usage.steps - closed.usage.estimatedSteps;
+  console.log(spent);
   // No "tool-call" in expectedOutputs: prompt() is a string, promptStreaming() yields strings.
   const answer: string = await closed.prompt("Weather in Oslo?", { toolChoice: { type: "tool", name: "get_weather" } });
   console.log(answer.toUpperCase());

@@ -395,11 +395,16 @@ export function wireOptions(options, st) {
   const wireTools = wireToolList(toolsOption, tools, ids);
   let use = options.toolUseConfig;
   if (use != null) {
-    const { enabled, maxToolCalls, parallel, onLimit, approve } = use;
+    const { enabled, maxToolCalls, maxRepeatedCalls, maxTokens, parallel, onLimit, approve } = use;
     if (approve !== undefined && typeof approve !== "function") throw new TypeError("toolUseConfig.approve must be a function");
+    // 0 turns either stop off; Infinity or false would cross as null, the default, so
+    // they are refused rather than read as the opposite of what they say.
+    for (const [k, v] of [["maxRepeatedCalls", maxRepeatedCalls], ["maxTokens", maxTokens]]) {
+      if (v !== undefined && !(Number.isSafeInteger(v) && v >= 0)) throw new TypeError(`toolUseConfig.${k} must be a whole number, 0 or more (0: no limit), not ${String(v)}`);
+    }
     const id = approve ? stash.store({ approve, tools }) : -1;
     if (id > 0) ids.push(id);
-    use = plain({ enabled, maxToolCalls, parallel, onLimit, approve: id }, "TypeError");
+    use = plain({ enabled, maxToolCalls, maxRepeatedCalls, maxTokens, parallel, onLimit, approve: id }, "TypeError");
   }
   const backend = options.backend === undefined ? st.backend : wireBackend(options.backend, ids, st);
   const wire = {

@@ -36,6 +36,13 @@ var noop = loop.RunnerFunc(func(loop.Context, session.ToolCall, func(json.RawMes
 })
 
 func benchSession(b *testing.B, m loop.Model, initial any) *loop.Session {
+	return benchSessionWith(b, m, initial, loop.ToolUse{MaxToolCalls: 1 << 30, MaxRepeatedCalls: -1}, nil)
+}
+
+// benchSessionWith is benchSession with its own toolUseConfig and event hook. The
+// stepper makes the same call at every step, so the benchmarks turn maxRepeatedCalls
+// off, or set it past b.N to measure the check itself.
+func benchSessionWith(b *testing.B, m loop.Model, initial any, use loop.ToolUse, onEvent func(loop.Event)) *loop.Session {
 	b.Helper()
 	tools, err := session.ParseTools([]any{map[string]any{
 		"name": "noop", "description": "does nothing", "hasExecute": true,
@@ -45,7 +52,7 @@ func benchSession(b *testing.B, m loop.Model, initial any) *loop.Session {
 		b.Fatal(err)
 	}
 	s, err := loop.New(loop.Options{Model: m, Runner: noop, Tools: tools, InitialPrompts: initial,
-		ToolUse: loop.ToolUse{MaxToolCalls: 1 << 30}, ContextWindow: 1 << 40})
+		ToolUse: use, ContextWindow: 1 << 40, OnEvent: onEvent})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -63,6 +70,42 @@ func BenchmarkClosedLoopStep(b *testing.B) {
 	b.ResetTimer()
 	if _, err := s.Prompt(context.Background(), "go", loop.PromptOptions{}); err != nil {
 		b.Fatal(err)
+	}
+}
+
+// BenchmarkClosedLoopStep_Stops is BenchmarkClosedLoopStep with the stops of
+// toolUseConfig on, as a page gets them by default and more: maxRepeatedCalls counting
+// every call (set past b.N, since the stepper repeats one call) and a token budget
+// checked at every step. What issue 30's item 3 costs a step.
+func BenchmarkClosedLoopStep_Stops(b *testing.B) {
+	s := benchSessionWith(b, &stepper{calls: b.N, args: json.RawMessage(`{"n":1}`)}, nil,
+		loop.ToolUse{MaxToolCalls: 1 << 30, MaxRepeatedCalls: 1 << 30, MaxTokens: 1 << 62}, nil)
+	b.ReportAllocs()
+	b.ResetTimer()
+	if _, err := s.Prompt(context.Background(), "go", loop.PromptOptions{}); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// BenchmarkClosedLoopStep_StepUsage is BenchmarkClosedLoopStep with a stepusage
+// listener: what a page that listens pays per step (the event built and timed, the
+// totals published for its handler). Without a listener a step pays a few additions.
+func BenchmarkClosedLoopStep_StepUsage(b *testing.B) {
+	steps := 0
+	s := benchSessionWith(b, &stepper{calls: b.N, args: json.RawMessage(`{"n":1}`)}, nil,
+		loop.ToolUse{MaxToolCalls: 1 << 30, MaxRepeatedCalls: -1},
+		func(e loop.Event) {
+			if e.Type == loop.EventStepUsage {
+				steps++
+			}
+		})
+	b.ReportAllocs()
+	b.ResetTimer()
+	if _, err := s.Prompt(context.Background(), "go", loop.PromptOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	if steps != b.N+1 {
+		b.Fatalf("%d stepusage events for %d steps", steps, b.N+1)
 	}
 }
 

@@ -1,7 +1,19 @@
 package loop
 
 import (
+	"errors"
+
 	"langmodel/session"
+)
+
+// The stops beside maxToolCalls (session.ErrToolLimit), each an OperationError under
+// onLimit "error".
+var (
+	// ErrRepeatedCall: the model asked for the same call (same tool, same canonical
+	// arguments) more than toolUseConfig.maxRepeatedCalls times in one prompt.
+	ErrRepeatedCall = errors.New("repeated tool call")
+	// ErrTokenBudget: the prompt's model steps spent more than toolUseConfig.maxTokens.
+	ErrTokenBudget = errors.New("token budget spent")
 )
 
 // FailedPrompt is the error of a prompt or append that failed, was aborted or went over

@@ -15,6 +15,7 @@ const (
 	EventToolProgress    EventType = "toolprogress"    // a running tool reported progress
 	EventToolResult      EventType = "toolresult"      // a call ended: result or error
 	EventContextOverflow EventType = "contextoverflow" // older messages were evicted
+	EventStepUsage       EventType = "stepusage"       // a model step ended: its tokens and time
 )
 
 // Event is one step event. Handlers run on the goroutine that produced the event (tool
@@ -25,6 +26,37 @@ type Event struct {
 	Tool     *session.Tool       // toolcall: its annotations; nil for an unknown tool
 	Progress json.RawMessage     // toolprogress
 	Result   *session.ToolResult // toolresult
-	Duration time.Duration       // toolresult
+	Duration time.Duration       // toolresult, stepusage
 	Evicted  int                 // contextoverflow: how many messages the first eviction of the operation removed
+	Step     *StepUsage          // stepusage
+}
+
+// StepUsage is what one model step spent: its input (the request) and output (the reply)
+// in tokens, the backend's figures when it reported them, else the estimate
+// (session.Cost, the measure of contextUsage), and how many calls it made.
+type StepUsage struct {
+	InputTokens, OutputTokens int
+	Estimated                 bool // the figures are the estimate: the backend reported none
+	ToolCalls                 int
+}
+
+// Totals is what a session's model steps have spent since it was created (a clone's and
+// a restored session's from the original's): session.usage. Steps that ended with an
+// error, aborted or over a limit count too, since their tokens were spent even though
+// the history forgets them; a step that failed inside the model does not (its figures
+// are unknown).
+type Totals struct {
+	InputTokens, OutputTokens int
+	Steps                     int
+	Estimated                 int // of Steps, those whose figures are the estimate
+}
+
+// add counts one step.
+func (t *Totals) add(u StepUsage) {
+	t.InputTokens += u.InputTokens
+	t.OutputTokens += u.OutputTokens
+	t.Steps++
+	if u.Estimated {
+		t.Estimated++
+	}
 }

@@ -22,6 +22,7 @@ type page struct {
 	funcs  map[string]toolFunc
 	ran    []string // "name(args)" in start order
 	events []loop.Event
+	steps  []loop.StepUsage // the stepusage events, kept apart from the others
 }
 
 func (p *page) Run(ctx loop.Context, c session.ToolCall, progress func(json.RawMessage)) ([]session.ResultPart, error) {
@@ -47,6 +48,10 @@ func (p *page) Run(ctx loop.Context, c session.ToolCall, progress func(json.RawM
 func (p *page) onEvent(e loop.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if e.Type == loop.EventStepUsage {
+		p.steps = append(p.steps, *e.Step)
+		return
+	}
 	p.events = append(p.events, e)
 }
 

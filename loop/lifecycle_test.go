@@ -381,6 +381,7 @@ func TestCloneAsync_TakesItsTurnAndGetsItsOwnHooks(t *testing.T) {
 	var mu sync.Mutex
 	cloned := make(chan *loop.Session, 1)
 	f.s.CloneAsync(context.Background(), func(o *loop.Options) {
+		o.Listens = func(t loop.EventType) bool { return t != loop.EventStepUsage }
 		o.OnEvent = func(e loop.Event) { mu.Lock(); cloneEvents = append(cloneEvents, string(e.Type)); mu.Unlock() }
 	}, func(c *loop.Session, err error) { require.NoError(t, err); cloned <- c })
 	later := make(chan string, 1)

@@ -99,6 +99,11 @@ type run struct {
 	// overflow, however many times the input, the answer and each tool round push the
 	// history over the window again.
 	overflowed bool
+	// spent is what the prompt's model steps have spent in tokens, steps how many there
+	// were (toolUseConfig.maxTokens); asked counts each call the model asked for, by
+	// tool and canonical arguments (maxRepeatedCalls).
+	spent, steps int
+	asked        map[string]int
 }
 
 func (s *Session) begin() *run {
@@ -282,23 +287,17 @@ func (s *Session) prompt(ctx Context, input any, po PromptOptions) (Result, erro
 				mine = append(mine, c)
 			}
 		}
-		over := 0
-		if max := s.opts.ToolUse.max(); used+len(mine) > max {
-			if s.opts.ToolUse.OnLimit != LimitAnswer {
-				c := mine[max-used]
-				return Result{}, r.fail(session.Errorf(session.KindOperation, session.ErrToolLimit,
-					"maxToolCalls is %d and the model asked for call %d (%s)", max, max+1, c.Name))
-			}
-			over = used + len(mine) - max
+		runNow, refused, reasons, err := r.admit(mine, used)
+		if err != nil {
+			return Result{}, r.fail(err)
 		}
-		runNow := mine[:len(mine)-over]
 		used += len(runNow)
 		results, err := r.runTools(ctx, runNow)
 		if err != nil {
 			return Result{}, r.fail(err)
 		}
-		for _, c := range mine[len(runNow):] {
-			res := session.ErrorResult(c, sfmt.Sprintf("not run: the limit of %d tool calls for one prompt was reached; answer with what you have", s.opts.ToolUse.max()))
+		for i, c := range refused {
+			res := session.ErrorResult(c, reasons[i])
 			s.emit(Event{Type: EventToolCall, Call: &c, Tool: s.tools[c.Name]})
 			s.emit(Event{Type: EventToolResult, Call: &c, Result: &res})
 			results = append(results, res)
@@ -310,10 +309,67 @@ func (s *Session) prompt(ctx Context, input any, po PromptOptions) (Result, erro
 			r.handBack(po, page)
 			return Result{Text: text, Calls: page}, nil
 		}
-		if over > 0 {
+		if len(refused) > 0 {
 			toolsOn = false // one more step, for a final answer without tools
 		}
 	}
+}
+
+// admit decides which of a step's calls for the loop run, in call order, against the
+// prompt's limits: the token budget (checked before any call of a step runs: each run
+// leads to one more step), maxToolCalls, and maxRepeatedCalls. Under onLimit "error" the
+// first call over a limit stops the prompt with an OperationError naming the limit;
+// under "answer" each such call is refused with a tool error (reasons) telling the model
+// why, and the loop asks once more, with tools off, for a final answer.
+func (r *run) admit(calls []session.ToolCall, used int) (run, refused []session.ToolCall, reasons []string, err error) {
+	use := r.s.opts.ToolUse
+	answer := use.OnLimit == LimitAnswer
+	max, rep := use.max(), use.maxRepeated()
+	spent := use.MaxTokens > 0 && r.spent > use.MaxTokens
+	for i, c := range calls {
+		n := 0
+		if rep > 0 {
+			// The arguments are canonical (step): a call written with its keys in
+			// another order, or other spacing, is the same call.
+			if r.asked == nil {
+				r.asked = make(map[string]int)
+			}
+			k := c.Name + "\x00" + string(c.Arguments)
+			n = r.asked[k] + 1
+			r.asked[k] = n
+		}
+		var why string
+		switch {
+		case spent:
+			if !answer {
+				return nil, nil, nil, session.Errorf(session.KindOperation, ErrTokenBudget,
+					"maxTokens is %d and the prompt's %d model steps have spent %d", use.MaxTokens, r.steps, r.spent)
+			}
+			why = sfmt.Sprintf("not run: the budget of %d tokens for this prompt is spent; answer with what you have", use.MaxTokens)
+		case used+len(run) >= max:
+			if !answer {
+				return nil, nil, nil, session.Errorf(session.KindOperation, session.ErrToolLimit,
+					"maxToolCalls is %d and the model asked for call %d (%s)", max, max+1, c.Name)
+			}
+			why = sfmt.Sprintf("not run: the limit of %d tool calls for one prompt was reached; answer with what you have", max)
+		case rep > 0 && n > rep:
+			if !answer {
+				return nil, nil, nil, session.Errorf(session.KindOperation, ErrRepeatedCall,
+					"maxRepeatedCalls is %d and the model asked for the same %s call %d times", rep, c.Name, n)
+			}
+			why = sfmt.Sprintf("not run: you asked for this same call (same tool, same arguments) %d times in this prompt, and its answer will not change; answer with what you have", n)
+		default:
+			if len(refused) == 0 {
+				run = calls[:i+1] // all run so far: no copy
+			} else {
+				run = append(run[:len(run):len(run)], c) // a copy, never over calls
+			}
+			continue
+		}
+		refused = append(refused, c)
+		reasons = append(reasons, why)
+	}
+	return run, refused, reasons, nil
 }
 
 func (r *run) handBack(po PromptOptions, calls []session.ToolCall) {
@@ -350,6 +406,10 @@ func (r *run) step(ctx Context, toolsOn bool, choice ToolChoice, po PromptOption
 	}
 	// What the step's deltas add up to, in one place: the callback then captures one
 	// pointer, not four variables each moved to the heap.
+	var t0 time.Duration
+	if s.listens(EventStepUsage) {
+		t0 = s.opts.Now()
+	}
 	acc := &struct {
 		text  strings.Builder
 		calls []session.ToolCall
@@ -390,6 +450,7 @@ func (r *run) step(ctx Context, toolsOn bool, choice ToolChoice, po PromptOption
 		}
 		return "", nil, nil, err
 	}
+	r.count(tail, acc.out, usage, len(calls), t0)
 	var seen map[string]bool // ids given so far in this step, once there are many
 	if len(calls) > 8 {
 		seen = make(map[string]bool, len(calls))
@@ -425,6 +486,30 @@ func (r *run) step(ctx Context, toolsOn bool, choice ToolChoice, po PromptOption
 		}
 	}
 	return acc.text.String(), calls, usage, nil
+}
+
+// count adds a finished step to the prompt's spending and the session's totals, and
+// sends its stepusage event to a page that listens. The input is the request, the
+// output its reply (out bytes of text and calls): the backend's figures when it reported
+// them, else the estimate contextUsage is measured in.
+func (r *run) count(tail []session.Message, out int, usage *Usage, calls int, t0 time.Duration) {
+	s := r.s
+	u := StepUsage{ToolCalls: calls}
+	if usage != nil {
+		u.InputTokens, u.OutputTokens = usage.InputTokens, usage.OutputTokens
+	} else {
+		u.Estimated = true
+		u.InputTokens = s.hist.Usage() + session.CostOf(tail) // contextUsage, declarations included
+		u.OutputTokens = session.TextCost(out)
+	}
+	r.spent += u.InputTokens + u.OutputTokens
+	r.steps++
+	s.totals.add(u)
+	if s.listens(EventStepUsage) {
+		s.publish() // session.usage, read in the handler, counts this step
+		step := u   // on the heap only here, when someone listens
+		s.emit(Event{Type: EventStepUsage, Step: &step, Duration: s.opts.Now() - t0})
+	}
 }
 
 // ReplyTooLong is the error that stops a step whose reply (requested, in estimated

@@ -18,6 +18,8 @@ type Saved struct {
 	Usage int
 	// Running lists the calls whose execute had started: their results are lost.
 	Running []string
+	// Totals is what the session's model steps had spent (session.usage).
+	Totals Totals
 }
 
 // Restore creates a session from a saved one, with opts as New takes them (their
@@ -45,6 +47,7 @@ func Restore(opts Options, saved Saved) (*Session, error) {
 		return nil, err
 	}
 	s.opts.Expected = expected
+	s.totals = saved.Totals
 	if err := s.hist.Restored(saved.Initial, saved.Usage); err != nil {
 		s.Destroy()
 		return nil, err

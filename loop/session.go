@@ -56,6 +56,7 @@ type Session struct {
 	hist   *session.History
 	nextID int
 	resume []string // calls to run at the next prompt (restore.go)
+	totals Totals   // what the model steps spent (Usage)
 
 	view atomic.Pointer[view] // what readers outside the queue see
 
@@ -68,8 +69,9 @@ type Session struct {
 
 // view is an immutable snapshot of the history for readers outside the queue.
 type view struct {
-	msgs  []session.Message
-	usage int
+	msgs   []session.Message
+	usage  int
+	totals Totals
 }
 
 // New creates a session: it validates the initial prompts against the explainer's rules
@@ -164,8 +166,12 @@ func (s *Session) MeasureContextUsage(input any) (int, error) {
 func anyCall(string) bool { return true }
 
 func (s *Session) publish() {
-	s.view.Store(&view{msgs: s.hist.Messages(), usage: s.hist.Usage()})
+	s.view.Store(&view{msgs: s.hist.Messages(), usage: s.hist.Usage(), totals: s.totals})
 }
+
+// Usage is what the session's model steps have spent, as of the last completed change
+// (session.usage).
+func (s *Session) Usage() Totals { return s.view.Load().totals }
 
 func (s *Session) alive() error {
 	if s.life.Err() != nil {
@@ -248,7 +254,7 @@ func (s *Session) CloneAsync(ctx Context, adjust func(*Options), done func(*Sess
 			adjust(&opts)
 			opts.Tools = s.opts.Tools
 		}
-		c := &Session{opts: opts, mode: modeOf(opts.Tools, opts.ToolUse), tools: s.tools, hist: s.hist.Clone(), nextID: s.nextID, resume: s.resume}
+		c := &Session{opts: opts, mode: modeOf(opts.Tools, opts.ToolUse), tools: s.tools, hist: s.hist.Clone(), nextID: s.nextID, resume: s.resume, totals: s.totals}
 		c.life, c.destroy = WithCancel(Background())
 		c.publish()
 		done(c, nil)

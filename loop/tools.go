@@ -37,7 +37,8 @@ func (f RunnerFunc) Run(ctx Context, call session.ToolCall, progress func(json.R
 // error counts as a refusal with the error's message. Its ctx ends with the prompt.
 type Approver func(ctx Context, call session.ToolCall, tool *session.Tool) (ok bool, reason string, err error)
 
-// OnLimit is what happens when the model asks for more calls than MaxToolCalls allows.
+// OnLimit is what happens when a prompt reaches a limit: more calls than MaxToolCalls
+// allows, an identical call asked for more than MaxRepeatedCalls times, or MaxTokens spent.
 type OnLimit string
 
 const (
@@ -51,14 +52,28 @@ const (
 // DefaultMaxToolCalls is toolUseConfig.maxToolCalls when the page gives none.
 const DefaultMaxToolCalls = 16
 
+// DefaultMaxRepeatedCalls is toolUseConfig.maxRepeatedCalls when the page gives none: an
+// identical call (same tool, same canonical arguments) may run three times in one prompt,
+// and the fourth stops the loop. A model that asks again for what it has just been
+// answered is stuck; small models are, often (vercel/ai #17606). See RATIONALE.md "Why
+// does a repeated call stop the loop by default?".
+const DefaultMaxRepeatedCalls = 3
+
 // ToolUse is toolUseConfig. The zero value is the default: enabled, 16 calls, parallel,
 // onLimit "error", no approval.
 type ToolUse struct {
 	Disabled     bool // enabled === false: every call goes back to the page
 	MaxToolCalls int  // 0 means DefaultMaxToolCalls
-	Sequential   bool // parallel === false: a step's calls run one after another
-	OnLimit      OnLimit
-	Approve      Approver
+	// MaxRepeatedCalls is how many times one identical call may run in a prompt: 0 means
+	// DefaultMaxRepeatedCalls, below 0 no limit (maxRepeatedCalls: 0).
+	MaxRepeatedCalls int
+	// MaxTokens is the prompt's token budget, input and output of all its model steps
+	// (the backend's figures where it reports them, the estimate otherwise); 0: none.
+	// It is checked before the loop runs a step's calls.
+	MaxTokens  int
+	Sequential bool // parallel === false: a step's calls run one after another
+	OnLimit    OnLimit
+	Approve    Approver
 }
 
 func (u ToolUse) max() int {
@@ -66,6 +81,17 @@ func (u ToolUse) max() int {
 		return DefaultMaxToolCalls
 	}
 	return u.MaxToolCalls
+}
+
+// maxRepeated is MaxRepeatedCalls with its default; 0 means no limit.
+func (u ToolUse) maxRepeated() int {
+	switch {
+	case u.MaxRepeatedCalls == 0:
+		return DefaultMaxRepeatedCalls
+	case u.MaxRepeatedCalls < 0:
+		return 0
+	}
+	return u.MaxRepeatedCalls
 }
 
 // Mode is how a session uses its tools, decided once at creation (DESIGN.md §3).

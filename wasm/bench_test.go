@@ -36,7 +36,7 @@ func handlerLoop(b *testing.B, secrets bool) {
 	n := b.N
 	turns := strings.Repeat(`{"calls":[{"name":"noop","arguments":{}}]},`, n) + `{"text":"done"}`
 	tool := `{"name":"noop","description":"does nothing","inputSchema":{"type":"object"},"hasExecute":true,"execute":7}`
-	p.ok("create", fmt.Sprintf(`"session":1,"options":{"tools":[%s],"toolUseConfig":{"maxToolCalls":%d},"backend":{"kind":"scripted","window":100000000,"turns":[%s]}}`, tool, n, turns))
+	p.ok("create", fmt.Sprintf(`"session":1,"options":{"tools":[%s],"toolUseConfig":{"maxToolCalls":%d,"maxRepeatedCalls":0},"backend":{"kind":"scripted","window":100000000,"turns":[%s]}}`, tool, n, turns))
 	p.log = nil
 	b.ResetTimer()
 	id := p.request("prompt", `"session":1,"input":"go"`)
@@ -99,7 +99,7 @@ func portLoop(b *testing.B, prompts, steps int, secrets bool) {
 		backend, input, answer = `{"kind":"scripted","window":100000000,"turns":[`+turns+`]}`, "go", `"text":"done"`
 	}
 	tool := `{"name":"noop","description":"does nothing","inputSchema":{"type":"object"},"hasExecute":true,"execute":7}`
-	send(fmt.Sprintf(`{"type":"create","id":1,"session":1,"options":{"tools":[%s],"toolUseConfig":{"maxToolCalls":%d},"backend":%s}}`, tool, steps, backend))
+	send(fmt.Sprintf(`{"type":"create","id":1,"session":1,"options":{"tools":[%s],"toolUseConfig":{"maxToolCalls":%d,"maxRepeatedCalls":0},"backend":%s}}`, tool, steps, backend))
 	if b := p.Take(); !strings.Contains(string(b), `"ok":true`) {
 		panic(string(b))
 	}

@@ -420,6 +420,14 @@ func (m *ToolUseConfig) field(key string, v value) error {
 		return v.boolPtr(&m.Enabled)
 	case "maxToolCalls":
 		return v.int(&m.MaxToolCalls)
+	case "maxRepeatedCalls":
+		if v.null() {
+			return nil
+		}
+		m.MaxRepeatedCalls = new(int)
+		return v.int(m.MaxRepeatedCalls)
+	case "maxTokens":
+		return v.int(&m.MaxTokens)
 	case "parallel":
 		return v.boolPtr(&m.Parallel)
 	case "onLimit":

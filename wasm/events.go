@@ -40,6 +40,8 @@ func eventBit(t loop.EventType) uint32 {
 		return 4
 	case loop.EventContextOverflow:
 		return 8
+	case loop.EventStepUsage:
+		return 16
 	}
 	return 0
 }
@@ -81,6 +83,13 @@ func eventDetail(e loop.Event) json.RawMessage {
 		field("duration", strconv.AppendFloat(nil, float64(e.Duration.Microseconds())/1000, 'f', -1, 64))
 	case loop.EventContextOverflow:
 		field("evicted", strconv.AppendInt(nil, int64(e.Evicted), 10))
+	case loop.EventStepUsage:
+		u := e.Step
+		field("inputTokens", strconv.AppendInt(nil, int64(u.InputTokens), 10))
+		field("outputTokens", strconv.AppendInt(nil, int64(u.OutputTokens), 10))
+		field("estimated", strconv.AppendBool(nil, u.Estimated))
+		field("toolCalls", strconv.AppendInt(nil, int64(u.ToolCalls), 10))
+		field("duration", strconv.AppendFloat(nil, float64(e.Duration.Microseconds())/1000, 'f', -1, 64))
 	}
 	return append(b, '}')
 }

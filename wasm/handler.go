@@ -444,6 +444,9 @@ func (h *Handler) register(e *entry) {
 
 func info(s *loop.Session, withMode bool) *SessionInfo {
 	i := &SessionInfo{ContextUsage: s.ContextUsage(), ContextWindow: s.ContextWindow()}
+	if t := s.Usage(); t.Steps > 0 {
+		i.Usage = &Usage{InputTokens: t.InputTokens, OutputTokens: t.OutputTokens, Steps: t.Steps, EstimatedSteps: t.Estimated}
+	}
 	if withMode {
 		i.Mode = string(s.Mode())
 		i.SamplingMode = s.SamplingMode()

@@ -1,6 +1,7 @@
 package wasm
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -461,4 +462,67 @@ func TestHandler_Query(t *testing.T) {
 	} {
 		require.Equal(t, want, string(p.h.Query([]byte(raw))), raw)
 	}
+}
+
+// TestCreate_StopOptions: toolUseConfig.maxRepeatedCalls and maxTokens take a whole
+// number; anything else is a TypeError that names the field.
+func TestCreate_StopOptions(t *testing.T) {
+	for _, tc := range []struct {
+		name, use, want string
+	}{
+		{"maxRepeatedCalls negative", `"maxRepeatedCalls":-1`, "toolUseConfig.maxRepeatedCalls must not be negative"},
+		{"maxRepeatedCalls fractional", `"maxRepeatedCalls":1.5`, "toolUseConfig: maxRepeatedCalls: expected an integer"},
+		{"maxRepeatedCalls a string", `"maxRepeatedCalls":"3"`, "toolUseConfig: maxRepeatedCalls: expected an integer"},
+		{"maxTokens negative", `"maxTokens":-5`, "toolUseConfig.maxTokens must not be negative"},
+		{"maxTokens a boolean", `"maxTokens":true`, "toolUseConfig: maxTokens: expected an integer"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newPage(t)
+			e := p.fails("create", `"session":1,"options":{"toolUseConfig":{`+tc.use+`}}`, "TypeError")
+			require.Contains(t, e["message"], tc.want)
+		})
+	}
+	p := newPage(t)
+	for i, use := range []string{`"maxRepeatedCalls":0`, `"maxRepeatedCalls":null`, `"maxRepeatedCalls":7,"maxTokens":0`, `"maxTokens":100000`} {
+		p.ok("create", fmt.Sprintf(`"session":%d,"options":{"toolUseConfig":{%s}}`, i+1, use))
+	}
+}
+
+// TestHandler_StepUsageEvent: a stepusage event per model step, only once the page
+// listens, its detail the step's tokens (the backend's or the estimate, marked), calls
+// and duration; a usage query answers session.usage.
+func TestHandler_StepUsageEvent(t *testing.T) {
+	p := newPage(t)
+	p.deaf = true
+	p.tools[7] = func(*fakePage, msg) (any, string) { return "sunny", "" }
+	call := `{"calls":[{"name":"weather","arguments":{"city":"Oslo"}}],"usage":{"inputTokens":40,"outputTokens":6}}`
+	p.ok("create", `"session":1,"options":{"tools":[`+weatherTool+`],`+script(call, `{"text":"a"}`, call, `{"text":"b"}`)+`}`)
+	steps := func() []map[string]any {
+		var out []map[string]any
+		for _, m := range p.drain() {
+			if m["type"] == "stepusage" {
+				d := m["detail"].(map[string]any)
+				ms, err := d["duration"].(json.Number).Float64()
+				require.NoError(t, err)
+				require.GreaterOrEqual(t, ms, 0.0)
+				delete(d, "duration")
+				out = append(out, d)
+			}
+		}
+		p.log = nil
+		return out
+	}
+	p.ok("prompt", `"session":1,"input":"x"`)
+	require.Empty(t, steps(), "nobody listens")
+	p.send(`{"type":"listen","session":1,"event":"stepusage"}`)
+	p.ok("prompt", `"session":1,"input":"y"`)
+	got := steps()
+	require.Len(t, got, 2)
+	require.Equal(t, map[string]any{"inputTokens": json.Number("40"), "outputTokens": json.Number("6"), "estimated": false, "toolCalls": json.Number("1")}, got[0])
+	require.Equal(t, true, got[1]["estimated"])
+	require.Equal(t, json.Number("1"), got[1]["outputTokens"], `"b": the estimate`)
+	u := p.ok("usage", `"session":1`).(map[string]any)["usage"].(map[string]any)
+	require.Equal(t, json.Number("4"), u["steps"])
+	require.Equal(t, json.Number("2"), u["estimatedSteps"])
+	require.Equal(t, json.Number("14"), u["outputTokens"], "6 + 1 + 6 + 1")
 }

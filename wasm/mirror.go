@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"unsafe"
 
+	"langmodel/loop"
 	"langmodel/session"
 )
 
@@ -28,9 +29,10 @@ type Mirror struct {
 }
 
 type mirrored struct {
-	msgs  []session.Message
-	usage int
-	live  bool
+	msgs   []session.Message
+	usage  int
+	totals loop.Totals
+	live   bool
 }
 
 // NewMirror returns a Mirror of h's sessions, which the page has not seen yet.
@@ -45,11 +47,12 @@ func NewMirror(h *Handler) *Mirror {
 // the length frames it); any other message as j, its JSON (the draft-PR form
 // session.history exports) and a "\n". Each change is one of
 //
-//	{"session": key, "usage": n, "keep": [[from, count], …], "add": count}
+//	{"session": key, "usage": n, "spent": {…}, "keep": [[from, count], …], "add": count}
 //	{"session": key, "gone": true}
 //
 // keep lists the runs of the page's copy that stay, in order (absent: none), and add how
-// many of the messages, taken in order, follow them. gone: the session was destroyed.
+// many of the messages, taken in order, follow them. spent is session.usage (Usage),
+// absent before the first model step. gone: the session was destroyed.
 // Sessions are reported in key order. The page keeps each message as it came
 // (js/mirror.js, pack.js splitPacked) and builds session.history from them as from a
 // packed query: a text is copied, not escaped, and never parsed (RATIONALE.md "Why does
@@ -75,7 +78,7 @@ func (m *Mirror) Changes() []byte {
 	now := make([]mirrored, len(keys))
 	for i, k := range keys {
 		if e := m.h.sessions[k]; e != nil {
-			now[i] = mirrored{msgs: e.s.Messages(), usage: e.s.ContextUsage(), live: true}
+			now[i] = mirrored{msgs: e.s.Messages(), usage: e.s.ContextUsage(), totals: e.s.Usage(), live: true}
 		}
 	}
 	m.h.mu.Unlock()
@@ -90,12 +93,17 @@ func (m *Mirror) Changes() []byte {
 			b = append(open(b, k), `,"gone":true}`...)
 			continue
 		}
-		if had && now.usage == prev.usage && len(now.msgs) == len(prev.msgs) && unsafe.SliceData(now.msgs) == unsafe.SliceData(prev.msgs) {
+		if had && now.usage == prev.usage && now.totals == prev.totals && len(now.msgs) == len(prev.msgs) && unsafe.SliceData(now.msgs) == unsafe.SliceData(prev.msgs) {
 			continue
 		}
 		m.sent[k] = now
 		runs, next := keepRuns(prev.msgs, now.msgs)
 		b = appendNum(open(b, k), `,"usage":`, now.usage)
+		if t := now.totals; t.Steps > 0 {
+			b = appendNum(appendNum(appendNum(appendNum(b, `,"spent":{"inputTokens":`, t.InputTokens),
+				`,"outputTokens":`, t.OutputTokens), `,"steps":`, t.Steps), `,"estimatedSteps":`, t.Estimated)
+			b = append(b, '}')
+		}
 		for i, r := range runs {
 			sep := `,[`
 			if i == 0 {

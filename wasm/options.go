@@ -267,6 +267,19 @@ func toolUse(c *ToolUseConfig) (loop.ToolUse, int64, error) {
 	if c.MaxToolCalls < 0 {
 		return u, 0, session.Errorf(session.KindType, errBadOption, "toolUseConfig.maxToolCalls must not be negative")
 	}
+	if r := c.MaxRepeatedCalls; r != nil {
+		if *r < 0 {
+			return u, 0, session.Errorf(session.KindType, errBadOption, "toolUseConfig.maxRepeatedCalls must not be negative")
+		}
+		u.MaxRepeatedCalls = *r
+		if *r == 0 {
+			u.MaxRepeatedCalls = -1 // 0 turns the stop off (loop.ToolUse: below 0)
+		}
+	}
+	if c.MaxTokens < 0 {
+		return u, 0, session.Errorf(session.KindType, errBadOption, "toolUseConfig.maxTokens must not be negative")
+	}
+	u.MaxTokens = c.MaxTokens
 	switch c.OnLimit {
 	case "", "error":
 		u.OnLimit = loop.LimitError

@@ -27,7 +27,7 @@ package wasm
 import "encoding/json"
 
 //go:generate sh -c "go run github.com/mailru/easyjson/easyjson@v0.9.2 -output_filename protocol_easyjson.go protocol.go && sed -i -e '/easyjson \"github.com\\/mailru\\/easyjson\"$/d' -e '/_ easyjson.Marshaler$/d' -e 's,jwriter \"github.com/mailru/easyjson/jwriter\",jwriter \"langmodel/wasm/internal/jsonw\",' protocol_easyjson.go"
-//go:generate go run ./internal/trimjson -neither envelope,HelloRequest,CreateRequest,CreateOptions,ToolUseConfig,PromptRequest,InputRequest,CloneRequest,AbortMessage,PageReturn,ToolProgress -out Reply,PageCall,Event,SessionInfo,PromptResult,WireError,ErrorExtra protocol_easyjson.go
+//go:generate go run ./internal/trimjson -neither envelope,HelloRequest,CreateRequest,CreateOptions,ToolUseConfig,PromptRequest,InputRequest,CloneRequest,AbortMessage,PageReturn,ToolProgress -out Reply,PageCall,Event,SessionInfo,Usage,PromptResult,WireError,ErrorExtra protocol_easyjson.go
 
 // ProtocolVersion is exchanged by hello. Bump it whenever a message changes shape.
 const ProtocolVersion = 7
@@ -149,11 +149,14 @@ type CreateOptions struct {
 //
 //easyjson:json
 type ToolUseConfig struct {
-	Enabled      *bool  `json:"enabled,omitempty"`
-	MaxToolCalls int    `json:"maxToolCalls,omitempty"`
-	Parallel     *bool  `json:"parallel,omitempty"`
-	OnLimit      string `json:"onLimit,omitempty"`
-	Approve      int64  `json:"approve,omitempty"` // stash id; ≤ 0 for none
+	Enabled      *bool `json:"enabled,omitempty"`
+	MaxToolCalls int   `json:"maxToolCalls,omitempty"`
+	// MaxRepeatedCalls is nil when absent (the default, 3); 0 turns the stop off.
+	MaxRepeatedCalls *int   `json:"maxRepeatedCalls,omitempty"`
+	MaxTokens        int    `json:"maxTokens,omitempty"`
+	Parallel         *bool  `json:"parallel,omitempty"`
+	OnLimit          string `json:"onLimit,omitempty"`
+	Approve          int64  `json:"approve,omitempty"` // stash id; ≤ 0 for none
 }
 
 // PromptRequest submits a prompt. With Stream, chunks for this request id arrive before
@@ -380,6 +383,21 @@ type SessionInfo struct {
 	// Initial is how many messages of the history are initial prompts (create and
 	// clone only; absent when none): a snapshot saves it (js/snapshot.js).
 	Initial int `json:"initial,omitempty"`
+	// Usage is what the session's model steps have spent (session.usage); absent
+	// before the first step.
+	Usage *Usage `json:"usage,omitempty"`
+}
+
+// Usage is session.usage: what a session's model steps have spent, in tokens (the
+// backend's figures where it reported them, else the estimate), and how many steps
+// there were, and of them how many had only the estimate (loop.Totals).
+//
+//easyjson:json
+type Usage struct {
+	InputTokens    int `json:"inputTokens"`
+	OutputTokens   int `json:"outputTokens"`
+	Steps          int `json:"steps"`
+	EstimatedSteps int `json:"estimatedSteps"`
 }
 
 // PromptResult is a prompt's answer: the text, the calls handed back to the page

@@ -85,7 +85,29 @@ func easyjsonE4425964EncodeLangmodelWasm4(out *jwriter.Writer, in SessionInfo) {
 		out.RawString(prefix)
 		out.Int(int(in.Initial))
 	}
+	if in.Usage != nil {
+		const prefix string = ",\"usage\":"
+		out.RawString(prefix)
+		(*in.Usage).MarshalEasyJSON(out)
+	}
 	out.RawByte('}')
+}
+
+func easyjsonE4425964EncodeLangmodelWasmUsage(out *jwriter.Writer, in Usage) {
+	out.RawString("{\"inputTokens\":")
+	out.Int(int(in.InputTokens))
+	out.RawString(",\"outputTokens\":")
+	out.Int(int(in.OutputTokens))
+	out.RawString(",\"steps\":")
+	out.Int(int(in.Steps))
+	out.RawString(",\"estimatedSteps\":")
+	out.Int(int(in.EstimatedSteps))
+	out.RawByte('}')
+}
+
+// MarshalEasyJSON supports easyjson.Marshaler interface
+func (v Usage) MarshalEasyJSON(w *jwriter.Writer) {
+	easyjsonE4425964EncodeLangmodelWasmUsage(w, v)
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface

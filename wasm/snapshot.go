@@ -15,6 +15,8 @@ type RestoreInfo struct {
 	Initial int `json:"initial"`
 	// Usage is the saved contextUsage.
 	Usage int `json:"usage"`
+	// Usage holds the saved session.usage (snapshot version 2; absent before).
+	Totals loop.Totals `json:"-"`
 	// Running holds the ids of the calls whose execute was running when the snapshot
 	// was taken, as the keys of an object ({callID: true, …}).
 	Running []string `json:"running,omitempty"`
@@ -26,9 +28,28 @@ func (m *RestoreInfo) field(key string, v value) error {
 		return v.int(&m.Initial)
 	case "usage":
 		return v.int(&m.Usage)
+	case "totals":
+		return v.object((*totals)(&m.Totals))
 	case "running":
 		m.Running = nil
 		return v.object((*callIDs)(&m.Running))
+	}
+	return nil
+}
+
+// totals reads a saved session.usage.
+type totals loop.Totals
+
+func (t *totals) field(key string, v value) error {
+	switch key {
+	case "inputTokens":
+		return v.int(&t.InputTokens)
+	case "outputTokens":
+		return v.int(&t.OutputTokens)
+	case "steps":
+		return v.int(&t.Steps)
+	case "estimatedSteps":
+		return v.int(&t.Estimated)
 	}
 	return nil
 }
@@ -44,7 +65,7 @@ func (l *callIDs) field(key string, _ value) error {
 
 // restore creates the session a snapshot saved: opts.InitialPrompts is its transcript.
 func restore(opts loop.Options, r *RestoreInfo) (*loop.Session, error) {
-	saved := loop.Saved{Messages: opts.InitialPrompts, Initial: r.Initial, Usage: r.Usage, Running: r.Running}
+	saved := loop.Saved{Messages: opts.InitialPrompts, Initial: r.Initial, Usage: r.Usage, Running: r.Running, Totals: r.Totals}
 	if raw, ok := saved.Messages.(json.RawMessage); ok && len(raw) == 0 {
 		saved.Messages = nil
 	}

@@ -41,7 +41,7 @@ export async function moduleLoop(LanguageModel, n, k) {
     sessions.push(await LanguageModel.create({
       backend: { kind: "scripted", turns },
       tools: [{ name: "noop", description: "does nothing", inputSchema: { type: "object" }, execute: async () => "" }],
-      toolUseConfig: { maxToolCalls: n },
+      toolUseConfig: { maxToolCalls: n, maxRepeatedCalls: 0 },
     }));
   }
   const t0 = performance.now();

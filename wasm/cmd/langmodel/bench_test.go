@@ -33,7 +33,7 @@ turns.push({ text: "done" });
 const s = await lm.LanguageModel.create({
 	backend: { kind: "scripted", turns },
 	tools: [{ name: "noop", description: "does nothing", inputSchema: { type: "object" }, execute: () => "" }],
-	toolUseConfig: { maxToolCalls: steps },
+	toolUseConfig: { maxToolCalls: steps, maxRepeatedCalls: 0 }, // one call, repeated: the stop would end the loop
 });`, stepsPerPrompt)
 
 // BenchmarkBrowser_ClosedLoopStep: one closed-loop step through the whole stack in

@@ -167,6 +167,62 @@ var scenarios = []scenario{
 		return [await s.prompt("go"), s.history[4].content[0].value.errorMessage];`,
 		`["final","not run: the limit of 1 tool calls for one prompt was reached; answer with what you have"]`},
 
+	{"a repeated call stops the prompt (maxRepeatedCalls, default 3)", `
+		const paris = { calls: [{ name: "weather", arguments: { city: "Paris" } }] };
+		let ran = 0;
+		const s = await LanguageModel.create({ backend: script(paris, paris, paris, paris, { text: "never" }), tools: [weather(() => { ran++; return "sun"; })] });
+		try { await s.prompt("go"); } catch (e) {
+			return { name: e.name, isDOMException: e instanceof DOMException, message: e.message, transcript: e.transcript.length, history: s.history.length, ran };
+		}`,
+		`{"name":"OperationError","isDOMException":true,"message":"repeated tool call: maxRepeatedCalls is 3 and the model asked for the same weather call 4 times","transcript":8,"history":0,"ran":3}`},
+
+	{"a repeated call under onLimit answer: told, then one step without tools", `
+		const paris = { calls: [{ name: "weather", arguments: { city: "Paris" } }] };
+		const s = await LanguageModel.create({ backend: script(paris, paris, { text: "Sunny." }), tools: [weather(() => "sun")],
+			toolUseConfig: { maxRepeatedCalls: 1, onLimit: "answer" } });
+		const off = await LanguageModel.create({ backend: script(paris, paris, paris, paris, paris, { text: "five" }), tools: [weather(() => "sun")],
+			toolUseConfig: { maxRepeatedCalls: 0 } });
+		return [await s.prompt("go"), s.history[4].content[0].value.errorMessage, await off.prompt("go")];`,
+		`["Sunny.","not run: you asked for this same call (same tool, same arguments) 2 times in this prompt, and its answer will not change; answer with what you have","five"]`},
+
+	{"a spent token budget stops the prompt (maxTokens)", `
+		const step = (city) => ({ calls: [{ name: "weather", arguments: { city } }], usage: { inputTokens: 60, outputTokens: 10 } });
+		const s = await LanguageModel.create({ backend: script(step("A"), step("B"), { text: "never" }), tools: [weather(() => "x")],
+			toolUseConfig: { maxTokens: 100 } });
+		const a = await LanguageModel.create({ backend: script(step("A"), step("B"), { text: "With what I have." }), tools: [weather(() => "x")],
+			toolUseConfig: { maxTokens: 100, onLimit: "answer" } });
+		let err;
+		try { await s.prompt("go"); } catch (e) {
+			err = { name: e.name, message: e.message, transcript: e.transcript.length, history: s.history.length };
+		}
+		return { err, answer: await a.prompt("go"), told: a.history[4].content[0].value.errorMessage };`,
+		`{"err":{"name":"OperationError","message":"token budget spent: maxTokens is 100 and the prompt's 2 model steps have spent 140","transcript":4,"history":0},
+		"answer":"With what I have.","told":"not run: the budget of 100 tokens for this prompt is spent; answer with what you have"}`},
+
+	{"a bad stop option is a TypeError naming the field", `
+		const bad = (toolUseConfig) => LanguageModel.create({ backend: script(), toolUseConfig }).then(() => "created", (e) => e.name + ": " + e.message);
+		return [await bad({ maxRepeatedCalls: -1 }), await bad({ maxRepeatedCalls: Infinity }), await bad({ maxTokens: "many" }), await bad({ maxTokens: 2.5 })];`,
+		`["TypeError: toolUseConfig.maxRepeatedCalls must be a whole number, 0 or more (0: no limit), not -1",
+		"TypeError: toolUseConfig.maxRepeatedCalls must be a whole number, 0 or more (0: no limit), not Infinity",
+		"TypeError: toolUseConfig.maxTokens must be a whole number, 0 or more (0: no limit), not many",
+		"TypeError: toolUseConfig.maxTokens must be a whole number, 0 or more (0: no limit), not 2.5"]`},
+
+	{"stepusage: one event per model step, and session.usage adds them up", `
+		const s = await LanguageModel.create({
+			backend: script({ calls: [{ name: "weather", arguments: { city: "Oslo" } }], usage: { inputTokens: 50, outputTokens: 7 } }, { text: "Sunny." }),
+			tools: [weather(() => "sun")] });
+		const before = s.usage;
+		const steps = [];
+		let seen;
+		s.onstepusage = (e) => { const { duration, ...d } = e.detail; steps.push({ ...d, timed: typeof duration === "number" && duration >= 0 }); seen = s.usage.steps; };
+		await s.prompt("weather?");
+		const u = s.usage;
+		return { before, steps: steps.map(({ inputTokens, ...d }) => d), first: steps[0].inputTokens, seen, usage: { ...u, inputTokens: u.inputTokens - 50 - steps[1].inputTokens },
+			clone: (await s.clone()).usage.steps };`,
+		`{"before":{"inputTokens":0,"outputTokens":0,"steps":0,"estimatedSteps":0},
+		"steps":[{"outputTokens":7,"estimated":false,"toolCalls":1,"timed":true},{"outputTokens":2,"estimated":true,"toolCalls":0,"timed":true}],
+		"first":50,"seen":2,"usage":{"inputTokens":0,"outputTokens":9,"steps":2,"estimatedSteps":1},"clone":2}`},
+
 	{"streaming", `
 		const s = await LanguageModel.create({
 			backend: script({ chunks: ["Hel", "lo"] }, { text: "Checking.", calls: [{ callID: "c1", name: "weather", arguments: { city: "Oslo" } }] }),

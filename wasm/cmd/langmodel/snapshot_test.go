@@ -71,6 +71,17 @@ var snapshotScenarios = []scenario{
 			samplingMode: r.samplingMode, answer: await r.prompt("x"), n: r.history.length,
 			cloneInitial: (await r.clone()).snapshot().initial };`,
 		`{"same":true,"initial":3,"usage":true,"samplingMode":"creative","answer":"two","n":7,"cloneInitial":3}`},
+	{"a snapshot keeps session.usage; a version 1 snapshot restores with none", `
+		const s = await LanguageModel.create({ backend: { kind: "scripted", turns: [{ text: "one", usage: { inputTokens: 30, outputTokens: 4 } }] } });
+		await s.prompt("more");
+		const snap = s.snapshot();
+		const r = await LanguageModel.restore(snap, { backend: { kind: "scripted", turns: [] } });
+		const { usage: _, ...v1 } = { ...snap, version: 1 };
+		const old = await LanguageModel.restore(v1, { backend: { kind: "scripted", turns: [] } });
+		const bad = await LanguageModel.restore({ ...snap, usage: { ...snap.usage, steps: -1 } }, { backend: { kind: "scripted", turns: [] } }).then(() => "restored", (e) => e.name);
+		return { version: snap.version, saved: snap.usage, restored: r.usage, old: old.usage, bad };`,
+		`{"version":2,"saved":{"inputTokens":30,"outputTokens":4,"steps":1,"estimatedSteps":0},"restored":{"inputTokens":30,"outputTokens":4,"steps":1,"estimatedSteps":0},
+		"old":{"inputTokens":0,"outputTokens":0,"steps":0,"estimatedSteps":0},"bad":"DataError"}`},
 	{"open loop: calls handed back before the reload are the page's to answer after it", `
 		const tools = [{ name: "weather", description: "Weather in a city", inputSchema: schema }];
 		const s = await LanguageModel.create({ tools, expectedOutputs: [{ type: "text" }, { type: "tool-call" }],
@@ -132,7 +143,7 @@ var snapshotScenarios = []scenario{
 			await err(snap, { tools: [tools[1], tools[0]] }),
 			await err(withApprove.snapshot(), { tools }),
 		];`,
-		`["NotSupportedError: LanguageModel.restore(): snapshot version 99 is newer than this module's (1); restore it with the module that saved it, or a later one",
+		`["NotSupportedError: LanguageModel.restore(): snapshot version 99 is newer than this module's (2); restore it with the module that saved it, or a later one",
 		"DataError: LanguageModel.restore(): the snapshot has no version",
 		"DataError: LanguageModel.restore(): the snapshot is a string, and not JSON",
 		"DataError: LanguageModel.restore(): the snapshot's history is not an array",
@@ -309,7 +320,7 @@ func TestBrowser_SnapshotReload(t *testing.T) {
 // stopped.
 func TestBrowser_SnapshotStore(t *testing.T) {
 	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
-		requireJSON(t, `{"missing":null,"keys":["a","b"],"a":1,"b":["hi","one"],"afterDelete":["b"],"stopped":2,"saved":4,"autosaved":2}`,
+		requireJSON(t, `{"missing":null,"keys":["a","b"],"a":true,"b":["hi","one"],"afterDelete":["b"],"stopped":2,"saved":4,"autosaved":2}`,
 			playBrowser(t, b, serve(t, ""), browserPrelude, snapshotJS+`
 				const store = lm.snapshotStore("store-test");
 				const s = await LanguageModel.create({ backend: { kind: "scripted", turns: [{ text: "one" }, { text: "two" }] } });
@@ -324,7 +335,7 @@ func TestBrowser_SnapshotStore(t *testing.T) {
 				await store.save("marker", {}); // after any write issued before: transactions on a store run in order
 				await store.delete("marker");
 				const keys = await store.list();
-				const a = (await store.load("a")).version;
+				const a = (await store.load("a")).version === lm.SNAPSHOT_VERSION;
 				const bh = (await store.load("b")).history.map((m) => m.content[0].value);
 				await store.delete("a");
 				await store.save("c", s);

@@ -38,7 +38,7 @@ globalThis.closedLoop = async (steps) => {
 	const s = await lm.LanguageModel.create({
 		backend: { kind: "scripted", turns, window: 1000000 }, // the loop's own steps are never evicted
 		tools: [{ name: "noop", description: "does nothing", inputSchema: { type: "object" }, execute: (a) => "ok " + a.i }],
-		toolUseConfig: { maxToolCalls: steps },
+		toolUseConfig: { maxToolCalls: steps, maxRepeatedCalls: 0 }, // one call, repeated: the stop would end the loop
 	});
 	let calls = 0;
 	s.ontoolresult = () => calls++;
