@@ -29,11 +29,19 @@ import (
 
 func main() {
 	top := flag.Int("top", 25, "packages to list by name; the rest are summed by kind")
+	funcs := flag.String("funcs", "", "a package whose functions to list by code size, largest first (where a package's bytes go)")
 	pkg := flag.String("pkg", "./wasm/cmd/langmodel", "the main package the module was built from")
 	flag.Parse()
 	if flag.NArg() != 2 {
 		fmt.Fprintln(os.Stderr, "usage: wasmsize [-top n] [-pkg path] unstripped.wasm stripped.wasm")
 		os.Exit(2)
+	}
+	if *funcs != "" {
+		if err := listFuncs(flag.Arg(0), *funcs, *top); err != nil {
+			fmt.Fprintln(os.Stderr, "wasmsize:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	if err := run(*pkg, flag.Arg(0), flag.Arg(1), *top); err != nil {
 		fmt.Fprintln(os.Stderr, "wasmsize:", err)
@@ -123,6 +131,42 @@ func run(mainPkg, unstripped, stripped string, top int) error {
 	fmt.Printf("\nby kind (runtime: runtime, internal/*, sync, syscall and the other packages every Go program links)\n")
 	for _, k := range []string{"runtime", "std", "third-party", "project", "data"} {
 		fmt.Printf("%-44s %10.0f %10.0f %5.1f%%\n", k, kinds[k][0], kinds[k][1], 100*kinds[k][1]/float64(total))
+	}
+	return nil
+}
+
+// listFuncs prints the top largest functions of package pkg (an import path:
+// langmodel/internal/redact) in the unstripped module, with their code bytes.
+func listFuncs(unstripped, pkg string, top int) error {
+	mod, err := os.ReadFile(unstripped)
+	if err != nil {
+		return err
+	}
+	m, err := parse(mod)
+	if err != nil {
+		return err
+	}
+	type fn struct {
+		name string
+		size int
+	}
+	var fns []fn
+	total := 0
+	pkg = unword.ReplaceAllString(pkg, "_") // as the linker writes it in the name section
+	for i, body := range m.bodies {
+		name := m.names[uint32(m.imports+i)]
+		if rest, ok := strings.CutPrefix(name, pkg); ok && (strings.HasPrefix(rest, ".") || strings.HasPrefix(rest, "_")) { // the package, and those under it
+			fns = append(fns, fn{name, len(body)})
+			total += len(body)
+		}
+	}
+	slices.SortFunc(fns, func(a, b fn) int { return b.size - a.size })
+	fmt.Printf("%s: %d functions, %d bytes of code\n", pkg, len(fns), total)
+	for i, f := range fns {
+		if i == top {
+			break
+		}
+		fmt.Printf("%8d  %s\n", f.size, f.name)
 	}
 	return nil
 }
