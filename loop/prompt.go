@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"langmodel/internal/jsonv"
-	"langmodel/internal/sfmt"
 	"langmodel/session"
 )
 
@@ -338,26 +337,24 @@ func (r *run) admit(calls []session.ToolCall, used int) (run, refused []session.
 			n = r.asked[k] + 1
 			r.asked[k] = n
 		}
+		// Messages by concatenation: formatting's boxed arguments cost code at every call.
 		var why string
 		switch {
 		case spent:
 			if !answer {
-				return nil, nil, nil, session.Errorf(session.KindOperation, ErrTokenBudget,
-					"maxTokens is %d and the prompt's %d model steps have spent %d", use.MaxTokens, r.steps, r.spent)
+				return nil, nil, nil, stop(ErrTokenBudget, "maxTokens is "+itoa(use.MaxTokens)+" and the prompt's "+itoa(r.steps)+" model steps have spent "+itoa(r.spent))
 			}
-			why = sfmt.Sprintf("not run: the budget of %d tokens for this prompt is spent; answer with what you have", use.MaxTokens)
+			why = "not run: the budget of " + itoa(use.MaxTokens) + " tokens for this prompt is spent; answer with what you have"
 		case used+len(run) >= max:
 			if !answer {
-				return nil, nil, nil, session.Errorf(session.KindOperation, session.ErrToolLimit,
-					"maxToolCalls is %d and the model asked for call %d (%s)", max, max+1, c.Name)
+				return nil, nil, nil, stop(session.ErrToolLimit, "maxToolCalls is "+itoa(max)+" and the model asked for call "+itoa(max+1)+" ("+c.Name+")")
 			}
-			why = sfmt.Sprintf("not run: the limit of %d tool calls for one prompt was reached; answer with what you have", max)
+			why = "not run: the limit of " + itoa(max) + " tool calls for one prompt was reached; answer with what you have"
 		case rep > 0 && n > rep:
 			if !answer {
-				return nil, nil, nil, session.Errorf(session.KindOperation, ErrRepeatedCall,
-					"maxRepeatedCalls is %d and the model asked for the same %s call %d times", rep, c.Name, n)
+				return nil, nil, nil, stop(ErrRepeatedCall, "maxRepeatedCalls is "+itoa(rep)+" and the model asked for the same "+c.Name+" call "+itoa(n)+" times")
 			}
-			why = sfmt.Sprintf("not run: you asked for this same call (same tool, same arguments) %d times in this prompt, and its answer will not change; answer with what you have", n)
+			why = "not run: you asked for this same call (same tool, same arguments) " + itoa(n) + " times in this prompt, and its answer will not change; answer with what you have"
 		default:
 			if len(refused) == 0 {
 				run = calls[:i+1] // all run so far: no copy
@@ -371,6 +368,13 @@ func (r *run) admit(calls []session.ToolCall, used int) (run, refused []session.
 	}
 	return run, refused, reasons, nil
 }
+
+// stop is the OperationError of a limit the prompt reached: "<rule>: <detail>".
+func stop(rule error, detail string) error {
+	return &session.Error{Kind: session.KindOperation, Rule: rule, Msg: rule.Error() + ": " + detail}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
 
 func (r *run) handBack(po PromptOptions, calls []session.ToolCall) {
 	if po.OnChunk == nil {

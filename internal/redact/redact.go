@@ -29,6 +29,8 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 	"unsafe"
+
+	"langmodel/internal/jsonv"
 )
 
 // MinLen is the shortest value redacted; a shorter one is reported by the Add methods and
@@ -235,13 +237,11 @@ func (s *set) addSecret(v string) {
 	}
 	s.secrets[v] = true
 	s.addForm(form{s: v})
-	// v as a JSON string's text holds it (\", \\, \u003c…): seen raw where a text carries
-	// JSON of its own (a tool's JSON output, an untrusted tool's framed output), which the
-	// edge reads one level of escapes deep.
-	for _, hex := range []string{lowerHex, upperHex} {
-		if e := jsonEscaped(v, hex); e != v {
-			s.addForm(form{s: e})
-		}
+	// v as a JSON string's text holds it (\", \\, \u003c…, as jsonv writes it and
+	// encoding/json): seen raw where a text carries JSON of its own (an untrusted tool's
+	// framed output, loop/policy.go), which the edge reads one level of escapes deep.
+	if e := jsonv.AppendString(nil, v); string(e[1:len(e)-1]) != v {
+		s.addForm(form{s: string(e[1 : len(e)-1])})
 	}
 	s.addForm(form{s: percent(v, upperHex, false)})
 	s.addForm(form{s: percent(v, upperHex, true)})
@@ -272,28 +272,6 @@ func (s *set) addForm(f form) {
 	s.first[f.s[0]] = append(s.first[f.s[0]], int32(len(s.forms)-1))
 	s.hot[f.s[0]], s.hot['"'], s.hot['\\'] = true, true, true
 	s.maxLen = max(s.maxLen, len(f.s))
-}
-
-// jsonEscaped is v as a JSON encoder writes it inside a string: quote and backslash
-// escaped, and <, >, &, control characters and U+2028/U+2029 as \u with hex digits of
-// hex's case.
-func jsonEscaped(v, hex string) string {
-	var b []byte
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		switch {
-		case c == '"' || c == '\\':
-			b = append(b, '\\', c)
-		case c < 0x20 || c == '<' || c == '>' || c == '&':
-			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&15])
-		case c == 0xe2 && i+2 < len(v) && v[i+1] == 0x80 && (v[i+2] == 0xa8 || v[i+2] == 0xa9):
-			b = append(b, '\\', 'u', '2', '0', '2', hex[v[i+2]&15])
-			i += 2
-		default:
-			b = append(b, c)
-		}
-	}
-	return string(b)
 }
 
 // The base64 alphabets, standard and URL (RFC 4648). The few lines below encode and
