@@ -16,7 +16,7 @@ import (
 
 // documents are the Markdown files a reader of the repository follows, relative to its
 // root.
-var documents = []string{"README.md", "RATIONALE.md", "docs/design.md", "docs/backends.md", "docs/testing.md", "docs/decisions.md", "docs/snapshots.md", "docs/recordings.md", "wasm/README.md", "demo/README.md"}
+var documents = []string{"README.md", "RATIONALE.md", "docs/design.md", "docs/backends.md", "docs/testing.md", "docs/decisions.md", "docs/snapshots.md", "docs/recordings.md", "docs/security.md", "wasm/README.md", "demo/README.md"}
 
 var (
 	mdLink = regexp.MustCompile(`\]\(([^)\s]+)\)`)
@@ -100,9 +100,9 @@ func TestDocs_Links(t *testing.T) {
 	}
 }
 
-// TestDocs_TestedExamples: every example marked "<!-- tested: Name -->" names test
-// functions that exist, so that a moved example is never left untested.
-func TestDocs_TestedExamples(t *testing.T) {
+// testFuncs returns the names of the repository's test functions.
+func testFuncs(t *testing.T) map[string]bool {
+	t.Helper()
 	funcs := map[string]bool{}
 	decl := regexp.MustCompile(`(?m)^func (Test\w+)\(`)
 	require.NoError(t, filepath.WalkDir("..", func(path string, d os.DirEntry, err error) error {
@@ -123,6 +123,13 @@ func TestDocs_TestedExamples(t *testing.T) {
 		}
 		return nil
 	}))
+	return funcs
+}
+
+// TestDocs_TestedExamples: every example marked "<!-- tested: Name -->" names test
+// functions that exist, so that a moved example is never left untested.
+func TestDocs_TestedExamples(t *testing.T) {
+	funcs := testFuncs(t)
 	count := 0
 	for _, doc := range documents {
 		raw, err := os.ReadFile(filepath.Join("..", doc))
@@ -135,4 +142,27 @@ func TestDocs_TestedExamples(t *testing.T) {
 		}
 	}
 	require.GreaterOrEqual(t, count, 12, "README.md and docs/backends.md mark their examples")
+}
+
+// TestDocs_SecurityPromises: docs/security.md holds each promise by naming its tests;
+// every test it names exists, and every row of its promises table names one.
+func TestDocs_SecurityPromises(t *testing.T) {
+	funcs := testFuncs(t)
+	raw, err := os.ReadFile("security.md")
+	require.NoError(t, err)
+	named := regexp.MustCompile("`(Test\\w+)")
+	for _, m := range named.FindAllStringSubmatch(string(raw), -1) {
+		require.True(t, funcs[m[1]], "docs/security.md names %s, which is no test", m[1])
+	}
+	_, table, ok := strings.Cut(string(raw), "## The promises")
+	require.True(t, ok)
+	table, _, _ = strings.Cut(table, "\n## ")
+	rows := 0
+	for _, line := range strings.Split(table, "\n") {
+		if strings.HasPrefix(line, "| **") {
+			rows++
+			require.Regexp(t, "`Test\\w+", line, "a promise without a test: %s", line)
+		}
+	}
+	require.GreaterOrEqual(t, rows, 6)
 }

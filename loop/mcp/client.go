@@ -49,7 +49,7 @@ const (
 	supported       = `"2025-11-25", "2025-06-18", "2025-03-26"`
 )
 
-// The bounds a server is held to (docs/security-bounds.md lists them with their tests).
+// The bounds a server is held to (docs/security.md "Bounds" lists them with their tests).
 // maxMessage bounds one message from a server, a JSON body or one event (its data lines
 // together, and each line: loop/internal/sse); a larger one is an error for the call
 // that waited for it, or ends the server's own stream. maxListBytes and maxTools bound a
