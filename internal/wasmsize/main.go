@@ -72,11 +72,7 @@ func run(mainPkg, unstripped, stripped string, top int) error {
 		mangled[unword.ReplaceAllString(p, "_")] = p
 	}
 	mangled["main"] = mainPkg
-	mod, err := os.ReadFile(unstripped)
-	if err != nil {
-		return err
-	}
-	m, err := parse(mod)
+	m, err := parseFile(unstripped)
 	if err != nil {
 		return err
 	}
@@ -138,11 +134,7 @@ func run(mainPkg, unstripped, stripped string, top int) error {
 // listFuncs prints the top largest functions of package pkg (an import path:
 // langmodel/internal/redact) in the unstripped module, with their code bytes.
 func listFuncs(unstripped, pkg string, top int) error {
-	mod, err := os.ReadFile(unstripped)
-	if err != nil {
-		return err
-	}
-	m, err := parse(mod)
+	m, err := parseFile(unstripped)
 	if err != nil {
 		return err
 	}
@@ -169,6 +161,15 @@ func listFuncs(unstripped, pkg string, top int) error {
 		fmt.Printf("%8d  %s\n", f.size, f.name)
 	}
 	return nil
+}
+
+// parseFile reads and parses the module at path.
+func parseFile(path string) (*module, error) {
+	mod, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return parse(mod)
 }
 
 func mustRead(path string) []byte {
