@@ -180,14 +180,18 @@ wasm: module
 ## NOINLINE: the project's packages that the module's build compiles without inlining (-l):
 ## the cold ones, which no closed-loop step, create() or stream runs (the custom and record
 ## backends, the MCP client and its fetch port, sfmt's error messages, the redactor of
-## secrets). An inlined call
-## leaves its body at every call, with an inline tree and its pc tables in the data, which
-## brotli compresses badly: the seventh and eighth rounds built the binding, the engine,
-## the schema validator and loop/openai without inlining too, for 20 KB brotli under issue
-## 12's 850 KB, and a step paid for it; issue 29's budget (900,000) buys their inlining back
-## (RATIONALE.md "How does the module stay under 850 KB?"). internal/browsertest.NoInline
+## secrets, the sort helpers), and those measured not to move a step without it: the
+## openai backend's stream reading (BenchmarkReadStream, the eighth round) and the schema
+## validator (BenchmarkClosedLoopStep natively 9.0 against 9.3 µs, medians of three; a
+## realistic schema's BenchmarkValidateJSON 11.9 against 9.5 µs, against a model's seconds).
+## An inlined call leaves its body at every call, with an inline tree and its pc tables in
+## the data, which brotli compresses badly. The seventh and eighth rounds built the binding,
+## the engine and the scripted backend without inlining too, for 20 KB brotli under issue
+## 12's 850 KB, and a step paid for it; issue 29's budget (900,000) buys their inlining
+## back; the text protocol's parser keeps its own (BenchmarkParser_ManyCalls 1.55x without).
+## See RATIONALE.md "How does the module stay under 850 KB?". internal/browsertest.NoInline
 ## holds the same list for the tests' builds.
-NOINLINE := loop/custom loop/record loop/mcp loop/internal/fetchport internal/sfmt internal/redact
+NOINLINE := loop/custom loop/record loop/mcp loop/internal/fetchport loop/openai session/schema internal/sfmt internal/order internal/redact
 MODULE_GCFLAGS := $(foreach p,$(NOINLINE),-gcflags=langmodel/$(p)=-l)
 
 ## module: what make wasm builds, without the size report (brotli -q 11 takes 10-30 s)
