@@ -149,3 +149,50 @@ func TestFetch_BodyEnd(t *testing.T) {
 		})
 	}
 }
+
+// TestFetch_BodyLeft: a body the reader leaves while it goes on (an event over the SSE
+// limit, text after [DONE]) is aborted at once, not after the grace: waiting it out, the
+// page read on at the network's speed (16 MB of a hostile model's event, issue 28's
+// oversize act).
+func TestFetch_BodyLeft(t *testing.T) {
+	const head = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"}}]}\n\n"
+	const done = "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"
+	big := "data: " + strings.Repeat("x", 1<<20) + "\n"
+	for _, tc := range []struct {
+		name  string
+		fail  bool     // the prompt fails (the event is over the limit)
+		after []string // chunks the page sends once the answer is out
+	}{
+		{"an event over the limit, the rest unread", true, nil},
+		{"text after [DONE], more than a tail", false, []string{strings.Repeat(": more\n", 1000)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newPage(t)
+			p.h.bodyGrace = time.Hour
+			p.fetch = func(p *fakePage, m msg, _ context.Context) {
+				id := num(m["id"])
+				p.sendMsg(msg{"type": "fetch-response", "id": id, "status": 200, "headers": msg{"content-type": "text/event-stream"}})
+				p.sendMsg(msg{"type": "fetch-chunk", "id": id, "data": head})
+				if tc.fail {
+					for range 6 {
+						p.sendMsg(msg{"type": "fetch-chunk", "id": id, "data": big})
+					}
+					return
+				}
+				p.sendMsg(msg{"type": "fetch-chunk", "id": id, "data": done})
+			}
+			p.ok("create", `"session":1,"options":{"backend":{"kind":"openai","baseURL":"http://127.0.0.1:1/v1","model":"m"}}`)
+			if tc.fail {
+				p.fails("prompt", `"session":1,"input":"hi"`, "NetworkError")
+			} else {
+				require.Equal(t, "Hi", p.ok("prompt", `"session":1,"input":"hi"`).(map[string]any)["text"])
+			}
+			fid := num(p.logged(TypeFetch)[0]["id"])
+			for _, c := range tc.after {
+				p.sendMsg(msg{"type": "fetch-chunk", "id": fid, "data": c})
+			}
+			require.Eventually(t, func() bool { p.drain(); return len(p.logged(TypeFetchAbort)) == 1 }, 5*time.Second, 5*time.Millisecond)
+			require.Equal(t, fid, num(p.logged(TypeFetchAbort)[0]["id"]))
+		})
+	}
+}
