@@ -101,6 +101,7 @@ type fetchBody struct {
 	queue [][]byte
 	buf   []byte
 	err   error
+	read  int // bytes read since the last fetch-more
 }
 
 var errBodyClosed = errors.New("the response body is closed")
@@ -126,6 +127,12 @@ func (b *fetchBody) Read(p []byte) (int, error) {
 	}
 	n := copy(p, b.buf)
 	b.buf = b.buf[n:]
+	// The page reads its fetch only so far ahead of this (FetchWindow): a body the reader
+	// gives up on (an event over the limit) is not read on by the page meanwhile.
+	if b.read += n; b.read >= FetchWindow {
+		b.read -= FetchWindow
+		b.h.write(&PageCall{Type: TypeFetchMore, ID: b.id})
+	}
 	return n, nil
 }
 

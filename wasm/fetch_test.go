@@ -196,3 +196,42 @@ func TestFetch_BodyLeft(t *testing.T) {
 		})
 	}
 }
+
+// TestFetch_More: the engine tells the page at each FetchWindow of a body it has read
+// (fetch-more), the pace the page reads its fetch at (js/channel.js): a page left
+// without it reads a body the engine has given up on to its end.
+func TestFetch_More(t *testing.T) {
+	const done = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"}}]}\n\n" +
+		"data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"
+	comment := ": " + strings.Repeat("x", 64<<10-3) + "\n" // 64 KB, a comment line
+	for _, tc := range []struct {
+		name   string
+		chunks int // comment chunks of 64 KB before the answer
+		mores  int
+	}{
+		{"a small body: none", 0, 0},
+		{"2.5 MB: two", 40, 2},
+		{"exactly one window: one", 16, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newPage(t)
+			p.fetch = func(p *fakePage, m msg, _ context.Context) {
+				id := num(m["id"])
+				p.sendMsg(msg{"type": "fetch-response", "id": id, "status": 200, "headers": msg{"content-type": "text/event-stream"}})
+				for range tc.chunks {
+					p.sendMsg(msg{"type": "fetch-chunk", "id": id, "data": comment})
+				}
+				p.sendMsg(msg{"type": "fetch-chunk", "id": id, "data": done})
+				p.sendMsg(msg{"type": "fetch-end", "id": id})
+			}
+			p.ok("create", `"session":1,"options":{"backend":{"kind":"openai","baseURL":"http://127.0.0.1:1/v1","model":"m"}}`)
+			require.Equal(t, "Hi", p.ok("prompt", `"session":1,"input":"hi"`).(map[string]any)["text"])
+			p.drain()
+			more := p.logged(TypeFetchMore)
+			require.Len(t, more, tc.mores)
+			for _, m := range more {
+				require.Equal(t, num(p.logged(TypeFetch)[0]["id"]), num(m["id"]))
+			}
+		})
+	}
+}
