@@ -279,10 +279,10 @@ export class Channel {
         case "generate":
           this.#generate(m);
           return;
-        case "tool-abort":
         case "fetch-more":
           this.#more.get(m.id)?.();
           return;
+        case "tool-abort":
         case "fetch-abort":
         case "generate-abort": {
           const c = this.#running.get(m.id);
