@@ -3,7 +3,7 @@
 
 import { abortReason, errorMessage, makeError } from "./errors.js";
 import { attachment, unpackHistory } from "./pack.js";
-import { EVENT_TYPES } from "./protocol.js";
+import { EVENT_TYPES, FETCH_WINDOW } from "./protocol.js";
 import { stash } from "./stash.js";
 import { LanguageModelToolCall, LanguageModelToolError, LanguageModelToolSuccess } from "./tools.js";
 import { plain } from "./webidl.js";
@@ -16,6 +16,7 @@ export class Channel {
   #next = 1;
   #pending = new Map(); // request id → {resolve, reject, onChunk}
   #running = new Map(); // engine call id → AbortController of a running execute/approve/fetch/generate
+  #more = new Map(); // engine call id → a running fetch's fetch-more handler
   #answered = new Set(); // request ids whose reply has arrived and waits for its microtask
   #outbox = []; // requests to send once the page's synchronous code has run (see request)
   #flushing = false; // a microtask is sending the outbox
@@ -278,6 +279,9 @@ export class Channel {
         case "generate":
           this.#generate(m);
           return;
+        case "fetch-more":
+          this.#more.get(m.id)?.();
+          return;
         case "tool-abort":
         case "fetch-abort":
         case "generate-abort": {
@@ -388,13 +392,24 @@ export class Channel {
       if (res.body) {
         reader = res.body.getReader();
         const decoder = new TextDecoder();
+        // Paced by the engine (protocol.js FetchMore): sent counts UTF-16 units, allowed
+        // grows a window at each fetch-more; a read waits while sent is two windows over.
+        let sent = 0, allowed = 0, wake = null;
+        this.#more.set(m.id, () => {
+          allowed += FETCH_WINDOW;
+          wake?.();
+        });
+        ctrl.signal.addEventListener("abort", () => wake?.());
         for (;;) {
-          const { done, value } = await reader.read();
+          while (sent >= allowed + 2 * FETCH_WINDOW && live()) await new Promise((r) => (wake = r));
+          wake = null;
+          const { done, value } = live() ? await reader.read() : {};
           if (!live()) {
             reader.cancel().catch(() => {});
             return;
           }
           const data = done ? decoder.decode() : decoder.decode(value, { stream: true });
+          sent += data.length;
           if (data) this.notify({ type: "fetch-chunk", id: m.id, data });
           if (done) break;
         }
@@ -405,6 +420,8 @@ export class Channel {
       if (!live()) return; // aborted: the engine no longer listens
       this.#running.delete(m.id);
       this.notify({ type: "fetch-end", id: m.id, error: { message: errorMessage(e) } });
+    } finally {
+      this.#more.delete(m.id);
     }
   }
 

@@ -9,7 +9,10 @@
 // "fetch-response" (status, headers), then the body as "fetch-chunk"s of text, then one
 // "fetch-end"; a generate with "generate-piece"s, then one "generate-end". When the
 // engine stops waiting it says so (tool-abort, fetch-abort, generate-abort) and the page
-// aborts the call's signal. Notifications (abort, tool-progress, listen, the aborts,
+// aborts the call's signal. A fetch's body is paced: the engine says fetch-more at each
+// FetchWindow of text it has read, and the page reads on only while it has sent less
+// than two windows beyond what it was told (the engine, not the page, decides how much of
+// a body it takes). Notifications (abort, tool-progress, listen, the aborts,
 // events, chunks) have no reply; the engine sends a session's events only once the page
 // has said it listens for them (listen). The first request is "hello", whose reply
 // carries the protocol version; a mismatch rejects install(). Functions never cross:
@@ -23,7 +26,10 @@
 // A request for a destroyed key is answered with InvalidStateError.
 
 /** Exchanged by hello; bump it whenever a message changes shape (ProtocolVersion in Go). */
-export const PROTOCOL_VERSION = 7;
+export const PROTOCOL_VERSION = 8;
+
+/** The pace of a fetch's body in UTF-16 units (FetchWindow in Go): see FetchMore. */
+export const FETCH_WINDOW = 1 << 20;
 
 // ---- page → engine: requests (each answered by one Reply) ----
 
@@ -76,6 +82,7 @@ export const PROTOCOL_VERSION = 7;
 /** @typedef {{type: "tool-approve", id: number, session: number, fn: number, call: WireCall, tool: string, toolInfo: {name: string, description: string, inputSchema: object, annotations: object, source: {kind: "page"|"webmcp"|"mcp", name?: string, origin?: string}}}} ToolApprove  the page answers true, false or a reason; toolInfo is the declaration that will run */
 /** @typedef {{type: "fetch", id: number, request: {method: string, url: string, headers: Record<string, string>, body: string}}} Fetch  the page runs fetch(url, {method, headers, body, signal, redirect: "manual"}) and refuses a redirect (fetch-end with an error); the headers may hold the API key and go to fetch only */
 /** @typedef {{type: "generate", id: number, fn: number, request: object}} Generate  the page runs stash[fn](request, {signal}) */
+/** @typedef {{type: "fetch-more", id: number}} FetchMore  the engine has read one more FETCH_WINDOW of the fetch's body (in UTF-8 bytes, never fewer than the page's UTF-16 units): the page reads on while it has sent less than FETCH_WINDOW × (fetch-mores + 2) */
 /** @typedef {{type: "tool-abort" | "fetch-abort" | "generate-abort", id: number}} CallAbort  the call `id` is no longer awaited: abort its signal; later answers are dropped */
 /** @typedef {{type: "toolcall" | "toolprogress" | "toolresult" | "contextoverflow" | "stepusage", session: number, detail: object}} SessionEvent  stepusage detail: {inputTokens, outputTokens, estimated, toolCalls, duration} */
 /** @typedef {{type: "warning", detail: string}} Warning  a line for the console (console.warn): a secret too short to redact */

@@ -101,6 +101,7 @@ type fetchBody struct {
 	queue [][]byte
 	buf   []byte
 	err   error
+	read  int // bytes read since the last fetch-more
 }
 
 var errBodyClosed = errors.New("the response body is closed")
@@ -126,6 +127,12 @@ func (b *fetchBody) Read(p []byte) (int, error) {
 	}
 	n := copy(p, b.buf)
 	b.buf = b.buf[n:]
+	// The page reads its fetch only so far ahead of this (FetchWindow): a body the reader
+	// gives up on (an event over the limit) is not read on by the page meanwhile.
+	if b.read += n; b.read >= FetchWindow {
+		b.read -= FetchWindow
+		b.h.write(&PageCall{Type: TypeFetchMore, ID: b.id})
+	}
 	return n, nil
 }
 
@@ -145,13 +152,22 @@ func lowerASCII(s string) string {
 // before the page is told to abort its fetch.
 const defaultBodyGrace = time.Second
 
+// bodyTail is how much text a body closed before its end may hold unread, or receive
+// after, and still be left the grace to end: the rest of a stream after [DONE] (a blank
+// line, a last comment). More means the reader gave up on a body that goes on (an event
+// over the SSE limit, a server sending past [DONE]), and the page is told to abort at
+// once: waiting out the grace would have it read on, at the network's speed, for the
+// whole second.
+const bodyTail = 1 << 10
+
 // Close stops reading. A body read to its end closes without a word to the page. One the
 // reader leaves before its end, as the SSE reader does at "data: [DONE]", usually ends a
 // moment later (a server closes the response right after [DONE]), so the page is left to
 // finish it: an abort then would fail the page's fetch (net::ERR_ABORTED) and drop a
-// keep-alive connection every turn. The page is told to abort (fetch-abort) only if the
-// end has not come within the grace; what it sends meanwhile is dropped. An abort of the
-// request's context still aborts at once (Do's watcher).
+// keep-alive connection every turn. The page is told to abort (fetch-abort) if the end
+// has not come within the grace, or at once when more than bodyTail of text was left
+// unread or comes after; what it sends meanwhile is dropped. An abort of the request's
+// context still aborts at once (Do's watcher).
 func (b *fetchBody) Close() error {
 	b.stop()
 	if b.err == nil { // not read to its end
@@ -159,9 +175,16 @@ func (b *fetchBody) Close() error {
 		if grace == 0 {
 			grace = defaultBodyGrace
 		}
-		time.AfterFunc(grace, func() { b.h.abortCall(b.id, TypeFetchAbort) })
+		abort := func() { b.h.abortCall(b.id, TypeFetchAbort) } // at most once: it forgets the call
+		t := time.AfterFunc(grace, abort)
+		unread := len(b.buf)
+		for _, q := range b.queue {
+			unread += len(q)
+		}
+		b.s.leave(errBodyClosed, unread, bodyTail, func() { t.Stop(); abort() })
+	} else {
+		b.s.end(errBodyClosed)
 	}
-	b.s.end(errBodyClosed)
 	b.queue, b.buf = nil, nil
 	if b.err == nil {
 		b.err = errBodyClosed

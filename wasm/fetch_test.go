@@ -149,3 +149,89 @@ func TestFetch_BodyEnd(t *testing.T) {
 		})
 	}
 }
+
+// TestFetch_BodyLeft: a body the reader leaves while it goes on (an event over the SSE
+// limit, text after [DONE]) is aborted at once, not after the grace: waiting it out, the
+// page read on at the network's speed (16 MB of a hostile model's event, issue 28's
+// oversize act).
+func TestFetch_BodyLeft(t *testing.T) {
+	const head = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"}}]}\n\n"
+	const done = "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"
+	big := "data: " + strings.Repeat("x", 1<<20) + "\n"
+	for _, tc := range []struct {
+		name  string
+		fail  bool     // the prompt fails (the event is over the limit)
+		after []string // chunks the page sends once the answer is out
+	}{
+		{"an event over the limit, the rest unread", true, nil},
+		{"text after [DONE], more than a tail", false, []string{strings.Repeat(": more\n", 1000)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newPage(t)
+			p.h.bodyGrace = time.Hour
+			p.fetch = func(p *fakePage, m msg, _ context.Context) {
+				id := num(m["id"])
+				p.sendMsg(msg{"type": "fetch-response", "id": id, "status": 200, "headers": msg{"content-type": "text/event-stream"}})
+				p.sendMsg(msg{"type": "fetch-chunk", "id": id, "data": head})
+				if tc.fail {
+					for range 6 {
+						p.sendMsg(msg{"type": "fetch-chunk", "id": id, "data": big})
+					}
+					return
+				}
+				p.sendMsg(msg{"type": "fetch-chunk", "id": id, "data": done})
+			}
+			p.ok("create", `"session":1,"options":{"backend":{"kind":"openai","baseURL":"http://127.0.0.1:1/v1","model":"m"}}`)
+			if tc.fail {
+				p.fails("prompt", `"session":1,"input":"hi"`, "NetworkError")
+			} else {
+				require.Equal(t, "Hi", p.ok("prompt", `"session":1,"input":"hi"`).(map[string]any)["text"])
+			}
+			fid := num(p.logged(TypeFetch)[0]["id"])
+			for _, c := range tc.after {
+				p.sendMsg(msg{"type": "fetch-chunk", "id": fid, "data": c})
+			}
+			require.Eventually(t, func() bool { p.drain(); return len(p.logged(TypeFetchAbort)) == 1 }, 5*time.Second, 5*time.Millisecond)
+			require.Equal(t, fid, num(p.logged(TypeFetchAbort)[0]["id"]))
+		})
+	}
+}
+
+// TestFetch_More: the engine tells the page at each FetchWindow of a body it has read
+// (fetch-more), the pace the page reads its fetch at (js/channel.js): a page left
+// without it reads a body the engine has given up on to its end.
+func TestFetch_More(t *testing.T) {
+	const done = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"}}]}\n\n" +
+		"data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"
+	comment := ": " + strings.Repeat("x", 64<<10-3) + "\n" // 64 KB, a comment line
+	for _, tc := range []struct {
+		name   string
+		chunks int // comment chunks of 64 KB before the answer
+		mores  int
+	}{
+		{"a small body: none", 0, 0},
+		{"2.5 MB: two", 40, 2},
+		{"exactly one window: one", 16, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newPage(t)
+			p.fetch = func(p *fakePage, m msg, _ context.Context) {
+				id := num(m["id"])
+				p.sendMsg(msg{"type": "fetch-response", "id": id, "status": 200, "headers": msg{"content-type": "text/event-stream"}})
+				for range tc.chunks {
+					p.sendMsg(msg{"type": "fetch-chunk", "id": id, "data": comment})
+				}
+				p.sendMsg(msg{"type": "fetch-chunk", "id": id, "data": done})
+				p.sendMsg(msg{"type": "fetch-end", "id": id})
+			}
+			p.ok("create", `"session":1,"options":{"backend":{"kind":"openai","baseURL":"http://127.0.0.1:1/v1","model":"m"}}`)
+			require.Equal(t, "Hi", p.ok("prompt", `"session":1,"input":"hi"`).(map[string]any)["text"])
+			p.drain()
+			more := p.logged(TypeFetchMore)
+			require.Len(t, more, tc.mores)
+			for _, m := range more {
+				require.Equal(t, num(p.logged(TypeFetch)[0]["id"]), num(m["id"]))
+			}
+		})
+	}
+}

@@ -9,7 +9,10 @@
 // "fetch-response" (status, headers), then the body as "fetch-chunk"s of text, then one
 // "fetch-end"; a generate with "generate-piece"s, then one "generate-end". When the
 // engine stops waiting it says so (tool-abort, fetch-abort, generate-abort) and the page
-// aborts the call's signal. Notifications (abort, tool-progress, listen, the aborts,
+// aborts the call's signal. A fetch's body is paced: the engine says fetch-more at each
+// FetchWindow of text it has read, and the page reads on only while it has sent less
+// than two windows beyond what it was told (the engine, not the page, decides how much of
+// a body it takes). Notifications (abort, tool-progress, listen, the aborts,
 // events, chunks) have no reply; the engine sends a session's events only once the page
 // has said it listens for them (listen). The first request is "hello", whose reply
 // carries the protocol version; a mismatch rejects install(). Functions never cross:
@@ -30,7 +33,7 @@ import "encoding/json"
 //go:generate go run ./internal/trimjson -neither envelope,HelloRequest,CreateRequest,CreateOptions,ToolUseConfig,PromptRequest,InputRequest,CloneRequest,AbortMessage,PageReturn,ToolProgress -out Reply,PageCall,Event,SessionInfo,Usage,PromptResult,WireError,ErrorExtra protocol_easyjson.go
 
 // ProtocolVersion is exchanged by hello. Bump it whenever a message changes shape.
-const ProtocolVersion = 7
+const ProtocolVersion = 8
 
 // Message types, page → engine.
 const (
@@ -56,6 +59,10 @@ const (
 	TypeGenerateEnd   = "generate-end"
 )
 
+// FetchWindow is the pace of a fetch's body (fetch-more): the page is at most two of them,
+// and one chunk of its fetch, ahead of what the engine has read. js/channel.js has it too.
+const FetchWindow = 1 << 20
+
 // Message types, engine → page.
 const (
 	TypeReply         = "reply"
@@ -64,6 +71,7 @@ const (
 	TypeToolAbort     = "tool-abort"
 	TypeFetch         = "fetch"
 	TypeFetchAbort    = "fetch-abort"
+	TypeFetchMore     = "fetch-more"
 	TypeGenerate      = "generate"
 	TypeGenerateAbort = "generate-abort"
 	TypeChunk         = "chunk"
@@ -326,6 +334,12 @@ type ErrorExtra struct {
 //	                                            request (custom.RenderRequest's object);
 //	                                            the page answers generate-pieces, then
 //	                                            generate-end
+//	fetch-more   {id}                           the engine has read one more FetchWindow
+//	                                            of the fetch's body (counted in UTF-8
+//	                                            bytes of its text: never fewer than the
+//	                                            page's UTF-16 units); the page may read
+//	                                            on while it has sent less than two
+//	                                            windows beyond FetchWindow × fetch-mores
 //	tool-abort, fetch-abort, generate-abort {id}
 //	                                            the call id is no longer awaited (the
 //	                                            prompt was aborted, the session destroyed,

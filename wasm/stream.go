@@ -15,6 +15,9 @@ type stream struct {
 	ended bool
 	err   error         // why it ended; nil for a clean end
 	wake  chan struct{} // one token: something was pushed or it ended
+	// After leave: the bytes dropped so far, how many may be, and what runs (once) past that.
+	dropped, tail int
+	over          func()
 }
 
 func newStream() *stream { return &stream{wake: make(chan struct{}, 1)} }
@@ -22,11 +25,49 @@ func newStream() *stream { return &stream{wake: make(chan struct{}, 1)} }
 // push appends one item; after end it is dropped.
 func (s *stream) push(b []byte) {
 	s.mu.Lock()
+	var over func()
 	if !s.ended {
 		s.items = append(s.items, b)
+	} else {
+		s.dropped += len(b)
+		over = s.spilled()
 	}
 	s.mu.Unlock()
 	s.signal()
+	if over != nil {
+		over()
+	}
+}
+
+// leave ends the stream for a reader that stops before its end, with extra bytes it held
+// and did not read: what the stream holds is dropped too, and once more than tail bytes
+// have been dropped (held now or pushed later), over runs, once.
+func (s *stream) leave(err error, extra, tail int, over func()) {
+	s.mu.Lock()
+	if !s.ended {
+		s.ended, s.err = true, err
+	}
+	s.dropped = extra
+	for _, b := range s.items {
+		s.dropped += len(b)
+	}
+	s.items, s.tail, s.over = nil, tail, over
+	over = s.spilled()
+	s.mu.Unlock()
+	s.signal()
+	if over != nil {
+		over()
+	}
+}
+
+// spilled is over, taken, once more than tail bytes were dropped after leave; s.mu held.
+func (s *stream) spilled() func() {
+	f := s.over
+	if f == nil || s.dropped <= s.tail {
+		return nil
+	}
+	s.over = nil
+	return f
 }
 
 // end marks the end, clean (err nil) or not; only the first end counts.

@@ -543,9 +543,7 @@ func (h *Hostile) call(w http.ResponseWriter, r *http.Request, name string, id j
 		<-r.Context().Done()
 		return
 	case mine && ctl.on("oversize") && ctl.Big == "event":
-		if bigEventTo(w, `{"jsonrpc":"2.0","id":`+string(id)+`,"result":{"content":[{"type":"text","text":"`, `"}]}}`) {
-			h.fault("bounds: %s's answer to tools/call, one event of %d MB, was read to its end", name, bigEvent>>20)
-		}
+		bigEventTo(w, `{"jsonrpc":"2.0","id":`+string(id)+`,"result":{"content":[{"type":"text","text":"`, `"}]}}`)
 		return
 	case secret != "":
 		switch ctl.Field {
@@ -626,7 +624,6 @@ func (h *Hostile) Model() http.Handler {
 			if !bigEventTo(w, `{"choices":[{"index":0,"delta":{"content":"`, `"}}]}`) {
 				return
 			}
-			h.fault("bounds: the model's stream, one event of %d MB, was read to its end", bigEvent>>20)
 			end, _ := st.end("stop", 1)
 			st.send(w, end)
 			return
@@ -704,7 +701,10 @@ func (st stream) callsNamed(names []string, args string) string {
 }
 
 // bigEventTo writes one SSE event of bigEvent bytes: head, then data lines of 1 MB (which
-// the event joins with newlines), then tail; false when the client went away.
+// the event joins with newlines), then tail; false when the client went away. That the
+// writes completed says nothing of what the page read (they complete into the kernel's
+// socket buffers, tens of MB on loopback): the page counts what its fetch's body gave
+// (hostile.js, bodyLimit).
 func bigEventTo(w http.ResponseWriter, head, tail string) bool {
 	if _, err := io.WriteString(w, "data: "+head); err != nil {
 		return false

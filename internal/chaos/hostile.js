@@ -10,8 +10,10 @@
 //             an error, the console, a snapshot, a recording, or a model request body (the
 //             model server checks those);
 //   bounds    the module's linear memory under memLimit, the fetches in flight under
-//             inflightLimit, and tools/list requests to a server in one step under
-//             listLimit (list_changed coalesced);
+//             inflightLimit, tools/list requests to a server in one step under
+//             listLimit (list_changed coalesced), and what one response's body gave the
+//             page's fetch under bodyLimit (an oversized event is 16 MB, the module's
+//             limit 4 MB: the module aborts the fetch soon after the limit);
 //   origins   no fetch to an origin that was not configured, and nothing reached the
 //             server elsewhere (a redirect followed).
 //
@@ -34,7 +36,7 @@ function mulberry32(a) {
 }
 
 export async function run(lm, { seed, steps, acts, forms, urls, secrets, memory, inflight, trace,
-  memLimit = 256 << 20, inflightLimit = 16, listLimit = 10 }) {
+  memLimit = 256 << 20, inflightLimit = 16, listLimit = 10, bodyLimit = 8 << 20 }) {
   const { LanguageModel } = lm;
   const rand = mulberry32(seed >>> 0);
   const pick = (a) => a[Math.floor(rand() * a.length)];
@@ -61,11 +63,31 @@ export async function run(lm, { seed, steps, acts, forms, urls, secrets, memory,
   };
   const around = (s, v) => { const i = s.indexOf(v); return s.slice(Math.max(0, i - 40), i + v.length + 20).replace(/\s+/g, " "); };
 
-  // origins: every fetch the page makes, the module's included.
+  // origins: every fetch the page makes, the module's included. bounds: the most bytes
+  // one response's body gave its reader this step (counted at the reader the module's
+  // channel takes: what the page's fetch consumed, not what the server wrote).
   const realFetch = globalThis.fetch;
-  globalThis.fetch = function (url, init = {}) {
+  let most = { n: 0, url: "" };
+  globalThis.fetch = async function (url, init = {}) {
     if (!configured.has(originOf(url))) fail("origins", `a fetch to ${String(url).slice(0, 80)}, an origin not configured`);
-    return realFetch.call(this, url, init);
+    const res = await realFetch.call(this, url, init);
+    const body = res.body, getReader = body?.getReader;
+    if (getReader) {
+      body.getReader = function (...a) {
+        const r = getReader.apply(body, a), read = r.read;
+        let n = 0;
+        r.read = async function () {
+          const x = await read.call(r);
+          if (!x.done && x.value) {
+            n += x.value.byteLength;
+            if (n > most.n) most = { n, url: String(url) };
+          }
+          return x;
+        };
+        return r;
+      };
+    }
+    return res;
   };
   // console: what the page's console is given.
   const consoleLines = [];
@@ -143,6 +165,7 @@ export async function run(lm, { seed, steps, acts, forms, urls, secrets, memory,
     const errors = [];
     events.length = 0;
     consoleLines.length = 0;
+    most = { n: 0, url: "" };
     await post(urls.model, "/hostile/ctl", { ...drawn, reset: drawn.fresh });
     if (drawn.fresh) {
       try { cur?.destroy(); } catch {}
@@ -184,7 +207,7 @@ export async function run(lm, { seed, steps, acts, forms, urls, secrets, memory,
     }
     // approval, the servers' faults (a secret in a model request body, a request elsewhere)
     const r = await report();
-    trace?.(`  memory ${((memory?.() ?? 0) / 1048576).toFixed(0)} MiB, in flight at most ${inflight?.()?.max}; ran ${JSON.stringify(r.ran)} (destructive, all steps: ${JSON.stringify(r.execs)}), yes to ${JSON.stringify([...yes])}, lists ${JSON.stringify(r.lists)}, calls ${events.filter(([t]) => t === "toolresult").map(([, d]) => d?.call?.name ?? d?.name ?? "?").join(",")}, errors ${errors.map((e) => e?.name + ": " + String(e?.message).slice(0, 120)).join("; ")}`);
+    trace?.(`  memory ${((memory?.() ?? 0) / 1048576).toFixed(0)} MiB, in flight at most ${inflight?.()?.max}, one body gave ${(most.n / 1048576).toFixed(1)} MB; ran ${JSON.stringify(r.ran)} (destructive, all steps: ${JSON.stringify(r.execs)}), yes to ${JSON.stringify([...yes])}, lists ${JSON.stringify(r.lists)}, calls ${events.filter(([t]) => t === "toolresult").map(([, d]) => d?.call?.name ?? d?.name ?? "?").join(",")}, errors ${errors.map((e) => e?.name + ": " + String(e?.message).slice(0, 120)).join("; ")}`);
     for (const f of r.faults ?? []) { const [, inv, what] = /^step \d+: (\w+): (.*)$/s.exec(f) ?? [, "server", f]; fail(inv, what); }
     for (const [id, n] of Object.entries(r.execs ?? {})) {
       const over = n - (yes.get(id) ?? 0);
@@ -196,6 +219,7 @@ export async function run(lm, { seed, steps, acts, forms, urls, secrets, memory,
     if (mem > memLimit) fail("bounds", `the module's memory is ${(mem / 1048576).toFixed(0)} MiB, over ${memLimit / 1048576}`);
     const f = inflight?.();
     if (f && f.max > inflightLimit) fail("bounds", `${f.max} fetches in flight at once, over ${inflightLimit}`);
+    if (most.n > bodyLimit) fail("bounds", `one response's body gave the page ${(most.n / 1048576).toFixed(1)} MB, over ${bodyLimit / 1048576} (${originOf(most.url)}): the fetch was not aborted after the limit`);
     for (const [srv, n] of Object.entries(r.lists ?? {})) if (n > listLimit) fail("bounds", `${n} listings (tools/list) of ${srv} in one step, over ${listLimit}`);
     // only a announces list changes: b is listed again only by a new session
     if (drawn.acts.includes("flood") && r.lists?.b && !drawn.fresh) fail("bounds", `b listed ${r.lists.b} time(s) on a's list_changed (a server makes the module list another)`);

@@ -131,10 +131,12 @@ func installFetch(h *jshost.Host, client *http.Client, split int) error {
 					finish("Failed to fetch") // as the Fetch standard's redirect mode "error"
 					return
 				}
-				resp = &http.Response{StatusCode: 0, Header: http.Header{}, Body: http.NoBody} // "manual": an opaque redirect
+				// "manual": the redirect itself, as Node's fetch hands it back (a browser's is
+				// opaque, status 0): the face refuses it by name and status
+				resp = &http.Response{StatusCode: resp.StatusCode, Header: resp.Header, Body: http.NoBody}
 			}
 			defer resp.Body.Close()
-			var pairs [][2]string
+			pairs := [][2]string{} // [], not null: the JS half iterates it
 			for k, v := range resp.Header {
 				pairs = append(pairs, [2]string{strings.ToLower(k), strings.Join(v, ", ")})
 			}

@@ -23,19 +23,21 @@ import (
 )
 
 // hostileOn are the hostile acts (internal/chaos/hostile.go) TestModule_Hostile plays
-// unless HOSTILE_ACTS names others: those the module holds against. The others fail on
-// e75d67b (issue 28); switch each on here once its fix is in:
+// unless HOSTILE_ACTS names others: those the module holds against, every one since
+// issue 28's fixes (they failed on e75d67b):
 //
 //	swap      approval: b's destructive wipe ran as b__wipe, approved as a's read-only one
 //	flip      approval: a's note ran destructive under the yes given to it read-only
 //	echo      secrets: a server's echo of a secret in results, descriptions, progress,
-//	          errors, and the model's errors, reaches the history, events, errors,
+//	          errors, and the model's errors, reached the history, events, errors,
 //	          snapshot, recording and model request bodies
-//	flood     bounds: list_changed re-lists without bound
-//	oversize  bounds: events and tools/list pages without a total bound
-//	redirect  origins: a 307 is followed to another origin
-//	stall     (holds: a stalled server or model times out or is aborted)
-var hostileOn = []string{"stall"}
+//	query     secrets: a token in an MCP URL's query reached errors
+//	flood     bounds: list_changed re-listed without bound
+//	oversize  bounds: events and tools/list pages without a total bound; an event over
+//	          the limit read to its end
+//	redirect  origins: a 307 was followed to another origin
+//	stall     (held already: a stalled server or model times out or is aborted)
+var hostileOn = chaos.Acts
 
 // hostileConfig reads HOSTILE_ACTS (comma-separated; "all"; "each": every act alone, a
 // run each; "none"), HOSTILE_SEED (seeds, comma-separated) and HOSTILE_STEPS. Without
