@@ -34,7 +34,7 @@ CHAOS_FRESH := $(shell od -An -N8 -tu4 /dev/urandom | awk '{print $$1 "," $$2}')
 endif
 test-native:
 	@echo "chaos: fresh seeds this run: $(CHAOS_FRESH) (replay one with CHAOS_SEED=<seed> make chaos)"
-	CHAOS_FRESH=$(CHAOS_FRESH) $(GO) test -count=1 -timeout=30m $$($(GO) list $(PKGS) | grep -v /internal/pkgtest)
+	CHAOS_FRESH=$(CHAOS_FRESH) $(GO) test -count=1 -timeout=60m $$($(GO) list $(PKGS) | grep -v /internal/pkgtest)
 
 ## test-race: the concurrent engine and binding under the race detector
 test-race:
