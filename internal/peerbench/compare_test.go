@@ -100,7 +100,7 @@ func BenchmarkCompare(b *testing.B) {
 						globalThis.sessions = [];
 						for (let i = 0; i < k; i++) sessions.push(await LM.create({ backend: { kind: "scripted", turns },
 							tools: [{ name: "noop", description: "does nothing", inputSchema: { type: "object" }, execute: async () => "" }],
-							toolUseConfig: { maxToolCalls: n } }));
+							toolUseConfig: { maxToolCalls: n, maxRepeatedCalls: 0 } })); // one call, repeated: no repeat stop (a build before it ignores the field)
 					};
 					globalThis.run = async (n) => {
 						const t0 = performance.now();
