@@ -342,19 +342,19 @@ func (r *run) admit(calls []session.ToolCall, used int) (run, refused []session.
 		switch {
 		case spent:
 			if !answer {
-				return nil, nil, nil, stop(ErrTokenBudget, "maxTokens is "+itoa(use.MaxTokens)+" and the prompt's "+itoa(r.steps)+" model steps have spent "+itoa(r.spent))
+				return nil, nil, nil, stop(ErrTokenBudget, "maxTokens is "+strconv.Itoa(use.MaxTokens)+" and the prompt's "+strconv.Itoa(r.steps)+" model steps have spent "+strconv.Itoa(r.spent))
 			}
-			why = "not run: the budget of " + itoa(use.MaxTokens) + " tokens for this prompt is spent; answer with what you have"
+			why = "not run: the budget of " + strconv.Itoa(use.MaxTokens) + " tokens for this prompt is spent; answer with what you have"
 		case used+len(run) >= max:
 			if !answer {
-				return nil, nil, nil, stop(session.ErrToolLimit, "maxToolCalls is "+itoa(max)+" and the model asked for call "+itoa(max+1)+" ("+c.Name+")")
+				return nil, nil, nil, stop(session.ErrToolLimit, "maxToolCalls is "+strconv.Itoa(max)+" and the model asked for call "+strconv.Itoa(max+1)+" ("+c.Name+")")
 			}
-			why = "not run: the limit of " + itoa(max) + " tool calls for one prompt was reached; answer with what you have"
+			why = "not run: the limit of " + strconv.Itoa(max) + " tool calls for one prompt was reached; answer with what you have"
 		case rep > 0 && n > rep:
 			if !answer {
-				return nil, nil, nil, stop(ErrRepeatedCall, "maxRepeatedCalls is "+itoa(rep)+" and the model asked for the same "+c.Name+" call "+itoa(n)+" times")
+				return nil, nil, nil, stop(ErrRepeatedCall, "maxRepeatedCalls is "+strconv.Itoa(rep)+" and the model asked for the same "+c.Name+" call "+strconv.Itoa(n)+" times")
 			}
-			why = "not run: you asked for this same call (same tool, same arguments) " + itoa(n) + " times in this prompt, and its answer will not change; answer with what you have"
+			why = "not run: you asked for this same call (same tool, same arguments) " + strconv.Itoa(n) + " times in this prompt, and its answer will not change; answer with what you have"
 		default:
 			if len(refused) == 0 {
 				run = calls[:i+1] // all run so far: no copy
@@ -373,8 +373,6 @@ func (r *run) admit(calls []session.ToolCall, used int) (run, refused []session.
 func stop(rule error, detail string) error {
 	return &session.Error{Kind: session.KindOperation, Rule: rule, Msg: rule.Error() + ": " + detail}
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }
 
 func (r *run) handBack(po PromptOptions, calls []session.ToolCall) {
 	if po.OnChunk == nil {
