@@ -629,6 +629,7 @@ async function applyBackend() {
     await switchSession({ ...state.config, backend }, state.session?.history, backend.kind === "gguf" ? ggufMonitor : undefined);
     out.className = "result ok";
     out.textContent = `Now using: ${BACKEND_LABELS[backend.kind]}.`;
+    if (backend.kind === "gguf") showGGUFAvailability(); // "It will be downloaded first." no more
   } catch (err) {
     const { title: head, text } = describe(err);
     out.className = "result error";
@@ -646,11 +647,15 @@ async function describeNative() {
     info.textContent = "This browser has no built-in LanguageModel.";
     return;
   }
-  let a = "unknown";
-  try {
-    a = await state.native.availability({ expectedInputs: [{ type: "text", languages: ["en"] }], expectedOutputs: [{ type: "text", languages: ["en"] }] });
-  } catch (e) {
-    a = `error: ${e.message}`;
+  // install() has asked it already; asking again would print Chromium's console warning
+  // ("…there was not an execution config available…") a second time.
+  let a = state.nativeAvailability;
+  if (a === undefined) {
+    try {
+      a = await state.native.availability({ expectedInputs: [{ type: "text", languages: ["en"] }], expectedOutputs: [{ type: "text", languages: ["en"] }] });
+    } catch (e) {
+      a = `error: ${e.message}`;
+    }
   }
   opt.textContent = `Browser's own model (${a})`;
   info.textContent = `This browser has a built-in LanguageModel; its availability() says "${a}".`;
@@ -917,7 +922,7 @@ async function boot() {
       }
     }
     session ??= await createSession(state.config, undefined, monitor);
-    state.native = (await installing).native;
+    ({ native: state.native, nativeAvailability: state.nativeAvailability } = await installing);
     state.session = session;
     keep(session, state.config);
     syncSettingsForm();

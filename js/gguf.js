@@ -224,7 +224,10 @@ async function load(o, progress) {
   }
   for (const [i, b] of blobs.entries()) await check(b, o.url ?? (b.name ? `the file ${b.name}` : `blob ${i}`));
   const info = await header(blobs[0], "");
-  const config = { suppressNativeLog: true, ...o.config, cacheManager: cm };
+  // Quiet unless the page asks: llama.cpp's own log off, and wllama's debug lines (one
+  // per load, such as "debug: {loadedCtxInfo: …}") dropped; its warnings and errors stay.
+  const quiet = o.wllama.LoggerWithoutDebug ? { logger: o.wllama.LoggerWithoutDebug } : {};
+  const config = { suppressNativeLog: true, ...quiet, ...o.config, cacheManager: cm };
   const engine = new o.wllama.Wllama(o.paths, config);
   if (o.compat) engine.setCompat(o.compat);
   const isolated = globalThis.crossOriginIsolated === true;

@@ -108,8 +108,11 @@ async function doInstall(config, progress) {
   };
   if (config.backend !== undefined && !runtime.gguf) st.backend = wireBackend(config.backend, [], st);
   runtime.installed = st;
-  const globals = defineGlobals(mode, await nativeAnswer);
-  return { version: hello.version, globals, native };
+  const answer = await nativeAnswer;
+  const globals = defineGlobals(mode, answer);
+  // The answer is handed back so that a page need not ask again: Chromium prints a
+  // console warning of its own at each availability() of a model it cannot run.
+  return { version: hello.version, globals, native, nativeAvailability: answer };
 }
 
 // defineGlobals defines the globals "always", "never", or ("auto") where the browser has

@@ -678,6 +678,12 @@ export interface Installed {
   globals: boolean;
   /** The browser's own LanguageModel, if it had one. */
   native: unknown;
+  /**
+   * What the browser's own LanguageModel answered when install() asked it (text in and out,
+   * in English), so that a page need not ask again; undefined when install() did not ask
+   * (no native model, or globals other than "auto").
+   */
+  nativeAvailability?: Availability;
 }
 
 export function install(config?: InstallConfig): Promise<Installed>;

@@ -10,6 +10,7 @@ import {
   LanguageModelToolSuccess,
   SNAPSHOT_VERSION,
   snapshotStore,
+  type Availability,
   type Backend,
   type Recording,
   type Snapshot,
@@ -20,7 +21,9 @@ import {
 } from "./language-model.js";
 
 async function page(): Promise<void> {
-  const { globals } = await install({ wasm: new URL("langmodel.wasm", "https://example.test/"), globals: "auto" });
+  const { globals, nativeAvailability } = await install({ wasm: new URL("langmodel.wasm", "https://example.test/"), globals: "auto" });
+  const asked: Availability | undefined = nativeAvailability;
+  void asked;
   const ready: boolean = globals;
 
   const weather: Tool = {
