@@ -98,14 +98,16 @@ func playBrowser(t *testing.T, b *browsertest.Browser, base, prelude, js string)
 func TestBrowser_Install(t *testing.T) {
 	base := serve(t, "")
 	nativeType := map[browsertest.Engine]string{browsertest.Chromium: "function", browsertest.Firefox: "undefined", browsertest.WebKit: "undefined"}
+	// install()'s nativeAvailability: Chromium's answer when it asked ("auto"), else none.
+	asked := map[browsertest.Engine]string{browsertest.Chromium: `"unavailable"`, browsertest.Firefox: "null", browsertest.WebKit: "null"}
 	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
 		for _, tc := range []struct {
 			globals string
 			want    string
 		}{
-			{"auto", `{"defined":true,"ours":true,"native":true,"tools":true,"nativeType":"%s"}`},
-			{"never", `{"defined":false,"ours":false,"native":true,"tools":false,"nativeType":"%s"}`},
-			{"always", `{"defined":true,"ours":true,"native":true,"tools":true,"nativeType":"%s"}`},
+			{"auto", `{"defined":true,"ours":true,"native":true,"tools":true,"nativeType":"%s","asked":%s}`},
+			{"never", `{"defined":false,"ours":false,"native":true,"tools":false,"nativeType":"%s","asked":null}`},
+			{"always", `{"defined":true,"ours":true,"native":true,"tools":true,"nativeType":"%s","asked":null}`},
 		} {
 			for _, m := range modes {
 				t.Run(tc.globals+"/"+m.name, func(t *testing.T) {
@@ -116,8 +118,12 @@ func TestBrowser_Install(t *testing.T) {
 					`+m.face+`
 					const r = await lm.install({ wasm: "/langmodel.wasm", globals: "`+tc.globals+`" });
 					return { defined: r.globals, ours: globalThis.LanguageModel === lm.LanguageModel, native: r.native === native,
-						tools: globalThis.LanguageModelToolCall === lm.LanguageModelToolCall, nativeType: typeof native };`, &got))
-					requireJSON(t, fmt.Sprintf(tc.want, nativeType[b.Engine]), got)
+						tools: globalThis.LanguageModelToolCall === lm.LanguageModelToolCall, nativeType: typeof native, asked: r.nativeAvailability ?? null };`, &got))
+					want := fmt.Sprintf(tc.want, nativeType[b.Engine], asked[b.Engine])
+					if tc.globals != "auto" {
+						want = fmt.Sprintf(tc.want, nativeType[b.Engine])
+					}
+					requireJSON(t, want, got)
 					// Asking the browser's own model whether it is there names a language:
 					// Chromium warns of any availability() without one. (Chromium 156 with no
 					// model still says, once, that it has no execution config: its own word.)
