@@ -139,6 +139,11 @@ func Check(data []byte) error {
 	next := 0    // the index in word of the byte expected next
 	top := false // a top-level value has ended
 	for i := 0; i <= len(data); i++ {
+		if state == sString { // the plain bytes of a string, without the switch
+			for i < len(data) && data[i] >= 0x20 && data[i] != '"' && data[i] != '\\' {
+				i++
+			}
+		}
 		c := byte(' ') // the scanner ends the text with a space
 		if i < len(data) {
 			c = data[i]

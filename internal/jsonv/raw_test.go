@@ -98,3 +98,24 @@ func TestNumber_Conversions(t *testing.T) {
 	require.Equal(t, 4.2, x)
 	require.Equal(t, "4.2", jsonv.Number("4.2").String())
 }
+
+// BenchmarkCompact: jsonv.Compact against encoding/json's, side by side, on a tool call's
+// arguments as a model writes them (the text protocol compacts each call it renders).
+func BenchmarkCompact(b *testing.B) {
+	src := []byte(`{ "city": "Paris", "days": [1, 2, 3], "units": "metric", "note": "a \"quoted\" word, and \u00e9" }`)
+	for _, c := range []struct {
+		name    string
+		compact func(*bytes.Buffer, []byte) error
+	}{{"jsonv", jsonv.Compact}, {"encoding-json", json.Compact}} {
+		b.Run(c.name, func(b *testing.B) {
+			var buf bytes.Buffer
+			b.SetBytes(int64(len(src)))
+			for b.Loop() {
+				buf.Reset()
+				if err := c.compact(&buf, src); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
