@@ -1,10 +1,11 @@
 package loop
 
 import (
-	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"langmodel/internal/jsonv"
 )
 
 // A call's arguments are taken as they are only when they are one JSON object.
@@ -24,7 +25,7 @@ func TestIsJSONObject(t *testing.T) {
 		{"an object with trailing data", `{} x`, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			require.Equal(t, tc.want, isJSONObject(json.RawMessage(tc.raw)))
+			require.Equal(t, tc.want, isJSONObject(jsonv.RawMessage(tc.raw)))
 		})
 	}
 }

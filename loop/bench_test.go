@@ -2,10 +2,10 @@ package loop_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"testing"
 
+	"langmodel/internal/jsonv"
 	"langmodel/loop"
 	"langmodel/session"
 )
@@ -16,7 +16,7 @@ import (
 type stepper struct {
 	calls int
 	made  int
-	args  json.RawMessage
+	args  jsonv.RawMessage
 }
 
 func (m *stepper) Step(ctx loop.Context, req *loop.Request, emit func(loop.Delta) error) error {
@@ -31,7 +31,7 @@ func (m *stepper) Step(ctx loop.Context, req *loop.Request, emit func(loop.Delta
 	return emit(loop.Delta{Text: "done"})
 }
 
-var noop = loop.RunnerFunc(func(loop.Context, session.ToolCall, func(json.RawMessage)) ([]session.ResultPart, error) {
+var noop = loop.RunnerFunc(func(loop.Context, session.ToolCall, func(jsonv.RawMessage)) ([]session.ResultPart, error) {
 	return nil, nil
 })
 
@@ -65,7 +65,7 @@ func benchSessionWith(b *testing.B, m loop.Model, initial any, use loop.ToolUse,
 // request goes out. One prompt runs b.N steps, so ns/op is the cost of one step.
 // Budget (DESIGN.md §5): 50 µs.
 func BenchmarkClosedLoopStep(b *testing.B) {
-	s := benchSession(b, &stepper{calls: b.N, args: json.RawMessage(`{"n":1}`)}, nil)
+	s := benchSession(b, &stepper{calls: b.N, args: jsonv.RawMessage(`{"n":1}`)}, nil)
 	b.ReportAllocs()
 	b.ResetTimer()
 	if _, err := s.Prompt(context.Background(), "go", loop.PromptOptions{}); err != nil {
@@ -78,7 +78,7 @@ func BenchmarkClosedLoopStep(b *testing.B) {
 // every call (set past b.N, since the stepper repeats one call) and a token budget
 // checked at every step. What issue 30's item 3 costs a step.
 func BenchmarkClosedLoopStep_Stops(b *testing.B) {
-	s := benchSessionWith(b, &stepper{calls: b.N, args: json.RawMessage(`{"n":1}`)}, nil,
+	s := benchSessionWith(b, &stepper{calls: b.N, args: jsonv.RawMessage(`{"n":1}`)}, nil,
 		loop.ToolUse{MaxToolCalls: 1 << 30, MaxRepeatedCalls: 1 << 30, MaxTokens: 1 << 62}, nil)
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -92,7 +92,7 @@ func BenchmarkClosedLoopStep_Stops(b *testing.B) {
 // totals published for its handler). Without a listener a step pays a few additions.
 func BenchmarkClosedLoopStep_StepUsage(b *testing.B) {
 	steps := 0
-	s := benchSessionWith(b, &stepper{calls: b.N, args: json.RawMessage(`{"n":1}`)}, nil,
+	s := benchSessionWith(b, &stepper{calls: b.N, args: jsonv.RawMessage(`{"n":1}`)}, nil,
 		loop.ToolUse{MaxToolCalls: 1 << 30, MaxRepeatedCalls: -1},
 		func(e loop.Event) {
 			if e.Type == loop.EventStepUsage {
@@ -133,7 +133,7 @@ func BenchmarkPrompt_10kHistory(b *testing.B) {
 func BenchmarkLoopLength(b *testing.B) {
 	for _, steps := range []int{10, 100, 1000} {
 		b.Run(fmt.Sprint(steps, "steps"), func(b *testing.B) {
-			m := &stepper{calls: steps, args: json.RawMessage(`{"n":1}`)}
+			m := &stepper{calls: steps, args: jsonv.RawMessage(`{"n":1}`)}
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()

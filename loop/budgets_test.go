@@ -2,12 +2,12 @@ package loop_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"langmodel/internal/jsonv"
 	"langmodel/loop"
 	"langmodel/loop/scripted"
 	"langmodel/session"
@@ -211,7 +211,7 @@ func TestPrompt_StepUsage(t *testing.T) {
 	require.Equal(t, want, c.Usage(), "a clone starts from the original's totals")
 
 	r, err := loop.Restore(loop.Options{Model: scripted.New(), Runner: f.page, Tools: f.tools},
-		loop.Saved{Messages: json.RawMessage(f.s.History()), Totals: want})
+		loop.Saved{Messages: jsonv.RawMessage(f.s.History()), Totals: want})
 	require.NoError(t, err)
 	defer r.Destroy()
 	require.Equal(t, want, r.Usage(), "a restored session keeps the saved totals")

@@ -2,12 +2,12 @@ package loop_test
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"langmodel/internal/jsonv"
 	"langmodel/loop"
 	"langmodel/loop/scripted"
 	"langmodel/session"
@@ -99,12 +99,12 @@ func TestResponseConstraint(t *testing.T) {
 	// DESIGN.md §3 / issue 9 item 7: every constrained answer is checked; a failed one gets
 	// one repair round; then SyntaxError (the explainer: "unable to produce a response that
 	// is compliant … will error with a SyntaxError"), history unchanged.
-	schemaC := json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`)
-	regexpC := json.RawMessage(`{"pattern":"^[a-z]+@[a-z]+\\.com$"}`)
+	schemaC := jsonv.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`)
+	regexpC := jsonv.RawMessage(`{"pattern":"^[a-z]+@[a-z]+\\.com$"}`)
 	notJSON := `the model's answer does not match the responseConstraint: it is not JSON (invalid character 'h' looking for beginning of value)`
 	tests := []struct {
 		name       string
-		constraint json.RawMessage
+		constraint jsonv.RawMessage
 		turns      []scripted.Turn
 		stream     bool
 		answer     string
@@ -129,11 +129,11 @@ func TestResponseConstraint(t *testing.T) {
 			repair: `Your previous answer does not have the required format: it does not match the regular expression /^[a-z]+@[a-z]+\.com$/. Answer again with only the answer, matching the regular expression /^[a-z]+@[a-z]+\.com$/.`},
 		{name: "a RegExp constraint missed twice", constraint: regexpC, turns: []scripted.Turn{{Text: "no"}, {Text: "still no"}}, steps: 2, kind: session.KindSyntax,
 			message: `the model's answer does not match the responseConstraint: it does not match the regular expression /^[a-z]+@[a-z]+\.com$/`},
-		{name: "an unsupported schema feature is NotSupportedError before any step", constraint: json.RawMessage(`{"type":"object","unevaluatedProperties":false}`), steps: 0, kind: session.KindNotSupported,
+		{name: "an unsupported schema feature is NotSupportedError before any step", constraint: jsonv.RawMessage(`{"type":"object","unevaluatedProperties":false}`), steps: 0, kind: session.KindNotSupported,
 			message: `invalid responseConstraint: schema: unsupported keyword "unevaluatedProperties" at the root`},
-		{name: "a malformed schema is TypeError", constraint: json.RawMessage(`{"type":7}`), steps: 0, kind: session.KindType,
+		{name: "a malformed schema is TypeError", constraint: jsonv.RawMessage(`{"type":7}`), steps: 0, kind: session.KindType,
 			message: `invalid responseConstraint: schema: "type" at the root must be a type name or an array of type names ("null", "boolean", "object", "array", "number", "string", "integer")`},
-		{name: "a malformed RegExp is SyntaxError", constraint: json.RawMessage(`{"pattern":"("}`), steps: 0, kind: session.KindSyntax,
+		{name: "a malformed RegExp is SyntaxError", constraint: jsonv.RawMessage(`{"pattern":"("}`), steps: 0, kind: session.KindSyntax,
 			message: "invalid responseConstraint: /(/ is not a valid regular expression (unterminated group at offset 0)"},
 	}
 	for _, tc := range tests {

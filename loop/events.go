@@ -1,9 +1,9 @@
 package loop
 
 import (
-	"encoding/json"
 	"time"
 
+	"langmodel/internal/jsonv"
 	"langmodel/session"
 )
 
@@ -24,7 +24,7 @@ type Event struct {
 	Type     EventType
 	Call     *session.ToolCall   // toolcall, toolprogress, toolresult
 	Tool     *session.Tool       // toolcall: its annotations; nil for an unknown tool
-	Progress json.RawMessage     // toolprogress
+	Progress jsonv.RawMessage    // toolprogress
 	Result   *session.ToolResult // toolresult
 	Duration time.Duration       // toolresult, stepusage
 	Evicted  int                 // contextoverflow: how many messages the first eviction of the operation removed

@@ -2,7 +2,6 @@ package loop_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math/rand"
 	"sync"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"langmodel/internal/jsonv"
 	"langmodel/loop"
 	"langmodel/loop/scripted"
 	"langmodel/session"
@@ -20,11 +20,11 @@ import (
 // every error must be classified, and the history must stay well formed: every result
 // answers an earlier open call.
 func TestSession_hammer(t *testing.T) {
-	model := &scripted.Rules{Rules: []scripted.Rule{{Match: "tool", Tool: "t", Arguments: json.RawMessage(`{}`)}}}
+	model := &scripted.Rules{Rules: []scripted.Rule{{Match: "tool", Tool: "t", Arguments: jsonv.RawMessage(`{}`)}}}
 	tools, err := session.ParseTools([]any{decl("t", true, "")}, false)
 	require.NoError(t, err)
-	runner := loop.RunnerFunc(func(ctx loop.Context, c session.ToolCall, progress func(json.RawMessage)) ([]session.ResultPart, error) {
-		progress(json.RawMessage(`1`))
+	runner := loop.RunnerFunc(func(ctx loop.Context, c session.ToolCall, progress func(jsonv.RawMessage)) ([]session.ResultPart, error) {
+		progress(jsonv.RawMessage(`1`))
 		return []session.ResultPart{{Type: "text", Text: "ok"}}, nil
 	})
 	s, err := loop.New(loop.Options{Model: model, Runner: runner, Tools: tools, ContextWindow: 400, OnEvent: func(loop.Event) {}})

@@ -8,13 +8,14 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"langmodel/internal/jsonv"
 	"langmodel/loop"
 	"langmodel/loop/scripted"
 	"langmodel/session"
 )
 
 // toolFunc is a test tool's execute.
-type toolFunc func(ctx loop.Context, args map[string]any, progress func(json.RawMessage)) (any, error)
+type toolFunc func(ctx loop.Context, args map[string]any, progress func(jsonv.RawMessage)) (any, error)
 
 // page is a fake page: its tools, and a record of what happened.
 type page struct {
@@ -25,7 +26,7 @@ type page struct {
 	steps  []loop.StepUsage // the stepusage events, kept apart from the others
 }
 
-func (p *page) Run(ctx loop.Context, c session.ToolCall, progress func(json.RawMessage)) ([]session.ResultPart, error) {
+func (p *page) Run(ctx loop.Context, c session.ToolCall, progress func(jsonv.RawMessage)) ([]session.ResultPart, error) {
 	p.mu.Lock()
 	p.ran = append(p.ran, c.Name+string(c.Arguments))
 	f := p.funcs[c.Name]
@@ -197,9 +198,9 @@ func transcript(err error) []string {
 }
 
 func call(name, args string) scripted.Call {
-	return scripted.Call{Name: name, Arguments: json.RawMessage(args)}
+	return scripted.Call{Name: name, Arguments: jsonv.RawMessage(args)}
 }
 
-func echo(ctx loop.Context, args map[string]any, _ func(json.RawMessage)) (any, error) {
+func echo(ctx loop.Context, args map[string]any, _ func(jsonv.RawMessage)) (any, error) {
 	return args, nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"langmodel/internal/jsonv"
 	"langmodel/loop"
 	"langmodel/loop/scripted"
 	"langmodel/session"
@@ -23,7 +24,7 @@ func TestParallelCalls_RunConcurrentlyAndResultsKeepCallOrder(t *testing.T) {
 	var mu sync.Mutex
 	finished := map[float64]chan struct{}{1: make(chan struct{}), 2: make(chan struct{}), 3: make(chan struct{}), 4: make(chan struct{})}
 	close(finished[4])
-	slowFirst := func(ctx loop.Context, args map[string]any, _ func(json.RawMessage)) (any, error) {
+	slowFirst := func(ctx loop.Context, args map[string]any, _ func(jsonv.RawMessage)) (any, error) {
 		started <- struct{}{}
 		<-release // all three must be running at once for this to return
 		n := args["n"].(float64)
@@ -57,7 +58,7 @@ func TestParallelCalls_RunConcurrentlyAndResultsKeepCallOrder(t *testing.T) {
 
 func TestSequentialCalls_NeverOverlap(t *testing.T) {
 	var running, most atomic.Int32
-	tool := func(ctx loop.Context, args map[string]any, _ func(json.RawMessage)) (any, error) {
+	tool := func(ctx loop.Context, args map[string]any, _ func(jsonv.RawMessage)) (any, error) {
 		n := running.Add(1)
 		if n > most.Load() {
 			most.Store(n)
@@ -81,7 +82,7 @@ func TestSequentialCalls_NeverOverlap(t *testing.T) {
 func TestAbort(t *testing.T) {
 	t.Run("a tool that never returns until aborted", func(t *testing.T) {
 		toolCtxDone := make(chan struct{})
-		hang := func(ctx loop.Context, _ map[string]any, _ func(json.RawMessage)) (any, error) {
+		hang := func(ctx loop.Context, _ map[string]any, _ func(jsonv.RawMessage)) (any, error) {
 			<-ctx.Done()
 			close(toolCtxDone)
 			return nil, ctx.Err()
@@ -123,7 +124,7 @@ func TestAbort(t *testing.T) {
 		f := newFixture(t, setup{
 			turns: []scripted.Turn{{Calls: []scripted.Call{call("wait", `{}`)}}, {Text: "first"}, {Text: "third"}},
 			tools: []any{decl("wait", true, "")},
-			funcs: map[string]toolFunc{"wait": func(loop.Context, map[string]any, func(json.RawMessage)) (any, error) { <-gate; return "ok", nil }},
+			funcs: map[string]toolFunc{"wait": func(loop.Context, map[string]any, func(jsonv.RawMessage)) (any, error) { <-gate; return "ok", nil }},
 		})
 		type out struct {
 			r   loop.Result
@@ -184,7 +185,7 @@ func TestDestroy(t *testing.T) {
 	f := newFixture(t, setup{
 		turns: []scripted.Turn{{Calls: []scripted.Call{call("hang", `{}`)}}},
 		tools: []any{decl("hang", true, "")},
-		funcs: map[string]toolFunc{"hang": func(ctx loop.Context, _ map[string]any, _ func(json.RawMessage)) (any, error) {
+		funcs: map[string]toolFunc{"hang": func(ctx loop.Context, _ map[string]any, _ func(jsonv.RawMessage)) (any, error) {
 			<-ctx.Done()
 			close(toolCtxDone)
 			return nil, ctx.Err()
@@ -319,8 +320,8 @@ func TestEvents(t *testing.T) {
 	f := newFixture(t, setup{
 		turns: []scripted.Turn{{Calls: []scripted.Call{call("slow", `{}`)}}, {Text: "ok"}},
 		tools: []any{decl("slow", true, "")},
-		funcs: map[string]toolFunc{"slow": func(_ loop.Context, _ map[string]any, progress func(json.RawMessage)) (any, error) {
-			progress(json.RawMessage(`0.5`))
+		funcs: map[string]toolFunc{"slow": func(_ loop.Context, _ map[string]any, progress func(jsonv.RawMessage)) (any, error) {
+			progress(jsonv.RawMessage(`0.5`))
 			return "done", nil
 		}},
 	})
@@ -329,14 +330,14 @@ func TestEvents(t *testing.T) {
 	require.Equal(t, []string{"toolcall:slow", "toolprogress:slow", "toolresult:slow"}, f.page.eventTypes())
 	res := f.page.events[2].Result
 	require.Equal(t, "done", res.Parts[0].Text)
-	require.Equal(t, json.RawMessage(`0.5`), f.page.events[1].Progress)
+	require.Equal(t, jsonv.RawMessage(`0.5`), f.page.events[1].Progress)
 }
 
 func TestHistory_ExportEditAndFeedBack(t *testing.T) {
 	f := newFixture(t, setup{
 		turns: []scripted.Turn{{Calls: []scripted.Call{call("cart", `{}`)}}, {Text: "Your cart has 2 items."}},
 		tools: []any{decl("cart", true, "")},
-		funcs: map[string]toolFunc{"cart": func(loop.Context, map[string]any, func(json.RawMessage)) (any, error) {
+		funcs: map[string]toolFunc{"cart": func(loop.Context, map[string]any, func(jsonv.RawMessage)) (any, error) {
 			return map[string]any{"items": []string{"a long description of item one", "a long description of item two"}}, nil
 		}},
 		initial: `[{"role":"system","content":"Shop."}]`,
@@ -373,7 +374,7 @@ func TestCloneAsync_TakesItsTurnAndGetsItsOwnHooks(t *testing.T) {
 	f := newFixture(t, setup{
 		turns: []scripted.Turn{{Calls: []scripted.Call{call("t", `{}`)}}, {Text: "first"}, {Text: "second"}, {Calls: []scripted.Call{call("t", `{}`)}}, {Text: "clone done"}},
 		tools: []any{decl("t", true, "")},
-		funcs: map[string]toolFunc{"t": func(loop.Context, map[string]any, func(json.RawMessage)) (any, error) { <-gate; return "ok", nil }},
+		funcs: map[string]toolFunc{"t": func(loop.Context, map[string]any, func(jsonv.RawMessage)) (any, error) { <-gate; return "ok", nil }},
 	})
 	first := make(chan error, 1)
 	f.s.PromptAsync(context.Background(), "one", loop.PromptOptions{}, func(_ loop.Result, err error) { first <- err })

@@ -2,12 +2,12 @@ package loop_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"langmodel/internal/jsonv"
 	"langmodel/loop"
 	"langmodel/loop/scripted"
 	"langmodel/session"
@@ -15,7 +15,7 @@ import (
 
 var (
 	weatherSchema = `{"type":"object","properties":{"city":{"type":"string"}},"required":["city"],"additionalProperties":false}`
-	failing       = func(ctx loop.Context, args map[string]any, _ func(json.RawMessage)) (any, error) {
+	failing       = func(ctx loop.Context, args map[string]any, _ func(jsonv.RawMessage)) (any, error) {
 		return nil, errors.New("the weather service is down")
 	}
 )
@@ -182,7 +182,7 @@ func TestPrompt_Loop(t *testing.T) {
 				tools: []any{decl("weather", false, weatherSchema)},
 			},
 			input:   `"Weather in Rome?"`,
-			want:    loop.Result{Text: "Let me check.", Calls: []session.ToolCall{{CallID: "call_1", Name: "weather", Arguments: json.RawMessage(`{"city":"Rome"}`)}}},
+			want:    loop.Result{Text: "Let me check.", Calls: []session.ToolCall{{CallID: "call_1", Name: "weather", Arguments: jsonv.RawMessage(`{"city":"Rome"}`)}}},
 			history: []string{"user: Weather in Rome?", "assistant: Let me check.", `call call_1 weather{"city":"Rome"}`},
 		},
 		{
@@ -190,10 +190,10 @@ func TestPrompt_Loop(t *testing.T) {
 			setup: setup{
 				turns: []scripted.Turn{{Calls: []scripted.Call{call("time", `{}`), call("weather", `{"city":"Rome"}`)}}},
 				tools: []any{decl("time", true, ""), decl("weather", false, weatherSchema)},
-				funcs: map[string]toolFunc{"time": func(loop.Context, map[string]any, func(json.RawMessage)) (any, error) { return "noon", nil }},
+				funcs: map[string]toolFunc{"time": func(loop.Context, map[string]any, func(jsonv.RawMessage)) (any, error) { return "noon", nil }},
 			},
 			input:   `"Time and weather?"`,
-			want:    loop.Result{Calls: []session.ToolCall{{CallID: "call_2", Name: "weather", Arguments: json.RawMessage(`{"city":"Rome"}`)}}},
+			want:    loop.Result{Calls: []session.ToolCall{{CallID: "call_2", Name: "weather", Arguments: jsonv.RawMessage(`{"city":"Rome"}`)}}},
 			history: []string{"user: Time and weather?", "call call_1 time{}", `call call_2 weather{"city":"Rome"}`, `result call_1 time [{"type":"text","value":"noon"}]`},
 			ran:     []string{"time{}"},
 		},
@@ -206,7 +206,7 @@ func TestPrompt_Loop(t *testing.T) {
 				use:   loop.ToolUse{Disabled: true},
 			},
 			input:   `"Time?"`,
-			want:    loop.Result{Calls: []session.ToolCall{{CallID: "call_1", Name: "time", Arguments: json.RawMessage(`{}`)}}},
+			want:    loop.Result{Calls: []session.ToolCall{{CallID: "call_1", Name: "time", Arguments: jsonv.RawMessage(`{}`)}}},
 			history: []string{"user: Time?", "call call_1 time{}"},
 		},
 		{

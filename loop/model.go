@@ -1,8 +1,7 @@
 package loop
 
 import (
-	"encoding/json"
-
+	"langmodel/internal/jsonv"
 	"langmodel/session"
 )
 
@@ -23,7 +22,7 @@ type Request struct {
 	Tools      []session.Tool
 	ToolChoice ToolChoice
 	// ResponseConstraint is a JSON Schema the answer must match, or nil.
-	ResponseConstraint  json.RawMessage
+	ResponseConstraint  jsonv.RawMessage
 	OmitConstraintInput bool
 	SamplingMode        string
 	// ContextWindow is the session's window. A reply longer than it could never be kept:

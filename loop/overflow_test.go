@@ -2,12 +2,12 @@ package loop_test
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"langmodel/internal/jsonv"
 	"langmodel/loop"
 	"langmodel/loop/scripted"
 	"langmodel/session"
@@ -22,7 +22,7 @@ func TestOverflow(t *testing.T) {
 				{Text: "second"},
 			},
 			tools:   []any{decl("big", true, "")},
-			funcs:   map[string]toolFunc{"big": func(loop.Context, map[string]any, func(json.RawMessage)) (any, error) { return long, nil }},
+			funcs:   map[string]toolFunc{"big": func(loop.Context, map[string]any, func(jsonv.RawMessage)) (any, error) { return long, nil }},
 			initial: `[{"role":"system","content":"S"}]`,
 			window:  140,
 		})

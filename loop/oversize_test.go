@@ -2,12 +2,12 @@ package loop_test
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"langmodel/internal/jsonv"
 	"langmodel/loop"
 	"langmodel/loop/scripted"
 )
@@ -16,7 +16,7 @@ import (
 // error for the model, which answers without it; the prompt does not fail.
 func TestOversizedToolResult(t *testing.T) {
 	returns := func(n int) toolFunc {
-		return func(loop.Context, map[string]any, func(json.RawMessage)) (any, error) {
+		return func(loop.Context, map[string]any, func(jsonv.RawMessage)) (any, error) {
 			return strings.Repeat("x", n), nil
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"langmodel/internal/jsonv"
 	"langmodel/loop"
 	"langmodel/loop/scripted"
 	"langmodel/loop/textproto"
@@ -27,7 +28,7 @@ func webmcpDecl(name string, annotations map[string]any) any {
 }
 
 func returns(s string) toolFunc {
-	return func(loop.Context, map[string]any, func(json.RawMessage)) (any, error) { return s, nil }
+	return func(loop.Context, map[string]any, func(jsonv.RawMessage)) (any, error) { return s, nil }
 }
 
 var yes = func(loop.Context, session.ToolCall, *session.Tool) (bool, string, error) { return true, "", nil }
@@ -136,7 +137,7 @@ func TestToolPolicy(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			fn := returns(tc.result)
 			if tc.thrown != "" {
-				fn = func(loop.Context, map[string]any, func(json.RawMessage)) (any, error) {
+				fn = func(loop.Context, map[string]any, func(jsonv.RawMessage)) (any, error) {
 					return nil, errors.New(tc.thrown)
 				}
 			}

@@ -1,7 +1,6 @@
 package loop
 
 import (
-	"encoding/json"
 	"errors"
 	"strconv"
 	"strings"
@@ -16,7 +15,7 @@ type PromptOptions struct {
 	// OnChunk receives the answer as it is produced: text deltas of every step, then, in
 	// open and hybrid sessions, each call handed back to the page. nil for prompt().
 	OnChunk             func(Chunk)
-	ResponseConstraint  json.RawMessage
+	ResponseConstraint  jsonv.RawMessage
 	OmitConstraintInput bool
 	// ToolChoice overrides the session's for this prompt when non-nil.
 	ToolChoice *ToolChoice
@@ -183,7 +182,7 @@ func isEmptySequence(input any) bool {
 	switch in := input.(type) {
 	case []any:
 		return len(in) == 0
-	case json.RawMessage:
+	case jsonv.RawMessage:
 		return session.IsEmptyArray(in)
 	}
 	return false
@@ -482,7 +481,7 @@ func (r *run) step(ctx Context, toolsOn bool, choice ToolChoice, po PromptOption
 				r.malformed = make(map[string]string)
 			}
 			r.malformed[c.CallID] = string(c.Arguments)
-			c.Arguments = json.RawMessage("{}")
+			c.Arguments = jsonv.RawMessage("{}")
 		} else {
 			c.Arguments = canonicalJSON(c.Arguments)
 		}
@@ -529,7 +528,7 @@ func ReplyTooLong(requested, window int) error {
 // then costs the same (session.Cost counts bytes) whether the model made it or the page
 // passes the exported history back, so contextUsage is the sum of what
 // measureContextUsage says of each message.
-func canonicalJSON(b json.RawMessage) json.RawMessage {
+func canonicalJSON(b jsonv.RawMessage) jsonv.RawMessage {
 	if string(b) == "{}" {
 		return b // the arguments of a tool that takes none: canonical as they are
 	}
@@ -544,7 +543,7 @@ func canonicalJSON(b json.RawMessage) json.RawMessage {
 	return out
 }
 
-func isJSONObject(b json.RawMessage) bool {
+func isJSONObject(b jsonv.RawMessage) bool {
 	i := jsonv.SkipSpace(b, 0)
 	return len(b)-i >= 2 && b[i] == '{' && jsonv.Valid(b)
 }

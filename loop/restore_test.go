@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"langmodel/internal/jsonv"
 	"langmodel/loop"
 	"langmodel/loop/scripted"
 	"langmodel/session"
@@ -85,7 +86,7 @@ func TestRestore_PendingCalls(t *testing.T) {
 				return true, "", nil
 			}}
 			s, err := loop.Restore(loop.Options{Model: scripted.New(scripted.Turn{Text: "Done."}), Runner: p, Tools: tools, ToolUse: use},
-				loop.Saved{Messages: json.RawMessage(savedHistory), Initial: 1, Running: tt.running})
+				loop.Saved{Messages: jsonv.RawMessage(savedHistory), Initial: 1, Running: tt.running})
 			require.NoError(t, err)
 			t.Cleanup(s.Destroy)
 			h := history(s)
@@ -113,10 +114,10 @@ func TestRestore_KeepsWhatWasSaved(t *testing.T) {
 	tools, err := session.ParseTools(js(t, `[`+mustJSON(decl("weather", true, weatherSchema))+`]`), false)
 	require.NoError(t, err)
 	opts := loop.Options{Model: scripted.New(), Runner: &page{}, Tools: tools}
-	_, err = loop.New(loop.Options{Model: opts.Model, Runner: opts.Runner, Tools: tools, InitialPrompts: json.RawMessage(h)})
+	_, err = loop.New(loop.Options{Model: opts.Model, Runner: opts.Runner, Tools: tools, InitialPrompts: jsonv.RawMessage(h)})
 	require.Equal(t, session.KindNotSupported, session.KindOf(err), "create() needs the declaration")
 
-	s, err := loop.Restore(opts, loop.Saved{Messages: json.RawMessage(h), Initial: 1, Usage: 4321})
+	s, err := loop.Restore(opts, loop.Saved{Messages: jsonv.RawMessage(h), Initial: 1, Usage: 4321})
 	require.NoError(t, err)
 	t.Cleanup(s.Destroy)
 	require.Equal(t, 4321, s.ContextUsage())
@@ -140,7 +141,7 @@ func TestRestore_BadSnapshot(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := loop.Restore(loop.Options{Model: scripted.New()}, loop.Saved{Messages: json.RawMessage(tt.history), Initial: tt.initial})
+			_, err := loop.Restore(loop.Options{Model: scripted.New()}, loop.Saved{Messages: jsonv.RawMessage(tt.history), Initial: tt.initial})
 			require.Equal(t, tt.want, session.KindOf(err), "%v", err)
 		})
 	}
@@ -155,7 +156,7 @@ func mustJSON(v any) string {
 // TestRestore_EmptyHistory: a session saved before anything was said restores empty (an
 // empty sequence as a prompt is one empty user message; as a saved history, nothing).
 func TestRestore_EmptyHistory(t *testing.T) {
-	for _, h := range []any{json.RawMessage(`[]`), []any{}, nil} {
+	for _, h := range []any{jsonv.RawMessage(`[]`), []any{}, nil} {
 		s, err := loop.Restore(loop.Options{Model: scripted.New()}, loop.Saved{Messages: h})
 		require.NoError(t, err)
 		require.Empty(t, s.Messages())
@@ -189,7 +190,7 @@ func TestRestore_PendingCallAsksApproval(t *testing.T) {
 			require.NoError(t, err)
 			asked := 0
 			s, err := loop.Restore(loop.Options{Model: scripted.New(scripted.Turn{Text: "Done."}), Runner: p, Tools: tools, ToolUse: tt.use(&asked)},
-				loop.Saved{Messages: json.RawMessage(savedHistory), Initial: 1})
+				loop.Saved{Messages: jsonv.RawMessage(savedHistory), Initial: 1})
 			require.NoError(t, err)
 			t.Cleanup(s.Destroy)
 			_, err = s.Prompt(context.Background(), "go", loop.PromptOptions{})

@@ -1,7 +1,6 @@
 package loop
 
 import (
-	"encoding/json"
 	"strings"
 	"sync"
 
@@ -97,7 +96,7 @@ func (r *run) runOne(ctx Context, c session.ToolCall) session.ToolResult {
 		return session.ErrorResult(c, "the prompt was aborted before the tool ran")
 	}
 	var mu sync.Mutex // progress may be reported from any goroutine
-	progress := func(p json.RawMessage) {
+	progress := func(p jsonv.RawMessage) {
 		mu.Lock()
 		defer mu.Unlock()
 		if ctx.Err() == nil {

@@ -20,7 +20,7 @@ type Options struct {
 	// Expected lists the declared input types beyond text.
 	Expected session.Expected
 	// InitialPrompts is the initialPrompts option as decoded JSON, as its JSON text (a
-	// json.RawMessage, read by session.NormalizeJSON), as messages normalized already
+	// jsonv.RawMessage, read by session.NormalizeJSON), as messages normalized already
 	// ([]session.Message: the binding's packed history of text messages, wasm/packed.go),
 	// as a session.Reader (a packed history with messages as JSON among them), or nil.
 	InitialPrompts any

@@ -1,8 +1,7 @@
 package loop
 
 import (
-	"encoding/json"
-
+	"langmodel/internal/jsonv"
 	"langmodel/session"
 )
 
@@ -13,7 +12,7 @@ import (
 // own goroutine and waits for it, and gives up at once only on calls run side by side.
 // progress reports the tool's progress(value) calls, as JSON.
 type ToolRunner interface {
-	Run(ctx Context, call session.ToolCall, progress func(json.RawMessage)) ([]session.ResultPart, error)
+	Run(ctx Context, call session.ToolCall, progress func(jsonv.RawMessage)) ([]session.ResultPart, error)
 }
 
 // DeclaredRunner is a ToolRunner that runs a call by the declaration the loop checked
@@ -22,14 +21,14 @@ type ToolRunner interface {
 // when the runner has it. It refuses with an error (a tool error for the model) a tool
 // whose source no longer offers exactly that declaration (loop/policy.go).
 type DeclaredRunner interface {
-	RunDeclared(ctx Context, call session.ToolCall, tool *session.Tool, progress func(json.RawMessage)) ([]session.ResultPart, error)
+	RunDeclared(ctx Context, call session.ToolCall, tool *session.Tool, progress func(jsonv.RawMessage)) ([]session.ResultPart, error)
 }
 
 // RunnerFunc adapts a function to ToolRunner.
-type RunnerFunc func(ctx Context, call session.ToolCall, progress func(json.RawMessage)) ([]session.ResultPart, error)
+type RunnerFunc func(ctx Context, call session.ToolCall, progress func(jsonv.RawMessage)) ([]session.ResultPart, error)
 
 // Run calls f.
-func (f RunnerFunc) Run(ctx Context, call session.ToolCall, progress func(json.RawMessage)) ([]session.ResultPart, error) {
+func (f RunnerFunc) Run(ctx Context, call session.ToolCall, progress func(jsonv.RawMessage)) ([]session.ResultPart, error) {
 	return f(ctx, call, progress)
 }
 

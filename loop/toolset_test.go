@@ -2,11 +2,11 @@ package loop_test
 
 import (
 	"context"
-	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"langmodel/internal/jsonv"
 	"langmodel/loop"
 	"langmodel/loop/scripted"
 	"langmodel/session"
@@ -63,7 +63,7 @@ func TestSetTools(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var s *loop.Session
 			p := &page{}
-			run := func(loop.Context, map[string]any, func(json.RawMessage)) (any, error) {
+			run := func(loop.Context, map[string]any, func(jsonv.RawMessage)) (any, error) {
 				if tc.during != nil && tc.start != nil {
 					s.SetTools(parse(tc.during...))
 				}

@@ -1,7 +1,6 @@
 package session
 
 import (
-	"encoding/json"
 	"errors"
 	"strings"
 
@@ -23,14 +22,14 @@ var ErrBadConstraint = errors.New("invalid responseConstraint")
 type Constraint struct {
 	schema  *schema.Schema
 	re      schema.Matcher
-	pattern string          // the regular expression's source
-	raw     json.RawMessage // the schema as the page gave it
+	pattern string           // the regular expression's source
+	raw     jsonv.RawMessage // the schema as the page gave it
 }
 
 // ConstraintPattern reports whether raw is a RegExp constraint and returns its source. A
 // RegExp crosses the channel as {"pattern": source}, an object with that one member
 // (wasm/protocol.go); any other object is a JSON Schema.
-func ConstraintPattern(raw json.RawMessage) (string, bool) {
+func ConstraintPattern(raw jsonv.RawMessage) (string, bool) {
 	t := strings.TrimSpace(string(raw))
 	if !strings.HasPrefix(t, `{`) || !strings.Contains(t, `"pattern"`) {
 		return "", false // most constraints: no decoding needed
@@ -50,7 +49,7 @@ func ConstraintPattern(raw json.RawMessage) (string, bool) {
 // CompileConstraint compiles a responseConstraint given as JSON. A schema using a
 // feature the validator does not implement is a NotSupportedError (the explainer's rule
 // for unsupported JSON Schema features), a malformed one a TypeError.
-func CompileConstraint(raw json.RawMessage) (*Constraint, error) {
+func CompileConstraint(raw jsonv.RawMessage) (*Constraint, error) {
 	if src, ok := ConstraintPattern(raw); ok {
 		if schema.Patterns == nil {
 			return nil, Errorf(KindNotSupported, ErrBadConstraint, "no regular-expression engine is installed for /%s/", src)

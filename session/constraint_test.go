@@ -1,11 +1,11 @@
 package session_test
 
 import (
-	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"langmodel/internal/jsonv"
 	"langmodel/session"
 )
 
@@ -25,7 +25,7 @@ func TestConstraintPattern(t *testing.T) {
 		{`["pattern"]`, "", false},
 	} {
 		t.Run(tc.raw, func(t *testing.T) {
-			src, re := session.ConstraintPattern(json.RawMessage(tc.raw))
+			src, re := session.ConstraintPattern(jsonv.RawMessage(tc.raw))
 			require.Equal(t, tc.re, re)
 			require.Equal(t, tc.src, src)
 		})
@@ -41,7 +41,7 @@ func TestConstraint_Check(t *testing.T) {
 		{"a RegExp tests anywhere in the answer", `{"pattern":"\\d{3}"}`, "call 555-1234", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := session.CompileConstraint(json.RawMessage(tc.constraint))
+			c, err := session.CompileConstraint(jsonv.RawMessage(tc.constraint))
 			require.NoError(t, err)
 			err = c.Check(tc.answer)
 			if tc.err == "" {
@@ -53,7 +53,7 @@ func TestConstraint_Check(t *testing.T) {
 			require.EqualError(t, err, tc.err)
 		})
 	}
-	_, err := session.CompileConstraint(json.RawMessage(`"a string"`))
+	_, err := session.CompileConstraint(jsonv.RawMessage(`"a string"`))
 	require.Equal(t, session.KindType, session.KindOf(err))
 	require.EqualError(t, err, "invalid responseConstraint: a JSON Schema or a RegExp, not a string")
 }

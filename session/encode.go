@@ -157,7 +157,7 @@ func writeString(b *bytes.Buffer, s string) {
 }
 
 // DecodeJSON decodes JSON the way the engine reads every value from the page: numbers
-// stay json.Number, so integers and decimals survive unchanged.
+// stay jsonv.Number, so integers and decimals survive unchanged.
 func DecodeJSON(data []byte) (any, error) {
 	v, n, err := jsonv.DecodePrefix(data)
 	if err != nil {

@@ -1,8 +1,9 @@
 package session
 
 import (
-	"encoding/json"
 	"strings"
+
+	"langmodel/internal/jsonv"
 )
 
 // Role is the role of a canonical message. The canonical form is the draft-PR form: one
@@ -40,17 +41,17 @@ type Message struct {
 // Part is one content part. Exactly one of the value fields is set, by Type.
 type Part struct {
 	Type   PartType
-	Text   string          // PartText
-	Media  json.RawMessage // PartImage, PartAudio: the page's encoding, opaque to the engine
-	Call   *ToolCall       // PartToolCall
-	Result *ToolResult     // PartToolResult
+	Text   string           // PartText
+	Media  jsonv.RawMessage // PartImage, PartAudio: the page's encoding, opaque to the engine
+	Call   *ToolCall        // PartToolCall
+	Result *ToolResult      // PartToolResult
 }
 
 // ToolCall is one call the model asked for. Arguments is a compact JSON object.
 type ToolCall struct {
 	CallID    string
 	Name      string
-	Arguments json.RawMessage
+	Arguments jsonv.RawMessage
 }
 
 // ToolResult answers one ToolCall: a success with Parts, or a failure with Error.
@@ -73,9 +74,9 @@ type ToolResult struct {
 
 // ResultPart is one part of a successful tool result.
 type ResultPart struct {
-	Type  string          // "text", "object", "image" or "audio"
-	Text  string          // "text"
-	Value json.RawMessage // "object" (any JSON value), "image", "audio" (the page's encoding)
+	Type  string           // "text", "object", "image" or "audio"
+	Text  string           // "text"
+	Value jsonv.RawMessage // "object" (any JSON value), "image", "audio" (the page's encoding)
 }
 
 // TextMessage returns a message of role with one text part.

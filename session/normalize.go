@@ -1,7 +1,6 @@
 package session
 
 import (
-	"encoding/json"
 	"strconv"
 
 	"langmodel/internal/jsonv"
@@ -48,14 +47,14 @@ func (o *NormalizeOptions) answersOwnCall(id string) bool {
 }
 
 // Normalize validates a prompt as the page gave it (decoded JSON: a string, or an array
-// of messages in any form DESIGN.md §3 accepts; or its JSON text as a json.RawMessage,
+// of messages in any form DESIGN.md §3 accepts; or its JSON text as a jsonv.RawMessage,
 // see NormalizeJSON) and returns its canonical messages. It
 // follows the spec's "validate and canonicalize a prompt": a string is one user message,
 // an empty array one empty user message, empty content one empty text part, contiguous
 // text parts collapse into one. Tool parts become one message each, in order.
 func Normalize(input any, o NormalizeOptions) ([]Message, error) {
 	switch in := input.(type) {
-	case json.RawMessage:
+	case jsonv.RawMessage:
 		return NormalizeJSON(in, o)
 	case Reader:
 		return in.NormalizePrompt(o)
@@ -292,7 +291,7 @@ func parseToolCall(value any, where string) (ToolCall, error) {
 	if !ok || name == "" {
 		return ToolCall{}, Errorf(KindType, ErrBadToolCall, "%s: name is missing", where)
 	}
-	args := json.RawMessage("{}")
+	args := jsonv.RawMessage("{}")
 	switch a := obj["arguments"].(type) {
 	case nil:
 	case map[string]any:
@@ -402,7 +401,7 @@ func isMedia(v any) bool {
 // mustJSON encodes a decoded JSON value back to compact JSON. Values come from
 // DecodeJSON, so encoding cannot fail; maps encode with sorted keys, which makes
 // the canonical form deterministic.
-func mustJSON(v any) json.RawMessage {
+func mustJSON(v any) jsonv.RawMessage {
 	b, err := jsonv.Marshal(v)
 	if err != nil {
 		panic("session: re-encoding decoded JSON: " + err.Error())
@@ -418,7 +417,7 @@ func jsonType(v any) string {
 		return "a string"
 	case bool:
 		return "a boolean"
-	case json.Number, float64, int:
+	case jsonv.Number, float64, int:
 		return "a number"
 	case []any:
 		return "an array"

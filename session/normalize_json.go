@@ -1,8 +1,6 @@
 package session
 
 import (
-	"encoding/json"
-
 	"langmodel/internal/jsonv"
 )
 
@@ -23,7 +21,7 @@ func NormalizeJSON(raw []byte, o NormalizeOptions) ([]Message, error) {
 
 // IsEmptyArray reports whether raw is the JSON text of an empty array ("[]", spaces
 // allowed): an append of nothing (DESIGN.md §3).
-func IsEmptyArray(raw json.RawMessage) bool {
+func IsEmptyArray(raw jsonv.RawMessage) bool {
 	i := jsonv.SkipSpace(raw, 0)
 	if i >= len(raw) || raw[i] != '[' {
 		return false

@@ -1,11 +1,11 @@
 package session_test
 
 import (
-	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"langmodel/internal/jsonv"
 	"langmodel/session"
 )
 
@@ -138,7 +138,7 @@ func TestNormalize_Errors(t *testing.T) {
 func TestDecodeJSON_KeepsNumbersExact(t *testing.T) {
 	v, err := session.DecodeJSON([]byte(`{"n": 12345678901234567890.000}`))
 	require.NoError(t, err)
-	require.Equal(t, json.Number("12345678901234567890.000"), v.(map[string]any)["n"])
+	require.Equal(t, jsonv.Number("12345678901234567890.000"), v.(map[string]any)["n"])
 	_, err = session.DecodeJSON([]byte(`{} {}`))
 	require.Equal(t, session.KindData, session.KindOf(err))
 }

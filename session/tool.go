@@ -1,9 +1,9 @@
 package session
 
 import (
-	"encoding/json"
 	"errors"
 
+	"langmodel/internal/jsonv"
 	"langmodel/internal/order"
 	"langmodel/session/schema"
 )
@@ -13,8 +13,8 @@ import (
 type Tool struct {
 	Name        string
 	Description string
-	InputSchema json.RawMessage // compact JSON, as the model receives it
-	Schema      *schema.Schema  // compiled once at create(), used for every call
+	InputSchema jsonv.RawMessage // compact JSON, as the model receives it
+	Schema      *schema.Schema   // compiled once at create(), used for every call
 	HasExecute  bool
 	Annotations Annotations
 	// MCPResult says that execute returns an MCP CallToolResult as a JSON string, as
@@ -204,7 +204,7 @@ func parseAnnotations(name string, v any) (Annotations, error) {
 
 // ValidateArguments checks a call's arguments against the tool's schema and returns the
 // violation as a sentence for the model, or "" when they are valid.
-func (t *Tool) ValidateArguments(args json.RawMessage) string {
+func (t *Tool) ValidateArguments(args jsonv.RawMessage) string {
 	if t.Schema == nil {
 		return ""
 	}

@@ -2,7 +2,6 @@ package wasm
 
 import (
 	"bytes"
-	"encoding/json"
 	"strings"
 
 	"langmodel/internal/jsonv"
@@ -50,7 +49,7 @@ import (
 // model (scripted rules), which DESIGN.md §4 makes the default when nothing else is
 // configured. Every create() gets its own model, so a script plays from its first turn
 // for each session (and is shared with the session's clones).
-func (h *Handler) newModel(raw json.RawMessage) (loop.Model, error) {
+func (h *Handler) newModel(raw jsonv.RawMessage) (loop.Model, error) {
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		return &scripted.Rules{}, nil
 	}
@@ -190,7 +189,7 @@ func (c *config) integer(name string) int {
 	if !ok || v == nil {
 		return 0
 	}
-	n, ok := v.(json.Number)
+	n, ok := v.(jsonv.Number)
 	i, err := n.Int64()
 	if !ok || err != nil || i < 0 || i > 1<<31 {
 		c.fail("backend.%s must be a non-negative integer", name)

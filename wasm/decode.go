@@ -2,7 +2,6 @@ package wasm
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"strconv"
 	"unsafe"
@@ -133,9 +132,9 @@ func (v value) boolPtr(into **bool) error {
 	return nil
 }
 
-// raw keeps the value's text as it stands (null included), as json.RawMessage does.
-func (v value) raw(into *json.RawMessage) error {
-	*into = json.RawMessage(v)
+// raw keeps the value's text as it stands (null included), as jsonv.RawMessage does.
+func (v value) raw(into *jsonv.RawMessage) error {
+	*into = jsonv.RawMessage(v)
 	return nil
 }
 
@@ -262,7 +261,7 @@ func (m *message) into(f fields) error {
 // scanner's words.
 func malformed(raw []byte) error {
 	var b bytes.Buffer
-	if err := json.Compact(&b, raw); err != nil {
+	if err := jsonv.Compact(&b, raw); err != nil {
 		return err
 	}
 	return errors.New("expected an object")
@@ -280,7 +279,7 @@ func notObject(raw []byte) error {
 func decode(raw []byte, f fields) error {
 	if !jsonv.Valid(raw) {
 		var b bytes.Buffer
-		return json.Compact(&b, raw) // the scanner's own words
+		return jsonv.Compact(&b, raw) // the scanner's own words
 	}
 	return walk(bytes.TrimSpace(raw), f)
 }

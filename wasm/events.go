@@ -1,11 +1,11 @@
 package wasm
 
 import (
-	"encoding/json"
 	"strconv"
 
 	"langmodel/wasm/internal/jsonw"
 
+	"langmodel/internal/jsonv"
 	"langmodel/loop"
 	"langmodel/session"
 )
@@ -59,7 +59,7 @@ func (h *Handler) listen(raw *message) {
 }
 
 // eventDetail is the detail of the page's event (see Event in protocol.go).
-func eventDetail(e loop.Event) json.RawMessage {
+func eventDetail(e loop.Event) jsonv.RawMessage {
 	b := []byte{'{'}
 	field := func(name string, raw []byte) { b = appendField(b, name, raw) }
 	if e.Call != nil {
@@ -110,7 +110,7 @@ func appendField(b []byte, name string, raw []byte) []byte {
 }
 
 // chunkDetail is what promptStreaming() enqueues: the text, or a tool call part.
-func chunkDetail(c loop.Chunk) json.RawMessage {
+func chunkDetail(c loop.Chunk) jsonv.RawMessage {
 	var w jsonw.Writer
 	if c.Call != nil {
 		w.RawString(`{"type":"tool-call","value":`)
@@ -124,11 +124,11 @@ func chunkDetail(c loop.Chunk) json.RawMessage {
 }
 
 // callsJSON encodes the calls a prompt hands back to the page.
-func callsJSON(calls []session.ToolCall) []json.RawMessage {
+func callsJSON(calls []session.ToolCall) []jsonv.RawMessage {
 	if len(calls) == 0 {
 		return nil
 	}
-	out := make([]json.RawMessage, len(calls))
+	out := make([]jsonv.RawMessage, len(calls))
 	for i, c := range calls {
 		out[i] = mustCall(c)
 	}

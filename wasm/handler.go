@@ -10,13 +10,13 @@ package wasm
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"langmodel/internal/jsonv"
 	"langmodel/internal/redact"
 	"langmodel/internal/sfmt"
 	"langmodel/loop"
@@ -391,8 +391,8 @@ func (h *Handler) create(raw *message, id int64) {
 		opts.InitialPrompts = req.InitialPrompts
 	}
 	if len(servers) > 0 { // the servers' tools first (mcp.go); the message's bytes are not kept
-		if raw, ok := opts.InitialPrompts.(json.RawMessage); ok {
-			opts.InitialPrompts = json.RawMessage(bytes.Clone(raw))
+		if raw, ok := opts.InitialPrompts.(jsonv.RawMessage); ok {
+			opts.InitialPrompts = jsonv.RawMessage(bytes.Clone(raw))
 		}
 		choice = bytes.Clone(choice)
 		h.connectMCP(req.ID, servers, opts, pt, func(opts loop.Options) {
@@ -565,7 +565,7 @@ func requiredInput(raw []byte) (any, error) {
 	if len(raw) == 0 {
 		return nil, session.Errorf(session.KindType, session.ErrBadMessage, "the input is missing")
 	}
-	return json.RawMessage(raw), nil
+	return jsonv.RawMessage(raw), nil
 }
 
 func (h *Handler) destroy(raw *message, id int64) {

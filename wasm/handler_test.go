@@ -1,7 +1,6 @@
 package wasm
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -9,6 +8,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"langmodel/internal/jsonv"
 )
 
 const weatherTool = `{"name":"weather","description":"Weather in a city","inputSchema":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]},"hasExecute":true,"execute":7}`
@@ -502,7 +503,7 @@ func TestHandler_StepUsageEvent(t *testing.T) {
 		for _, m := range p.drain() {
 			if m["type"] == "stepusage" {
 				d := m["detail"].(map[string]any)
-				ms, err := d["duration"].(json.Number).Float64()
+				ms, err := d["duration"].(jsonv.Number).Float64()
 				require.NoError(t, err)
 				require.GreaterOrEqual(t, ms, 0.0)
 				delete(d, "duration")
@@ -518,11 +519,11 @@ func TestHandler_StepUsageEvent(t *testing.T) {
 	p.ok("prompt", `"session":1,"input":"y"`)
 	got := steps()
 	require.Len(t, got, 2)
-	require.Equal(t, map[string]any{"inputTokens": json.Number("40"), "outputTokens": json.Number("6"), "estimated": false, "toolCalls": json.Number("1")}, got[0])
+	require.Equal(t, map[string]any{"inputTokens": jsonv.Number("40"), "outputTokens": jsonv.Number("6"), "estimated": false, "toolCalls": jsonv.Number("1")}, got[0])
 	require.Equal(t, true, got[1]["estimated"])
-	require.Equal(t, json.Number("1"), got[1]["outputTokens"], `"b": the estimate`)
+	require.Equal(t, jsonv.Number("1"), got[1]["outputTokens"], `"b": the estimate`)
 	u := p.ok("usage", `"session":1`).(map[string]any)["usage"].(map[string]any)
-	require.Equal(t, json.Number("4"), u["steps"])
-	require.Equal(t, json.Number("2"), u["estimatedSteps"])
-	require.Equal(t, json.Number("14"), u["outputTokens"], "6 + 1 + 6 + 1")
+	require.Equal(t, jsonv.Number("4"), u["steps"])
+	require.Equal(t, jsonv.Number("2"), u["estimatedSteps"])
+	require.Equal(t, jsonv.Number("14"), u["outputTokens"], "6 + 1 + 6 + 1")
 }

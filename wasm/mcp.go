@@ -1,7 +1,6 @@
 package wasm
 
 import (
-	"encoding/json"
 	"errors"
 	"strconv"
 	"strings"
@@ -38,7 +37,7 @@ func badServer(detail string) error {
 // may stay silent in a request (mcp.DefaultTimeout when absent), trusted true when the
 // page vouches for the server's output (by default it reaches the model framed as
 // untrusted content, as a third party's words).
-func mcpServers(raw json.RawMessage) ([]mcp.Server, error) {
+func mcpServers(raw jsonv.RawMessage) ([]mcp.Server, error) {
 	v, err := decodeOptional(raw)
 	if err != nil || v == nil {
 		return nil, err
@@ -95,7 +94,7 @@ func mcpServers(raw json.RawMessage) ([]mcp.Server, error) {
 			}
 		}
 		if v, present := obj["timeout"]; present && v != nil {
-			n, _ := v.(json.Number)
+			n, _ := v.(jsonv.Number)
 			ms, err := strconv.ParseFloat(string(n), 64)
 			if err != nil || !(ms > 0 && ms < 1e12) {
 				return nil, badServer(at + ".timeout must be a positive number of milliseconds")
@@ -165,7 +164,7 @@ func (e *entry) release() {
 // inputSchema, annotations, source}, source {kind: "page"|"webmcp"|"mcp", name, origin}
 // (an MCP server's name and origin; the face fills in the page's origin for a server
 // given as a path).
-func toolInfo(t *session.Tool) json.RawMessage {
+func toolInfo(t *session.Tool) jsonv.RawMessage {
 	b := jsonv.AppendString(append([]byte(nil), `{"name":`...), t.Name)
 	b = jsonv.AppendString(append(b, `,"description":`...), t.Description)
 	b = append(append(b, `,"inputSchema":`...), t.InputSchema...)

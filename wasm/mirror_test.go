@@ -12,23 +12,25 @@ import (
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
+
+	"langmodel/internal/jsonv"
 )
 
 // copyOf is the page's copy of one session that js/mirror.js keeps in worker mode.
 type copyOf struct {
-	usage json.Number
-	msgs  []json.RawMessage
+	usage jsonv.Number
+	msgs  []jsonv.RawMessage
 }
 
 // apply applies Changes to copies as js/mirror.js does.
 func apply(t *testing.T, copies map[int64]*copyOf, changes []byte) {
 	t.Helper()
 	var cs []struct {
-		Session int64       `json:"session"`
-		Gone    bool        `json:"gone"`
-		Usage   json.Number `json:"usage"`
-		Keep    [][2]int    `json:"keep"`
-		Add     int         `json:"add"`
+		Session int64        `json:"session"`
+		Gone    bool         `json:"gone"`
+		Usage   jsonv.Number `json:"usage"`
+		Keep    [][2]int     `json:"keep"`
+		Add     int          `json:"add"`
 	}
 	list, rest, _ := bytes.Cut(changes, []byte("\n"))
 	require.NoError(t, json.Unmarshal(list, &cs), string(changes))
@@ -42,7 +44,7 @@ func apply(t *testing.T, copies map[int64]*copyOf, changes []byte) {
 		if old == nil {
 			old = &copyOf{}
 		}
-		var msgs []json.RawMessage
+		var msgs []jsonv.RawMessage
 		for _, r := range c.Keep {
 			msgs = append(msgs, old.msgs[r[0]:r[0]+r[1]]...)
 		}
@@ -55,16 +57,16 @@ func apply(t *testing.T, copies map[int64]*copyOf, changes []byte) {
 
 // splitPacked reads the messages Changes adds as js/pack.js splitPacked does, each as
 // the JSON of the message it stands for (a text message as session.history gives it).
-func splitPacked(t *testing.T, s string) []json.RawMessage {
+func splitPacked(t *testing.T, s string) []jsonv.RawMessage {
 	t.Helper()
-	var out []json.RawMessage
+	var out []jsonv.RawMessage
 	for s != "" {
 		letter := s[0]
 		if letter == 'j' {
 			msg, rest, ok := strings.Cut(s[1:], "\n")
 			require.True(t, ok, "a JSON message ends its line: %q", s)
 			require.True(t, json.Valid([]byte(msg)), "one JSON message: %s", msg)
-			out = append(out, json.RawMessage(msg))
+			out = append(out, jsonv.RawMessage(msg))
 			s = rest
 			continue
 		}

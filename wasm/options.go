@@ -2,11 +2,11 @@ package wasm
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"slices"
 	"strconv"
 
+	"langmodel/internal/jsonv"
 	"langmodel/loop"
 	"langmodel/session"
 )
@@ -141,7 +141,7 @@ func expectations(o CreateOptions) (exp session.Expected, toolOutput bool, langs
 // expectedTypes reads expectedInputs or expectedOutputs: [{type, languages}]. Each
 // language tag is validated and canonicalized as BCP 47 (the spec's "validate and
 // canonicalize language tags": RangeError for an invalid one), duplicates dropped.
-func expectedTypes(option string, raw json.RawMessage) ([]string, []expectedLanguages, error) {
+func expectedTypes(option string, raw jsonv.RawMessage) ([]string, []expectedLanguages, error) {
 	v, err := decodeOptional(raw)
 	if err != nil || v == nil {
 		return nil, nil, err
@@ -239,12 +239,12 @@ func sampling(o CreateOptions) error {
 
 // legacyNumber reads temperature or topK: absent is nil. The face converts them as WebIDL
 // unrestricted doubles (+Infinity crosses as a large number, so only finite values come).
-func legacyNumber(name string, raw json.RawMessage) (*float64, error) {
+func legacyNumber(name string, raw jsonv.RawMessage) (*float64, error) {
 	v, err := decodeOptional(raw)
 	if err != nil || v == nil {
 		return nil, err
 	}
-	n, ok := v.(json.Number)
+	n, ok := v.(jsonv.Number)
 	if !ok {
 		return nil, session.Errorf(session.KindType, errBadOption, "%s must be a number", name)
 	}
@@ -293,7 +293,7 @@ func toolUse(c *ToolUseConfig) (loop.ToolUse, int64, error) {
 
 // toolChoice reads create()'s or prompt()'s toolChoice: "auto", "none", "required", or
 // {type: "tool", name} ({name} alone too) naming one of tools. nil when absent.
-func toolChoice(raw json.RawMessage, tools []session.Tool) (*loop.ToolChoice, error) {
+func toolChoice(raw jsonv.RawMessage, tools []session.Tool) (*loop.ToolChoice, error) {
 	v, err := decodeOptional(raw)
 	if err != nil || v == nil {
 		return nil, err
@@ -339,7 +339,7 @@ func executeIDs(tools any) map[string]int64 {
 	for _, raw := range arr {
 		obj, _ := raw.(map[string]any)
 		name, _ := obj["name"].(string)
-		if n, ok := obj["execute"].(json.Number); ok {
+		if n, ok := obj["execute"].(jsonv.Number); ok {
 			if id, err := n.Int64(); err == nil {
 				ids[name] = id
 			}
@@ -362,7 +362,7 @@ func sourced(tools []session.Tool, fns map[string]int64) {
 }
 
 // decodeOptional decodes a free-form option; absent or null is nil.
-func decodeOptional(raw json.RawMessage) (any, error) {
+func decodeOptional(raw jsonv.RawMessage) (any, error) {
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		return nil, nil
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"langmodel/internal/jsonv"
 	"langmodel/session"
 )
 
@@ -73,7 +74,7 @@ func readPackedReply(t *testing.T, b []byte) (int64, []any) {
 // TestPackHistory: the packed history reads back as the history's JSON
 // (session.MarshalMessages) reads, for histories of every shape.
 func TestPackHistory(t *testing.T) {
-	call := session.ToolCall{CallID: "c1", Name: "lookup", Arguments: json.RawMessage(`{"word":"w"}`)}
+	call := session.ToolCall{CallID: "c1", Name: "lookup", Arguments: jsonv.RawMessage(`{"word":"w"}`)}
 	text := func(role session.Role, s string) session.Message { return session.TextMessage(role, s) }
 	for _, tc := range []struct {
 		name string
@@ -90,10 +91,10 @@ func TestPackHistory(t *testing.T) {
 		{"an assistant's prefix", []session.Message{text(session.RoleUser, "list"), {Role: session.RoleAssistant, Parts: []session.Part{{Type: session.PartText, Text: "1."}}, Prefix: true}}, 0},
 		{"invalid UTF-8 goes as JSON", []session.Message{text(session.RoleUser, "ok"), text(session.RoleAssistant, "bad \xff\xfe byte")}, 1},
 		{"tool call and text result", []session.Message{text(session.RoleUser, "look"), session.CallMessage(call), session.ResultMessage(session.ToolResult{CallID: "c1", Name: "lookup", Parts: []session.ResultPart{{Type: "text", Text: "found é"}}}), text(session.RoleAssistant, "done")}, 2},
-		{"image and object results", []session.Message{session.CallMessage(call), session.ResultMessage(session.ToolResult{CallID: "c1", Name: "lookup", Parts: []session.ResultPart{{Type: "image", Value: json.RawMessage(`{"type":"png","data":"AAA"}`)}, {Type: "object", Value: json.RawMessage(`{"n":1,"s":"x\ny"}`)}}})}, 2},
+		{"image and object results", []session.Message{session.CallMessage(call), session.ResultMessage(session.ToolResult{CallID: "c1", Name: "lookup", Parts: []session.ResultPart{{Type: "image", Value: jsonv.RawMessage(`{"type":"png","data":"AAA"}`)}, {Type: "object", Value: jsonv.RawMessage(`{"n":1,"s":"x\ny"}`)}}})}, 2},
 		{"error result, untrusted", []session.Message{session.CallMessage(call), session.ResultMessage(session.ToolResult{CallID: "c1", Name: "lookup", Failed: true, Error: "no\nluck"}), session.ResultMessage(session.ToolResult{CallID: "c2", Name: "lookup", Untrusted: true, Parts: []session.ResultPart{{Type: "text", Text: "x"}}})}, 3},
 		{"several parts", []session.Message{{Role: session.RoleUser, Parts: []session.Part{{Type: session.PartText, Text: "a"}, {Type: session.PartText, Text: "b"}}}, text(session.RoleAssistant, "c")}, 1},
-		{"an image", []session.Message{{Role: session.RoleUser, Parts: []session.Part{{Type: session.PartImage, Media: json.RawMessage(`{"type":"png","data":"AAA"}`)}}}, text(session.RoleAssistant, "a cat")}, 1},
+		{"an image", []session.Message{{Role: session.RoleUser, Parts: []session.Part{{Type: session.PartImage, Media: jsonv.RawMessage(`{"type":"png","data":"AAA"}`)}}}, text(session.RoleAssistant, "a cat")}, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := packHistory(7, tc.msgs)
@@ -115,7 +116,7 @@ func TestPackHistory_Bytes(t *testing.T) {
 	b := packHistory(0, []session.Message{
 		session.TextMessage(session.RoleSystem, "S"),
 		session.TextMessage(session.RoleUser, "héllo 😀"),
-		session.CallMessage(session.ToolCall{CallID: "c", Name: "t", Arguments: json.RawMessage(`{}`)}),
+		session.CallMessage(session.ToolCall{CallID: "c", Name: "t", Arguments: jsonv.RawMessage(`{}`)}),
 		{Role: session.RoleAssistant, Parts: []session.Part{{Type: session.PartText, Text: "ok"}}, Prefix: true},
 	})
 	require.Equal(t, `{"type":"reply","id":0,"ok":true,"value":{"count":4,"json":[{"role":"tool-call","content":[{"type":"tool-call","value":{"callID":"c","callId":"c","name":"t","arguments":{}}}]}]}}`+"\n"+
@@ -145,7 +146,7 @@ func FuzzPackHistory(f *testing.F) {
 		msgs := []session.Message{
 			session.TextMessage(session.RoleSystem, b),
 			session.TextMessage(session.RoleUser, a),
-			session.CallMessage(session.ToolCall{CallID: a, Name: b, Arguments: json.RawMessage(`{}`)}),
+			session.CallMessage(session.ToolCall{CallID: a, Name: b, Arguments: jsonv.RawMessage(`{}`)}),
 			session.TextMessage(session.RoleAssistant, a+b),
 			{Role: session.RoleAssistant, Parts: []session.Part{{Type: session.PartText, Text: b + a}}, Prefix: true},
 		}

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"langmodel/internal/jsonv"
 )
 
 // fakePage is the page side of the channel, in Go: it sends requests, answers
@@ -246,15 +248,15 @@ func (p *fakePage) logged(typ string) []msg {
 }
 
 func decodeMsg(t *testing.T, b []byte) msg {
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	var m msg
-	require.NoError(t, d.Decode(&m), "engine wrote invalid JSON: %s", b)
+	v, err := jsonv.Decode(b)
+	require.NoError(t, err, "engine wrote invalid JSON: %s", b)
+	m, ok := v.(map[string]any)
+	require.True(t, ok, "engine wrote a message that is not an object: %s", b)
 	return m
 }
 
 func num(v any) int64 {
-	n, _ := v.(json.Number).Int64()
+	n, _ := v.(jsonv.Number).Int64()
 	return n
 }
 
@@ -275,4 +277,4 @@ func script(turns ...string) string {
 	return `"backend":{"kind":"scripted","turns":[` + strings.Join(turns, ",") + `]}`
 }
 
-func jsonNumber(s string) json.Number { return json.Number(s) }
+func jsonNumber(s string) jsonv.Number { return jsonv.Number(s) }

@@ -1,11 +1,11 @@
 package wasm
 
 import (
-	"encoding/json"
 	"errors"
 	"sync"
 	"sync/atomic"
 
+	"langmodel/internal/jsonv"
 	"langmodel/loop"
 	"langmodel/loop/mcp"
 	"langmodel/session"
@@ -14,15 +14,15 @@ import (
 // pageCall is one engine → page call (tool-execute, tool-approve, fetch or generate)
 // awaiting the page's answers.
 type pageCall struct {
-	kind     string                // the engine's message type: what answers it may take
-	done     chan PageReturn       // buffered: a tool's tool-return, a fetch's response or early end
-	progress func(json.RawMessage) // the loop's progress hook; nil for all but tool-execute
-	stream   *stream               // fetch body chunks or generate pieces; nil for tools
-	answered bool                  // a fetch's done has been sent (guarded by callsMu)
+	kind     string                 // the engine's message type: what answers it may take
+	done     chan PageReturn        // buffered: a tool's tool-return, a fetch's response or early end
+	progress func(jsonv.RawMessage) // the loop's progress hook; nil for all but tool-execute
+	stream   *stream                // fetch body chunks or generate pieces; nil for tools
+	answered bool                   // a fetch's done has been sent (guarded by callsMu)
 }
 
 // openCall registers a call of the given kind under a fresh id.
-func (h *Handler) openCall(kind string, progress func(json.RawMessage), s *stream) (int64, *pageCall) {
+func (h *Handler) openCall(kind string, progress func(jsonv.RawMessage), s *stream) (int64, *pageCall) {
 	id := h.nextCall.Add(1)
 	pc := &pageCall{kind: kind, done: make(chan PageReturn, 1), progress: progress, stream: s}
 	h.callsMu.Lock()
@@ -48,7 +48,7 @@ func (h *Handler) abortCall(id int64, abortType string) {
 // tool-return. When ctx ends first it tells the page (tool-abort, so the tool's signal
 // aborts) and returns at once: the loop does not wait for tools it has given up on, and
 // a tool-return that comes later finds no call and is dropped.
-func (h *Handler) callPage(ctx loop.Context, kind string, msg func(id int64) marshaler, progress func(json.RawMessage)) (PageReturn, error) {
+func (h *Handler) callPage(ctx loop.Context, kind string, msg func(id int64) marshaler, progress func(jsonv.RawMessage)) (PageReturn, error) {
 	id, pc := h.openCall(kind, progress, nil)
 	h.write(msg(id))
 	select {
@@ -144,7 +144,7 @@ type pageTools struct {
 
 // Run implements loop.ToolRunner for a call that comes without its declaration: the
 // execute the page stored under its name now.
-func (p *pageTools) Run(ctx loop.Context, call session.ToolCall, progress func(json.RawMessage)) ([]session.ResultPart, error) {
+func (p *pageTools) Run(ctx loop.Context, call session.ToolCall, progress func(jsonv.RawMessage)) ([]session.ResultPart, error) {
 	p.fnsMu.Lock()
 	fn := p.fns[call.Name]
 	p.fnsMu.Unlock()
@@ -154,7 +154,7 @@ func (p *pageTools) Run(ctx loop.Context, call session.ToolCall, progress func(j
 // RunDeclared implements loop.DeclaredRunner: the call goes where its declaration's
 // route says (an MCP server, or the execute the page gave with that declaration), never
 // where its name leads by now.
-func (p *pageTools) RunDeclared(ctx loop.Context, call session.ToolCall, tool *session.Tool, progress func(json.RawMessage)) ([]session.ResultPart, error) {
+func (p *pageTools) RunDeclared(ctx loop.Context, call session.ToolCall, tool *session.Tool, progress func(jsonv.RawMessage)) ([]session.ResultPart, error) {
 	if tool.Source.Kind == session.SourceMCP {
 		if p.mcp == nil {
 			return nil, errors.New("tool " + call.Name + " has no MCP server")
@@ -205,7 +205,7 @@ func (p *pageTools) approve(ctx loop.Context, call session.ToolCall, tool *sessi
 // part), an array of result parts, or any other JSON value (one object part, read by the
 // rules of an object part the page gives: binary data, such as a returned Uint8Array, is
 // refused, and the model gets the refusal as a tool error).
-func resultParts(raw json.RawMessage) ([]session.ResultPart, error) {
+func resultParts(raw jsonv.RawMessage) ([]session.ResultPart, error) {
 	v, err := decodeValue(raw)
 	if err != nil {
 		return nil, err
@@ -222,14 +222,14 @@ func resultParts(raw json.RawMessage) ([]session.ResultPart, error) {
 }
 
 // decodeValue decodes a free-form value from the page; absent is null (undefined).
-func decodeValue(raw json.RawMessage) (any, error) {
+func decodeValue(raw jsonv.RawMessage) (any, error) {
 	if len(raw) == 0 {
 		return nil, nil
 	}
 	return session.DecodeJSON(raw)
 }
 
-func mustCall(c session.ToolCall) json.RawMessage {
+func mustCall(c session.ToolCall) jsonv.RawMessage {
 	b, _ := c.MarshalJSON() // never fails
 	return b
 }

@@ -27,7 +27,7 @@
 
 package wasm
 
-import "encoding/json"
+import "langmodel/internal/jsonv"
 
 //go:generate sh -c "go run github.com/mailru/easyjson/easyjson@v0.9.2 -output_filename protocol_easyjson.go protocol.go && sed -i -e '/easyjson \"github.com\\/mailru\\/easyjson\"$/d' -e '/_ easyjson.Marshaler$/d' -e 's,jwriter \"github.com/mailru/easyjson/jwriter\",jwriter \"langmodel/wasm/internal/jsonw\",' protocol_easyjson.go"
 //go:generate go run ./internal/trimjson -neither envelope,HelloRequest,CreateRequest,CreateOptions,ToolUseConfig,PromptRequest,InputRequest,CloneRequest,AbortMessage,PageReturn,ToolProgress -out Reply,PageCall,Event,SessionInfo,Usage,PromptResult,WireError,ErrorExtra protocol_easyjson.go
@@ -106,11 +106,11 @@ type HelloRequest struct {
 //
 //easyjson:json
 type CreateRequest struct {
-	Type           string          `json:"type"`
-	ID             int64           `json:"id"`
-	Session        int64           `json:"session"`
-	Options        CreateOptions   `json:"options"`
-	InitialPrompts json.RawMessage `json:"initialPrompts,omitempty"`
+	Type           string           `json:"type"`
+	ID             int64            `json:"id"`
+	Session        int64            `json:"session"`
+	Options        CreateOptions    `json:"options"`
+	InitialPrompts jsonv.RawMessage `json:"initialPrompts,omitempty"`
 	// TextPrompts, when not 0, says the initial prompts came instead packed after the
 	// message (its attachment, packed.go): that many messages, text or JSON, TextUnits
 	// UTF-16 code units long in all.
@@ -133,24 +133,24 @@ type AvailabilityRequest = CreateRequest
 type CreateOptions struct {
 	// Backend is {kind, ...} with generate replaced by its stash id; absent means the
 	// default scripted demo model. See backend.go for the kinds and their fields.
-	Backend json.RawMessage `json:"backend,omitempty"`
+	Backend jsonv.RawMessage `json:"backend,omitempty"`
 	// ExpectedInputs and ExpectedOutputs are [{type, languages}].
-	ExpectedInputs  json.RawMessage `json:"expectedInputs,omitempty"`
-	ExpectedOutputs json.RawMessage `json:"expectedOutputs,omitempty"`
+	ExpectedInputs  jsonv.RawMessage `json:"expectedInputs,omitempty"`
+	ExpectedOutputs jsonv.RawMessage `json:"expectedOutputs,omitempty"`
 	// Tools are the declarations with execute replaced by hasExecute and an integer
 	// execute id: [{name, description, inputSchema, annotations, hasExecute, execute}].
-	Tools         json.RawMessage `json:"tools,omitempty"`
-	ToolUseConfig *ToolUseConfig  `json:"toolUseConfig,omitempty"`
-	SamplingMode  string          `json:"samplingMode,omitempty"`
+	Tools         jsonv.RawMessage `json:"tools,omitempty"`
+	ToolUseConfig *ToolUseConfig   `json:"toolUseConfig,omitempty"`
+	SamplingMode  string           `json:"samplingMode,omitempty"`
 	// Temperature and TopK are the legacy sampling options as the page gave them (a
 	// number; absent when not given): the engine checks them against samplingMode.
-	Temperature json.RawMessage `json:"temperature,omitempty"`
-	TopK        json.RawMessage `json:"topK,omitempty"`
+	Temperature jsonv.RawMessage `json:"temperature,omitempty"`
+	TopK        jsonv.RawMessage `json:"topK,omitempty"`
 	// ToolChoice is "auto", "none", "required", or {type: "tool", name} ({name} too).
-	ToolChoice json.RawMessage `json:"toolChoice,omitempty"`
+	ToolChoice jsonv.RawMessage `json:"toolChoice,omitempty"`
 	// MCPServers are [{url, headers, name}]: MCP servers whose tools join the session's
 	// (mcp.go). The headers may hold secrets: never echoed.
-	MCPServers json.RawMessage `json:"mcpServers,omitempty"`
+	MCPServers jsonv.RawMessage `json:"mcpServers,omitempty"`
 }
 
 // ToolUseConfig is toolUseConfig with approve replaced by its stash id.
@@ -172,17 +172,17 @@ type ToolUseConfig struct {
 //
 //easyjson:json
 type PromptRequest struct {
-	Type    string          `json:"type"`
-	ID      int64           `json:"id"`
-	Session int64           `json:"session"`
-	Input   json.RawMessage `json:"input"`
-	Stream  bool            `json:"stream,omitempty"`
+	Type    string           `json:"type"`
+	ID      int64            `json:"id"`
+	Session int64            `json:"session"`
+	Input   jsonv.RawMessage `json:"input"`
+	Stream  bool             `json:"stream,omitempty"`
 	// ResponseConstraint is a JSON Schema, or a RegExp as {"pattern": source} (an object
 	// with that one member; session.ConstraintPattern).
-	ResponseConstraint          json.RawMessage `json:"responseConstraint,omitempty"`
-	OmitResponseConstraintInput bool            `json:"omitResponseConstraintInput,omitempty"`
+	ResponseConstraint          jsonv.RawMessage `json:"responseConstraint,omitempty"`
+	OmitResponseConstraintInput bool             `json:"omitResponseConstraintInput,omitempty"`
 	// ToolChoice overrides the session's for this prompt (as in CreateOptions).
-	ToolChoice json.RawMessage `json:"toolChoice,omitempty"`
+	ToolChoice jsonv.RawMessage `json:"toolChoice,omitempty"`
 }
 
 // InputRequest is append and measure: a session and an input. Reply value: SessionInfo
@@ -190,10 +190,10 @@ type PromptRequest struct {
 //
 //easyjson:json
 type InputRequest struct {
-	Type    string          `json:"type"`
-	ID      int64           `json:"id"`
-	Session int64           `json:"session"`
-	Input   json.RawMessage `json:"input"`
+	Type    string           `json:"type"`
+	ID      int64            `json:"id"`
+	Session int64            `json:"session"`
+	Input   jsonv.RawMessage `json:"input"`
 	// Packed asks a synchronous history query (Handler.Query) for the history packed
 	// (packed_out.go packHistory) instead of as a JSON array.
 	Packed bool `json:"packed,omitempty"`
@@ -248,7 +248,7 @@ type AbortMessage struct {
 type PageReturn struct {
 	Type    string            `json:"type"`
 	ID      int64             `json:"id"`
-	Value   json.RawMessage   `json:"value,omitempty"`
+	Value   jsonv.RawMessage  `json:"value,omitempty"`
 	Error   *WireError        `json:"error,omitempty"`
 	Status  int               `json:"status,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
@@ -259,9 +259,9 @@ type PageReturn struct {
 //
 //easyjson:json
 type ToolProgress struct {
-	Type  string          `json:"type"`
-	ID    int64           `json:"id"`
-	Value json.RawMessage `json:"value,omitempty"`
+	Type  string           `json:"type"`
+	ID    int64            `json:"id"`
+	Value jsonv.RawMessage `json:"value,omitempty"`
 }
 
 // ListenMessage says that the page listens for the session event Event (toolcall,
@@ -280,20 +280,20 @@ type ListenMessage struct {
 // next model step on (loop/toolset.go). It has no reply; a set the engine refuses is
 // dropped and the session keeps its tools. Read by hand (decode.go).
 type ToolsMessage struct {
-	Type    string          `json:"type"`
-	Session int64           `json:"session"`
-	Tools   json.RawMessage `json:"tools"`
+	Type    string           `json:"type"`
+	Session int64            `json:"session"`
+	Tools   jsonv.RawMessage `json:"tools"`
 }
 
 // Reply answers the page's request ID.
 //
 //easyjson:json
 type Reply struct {
-	Type  string          `json:"type"`
-	ID    int64           `json:"id"`
-	OK    bool            `json:"ok,omitempty"`
-	Value json.RawMessage `json:"value,omitempty"`
-	Error *WireError      `json:"error,omitempty"`
+	Type  string           `json:"type"`
+	ID    int64            `json:"id"`
+	OK    bool             `json:"ok,omitempty"`
+	Value jsonv.RawMessage `json:"value,omitempty"`
+	Error *WireError       `json:"error,omitempty"`
 }
 
 // WireError is an error as data; only js/ turns it into an exception. Name is a
@@ -313,7 +313,7 @@ type ErrorExtra struct {
 	Requested int `json:"requested,omitempty"` // QuotaExceededError
 	Quota     int `json:"quota,omitempty"`     // QuotaExceededError
 	// Transcript is what a failed prompt had added before it failed (draft-PR form).
-	Transcript json.RawMessage `json:"transcript,omitempty"`
+	Transcript jsonv.RawMessage `json:"transcript,omitempty"`
 }
 
 // PageCall is an engine → page call, or the end of one. Seven messages share it:
@@ -351,16 +351,16 @@ type ErrorExtra struct {
 //
 //easyjson:json
 type PageCall struct {
-	Type    string          `json:"type"`
-	ID      int64           `json:"id"`
-	Session int64           `json:"session,omitempty"`
-	Fn      int64           `json:"fn,omitempty"`
-	Call    json.RawMessage `json:"call,omitempty"`
-	Tool    string          `json:"tool,omitempty"`
-	Request json.RawMessage `json:"request,omitempty"`
+	Type    string           `json:"type"`
+	ID      int64            `json:"id"`
+	Session int64            `json:"session,omitempty"`
+	Fn      int64            `json:"fn,omitempty"`
+	Call    jsonv.RawMessage `json:"call,omitempty"`
+	Tool    string           `json:"tool,omitempty"`
+	Request jsonv.RawMessage `json:"request,omitempty"`
 	// ToolInfo is a tool-approve's tool, the declaration that will run: {name,
 	// description, inputSchema, annotations, source} (toolInfo).
-	ToolInfo json.RawMessage `json:"toolInfo,omitempty"`
+	ToolInfo jsonv.RawMessage `json:"toolInfo,omitempty"`
 }
 
 // Event is a session event or a chunk. For an event, Type is its name (toolcall,
@@ -378,10 +378,10 @@ type PageCall struct {
 //
 //easyjson:json
 type Event struct {
-	Type    string          `json:"type"`
-	Session int64           `json:"session"`
-	ID      int64           `json:"id,omitempty"` // chunk only
-	Detail  json.RawMessage `json:"detail"`
+	Type    string           `json:"type"`
+	Session int64            `json:"session"`
+	ID      int64            `json:"id,omitempty"` // chunk only
+	Detail  jsonv.RawMessage `json:"detail"`
 }
 
 // SessionInfo describes a session after create, clone, append, prompt and usage.
@@ -419,7 +419,7 @@ type Usage struct {
 //
 //easyjson:json
 type PromptResult struct {
-	Text         string            `json:"text"`
-	Calls        []json.RawMessage `json:"calls,omitempty"`
-	ContextUsage int               `json:"contextUsage"`
+	Text         string             `json:"text"`
+	Calls        []jsonv.RawMessage `json:"calls,omitempty"`
+	ContextUsage int                `json:"contextUsage"`
 }

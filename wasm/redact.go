@@ -1,7 +1,6 @@
 package wasm
 
 import (
-	"encoding/json"
 	"strconv"
 	"sync"
 
@@ -80,7 +79,7 @@ func (h *Handler) redactMessage(m session.Message) (session.Message, bool) {
 		case session.PartToolCall:
 			if args := h.red.JSON(p.Call.Arguments); string(args) != string(p.Call.Arguments) {
 				c := *p.Call
-				c.Arguments = json.RawMessage(args)
+				c.Arguments = jsonv.RawMessage(args)
 				p.Call = &c
 				set(i, p)
 			}
@@ -110,7 +109,7 @@ func (h *Handler) redactResult(r *session.ToolResult) (*session.ToolResult, bool
 				if parts == nil {
 					parts = append([]session.ResultPart(nil), r.Parts...)
 				}
-				parts[i].Value = json.RawMessage(v)
+				parts[i].Value = jsonv.RawMessage(v)
 			}
 			i++
 			continue

@@ -15,6 +15,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"langmodel/internal/jsonv"
 )
 
 // The forcing tests of issue 28 "Secrets in what leaves the engine": hostile MCP and
@@ -113,11 +115,11 @@ func (s *hostileMCP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var m struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
+		ID     jsonv.RawMessage `json:"id"`
+		Method string           `json:"method"`
 		Params struct {
 			Meta struct {
-				ProgressToken json.RawMessage `json:"progressToken"`
+				ProgressToken jsonv.RawMessage `json:"progressToken"`
 			} `json:"_meta"`
 		} `json:"params"`
 	}

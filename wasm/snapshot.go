@@ -1,8 +1,7 @@
 package wasm
 
 import (
-	"encoding/json"
-
+	"langmodel/internal/jsonv"
 	"langmodel/loop"
 )
 
@@ -66,7 +65,7 @@ func (l *callIDs) field(key string, _ value) error {
 // restore creates the session a snapshot saved: opts.InitialPrompts is its transcript.
 func restore(opts loop.Options, r *RestoreInfo) (*loop.Session, error) {
 	saved := loop.Saved{Messages: opts.InitialPrompts, Initial: r.Initial, Usage: r.Usage, Running: r.Running, Totals: r.Totals}
-	if raw, ok := saved.Messages.(json.RawMessage); ok && len(raw) == 0 {
+	if raw, ok := saved.Messages.(jsonv.RawMessage); ok && len(raw) == 0 {
 		saved.Messages = nil
 	}
 	return loop.Restore(opts, saved)

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"langmodel/internal/jsonv"
 )
 
 // firefox is a headless Firefox driven over WebDriver BiDi: JSON commands and
@@ -35,13 +37,13 @@ type firefox struct {
 }
 
 type bidiReply struct {
-	Type    string          `json:"type"` // "success", "error" or "event"
-	ID      int             `json:"id"`
-	Result  json.RawMessage `json:"result"`
-	Error   string          `json:"error"`
-	Message string          `json:"message"`
-	Method  string          `json:"method"`
-	Params  json.RawMessage `json:"params"`
+	Type    string           `json:"type"` // "success", "error" or "event"
+	ID      int              `json:"id"`
+	Result  jsonv.RawMessage `json:"result"`
+	Error   string           `json:"error"`
+	Message string           `json:"message"`
+	Method  string           `json:"method"`
+	Params  jsonv.RawMessage `json:"params"`
 }
 
 // firefoxPath is $FIREFOX, or Debian's /usr/bin/firefox-esr.
@@ -178,7 +180,7 @@ func (f *firefox) read() {
 }
 
 // event records what a page printed, and the HTTP status of documents.
-func (f *firefox) event(method string, params json.RawMessage) {
+func (f *firefox) event(method string, params jsonv.RawMessage) {
 	switch method {
 	case "log.entryAdded":
 		var e struct {
@@ -394,8 +396,8 @@ func (t *firefoxTab) close() {
 
 // bidiValue is a BiDi RemoteValue: a type and, for what serialises, a value.
 type bidiValue struct {
-	Type  string          `json:"type"`
-	Value json.RawMessage `json:"value"`
+	Type  string           `json:"type"`
+	Value jsonv.RawMessage `json:"value"`
 }
 
 // format renders a console argument as Chromium's driver does: strings as they
@@ -433,7 +435,7 @@ func (v bidiValue) format(nested bool) string {
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
 	case "object":
-		var pairs [][2]json.RawMessage
+		var pairs [][2]jsonv.RawMessage
 		if json.Unmarshal(v.Value, &pairs) != nil {
 			return "Object"
 		}

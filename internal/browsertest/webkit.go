@@ -18,6 +18,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"langmodel/internal/jsonv"
 )
 
 // webkit drives WebKitGTK's MiniBrowser through WebKitWebDriver, W3C WebDriver
@@ -245,7 +247,7 @@ func (d *wkDriver) do(ctx context.Context, method, path string, body any, out an
 	}
 	defer resp.Body.Close()
 	var r struct {
-		Value json.RawMessage `json:"value"`
+		Value jsonv.RawMessage `json:"value"`
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
 		return fmt.Errorf("webkit: %s %s: HTTP %d: %w", method, path, resp.StatusCode, err)
@@ -345,7 +347,7 @@ func (t *webkitTab) evaluate(ctx context.Context, expr string) (string, error) {
 	// The callback is the script's last argument. The reply carries the console
 	// lines printed meanwhile, so that they are recorded when Eval returns.
 	script := "const done = arguments[arguments.length - 1];\n" + wkConsoleHook + "\n(" + expr + ").then((r) => done([r, " + wkConsoleDrain + "]));"
-	var r [2]json.RawMessage
+	var r [2]jsonv.RawMessage
 	err := t.d.do(ctx, "POST", "/session/"+t.id+"/execute/async", map[string]any{"script": script, "args": []any{}}, &r)
 	var wd *wdError
 	if errors.As(err, &wd) && wd.Code == "javascript error" {
@@ -364,7 +366,7 @@ func (t *webkitTab) evaluate(ctx context.Context, expr string) (string, error) {
 	return s, nil
 }
 
-func (t *webkitTab) recordAll(raw json.RawMessage) {
+func (t *webkitTab) recordAll(raw jsonv.RawMessage) {
 	var lines []string
 	json.Unmarshal(raw, &lines)
 	for _, l := range lines {
@@ -373,7 +375,7 @@ func (t *webkitTab) recordAll(raw json.RawMessage) {
 }
 
 func (t *webkitTab) flush(ctx context.Context) {
-	var raw json.RawMessage
+	var raw jsonv.RawMessage
 	if t.d.do(ctx, "POST", "/session/"+t.id+"/execute/sync", map[string]any{"script": "return " + wkConsoleDrain, "args": []any{}}, &raw) == nil {
 		t.recordAll(raw)
 	}

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"langmodel/internal/jsonv"
 )
 
 // The hostile half of the chaos suite (issue 28, item 5): a model server and two MCP
@@ -367,13 +369,13 @@ func (h *Hostile) MCP(name string) http.Handler {
 			return
 		}
 		var msg struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
+			ID     jsonv.RawMessage `json:"id"`
+			Method string           `json:"method"`
 			Params struct {
 				Name   string `json:"name"`
 				Cursor string `json:"cursor"`
 				Meta   struct {
-					ProgressToken json.RawMessage `json:"progressToken"`
+					ProgressToken jsonv.RawMessage `json:"progressToken"`
 				} `json:"_meta"`
 			} `json:"params"`
 		}
@@ -492,7 +494,7 @@ func (h *Hostile) list(name, cursor string, r *http.Request, ctl Ctl, mine bool)
 
 // call answers tools/call: records the declaration that runs, then answers as the acts
 // say.
-func (h *Hostile) call(w http.ResponseWriter, r *http.Request, name string, id json.RawMessage, tname, token string, ctl Ctl, mine bool) {
+func (h *Hostile) call(w http.ResponseWriter, r *http.Request, name string, id jsonv.RawMessage, tname, token string, ctl Ctl, mine bool) {
 	h.mu.Lock()
 	d, ok := h.listed[name][tname]
 	if !ok {

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+
+	"langmodel/internal/jsonv"
 )
 
 // MCPServer is an MCP server (Streamable HTTP) that misbehaves on demand, beside the
@@ -62,8 +64,8 @@ func (s *MCPServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var msg struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
+		ID     jsonv.RawMessage `json:"id"`
+		Method string           `json:"method"`
 		Params struct {
 			Arguments struct {
 				Mode string `json:"mode"`

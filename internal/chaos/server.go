@@ -54,6 +54,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"langmodel/internal/jsonv"
 )
 
 // HugeSize is the size of the "huge" answers.
@@ -84,10 +86,10 @@ var specRE = regexp.MustCompile(`chaos\[([^\]]*)\]`)
 
 // request is the part of a Chat Completions request the server reads.
 type request struct {
-	Tools    []json.RawMessage `json:"tools"`
+	Tools    []jsonv.RawMessage `json:"tools"`
 	Messages []struct {
-		Role    string          `json:"role"`
-		Content json.RawMessage `json:"content"`
+		Role    string           `json:"role"`
+		Content jsonv.RawMessage `json:"content"`
 	} `json:"messages"`
 }
 

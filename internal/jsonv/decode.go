@@ -1,12 +1,12 @@
-// Package jsonv reads and writes JSON values — nil, bool, string, json.Number, []any
+// Package jsonv reads and writes JSON values — nil, bool, string, Number, []any
 // and map[string]any — without reflection, with encoding/json's results.
 //
 // Why not encoding/json itself: its Marshal and Unmarshal pull reflect, time's
 // formatting and parsing and encoding/json's own coders into the module, about 450 KB of
 // the 3.1 MB of code V8 must validate before the module can start (measured: a bare
 // module with jlexer grows from 1.68 to 2.09 MB of code with one Marshal and one
-// Unmarshal). The scanner that json.Valid and json.Compact use stays (jlexer needs it),
-// and this package borrows it for error messages, so they read as encoding/json's do.
+// Unmarshal). Its Check and Compact word their errors as encoding/json's scanner does
+// (raw.go), so they read as encoding/json's do.
 //
 // Decode gives what json.Decoder with UseNumber gives; Marshal gives what json.Marshal
 // gives for the same values. The tests hold both to encoding/json on the same inputs.
@@ -14,7 +14,6 @@ package jsonv
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 )
 
@@ -54,7 +53,7 @@ func DecodePrefix(data []byte) (v any, n int, err error) {
 // syntaxError returns the error encoding/json reports for data, which has one.
 func syntaxError(data []byte) error {
 	var b bytes.Buffer
-	if err := json.Compact(&b, data); err != nil {
+	if err := Compact(&b, data); err != nil {
 		return err
 	}
 	return errSyntax // unreachable while the decoder and the scanner agree (fuzzed)
@@ -112,7 +111,7 @@ func (d *decoder) value(i, depth int) any {
 			return d.fail()
 		}
 		d.pos = j
-		return json.Number(d.data[i:j])
+		return Number(d.data[i:j])
 	case c == 't':
 		return d.literal(i, "true", true)
 	case c == 'f':

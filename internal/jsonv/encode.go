@@ -2,7 +2,6 @@ package jsonv
 
 import (
 	"bytes"
-	"encoding/json"
 	"math"
 	"strconv"
 	"unicode/utf8"
@@ -13,9 +12,9 @@ import (
 
 // Marshal returns v's JSON encoding, byte for byte what json.Marshal returns: map keys
 // sorted, strings escaped for HTML (<, > and & as \u003c, \u003e, \u0026), numbers as
-// given. v may be what Decode returns — nil, bool, string, json.Number, []any,
+// given. v may be what Decode returns — nil, bool, string, Number, []any,
 // map[string]any — and also float64, int, int64, []string, map[string]string or
-// json.RawMessage (compacted, as json.Marshal does). Anything else is an error.
+// RawMessage (compacted, as json.Marshal does a json.RawMessage). Anything else is an error.
 func Marshal(v any) ([]byte, error) { return Append(nil, v) }
 
 // Append appends v's encoding (as Marshal) to dst. On error dst is returned unchanged.
@@ -35,7 +34,7 @@ func appendValue(b []byte, v any) ([]byte, error) {
 		return strconv.AppendBool(b, v), nil
 	case string:
 		return AppendString(b, v), nil
-	case json.Number:
+	case Number:
 		return appendNumber(b, v)
 	case float64:
 		return appendFloat(b, v)
@@ -98,12 +97,12 @@ func appendValue(b []byte, v any) ([]byte, error) {
 			b = AppendString(append(AppendString(b, k), ':'), v[k])
 		}
 		return append(b, '}'), nil
-	case json.RawMessage:
+	case RawMessage:
 		if v == nil {
 			return append(b, "null"...), nil
 		}
 		var c bytes.Buffer
-		if err := json.Compact(&c, v); err != nil {
+		if err := Compact(&c, v); err != nil {
 			return b, sfmt.Errorf("json: error calling MarshalJSON for type json.RawMessage: %w", err)
 		}
 		return appendHTMLEscaped(b, c.Bytes()), nil
@@ -131,7 +130,7 @@ func appendHTMLEscaped(b, js []byte) []byte {
 
 // appendNumber writes a json.Number as its text, after checking it is a JSON number;
 // the empty Number is 0, as encoding/json has it.
-func appendNumber(b []byte, n json.Number) ([]byte, error) {
+func appendNumber(b []byte, n Number) ([]byte, error) {
 	if n == "" {
 		return append(b, '0'), nil
 	}

@@ -21,9 +21,26 @@ func stdDecode(data []byte) (any, error) {
 	d.UseNumber()
 	err := d.Decode(&v)
 	if err == nil && len(bytes.TrimLeft(data[d.InputOffset():], " \t\r\n")) == 0 {
-		return v, nil
+		return ownNumbers(v), nil
 	}
 	return nil, json.Unmarshal(data, new(json.RawMessage)) // Unmarshal's error, for the message
+}
+
+// ownNumbers gives encoding/json's tree with its json.Numbers as jsonv.Numbers.
+func ownNumbers(v any) any {
+	switch v := v.(type) {
+	case json.Number:
+		return jsonv.Number(v)
+	case []any:
+		for i := range v {
+			v[i] = ownNumbers(v[i])
+		}
+	case map[string]any:
+		for k := range v {
+			v[k] = ownNumbers(v[k])
+		}
+	}
+	return v
 }
 
 func TestDecode(t *testing.T) {
@@ -33,9 +50,9 @@ func TestDecode(t *testing.T) {
 	}{
 		{"null", `null`, nil},
 		{"booleans in an array", ` [true, false] `, []any{true, false}},
-		{"numbers keep their text", `[0, -1.50, 1e400, 12345678901234567890]`, []any{json.Number("0"), json.Number("-1.50"), json.Number("1e400"), json.Number("12345678901234567890")}},
+		{"numbers keep their text", `[0, -1.50, 1e400, 12345678901234567890]`, []any{jsonv.Number("0"), jsonv.Number("-1.50"), jsonv.Number("1e400"), jsonv.Number("12345678901234567890")}},
 		{"nested object", `{"a":{"b":[{}]},"c":""}`, map[string]any{"a": map[string]any{"b": []any{map[string]any{}}}, "c": ""}},
-		{"the last duplicate key wins", `{"a":1,"a":2}`, map[string]any{"a": json.Number("2")}},
+		{"the last duplicate key wins", `{"a":1,"a":2}`, map[string]any{"a": jsonv.Number("2")}},
 		{"escapes", `"\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00"`, "\"\\/\b\f\n\r\té😀"},
 		{"a lone surrogate becomes U+FFFD", `"\ud83dx\udc00"`, "\uFFFDx\uFFFD"},
 		{"a high surrogate before a non-surrogate escape", `"\ud83d\u0041"`, "\uFFFDA"},
@@ -70,7 +87,7 @@ func TestDecodeErrorsReadAsEncodingJSONs(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := jsonv.Decode([]byte(tc.in))
 			require.Error(t, err)
-			var se *json.SyntaxError
+			var se *jsonv.SyntaxError
 			require.ErrorAs(t, err, &se)
 			require.Equal(t, tc.msg, err.Error())
 			_, std := stdDecode([]byte(tc.in))
@@ -82,7 +99,7 @@ func TestDecodeErrorsReadAsEncodingJSONs(t *testing.T) {
 func TestDecodePrefixStopsAfterTheFirstValue(t *testing.T) {
 	v, n, err := jsonv.DecodePrefix([]byte(` {"a":1} tail`))
 	require.NoError(t, err)
-	require.Equal(t, map[string]any{"a": json.Number("1")}, v)
+	require.Equal(t, map[string]any{"a": jsonv.Number("1")}, v)
 	require.Equal(t, 8, n)
 }
 
@@ -96,13 +113,13 @@ func TestMarshal(t *testing.T) {
 		{"HTML-safe strings", "<a href='x'>&</a>\u2028", `"\u003ca href='x'\u003e\u0026\u003c/a\u003e\u2028"`},
 		{"control characters", "\x00\x1f\b\f\n\r\t\x7f", `"\u0000\u001f\b\f\n\r\t` + "\x7f" + `"`},
 		{"invalid UTF-8", "a\xffb", `"a\ufffdb"`},
-		{"numbers as given", []any{json.Number("1.50"), json.Number(""), int64(-3)}, `[1.50,0,-3]`},
+		{"numbers as given", []any{jsonv.Number("1.50"), jsonv.Number(""), int64(-3)}, `[1.50,0,-3]`},
 		{"floats as JavaScript prints them", []any{1.0, 1e21, 1e-7, 123456.789, -0.000001}, `[1,1e+21,1e-7,123456.789,-0.000001]`},
 		{"nil slices and maps are null", []any{[]any(nil), map[string]any(nil), []string(nil)}, `[null,null,null]`},
 		{"string maps and lists", map[string]any{"m": map[string]string{"z": "<", "a": ""}, "l": []string{"x"}}, `{"l":["x"],"m":{"a":"","z":"\u003c"}}`},
-		{"raw messages compacted", []any{json.RawMessage(" { \"a\" : \"<\" } ")}, `[{"a":"\u003c"}]`},
-		{"raw messages HTML-escaped", []any{json.RawMessage("{\"<a>\":\"&b\u2028c\u2029\"}"), json.RawMessage(`">&<"`)}, `[{"\u003ca\u003e":"\u0026b\u2028c\u2029"},"\u003e\u0026\u003c"]`},
-		{"raw messages with other characters after E2 kept", []any{json.RawMessage("\"\u2027\u202a\u20ac\"")}, "[\"\u2027\u202a\u20ac\"]"},
+		{"raw messages compacted", []any{jsonv.RawMessage(" { \"a\" : \"<\" } ")}, `[{"a":"\u003c"}]`},
+		{"raw messages HTML-escaped", []any{jsonv.RawMessage("{\"<a>\":\"&b\u2028c\u2029\"}"), jsonv.RawMessage(`">&<"`)}, `[{"\u003ca\u003e":"\u0026b\u2028c\u2029"},"\u003e\u0026\u003c"]`},
+		{"raw messages with other characters after E2 kept", []any{jsonv.RawMessage("\"\u2027\u202a\u20ac\"")}, "[\"\u2027\u202a\u20ac\"]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := jsonv.Marshal(tc.in)
@@ -123,9 +140,9 @@ func TestMarshalErrorsLeaveTheBufferAlone(t *testing.T) {
 	}{
 		{"NaN", math.NaN(), "json: unsupported value: NaN"},
 		{"infinity in a map", map[string]any{"a": math.Inf(1)}, "json: unsupported value: +Inf"},
-		{"a bad number", json.Number("1x"), `json: invalid number literal "1x"`},
+		{"a bad number", jsonv.Number("1x"), `json: invalid number literal "1x"`},
 		{"a Go type the package does not know", struct{}{}, "json: unsupported type: struct {}"},
-		{"a bad raw message", json.RawMessage("{"), "json: error calling MarshalJSON for type json.RawMessage: unexpected end of JSON input"},
+		{"a bad raw message", jsonv.RawMessage("{"), "json: error calling MarshalJSON for type json.RawMessage: unexpected end of JSON input"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, err := jsonv.Append([]byte("prefix"), tc.in)

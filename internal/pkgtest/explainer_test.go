@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"langmodel/internal/explainer"
+	"langmodel/internal/jsonv"
 )
 
 // TestPackage_NodeExplainer runs the explainer's tool-use examples (internal/explainer)
@@ -32,7 +33,7 @@ const out = [];
 	// The last line: before it, Node's console shows what the module says (its notice that
 	// Chrome asks for tool-response).
 	lines := strings.Split(strings.TrimSpace(run(t, dir, "node", "explainer.js")), "\n")
-	var got []json.RawMessage
+	var got []jsonv.RawMessage
 	require.NoError(t, json.Unmarshal([]byte(lines[len(lines)-1]), &got))
 	require.Len(t, got, len(explainer.Examples))
 	for i, e := range explainer.Examples {

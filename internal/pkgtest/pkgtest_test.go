@@ -31,6 +31,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"langmodel/internal/browsertest"
+	"langmodel/internal/jsonv"
 	"langmodel/wasm"
 )
 
@@ -456,10 +457,10 @@ func TestPackage_Contents(t *testing.T) {
 		"package/worker.js", "package/README.md",
 	}, files)
 	var pkg struct {
-		Type         string                     `json:"type"`
-		Exports      map[string]json.RawMessage `json:"exports"`
-		Dependencies map[string]string          `json:"dependencies"`
-		Engines      map[string]string          `json:"engines"`
+		Type         string                      `json:"type"`
+		Exports      map[string]jsonv.RawMessage `json:"exports"`
+		Dependencies map[string]string           `json:"dependencies"`
+		Engines      map[string]string           `json:"engines"`
 	}
 	raw, err := os.ReadFile("../../build/package/package.json")
 	require.NoError(t, err)

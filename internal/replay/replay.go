@@ -42,6 +42,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"langmodel/internal/jsonv"
 )
 
 // Server replays recorded answers. The zero value writes each body at once.
@@ -61,10 +63,10 @@ type Server struct {
 
 // Stats is what a nonce's requests did.
 type Stats struct {
-	Requests int               `json:"requests"`
-	Canceled int               `json:"canceled"`
-	Auth     []string          `json:"auth"`
-	Bodies   []json.RawMessage `json:"bodies"`
+	Requests int                `json:"requests"`
+	Canceled int                `json:"canceled"`
+	Auth     []string           `json:"auth"`
+	Bodies   []jsonv.RawMessage `json:"bodies"`
 }
 
 // dirs are where answer files are looked up: this package's testdata, then the
@@ -121,7 +123,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	st := s.nonce(nonce)
 	st.Requests++
 	st.Auth = append(st.Auth, r.Header.Get("Authorization"))
-	if json.Valid(body) {
+	if jsonv.Valid(body) {
 		st.Bodies = append(st.Bodies, body)
 	}
 	if s.seen == nil {
@@ -141,7 +143,7 @@ func (s *Server) Stats(nonce string) Stats {
 	defer s.mu.Unlock()
 	st := *s.nonce(nonce)
 	st.Auth = append([]string(nil), st.Auth...)
-	st.Bodies = append([]json.RawMessage(nil), st.Bodies...)
+	st.Bodies = append([]jsonv.RawMessage(nil), st.Bodies...)
 	return st
 }
 
@@ -151,7 +153,7 @@ func (s *Server) nonce(n string) *Stats {
 	}
 	st := s.stats[n]
 	if st == nil {
-		st = &Stats{Auth: []string{}, Bodies: []json.RawMessage{}}
+		st = &Stats{Auth: []string{}, Bodies: []jsonv.RawMessage{}}
 		s.stats[n] = st
 	}
 	return st

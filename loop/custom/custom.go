@@ -12,8 +12,6 @@
 package custom
 
 import (
-	"encoding/json"
-
 	"langmodel/internal/jsonv"
 	"langmodel/loop"
 	"langmodel/session"
@@ -85,11 +83,11 @@ func ParsePiece(piece []byte) (loop.Delta, error) {
 			if id == "" {
 				id, _ = c["callId"].(string)
 			}
-			args := json.RawMessage("{}")
+			args := jsonv.RawMessage("{}")
 			switch a := c["arguments"].(type) {
 			case nil:
 			case string: // some generators hand over the model's JSON text
-				args = json.RawMessage(a)
+				args = jsonv.RawMessage(a)
 			default:
 				// Decoded values always encode, as encoding/json's Marshal wrote them.
 				args, _ = jsonv.Marshal(a)
@@ -104,7 +102,7 @@ func ParsePiece(piece []byte) (loop.Delta, error) {
 }
 
 func intOf(v any) int {
-	n, ok := v.(json.Number)
+	n, ok := v.(jsonv.Number)
 	if !ok {
 		return 0
 	}

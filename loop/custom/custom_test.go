@@ -2,11 +2,11 @@ package custom_test
 
 import (
 	"context"
-	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"langmodel/internal/jsonv"
 	"langmodel/loop"
 	"langmodel/loop/custom"
 	"langmodel/session"
@@ -39,9 +39,9 @@ func TestParsePiece(t *testing.T) {
 		{"a string is text", `"Hello"`, loop.Delta{Text: "Hello"}, ""},
 		{"a text part", `{"type":"text","value":"Hi"}`, loop.Delta{Text: "Hi"}, ""},
 		{"a structured call", `{"type":"tool-call","value":{"callId":"c1","name":"w","arguments":{"city":"Rome"}}}`,
-			loop.Delta{Call: &session.ToolCall{CallID: "c1", Name: "w", Arguments: json.RawMessage(`{"city":"Rome"}`)}}, ""},
+			loop.Delta{Call: &session.ToolCall{CallID: "c1", Name: "w", Arguments: jsonv.RawMessage(`{"city":"Rome"}`)}}, ""},
 		{"a call whose arguments are JSON text", `{"type":"tool-call","value":{"name":"w","arguments":"{\"city\":\"Rome\"}"}}`,
-			loop.Delta{Call: &session.ToolCall{Name: "w", Arguments: json.RawMessage(`{"city":"Rome"}`)}}, ""},
+			loop.Delta{Call: &session.ToolCall{Name: "w", Arguments: jsonv.RawMessage(`{"city":"Rome"}`)}}, ""},
 		{"usage figures", `{"type":"usage","value":{"inputTokens":12,"outputTokens":3}}`, loop.Delta{Usage: &loop.Usage{InputTokens: 12, OutputTokens: 3}}, ""},
 		{"a number is a TypeError", `42`, loop.Delta{}, session.KindType},
 		{"a call without a name", `{"type":"tool-call","value":{"arguments":{}}}`, loop.Delta{}, session.KindType},
@@ -65,7 +65,7 @@ func TestRenderRequest(t *testing.T) {
 		Messages:           []session.Message{session.TextMessage(session.RoleUser, "Hi")},
 		Tools:              tools,
 		ToolChoice:         loop.ToolChoice{Mode: "tool", Name: "w"},
-		ResponseConstraint: json.RawMessage(`{"type":"object"}`),
+		ResponseConstraint: jsonv.RawMessage(`{"type":"object"}`),
 		SamplingMode:       "creative",
 	})
 	require.JSONEq(t, `{"messages":[{"role":"user","content":[{"type":"text","value":"Hi"}]}],
@@ -89,7 +89,7 @@ func TestClosedLoop_OverAPageModel(t *testing.T) {
 	tools, err := session.ParseTools([]any{map[string]any{"name": "w", "description": "Weather", "hasExecute": true, "inputSchema": map[string]any{"type": "object"}}}, false)
 	require.NoError(t, err)
 	s, err := loop.New(loop.Options{Model: custom.New(gen, 4096), Tools: tools,
-		Runner: loop.RunnerFunc(func(loop.Context, session.ToolCall, func(json.RawMessage)) ([]session.ResultPart, error) {
+		Runner: loop.RunnerFunc(func(loop.Context, session.ToolCall, func(jsonv.RawMessage)) ([]session.ResultPart, error) {
 			return []session.ResultPart{{Type: "text", Text: "sun"}}, nil
 		})})
 	require.NoError(t, err)

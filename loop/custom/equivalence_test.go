@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"langmodel/internal/jsonv"
 	"langmodel/loop"
 	"langmodel/loop/custom"
 	"langmodel/session"
@@ -65,8 +66,8 @@ func oracleRenderRequest(req *loop.Request) []byte {
 func TestRenderRequest_MatchesEncodingJSON(t *testing.T) {
 	odd := "quotes \" back\\slash \t \x01 <b>&amp;</b> \u2028\u2029 é 😀 \xff"
 	tools := []session.Tool{
-		{Name: "w", Description: "Weather", InputSchema: json.RawMessage(`{"type":"object"}`)},
-		{Name: odd, Description: odd, InputSchema: json.RawMessage(" { \"type\" : \"object\" } ")},
+		{Name: "w", Description: "Weather", InputSchema: jsonv.RawMessage(`{"type":"object"}`)},
+		{Name: odd, Description: odd, InputSchema: jsonv.RawMessage(" { \"type\" : \"object\" } ")},
 	}
 	tests := []struct {
 		name string
@@ -74,7 +75,7 @@ func TestRenderRequest_MatchesEncodingJSON(t *testing.T) {
 	}{
 		{"empty", &loop.Request{}},
 		{"everything", &loop.Request{Messages: []session.Message{session.TextMessage(session.RoleUser, odd)}, Tools: tools,
-			ToolChoice: loop.ToolChoice{Mode: "tool", Name: odd}, ResponseConstraint: json.RawMessage(`{"type":"object"}`), SamplingMode: "creative"}},
+			ToolChoice: loop.ToolChoice{Mode: "tool", Name: odd}, ResponseConstraint: jsonv.RawMessage(`{"type":"object"}`), SamplingMode: "creative"}},
 		{"auto", &loop.Request{Tools: tools[:1], ToolChoice: loop.ToolChoice{Mode: "auto"}}},
 		{"none", &loop.Request{ToolChoice: loop.ToolChoice{Mode: "none"}}},
 		{"required", &loop.Request{ToolChoice: loop.ToolChoice{Mode: "required"}}},
@@ -92,7 +93,7 @@ func FuzzRenderRequest(f *testing.F) {
 	f.Add("<\u2028>", "a\xffb", "required", "")
 	f.Fuzz(func(t *testing.T, name, desc, mode, sampling string) {
 		req := &loop.Request{
-			Tools:        []session.Tool{{Name: name, Description: desc, InputSchema: json.RawMessage(`{}`)}},
+			Tools:        []session.Tool{{Name: name, Description: desc, InputSchema: jsonv.RawMessage(`{}`)}},
 			ToolChoice:   loop.ToolChoice{Mode: mode, Name: name},
 			SamplingMode: sampling,
 		}

@@ -3,7 +3,6 @@ package mcp
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"runtime"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"langmodel/internal/jsonv"
 	"langmodel/loop"
 	"langmodel/loop/scripted"
 	"langmodel/session"
@@ -33,7 +33,7 @@ func (f *fake) answer(req *Request) *Response {
 	v, _ := session.DecodeJSON(req.Body)
 	obj, _ := v.(map[string]any)
 	method, _ := obj["method"].(string)
-	id, _ := obj["id"].(json.Number)
+	id, _ := obj["id"].(jsonv.Number)
 	params, _ := obj["params"].(map[string]any)
 	reply := func(result string) string { return `{"jsonrpc":"2.0","id":` + string(id) + `,"result":` + result + `}` }
 	resp := func(ct, body string) *Response {
@@ -156,7 +156,7 @@ func TestApproval_BoundToTheDeclaration(t *testing.T) {
 					return row.approve(ctx, c, tool)
 				}
 			}
-			model := scripted.New(scripted.Turn{Calls: []scripted.Call{{Name: "trigger", Arguments: json.RawMessage(`{}`)}, {Name: row.second, Arguments: json.RawMessage(`{}`)}}}, scripted.Turn{Text: "Done."})
+			model := scripted.New(scripted.Turn{Calls: []scripted.Call{{Name: "trigger", Arguments: jsonv.RawMessage(`{}`)}, {Name: row.second, Arguments: jsonv.RawMessage(`{}`)}}}, scripted.Turn{Text: "Done."})
 			sess, err := loop.New(loop.Options{Model: model, Runner: s, Tools: tools, ToolUse: loop.ToolUse{Sequential: !row.parallel, Approve: approve}})
 			require.NoError(t, err)
 			t.Cleanup(sess.Destroy)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"langmodel/internal/jsonv"
 	"langmodel/loop"
 	"langmodel/session"
 )
@@ -23,7 +24,7 @@ import (
 // client read of its bodies and the streams it opened and closed.
 type memServer struct {
 	listChanged bool
-	answer      func(method, id string, params json.RawMessage) (contentType, body string)
+	answer      func(method, id string, params jsonv.RawMessage) (contentType, body string)
 	stream      func(ctx loop.Context) io.Reader // the GET's body; nil: 405
 
 	read           atomic.Int64 // bytes the client read of every body
@@ -64,9 +65,9 @@ func (m *memServer) Do(ctx loop.Context, req *Request) (*Response, error) {
 		return &Response{Status: 200, Header: map[string]string{}, Body: io.NopCloser(strings.NewReader(""))}, nil
 	}
 	var msg struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-		Params json.RawMessage `json:"params"`
+		ID     jsonv.RawMessage `json:"id"`
+		Method string           `json:"method"`
+		Params jsonv.RawMessage `json:"params"`
 	}
 	if err := json.Unmarshal(req.Body, &msg); err != nil {
 		return nil, err
@@ -168,7 +169,7 @@ func exactly(size int, page func(desc string) string) string {
 }
 
 // pageOf is the page a tools/list request asks for: 0 without a cursor, else the cursor.
-func pageOf(params json.RawMessage) int {
+func pageOf(params jsonv.RawMessage) int {
 	var p struct{ Cursor string }
 	_ = json.Unmarshal(params, &p)
 	n, _ := strconv.Atoi(p.Cursor)
@@ -184,7 +185,7 @@ func TestConnect_ListBounds(t *testing.T) {
 	kb := strings.Repeat("x", 1<<10)
 	rows := []struct {
 		name   string
-		answer func(method, id string, params json.RawMessage) (string, string)
+		answer func(method, id string, params jsonv.RawMessage) (string, string)
 		kind   session.Kind
 		msg    string  // "": connects
 		tools  int     // the tools declared when it connects
@@ -192,7 +193,7 @@ func TestConnect_ListBounds(t *testing.T) {
 		read   float64 // at most this many MB were read, when not 0
 	}{
 		{name: "1000 tools over 10 pages are taken",
-			answer: func(_, id string, params json.RawMessage) (string, string) {
+			answer: func(_, id string, params jsonv.RawMessage) (string, string) {
 				p := pageOf(params)
 				next := ""
 				if p < 9 {
@@ -202,7 +203,7 @@ func TestConnect_ListBounds(t *testing.T) {
 			},
 			tools: 1000},
 		{name: "2000 tools over 20 pages are refused at the page that crosses 1000",
-			answer: func(_, id string, params json.RawMessage) (string, string) {
+			answer: func(_, id string, params jsonv.RawMessage) (string, string) {
 				p := pageOf(params)
 				next := ""
 				if p < 19 {
@@ -212,7 +213,7 @@ func TestConnect_ListBounds(t *testing.T) {
 			},
 			kind: session.KindOperation, msg: "MCP server: mem:/mcp offered more than 1000 tools", asked: 11},
 		{name: "24 pages of 1 MB descriptions are refused once the list passes 1 MB",
-			answer: func(_, id string, params json.RawMessage) (string, string) {
+			answer: func(_, id string, params jsonv.RawMessage) (string, string) {
 				p := pageOf(params)
 				next := ""
 				if p < 23 {
@@ -222,12 +223,12 @@ func TestConnect_ListBounds(t *testing.T) {
 			},
 			kind: session.KindOperation, msg: "MCP server: mem:/mcp listed more than 1 MB of tools", asked: 2, read: 2.1},
 		{name: "a list of exactly 1 MB is taken",
-			answer: func(_, id string, params json.RawMessage) (string, string) {
+			answer: func(_, id string, params jsonv.RawMessage) (string, string) {
 				return "application/json", exactly(1<<20, func(desc string) string { return toolsPage(id, "t", 1, desc, "") })
 			},
 			tools: 1},
 		{name: "a first page of exactly 1 MB, then any page more, is refused",
-			answer: func(_, id string, params json.RawMessage) (string, string) {
+			answer: func(_, id string, params jsonv.RawMessage) (string, string) {
 				if pageOf(params) == 1 {
 					return "application/json", toolsPage(id, "u", 1, "", "")
 				}
@@ -235,28 +236,28 @@ func TestConnect_ListBounds(t *testing.T) {
 			},
 			kind: session.KindOperation, msg: "MCP server: mem:/mcp listed more than 1 MB of tools", asked: 2},
 		{name: "a list just under 1 MB is taken",
-			answer: func(_, id string, params json.RawMessage) (string, string) {
+			answer: func(_, id string, params jsonv.RawMessage) (string, string) {
 				return "application/json", toolsPage(id, "t", 900, kb[:1000], "")
 			},
 			tools: 900},
 		{name: "one SSE answer of 3 MB to tools/list stops at 1 MB",
-			answer: func(_, id string, params json.RawMessage) (string, string) {
+			answer: func(_, id string, params jsonv.RawMessage) (string, string) {
 				return "text/event-stream", "data: " + toolsPage(id, "t", 3, mb, "") + "\n\n"
 			},
 			kind: session.KindOperation, msg: "MCP server: mem:/mcp listed more than 1 MB of tools", asked: 1, read: 3.1},
 		{name: "notifications in a tools/list stream count toward its bytes",
-			answer: func(_, id string, params json.RawMessage) (string, string) {
+			answer: func(_, id string, params jsonv.RawMessage) (string, string) {
 				note := `data: {"jsonrpc":"2.0","method":"notifications/message","params":{"data":"` + kb + `"}}` + "\n\n"
 				return "text/event-stream", strings.Repeat(note, 2000) + "data: " + toolsPage(id, "t", 1, "d", "") + "\n\n"
 			},
 			kind: session.KindOperation, msg: "MCP server: mem:/mcp listed more than 1 MB of tools", asked: 1, read: 1.2},
 		{name: "a JSON body over 4 MB is refused, read no further than the limit",
-			answer: func(_, id string, params json.RawMessage) (string, string) {
+			answer: func(_, id string, params jsonv.RawMessage) (string, string) {
 				return "application/json", toolsPage(id, "t", 16, mb, "")
 			},
 			kind: session.KindNetwork, msg: "MCP server: mem:/mcp tools/list failed: the answer is larger than 4 MB", asked: 1, read: 4.1},
 		{name: "an event of 16 data lines of 1 MB is refused, read no further than the limit and two lines",
-			answer: func(_, id string, params json.RawMessage) (string, string) {
+			answer: func(_, id string, params jsonv.RawMessage) (string, string) {
 				return "text/event-stream", strings.Repeat("data: "+mb+"\n", 16) + "\n"
 			},
 			kind: session.KindNetwork, msg: "MCP server: mem:/mcp tools/list failed: an event is larger than 4 MB", asked: 1, read: 6.1},
@@ -313,7 +314,7 @@ func TestRun_MessageBounds(t *testing.T) {
 	}
 	for _, row := range rows {
 		t.Run(row.name, func(t *testing.T) {
-			m := &memServer{answer: func(method, id string, params json.RawMessage) (string, string) {
+			m := &memServer{answer: func(method, id string, params jsonv.RawMessage) (string, string) {
 				if method == "tools/list" {
 					return "application/json", toolsPage(id, "t", 1, "d", "")
 				}
@@ -379,7 +380,7 @@ func TestListen_Bounds(t *testing.T) {
 	for _, row := range rows {
 		t.Run(row.name, func(t *testing.T) {
 			stop := new(atomic.Bool)
-			m := &memServer{listChanged: true, answer: func(_, id string, _ json.RawMessage) (string, string) {
+			m := &memServer{listChanged: true, answer: func(_, id string, _ jsonv.RawMessage) (string, string) {
 				return "application/json", toolsPage(id, "t", 1, "d", "")
 			}}
 			m.stream = func(ctx loop.Context) io.Reader { return row.stream(ctx, stop) }

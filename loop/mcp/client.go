@@ -18,7 +18,6 @@
 package mcp
 
 import (
-	"encoding/json"
 	"errors"
 	"io"
 	"strconv"
@@ -313,12 +312,12 @@ var errStop = errors.New("answered")
 // answer (progress, list changes) go to message; progress, when not nil, gets this
 // request's notifications/progress params. When ctx ends first, the server is told with
 // notifications/cancelled.
-func (c *client) call(ctx loop.Context, method string, params []byte, progress func(json.RawMessage)) (any, error) {
+func (c *client) call(ctx loop.Context, method string, params []byte, progress func(jsonv.RawMessage)) (any, error) {
 	return c.callID(ctx, c.nextID.Add(1), method, params, progress)
 }
 
 // callID is call with the request's id chosen by the caller.
-func (c *client) callID(ctx loop.Context, id int64, method string, params []byte, progress func(json.RawMessage)) (any, error) {
+func (c *client) callID(ctx loop.Context, id int64, method string, params []byte, progress func(jsonv.RawMessage)) (any, error) {
 	return c.ask(ctx, &reply{c: c, id: id, method: method, progress: progress}, params)
 }
 
@@ -363,7 +362,7 @@ type reply struct {
 	c        *client
 	id       int64
 	method   string
-	progress func(json.RawMessage)
+	progress func(jsonv.RawMessage)
 	timer    *time.Timer // the request's silence, reset at every message
 	silent   atomic.Bool // the timer fired
 	// used counts the bytes of the messages the server sent (from where the caller
@@ -443,7 +442,7 @@ func (c *client) exchange(ctx loop.Context, body []byte, r *reply) (any, error) 
 // message decodes one message of a server and handles it when it is not the answer to
 // request id: progress of that request, list changes. It reports answer when data is
 // that answer (or not a message at all: answer then says so).
-func (c *client) message(data []byte, id int64, progress func(json.RawMessage)) (obj map[string]any, answer bool) {
+func (c *client) message(data []byte, id int64, progress func(jsonv.RawMessage)) (obj map[string]any, answer bool) {
 	v, err := jsonv.Decode(data)
 	obj, _ = v.(map[string]any)
 	if err != nil || obj == nil {
@@ -478,7 +477,7 @@ func (c *client) message(data []byte, id int64, progress func(json.RawMessage)) 
 }
 
 func numberIs(v any, id int64) bool {
-	n, ok := v.(json.Number)
+	n, ok := v.(jsonv.Number)
 	return ok && string(n) == strconv.FormatInt(id, 10)
 }
 
@@ -490,7 +489,7 @@ func (c *client) answer(obj map[string]any, method string) (any, error) {
 	}
 	if e, ok := obj["error"].(map[string]any); ok {
 		msg, _ := e["message"].(string)
-		code, _ := e["code"].(json.Number)
+		code, _ := e["code"].(jsonv.Number)
 		return nil, c.fail(session.KindOperation, method+" failed: "+msg+" (JSON-RPC error "+string(code)+")")
 	}
 	res, ok := obj["result"]

@@ -3,7 +3,6 @@ package mcp
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"langmodel/internal/jsonv"
 	"langmodel/internal/mcptest"
 	"langmodel/loop"
 	"langmodel/session"
@@ -80,7 +80,7 @@ func toolNames(s *Set) []string {
 func run(t *testing.T, s *Set, name, args string) (string, []string) {
 	t.Helper()
 	var progress []string
-	parts, err := s.RunDeclared(loop.Background(), session.ToolCall{CallID: "c1", Name: name, Arguments: json.RawMessage(args)}, declared(t, s, nil, name), func(p json.RawMessage) { progress = append(progress, string(p)) })
+	parts, err := s.RunDeclared(loop.Background(), session.ToolCall{CallID: "c1", Name: name, Arguments: jsonv.RawMessage(args)}, declared(t, s, nil, name), func(p jsonv.RawMessage) { progress = append(progress, string(p)) })
 	if err != nil {
 		return "error: " + err.Error(), progress
 	}
@@ -186,7 +186,7 @@ func TestRun_AbortSendsCancelled(t *testing.T) {
 	ctx, cancel := loop.WithCancel(loop.Background())
 	done := make(chan error)
 	go func() {
-		_, err := s.RunDeclared(ctx, session.ToolCall{CallID: "c", Name: "hang", Arguments: json.RawMessage(`{}`)}, declared(t, s, nil, "hang"), nil)
+		_, err := s.RunDeclared(ctx, session.ToolCall{CallID: "c", Name: "hang", Arguments: jsonv.RawMessage(`{}`)}, declared(t, s, nil, "hang"), nil)
 		done <- err
 	}()
 	require.Eventually(t, func() bool { return len(srv.Log()) > 0 }, 10e9, 1e6) // started
@@ -269,7 +269,7 @@ func TestConnect_Names(t *testing.T) {
 	require.Contains(t, names, "a__weather", "a name the page's tools have, and another server's")
 	require.Contains(t, names, "b__plain")
 	require.NotContains(t, names[1:], "weather")
-	parts, err := s.RunDeclared(loop.Background(), session.ToolCall{CallID: "c", Name: "b__weather", Arguments: json.RawMessage(`{"city":"Rome"}`)}, declared(t, s, own, "b__weather"), nil)
+	parts, err := s.RunDeclared(loop.Background(), session.ToolCall{CallID: "c", Name: "b__weather", Arguments: jsonv.RawMessage(`{"city":"Rome"}`)}, declared(t, s, own, "b__weather"), nil)
 	require.NoError(t, err)
 	require.Contains(t, parts[0].Text, "Sunny in Rome")
 }
@@ -305,10 +305,9 @@ func TestDeclaration_AsTheSessionTakesIt(t *testing.T) {
 			session.Tool{Name: "w", Description: "w"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var v map[string]any
-			d := json.NewDecoder(strings.NewReader(tc.tool))
-			d.UseNumber()
-			require.NoError(t, d.Decode(&v))
+			d, err := jsonv.Decode([]byte(tc.tool))
+			require.NoError(t, err)
+			v := d.(map[string]any)
 			tools, err := session.ParseTools([]any{declaration(v, tc.trusted)}, false)
 			require.NoError(t, err)
 			got := tools[0]

@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"encoding/json"
 	"strconv"
 	"strings"
 	"sync"
@@ -285,7 +284,7 @@ func (s *Set) Tools(own []session.Tool) (tools []session.Tool, err error) {
 
 // Run implements loop.ToolRunner for a call that comes without its declaration: it is
 // refused, since a name alone says nothing of what was approved.
-func (s *Set) Run(_ loop.Context, call session.ToolCall, _ func(json.RawMessage)) ([]session.ResultPart, error) {
+func (s *Set) Run(_ loop.Context, call session.ToolCall, _ func(jsonv.RawMessage)) ([]session.ResultPart, error) {
 	return nil, &session.Error{Kind: session.KindOperation, Rule: ErrServer, Msg: "MCP server: tool " + call.Name + " was called without its declaration; the call was not run"}
 }
 
@@ -299,7 +298,7 @@ func (s *Set) Run(_ loop.Context, call session.ToolCall, _ func(json.RawMessage)
 // a JSON-RPC error, is an error, which the loop gives the model as a tool error. When the
 // server said during the call that its tools changed, they are listed again before
 // RunDeclared returns, and the sessions get them from their next model step on.
-func (s *Set) RunDeclared(ctx loop.Context, call session.ToolCall, tool *session.Tool, progress func(json.RawMessage)) ([]session.ResultPart, error) {
+func (s *Set) RunDeclared(ctx loop.Context, call session.ToolCall, tool *session.Tool, progress func(jsonv.RawMessage)) ([]session.ResultPart, error) {
 	src := tool.Source
 	i := int(src.Fn)
 	if src.Kind != session.SourceMCP || i < 0 || i >= len(s.clients) {
@@ -335,7 +334,7 @@ func (s *Set) RunDeclared(ctx loop.Context, call session.ToolCall, tool *session
 }
 
 // callWithProgress is tools/call, its progress token the request's own id.
-func (c *client) callWithProgress(ctx loop.Context, params []byte, progress func(json.RawMessage)) (any, error) {
+func (c *client) callWithProgress(ctx loop.Context, params []byte, progress func(jsonv.RawMessage)) (any, error) {
 	id := c.nextID.Add(1)
 	params = append(params, `,"_meta":{"progressToken":`...)
 	params = append(strconv.AppendInt(params, id, 10), `}}`...)

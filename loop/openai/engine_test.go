@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"langmodel/internal/jsonv"
 	"langmodel/loop"
 	"langmodel/loop/openai"
 	"langmodel/session"
@@ -46,7 +47,7 @@ var wllamaCall = []string{
 
 func TestEngineModel_Step(t *testing.T) {
 	call := func(id, name, args string) loop.Delta {
-		return loop.Delta{Call: &session.ToolCall{CallID: id, Name: name, Arguments: json.RawMessage(args)}}
+		return loop.Delta{Call: &session.ToolCall{CallID: id, Name: name, Arguments: jsonv.RawMessage(args)}}
 	}
 	tests := []struct {
 		name   string
@@ -113,7 +114,7 @@ func TestEngineModel_Step(t *testing.T) {
 func TestEngineModel_Request(t *testing.T) {
 	e := &fakeEngine{}
 	m := openai.NewEngine(openai.Config{}, e)
-	tools := []session.Tool{{Name: "get_weather", Description: "Weather of a city", InputSchema: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}}}`)}}
+	tools := []session.Tool{{Name: "get_weather", Description: "Weather of a city", InputSchema: jsonv.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}}}`)}}
 	err := m.Step(context.Background(), &loop.Request{Messages: []session.Message{session.TextMessage(session.RoleUser, "Hi")}, Tools: tools, SamplingMode: "most-predictable"},
 		func(loop.Delta) error { return nil })
 	require.NoError(t, err)

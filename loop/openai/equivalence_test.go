@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"langmodel/internal/jsonv"
 	"langmodel/loop"
 	"langmodel/session"
 )
@@ -300,8 +301,8 @@ func TestMediaURL_MatchesEncodingJSON(t *testing.T) {
 		`{"url":"a\u003cb"}`, `"a\u0026b"`, `{"url":"u"} x`,
 	} {
 		t.Run(media, func(t *testing.T) {
-			want, wantErr := oracleMediaURL(json.RawMessage(media))
-			got, err := mediaURL(json.RawMessage(media))
+			want, wantErr := oracleMediaURL(jsonv.RawMessage(media))
+			got, err := mediaURL(jsonv.RawMessage(media))
 			require.Equal(t, want, got)
 			require.Equal(t, fmt.Sprint(wantErr), fmt.Sprint(err))
 		})
@@ -316,10 +317,10 @@ func requestCases(t testing.TB) map[string]*loop.Request {
 		map[string]any{"name": "noop", "description": "Does nothing", "hasExecute": true, "inputSchema": map[string]any{"type": "object"}},
 	}, false)
 	require.NoError(t, err)
-	call := session.ToolCall{CallID: "c1", Name: "get_weather", Arguments: json.RawMessage(`{"city": "Rome <it>"}`)}
-	call2 := session.ToolCall{CallID: "c2", Name: "noop", Arguments: json.RawMessage(`{}`)}
+	call := session.ToolCall{CallID: "c1", Name: "get_weather", Arguments: jsonv.RawMessage(`{"city": "Rome <it>"}`)}
+	call2 := session.ToolCall{CallID: "c2", Name: "noop", Arguments: jsonv.RawMessage(`{}`)}
 	image := func(media string) session.Part {
-		return session.Part{Type: session.PartImage, Media: json.RawMessage(media)}
+		return session.Part{Type: session.PartImage, Media: jsonv.RawMessage(media)}
 	}
 	text := func(s string) session.Part { return session.Part{Type: session.PartText, Text: s} }
 	history := []session.Message{
@@ -329,14 +330,14 @@ func requestCases(t testing.TB) map[string]*loop.Request {
 		{Role: session.RoleUser, Parts: []session.Part{}},
 		session.TextMessage(session.RoleAssistant, "Checking."),
 		session.CallMessage(call), session.CallMessage(call2),
-		session.ResultMessage(session.ToolResult{CallID: "c1", Name: "get_weather", Parts: []session.ResultPart{{Type: "text", Text: "21°C"}, {Type: "object", Value: json.RawMessage(`{"t":21}`)}}}),
+		session.ResultMessage(session.ToolResult{CallID: "c1", Name: "get_weather", Parts: []session.ResultPart{{Type: "text", Text: "21°C"}, {Type: "object", Value: jsonv.RawMessage(`{"t":21}`)}}}),
 		session.ResultMessage(session.ErrorResult(call2, "no <data>")),
 		session.TextMessage(session.RoleUser, "again"),
 		session.CallMessage(call),
 	}
-	badSchema := []session.Tool{{Name: "bad", InputSchema: json.RawMessage(`{"type":`)}}
+	badSchema := []session.Tool{{Name: "bad", InputSchema: jsonv.RawMessage(`{"type":`)}}
 	nilSchema := []session.Tool{{Name: "nil", Description: "no schema"}}
-	emptySchema := []session.Tool{{Name: "empty", InputSchema: json.RawMessage{}}}
+	emptySchema := []session.Tool{{Name: "empty", InputSchema: jsonv.RawMessage{}}}
 	cases := map[string]*loop.Request{
 		"empty":                       {},
 		"history":                     {Messages: history},
@@ -349,12 +350,12 @@ func requestCases(t testing.TB) map[string]*loop.Request {
 		"a schema with no schema":     {Tools: nilSchema},
 		"an invalid schema":           {Tools: badSchema},
 		"an empty schema":             {Tools: emptySchema},
-		"a response constraint":       {ResponseConstraint: json.RawMessage(" {\n \"type\" : \"object\", \"description\": \"<x> & \u2028\" }\n")},
-		"an invalid constraint":       {ResponseConstraint: json.RawMessage(`{"type"}`)},
-		"both invalid: tools first":   {Tools: badSchema, ResponseConstraint: json.RawMessage(`[`)},
+		"a response constraint":       {ResponseConstraint: jsonv.RawMessage(" {\n \"type\" : \"object\", \"description\": \"<x> & \u2028\" }\n")},
+		"an invalid constraint":       {ResponseConstraint: jsonv.RawMessage(`{"type"}`)},
+		"both invalid: tools first":   {Tools: badSchema, ResponseConstraint: jsonv.RawMessage(`[`)},
 		"a call first":                {Messages: []session.Message{session.CallMessage(call)}},
 		"a bad image":                 {Messages: []session.Message{{Role: session.RoleUser, Parts: []session.Part{image(`{"url":5}`)}}}, Tools: badSchema},
-		"an image result":             {Messages: []session.Message{session.CallMessage(call), session.ResultMessage(session.ToolResult{CallID: "c1", Name: "snap", Parts: []session.ResultPart{{Type: "image", Value: json.RawMessage(`"data:,"`)}}})}},
+		"an image result":             {Messages: []session.Message{session.CallMessage(call), session.ResultMessage(session.ToolResult{CallID: "c1", Name: "snap", Parts: []session.ResultPart{{Type: "image", Value: jsonv.RawMessage(`"data:,"`)}}})}},
 	}
 	for mode := range temperatures {
 		cases["sampling "+mode] = &loop.Request{Messages: history[:1], SamplingMode: mode}
@@ -370,7 +371,10 @@ func TestBuildRequest_MatchesEncodingJSON(t *testing.T) {
 				want, wantErr := oracleBuildRequest(Config{Model: model}, req)
 				got, err := buildRequest(Config{Model: model}, req)
 				require.Equal(t, string(want), string(got))
-				require.Equal(t, fmt.Sprint(wantErr), fmt.Sprint(err))
+				// The module words its error for a bad raw message as encoding/json did
+				// for its json.RawMessage, the type the oracle's structs held before
+				// jsonv.RawMessage took its place.
+				require.Equal(t, strings.ReplaceAll(fmt.Sprint(wantErr), "type jsonv.RawMessage", "type json.RawMessage"), fmt.Sprint(err))
 				if wantErr != nil {
 					require.Equal(t, session.KindOf(wantErr), session.KindOf(err))
 				}
@@ -384,17 +388,17 @@ func FuzzBuildRequest(f *testing.F) {
 	f.Add("hello", "get_weather", `{"type":"object"}`, `"data:image/png;base64,AA"`)
 	f.Add("<&>\u2028", "a\xffb", ` { "a" : [1, 2.50, "<x>"] } `, `{"mimeType":"image/png","data":"AA"}`)
 	f.Fuzz(func(t *testing.T, text, name, schema, media string) {
-		call := session.ToolCall{CallID: name, Name: name, Arguments: json.RawMessage(text)}
+		call := session.ToolCall{CallID: name, Name: name, Arguments: jsonv.RawMessage(text)}
 		req := &loop.Request{
 			Messages: []session.Message{
 				session.TextMessage(session.RoleUser, text),
-				{Role: session.RoleUser, Parts: []session.Part{{Type: session.PartText, Text: text}, {Type: session.PartImage, Media: json.RawMessage(media)}}},
+				{Role: session.RoleUser, Parts: []session.Part{{Type: session.PartText, Text: text}, {Type: session.PartImage, Media: jsonv.RawMessage(media)}}},
 				session.CallMessage(call),
 				session.ResultMessage(session.ToolResult{CallID: name, Name: name, Parts: []session.ResultPart{{Type: "text", Text: text}}}),
 			},
-			Tools:              []session.Tool{{Name: name, Description: text, InputSchema: json.RawMessage(schema)}},
+			Tools:              []session.Tool{{Name: name, Description: text, InputSchema: jsonv.RawMessage(schema)}},
 			ToolChoice:         loop.ToolChoice{Mode: "tool", Name: name},
-			ResponseConstraint: json.RawMessage(schema),
+			ResponseConstraint: jsonv.RawMessage(schema),
 		}
 		want, wantErr := oracleBuildRequest(Config{Model: name}, req)
 		got, err := buildRequest(Config{Model: name}, req)

@@ -44,7 +44,7 @@ func serverMessage(body []byte) string {
 // bodyMessage reads the message of a JSON error body: error.message (OpenAI, vLLM,
 // llama.cpp), error as a string (Ollama), message, or detail (FastAPI servers), in that
 // order; "" when there is none. It reads the body as encoding/json's Unmarshal read it
-// into struct{Error json.RawMessage; Message, Detail string} before, so a body whose
+// into struct{Error jsonv.RawMessage; Message, Detail string} before, so a body whose
 // message or detail is not a string (FastAPI's validation errors: "detail": [...]) gives
 // "" and its text is shown instead, as it was.
 func bodyMessage(body []byte) string {

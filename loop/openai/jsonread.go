@@ -246,7 +246,7 @@ func (r *reader) skip(depth int) {
 	}
 }
 
-// raw passes over the value at r.pos and returns its text, as json.RawMessage held it.
+// raw passes over the value at r.pos and returns its text, as jsonv.RawMessage held it.
 // The slice aliases the document.
 func (r *reader) raw(depth int) []byte {
 	start := r.pos

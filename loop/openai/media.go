@@ -1,9 +1,9 @@
 package openai
 
 import (
-	"encoding/json"
 	"strings"
 
+	"langmodel/internal/jsonv"
 	"langmodel/session"
 )
 
@@ -16,7 +16,7 @@ type media struct{ url, mimeType, data, b64 string }
 // readMedia reads raw as encoding/json's Unmarshal read it into struct{URL, MimeType,
 // Data, Base64 string}: keys in any case, members that are not strings make the object
 // unreadable (false).
-func readMedia(raw json.RawMessage, what string) (media, bool) {
+func readMedia(raw jsonv.RawMessage, what string) (media, bool) {
 	var m media
 	ok := readObject(raw, func(r *reader, key memberKey, depth int) {
 		switch {
@@ -38,7 +38,7 @@ func readMedia(raw json.RawMessage, what string) (media, bool) {
 // mediaURL is an image's URL for an image_url part: a URL string (usually a data: URL),
 // {url}, {mimeType, data}, or bytes, whose format is read from their first bytes when no
 // mimeType names it.
-func mediaURL(raw json.RawMessage) (string, error) {
+func mediaURL(raw jsonv.RawMessage) (string, error) {
 	if s, ok := readString(raw); ok && s != "" {
 		return s, nil
 	}
@@ -124,7 +124,7 @@ func imageType(b64 string) string {
 // audioInput is an audio part's base64 data and format for an input_audio part: bytes,
 // {mimeType, data} or a base64 data: URL, in the two formats Chat Completions takes, WAV
 // and MP3, named by the mimeType or, without one, by the bytes' signature.
-func audioInput(raw json.RawMessage) (data, format string, err error) {
+func audioInput(raw jsonv.RawMessage) (data, format string, err error) {
 	var m media
 	ok := true
 	if s, isString := readString(raw); isString && s != "" {

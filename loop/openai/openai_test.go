@@ -15,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"langmodel/internal/jsonv"
 	"langmodel/loop"
 	"langmodel/loop/openai"
 	"langmodel/session"
@@ -198,20 +199,20 @@ func TestRequest_Rendering(t *testing.T) {
 	tools, err := session.ParseTools([]any{map[string]any{"name": "get_weather", "description": "Weather", "hasExecute": true,
 		"inputSchema": map[string]any{"type": "object", "properties": map[string]any{"city": map[string]any{"type": "string"}}}}}, false)
 	require.NoError(t, err)
-	c := session.ToolCall{CallID: "c1", Name: "get_weather", Arguments: json.RawMessage(`{"city":"Rome"}`)}
-	c2 := session.ToolCall{CallID: "c2", Name: "get_weather", Arguments: json.RawMessage(`{"city":"Oslo"}`)}
+	c := session.ToolCall{CallID: "c1", Name: "get_weather", Arguments: jsonv.RawMessage(`{"city":"Rome"}`)}
+	c2 := session.ToolCall{CallID: "c2", Name: "get_weather", Arguments: jsonv.RawMessage(`{"city":"Oslo"}`)}
 	req := &loop.Request{
 		Messages: []session.Message{
 			session.TextMessage(session.RoleSystem, "Be brief."),
 			session.TextMessage(session.RoleUser, "Weather in Rome and Oslo?"),
 			session.TextMessage(session.RoleAssistant, "Checking."),
 			session.CallMessage(c), session.CallMessage(c2),
-			session.ResultMessage(session.ToolResult{CallID: "c1", Name: "get_weather", Parts: []session.ResultPart{{Type: "object", Value: json.RawMessage(`{"t":21}`)}}}),
+			session.ResultMessage(session.ToolResult{CallID: "c1", Name: "get_weather", Parts: []session.ResultPart{{Type: "object", Value: jsonv.RawMessage(`{"t":21}`)}}}),
 			session.ResultMessage(session.ErrorResult(c2, "no data")),
 		},
 		Tools:              tools,
 		ToolChoice:         loop.ToolChoice{Mode: "tool", Name: "get_weather"},
-		ResponseConstraint: json.RawMessage(`{"type":"object"}`),
+		ResponseConstraint: jsonv.RawMessage(`{"type":"object"}`),
 		SamplingMode:       "most-predictable",
 	}
 	_, err = step(m, req)
@@ -237,9 +238,9 @@ func TestRequest_Rendering(t *testing.T) {
 
 func TestRequest_ImageResultIsNotSupported(t *testing.T) {
 	m, _, _ := newModel(t, answer{file: "vllm.sse"})
-	c := session.ToolCall{CallID: "c1", Name: "snap", Arguments: json.RawMessage(`{}`)}
+	c := session.ToolCall{CallID: "c1", Name: "snap", Arguments: jsonv.RawMessage(`{}`)}
 	_, err := step(m, &loop.Request{Messages: []session.Message{session.TextMessage(session.RoleUser, "snap"), session.CallMessage(c),
-		session.ResultMessage(session.ToolResult{CallID: "c1", Name: "snap", Parts: []session.ResultPart{{Type: "image", Value: json.RawMessage(`"data:image/png;base64,AA"`)}}})}})
+		session.ResultMessage(session.ToolResult{CallID: "c1", Name: "snap", Parts: []session.ResultPart{{Type: "image", Value: jsonv.RawMessage(`"data:image/png;base64,AA"`)}}})}})
 	require.Equal(t, session.KindNotSupported, session.KindOf(err))
 }
 
@@ -249,7 +250,7 @@ func TestClosedLoop_OverOpenAI(t *testing.T) {
 	tools, err := session.ParseTools([]any{map[string]any{"name": "get_weather", "description": "Weather", "hasExecute": true,
 		"inputSchema": map[string]any{"type": "object", "properties": map[string]any{"city": map[string]any{"type": "string"}}, "required": []any{"city"}}}}, false)
 	require.NoError(t, err)
-	runner := loop.RunnerFunc(func(ctx loop.Context, c session.ToolCall, _ func(json.RawMessage)) ([]session.ResultPart, error) {
+	runner := loop.RunnerFunc(func(ctx loop.Context, c session.ToolCall, _ func(jsonv.RawMessage)) ([]session.ResultPart, error) {
 		return []session.ResultPart{{Type: "text", Text: "21°C, sunny"}}, nil
 	})
 	s, err := loop.New(loop.Options{Model: m, Runner: runner, Tools: tools})

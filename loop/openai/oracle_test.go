@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"langmodel/internal/jsonv"
 	"langmodel/loop"
 	"langmodel/session"
 )
@@ -63,9 +64,9 @@ type oracleWireTool struct {
 }
 
 type oracleWireToolDef struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	Parameters  json.RawMessage `json:"parameters"`
+	Name        string           `json:"name"`
+	Description string           `json:"description"`
+	Parameters  jsonv.RawMessage `json:"parameters"`
 }
 
 type oracleResponseFormat struct {
@@ -74,8 +75,8 @@ type oracleResponseFormat struct {
 }
 
 type oracleJSONSchema struct {
-	Name   string          `json:"name"`
-	Schema json.RawMessage `json:"schema"`
+	Name   string           `json:"name"`
+	Schema jsonv.RawMessage `json:"schema"`
 }
 
 func oracleBuildRequest(cfg Config, req *loop.Request) ([]byte, error) {
@@ -157,7 +158,7 @@ func oracleWireContent(m session.Message) (any, error) {
 	return parts, nil
 }
 
-func oracleMediaURL(raw json.RawMessage) (string, error) {
+func oracleMediaURL(raw jsonv.RawMessage) (string, error) {
 	var s string
 	if json.Unmarshal(raw, &s) == nil && s != "" {
 		return s, nil
@@ -180,9 +181,9 @@ func oracleMediaURL(raw json.RawMessage) (string, error) {
 
 func oracleServerMessage(body []byte) string {
 	var v struct {
-		Error   json.RawMessage `json:"error"`
-		Message string          `json:"message"`
-		Detail  string          `json:"detail"`
+		Error   jsonv.RawMessage `json:"error"`
+		Message string           `json:"message"`
+		Detail  string           `json:"detail"`
 	}
 	if json.Unmarshal(body, &v) == nil {
 		var inner struct {
@@ -224,15 +225,15 @@ type oracleChunk struct {
 		PromptTokens     int `json:"prompt_tokens"`
 		CompletionTokens int `json:"completion_tokens"`
 	} `json:"usage"`
-	Error json.RawMessage `json:"error"`
+	Error jsonv.RawMessage `json:"error"`
 }
 
 type oracleToolCallDelta struct {
 	Index    *int   `json:"index"`
 	ID       string `json:"id"`
 	Function struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
+		Name      string           `json:"name"`
+		Arguments jsonv.RawMessage `json:"arguments"`
 	} `json:"function"`
 }
 
@@ -284,7 +285,7 @@ func (a *oracleAssembler) Calls() []session.ToolCall {
 		if args == "" {
 			args = "{}"
 		}
-		out = append(out, session.ToolCall{CallID: pc.id, Name: pc.name, Arguments: json.RawMessage(args)})
+		out = append(out, session.ToolCall{CallID: pc.id, Name: pc.name, Arguments: jsonv.RawMessage(args)})
 	}
 	return out
 }

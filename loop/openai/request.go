@@ -43,7 +43,7 @@ var temperatures = map[string]float64{
 // encoding/json's Marshal gave the struct it replaces (recorded exchanges compare the
 // bytes): model, stream, stream_options, messages, then tools, tool_choice,
 // response_format and temperature when set. Schemas are compacted and HTML-escaped by
-// jsonv.Append as Marshal did json.RawMessage, with its error when one is not JSON.
+// jsonv.Append as Marshal did jsonv.RawMessage, with its error when one is not JSON.
 func buildRequest(cfg Config, req *loop.Request) ([]byte, error) {
 	msgs, err := wireMessages(req.Messages)
 	if err != nil {

@@ -2,11 +2,11 @@ package openai
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"langmodel/internal/jsonv"
 	"langmodel/loop"
 	"langmodel/session"
 )
@@ -25,7 +25,7 @@ func TestMediaURL_Bytes(t *testing.T) {
 		{"too short to tell", `{"type":"bytes","base64":"/w=="}`, "", "NotSupportedError"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := mediaURL(json.RawMessage(tc.media))
+			got, err := mediaURL(jsonv.RawMessage(tc.media))
 			if tc.err != "" {
 				require.Equal(t, session.Kind(tc.err), session.KindOf(err), "%v", err)
 				return
@@ -54,7 +54,7 @@ func TestAudioInput(t *testing.T) {
 		{"nothing to send", `{"mimeType":"audio/wav"}`, "", "", "TypeError"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			data, format, err := audioInput(json.RawMessage(tc.media))
+			data, format, err := audioInput(jsonv.RawMessage(tc.media))
 			if tc.err != "" {
 				require.Equal(t, session.Kind(tc.err), session.KindOf(err), "%v", err)
 				return
@@ -67,7 +67,7 @@ func TestAudioInput(t *testing.T) {
 
 func TestBuildRequest_AudioPart(t *testing.T) {
 	req := &loop.Request{Messages: []session.Message{{Role: session.RoleUser, Parts: []session.Part{
-		{Type: session.PartText, Text: "hear"}, {Type: session.PartAudio, Media: json.RawMessage(`"data:audio/wav;base64,AA"`)}}}}}
+		{Type: session.PartText, Text: "hear"}, {Type: session.PartAudio, Media: jsonv.RawMessage(`"data:audio/wav;base64,AA"`)}}}}}
 	body, err := buildRequest(Config{Model: "m"}, req)
 	require.NoError(t, err)
 	require.Contains(t, string(body), `"messages":[{"role":"user","content":[{"type":"text","text":"hear"},{"type":"input_audio","input_audio":{"data":"AA","format":"wav"}}]}]`)
@@ -83,7 +83,7 @@ func TestBuildRequest_ResponseFormat(t *testing.T) {
 		{"a schema with a pattern among other keywords", `{"type":"string","pattern":"^a+$"}`, `{"model":"m","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"q"}],"response_format":{"type":"json_schema","json_schema":{"name":"response","schema":{"type":"string","pattern":"^a+$"}}}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			body, err := buildRequest(Config{Model: "m"}, &loop.Request{Messages: msgs, ResponseConstraint: json.RawMessage(tc.constraint)})
+			body, err := buildRequest(Config{Model: "m"}, &loop.Request{Messages: msgs, ResponseConstraint: jsonv.RawMessage(tc.constraint)})
 			require.NoError(t, err)
 			require.Equal(t, tc.want, string(body))
 		})

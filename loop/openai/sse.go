@@ -2,7 +2,6 @@ package openai
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"io"
 	"strings"
@@ -92,7 +91,7 @@ func (a *Assembler) Calls() []session.ToolCall {
 		if args == "" {
 			args = "{}"
 		}
-		out = append(out, session.ToolCall{CallID: pc.id, Name: pc.name, Arguments: json.RawMessage(args)})
+		out = append(out, session.ToolCall{CallID: pc.id, Name: pc.name, Arguments: jsonv.RawMessage(args)})
 	}
 	return out
 }

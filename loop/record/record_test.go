@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"langmodel/internal/jsonv"
 	"langmodel/internal/redact"
 	"langmodel/loop"
 	"langmodel/loop/record"
@@ -16,7 +17,7 @@ import (
 	"langmodel/session"
 )
 
-var weather = session.Tool{Name: "weather", Description: "The weather in a city.", InputSchema: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}}}`)}
+var weather = session.Tool{Name: "weather", Description: "The weather in a city.", InputSchema: jsonv.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}}}`)}
 
 func request(system, user string, tools ...session.Tool) *loop.Request {
 	return &loop.Request{
@@ -59,12 +60,12 @@ func recording(t *testing.T, turns []scripted.Turn, reqs []*loop.Request) (map[s
 		out, _ := step(r, context.Background(), req)
 		outs = append(outs, out)
 	}
-	return map[string]any{"kind": "scripted", "version": json.Number("1"), "turns": steps}, outs
+	return map[string]any{"kind": "scripted", "version": jsonv.Number("1"), "turns": steps}, outs
 }
 
 func TestRecord_ReplaysWhatWasRecorded(t *testing.T) {
 	turns := []scripted.Turn{
-		{Chunks: []string{"Let me ", "look."}, Calls: []scripted.Call{{ID: "c1", Name: "weather", Arguments: json.RawMessage(`{"city":"Oslo"}`)}}, Usage: &loop.Usage{InputTokens: 12, OutputTokens: 5}},
+		{Chunks: []string{"Let me ", "look."}, Calls: []scripted.Call{{ID: "c1", Name: "weather", Arguments: jsonv.RawMessage(`{"city":"Oslo"}`)}}, Usage: &loop.Usage{InputTokens: 12, OutputTokens: 5}},
 		{Text: "It rains in Oslo."},
 		{Error: &scripted.StepError{Kind: session.KindNotAllowed, Message: "quota"}},
 	}
@@ -111,7 +112,7 @@ func TestRecord_StrictReplay(t *testing.T) {
 	recorded := request("You are brief.", "Weather in Oslo?", weather)
 	rec, _ := recording(t, []scripted.Turn{{Text: "Rain."}}, []*loop.Request{recorded})
 	otherSchema := weather
-	otherSchema.InputSchema = json.RawMessage(`{"type":"object","properties":{"city":{"type":"number"}}}`)
+	otherSchema.InputSchema = jsonv.RawMessage(`{"type":"object","properties":{"city":{"type":"number"}}}`)
 	tests := []struct {
 		name   string
 		req    *loop.Request
@@ -164,7 +165,7 @@ func TestRecord_ReplaysAClosedLoop(t *testing.T) {
 		"inputSchema": map[string]any{"type": "object", "properties": map[string]any{"city": map[string]any{"type": "string"}}}, "hasExecute": true}}, false)
 	require.NoError(t, err)
 	runner := func(answer string) loop.RunnerFunc {
-		return func(_ loop.Context, _ session.ToolCall, _ func(json.RawMessage)) ([]session.ResultPart, error) {
+		return func(_ loop.Context, _ session.ToolCall, _ func(jsonv.RawMessage)) ([]session.ResultPart, error) {
 			return []session.ResultPart{{Type: "text", Text: answer}}, nil
 		}
 	}
@@ -176,7 +177,7 @@ func TestRecord_ReplaysAClosedLoop(t *testing.T) {
 		return r.Text, s.History(), err
 	}
 	rec := record.Wrap(scripted.New(
-		scripted.Turn{Calls: []scripted.Call{{Name: "weather", Arguments: json.RawMessage(`{"city":"Oslo"}`)}}},
+		scripted.Turn{Calls: []scripted.Call{{Name: "weather", Arguments: jsonv.RawMessage(`{"city":"Oslo"}`)}}},
 		scripted.Turn{Chunks: []string{"Rain ", "in Oslo."}},
 	))
 	var turns []any

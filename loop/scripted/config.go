@@ -1,8 +1,6 @@
 package scripted
 
 import (
-	"encoding/json"
-
 	"langmodel/internal/jsonv"
 	"langmodel/internal/sfmt"
 	"langmodel/loop"
@@ -116,7 +114,7 @@ func (r *reader) integer(v any, what string) int {
 	if v == nil {
 		return 0
 	}
-	n, ok := v.(json.Number)
+	n, ok := v.(jsonv.Number)
 	i, err := n.Int64()
 	if !ok || err != nil || i < -1<<31 || i > 1<<31-1 {
 		r.fail(what, "an integer")
@@ -126,7 +124,7 @@ func (r *reader) integer(v any, what string) int {
 }
 
 // raw re-encodes a decoded value; absent or null is no value.
-func (r *reader) raw(v any) json.RawMessage {
+func (r *reader) raw(v any) jsonv.RawMessage {
 	if v == nil {
 		return nil
 	}

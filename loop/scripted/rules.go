@@ -1,7 +1,6 @@
 package scripted
 
 import (
-	"encoding/json"
 	"strings"
 
 	"langmodel/internal/jsonv"
@@ -31,9 +30,9 @@ type Rules struct {
 
 // Rule maps a keyword to a tool call.
 type Rule struct {
-	Match     string          `json:"match"`
-	Tool      string          `json:"tool"`
-	Arguments json.RawMessage `json:"arguments,omitempty"`
+	Match     string           `json:"match"`
+	Tool      string           `json:"tool"`
+	Arguments jsonv.RawMessage `json:"arguments,omitempty"`
 }
 
 // ContextWindow implements loop.Windowed.
@@ -124,15 +123,15 @@ func slashCall(text string, offered map[string]bool) (Call, bool) {
 	if args == "" {
 		args = "{}"
 	}
-	return Call{Name: name, Arguments: json.RawMessage(args)}, true
+	return Call{Name: name, Arguments: jsonv.RawMessage(args)}, true
 }
 
 // fill replaces "{{text}}" string values in args with text.
-func fill(args json.RawMessage, text string) json.RawMessage {
+func fill(args jsonv.RawMessage, text string) jsonv.RawMessage {
 	if len(args) == 0 {
-		return json.RawMessage("{}")
+		return jsonv.RawMessage("{}")
 	}
-	return json.RawMessage(strings.ReplaceAll(string(args), `"{{text}}"`, string(jsonv.AppendString(nil, text))))
+	return jsonv.RawMessage(strings.ReplaceAll(string(args), `"{{text}}"`, string(jsonv.AppendString(nil, text))))
 }
 
 func describe(r *session.ToolResult) string {

@@ -5,10 +5,10 @@
 package scripted
 
 import (
-	"encoding/json"
 	"errors"
 	"sync"
 
+	"langmodel/internal/jsonv"
 	"langmodel/internal/sfmt"
 	"langmodel/loop"
 	"langmodel/session"
@@ -34,9 +34,9 @@ type Turn struct {
 // Call is a scripted tool call. Arguments is raw JSON (normally an object); ID may be
 // empty, and the loop assigns one.
 type Call struct {
-	ID        string          `json:"callID,omitempty"`
-	Name      string          `json:"name"`
-	Arguments json.RawMessage `json:"arguments,omitempty"`
+	ID        string           `json:"callID,omitempty"`
+	Name      string           `json:"name"`
+	Arguments jsonv.RawMessage `json:"arguments,omitempty"`
 }
 
 // StepError is a scripted failure.
@@ -129,7 +129,7 @@ func play(ctx loop.Context, t Turn, emit func(loop.Delta) error) error {
 	for _, c := range t.Calls {
 		args := c.Arguments
 		if args == nil {
-			args = json.RawMessage("{}")
+			args = jsonv.RawMessage("{}")
 		}
 		if err := emit(loop.Delta{Call: &session.ToolCall{CallID: c.ID, Name: c.Name, Arguments: args}}); err != nil {
 			return err

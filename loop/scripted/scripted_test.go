@@ -2,11 +2,11 @@ package scripted_test
 
 import (
 	"context"
-	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"langmodel/internal/jsonv"
 	"langmodel/loop"
 	"langmodel/loop/scripted"
 	"langmodel/session"
@@ -37,9 +37,9 @@ func tools(names ...string) []session.Tool {
 
 func TestRules(t *testing.T) {
 	m := &scripted.Rules{Rules: []scripted.Rule{
-		{Match: "time in", Tool: "get_time", Arguments: json.RawMessage(`{"zone":"{{text}}"}`)},
-		{Match: "weather", Tool: "get_weather", Arguments: json.RawMessage(`{"city":"Paris"}`)},
-		{Match: "Météo à", Tool: "get_forecast", Arguments: json.RawMessage(`{"city":"{{text}}"}`)},
+		{Match: "time in", Tool: "get_time", Arguments: jsonv.RawMessage(`{"zone":"{{text}}"}`)},
+		{Match: "weather", Tool: "get_weather", Arguments: jsonv.RawMessage(`{"city":"Paris"}`)},
+		{Match: "Météo à", Tool: "get_forecast", Arguments: jsonv.RawMessage(`{"city":"{{text}}"}`)},
 	}}
 	result := session.ResultMessage(session.ToolResult{CallID: "c1", Name: "get_time", Parts: []session.ResultPart{{Type: "text", Text: "12:00"}}})
 	failure := session.ResultMessage(session.ErrorResult(session.ToolCall{CallID: "c2", Name: "get_weather"}, "down"))

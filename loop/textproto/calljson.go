@@ -2,13 +2,12 @@ package textproto
 
 // Reading call objects without encoding/json's reflection-based decoder, which the
 // WebAssembly module must not link (it delays startup: V8 validates all code first).
-// This file does what encoding/json's Unmarshal into a struct of four json.RawMessage
-// fields, and its Decoder over the block, did before: the scanner behind json.Valid and
-// json.Compact checks the syntax and words the errors, and internal/jsonv reads values.
+// This file does what encoding/json's Unmarshal into a struct of four jsonv.RawMessage
+// fields, and its Decoder over the block, did before: the scanner behind jsonv.Valid and
+// jsonv.Compact checks the syntax and words the errors, and internal/jsonv reads values.
 
 import (
 	"bytes"
-	"encoding/json"
 	"io"
 	"iter"
 	"strings"
@@ -20,16 +19,16 @@ import (
 // callJSON is a call object as models write it: the text of each member that matters,
 // nil when the member is absent (a member that is null holds "null").
 type callJSON struct {
-	Name       json.RawMessage
-	Arguments  json.RawMessage
-	Parameters json.RawMessage
-	Function   json.RawMessage
+	Name       jsonv.RawMessage
+	Arguments  jsonv.RawMessage
+	Parameters jsonv.RawMessage
+	Function   jsonv.RawMessage
 }
 
 // readCall reads raw as a call object, reporting false where Unmarshal into callJSON
 // failed: when raw is not valid JSON (see readValidCall for the rest).
 func readCall(raw []byte) (callJSON, bool) {
-	if !json.Valid(raw) {
+	if !jsonv.Valid(raw) {
 		return callJSON{}, false
 	}
 	return readValidCall(raw)
@@ -63,7 +62,7 @@ func readValidCall(raw []byte) (c callJSON, ok bool) {
 
 // member returns where the value of the key written as key (quotes included) goes, or
 // nil for a key that is no member of a call.
-func (c *callJSON) member(key []byte) *json.RawMessage {
+func (c *callJSON) member(key []byte) *jsonv.RawMessage {
 	k := key[1 : len(key)-1]
 	if bytes.IndexByte(k, '\\') >= 0 {
 		k = []byte(decodeString(key)) // "n\u0061me" is "name", as encoding/json reads it
@@ -116,15 +115,15 @@ func (c *callJSON) call() (Call, error) {
 		args = c.Parameters
 	}
 	if args == nil || string(args) == "null" {
-		return Call{Name: name, Arguments: json.RawMessage("{}")}, nil
+		return Call{Name: name, Arguments: jsonv.RawMessage("{}")}, nil
 	}
 	if args[0] == '"' {
 		s := strings.TrimSpace(decodeString(args))
 		switch {
 		case s == "":
-			args = json.RawMessage("{}")
-		case json.Valid([]byte(s)):
-			args = json.RawMessage(s)
+			args = jsonv.RawMessage("{}")
+		case jsonv.Valid([]byte(s)):
+			args = jsonv.RawMessage(s)
 		}
 	}
 	a, _ := compact(args) // args is valid JSON here
@@ -135,7 +134,7 @@ func (c *callJSON) call() (Call, error) {
 // object with a "name" string and "arguments" or "parameters". v need not be valid JSON
 // (the parser's lexer only tracks strings and brackets); if it is not, it is no call.
 func callShaped(v []byte) bool {
-	return json.Valid(v) && shaped(v)
+	return jsonv.Valid(v) && shaped(v)
 }
 
 // shaped is callShaped for valid JSON, which is checked once, not at every level.
@@ -160,9 +159,9 @@ func shaped(v []byte) bool {
 	return c.name() != "" && (c.Arguments != nil || c.Parameters != nil)
 }
 
-func compact(s []byte) (json.RawMessage, error) {
+func compact(s []byte) (jsonv.RawMessage, error) {
 	var b bytes.Buffer
-	if err := json.Compact(&b, s); err != nil {
+	if err := jsonv.Compact(&b, s); err != nil {
 		return nil, sfmt.Errorf("%w: %v", ErrBadJSON, err)
 	}
 	return b.Bytes(), nil
@@ -180,7 +179,7 @@ func decodeString(s []byte) string {
 // returns its text and what follows it. At the end of the stream (nothing but white
 // space left) the error is io.EOF; when the stream ends inside the value it is
 // io.ErrUnexpectedEOF ("unexpected EOF", which the repair message quotes); otherwise it
-// is encoding/json's *json.SyntaxError for the first byte that cannot be JSON.
+// is encoding/json's *jsonv.SyntaxError for the first byte that cannot be JSON.
 func nextValue(data []byte) (v, rest []byte, err error) {
 	start := skipSpace(data, 0)
 	if start == len(data) {
@@ -206,7 +205,7 @@ func cutShort(data []byte, err error) bool {
 	probe := make([]byte, len(data)+1)
 	copy(probe, data)
 	probe[len(data)] = 0x01 // never valid after any prefix of a JSON value
-	perr := json.Compact(new(bytes.Buffer), probe)
+	perr := jsonv.Compact(new(bytes.Buffer), probe)
 	return perr == nil || perr.Error() != err.Error()
 }
 

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"langmodel/internal/jsonv"
 )
 
 // The reference: how readBody, callShaped and writeString read and wrote JSON with
@@ -17,10 +19,10 @@ import (
 // the new code to the same results on the same inputs.
 
 type refCallJSON struct {
-	Name       json.RawMessage `json:"name"`
-	Arguments  json.RawMessage `json:"arguments"`
-	Parameters json.RawMessage `json:"parameters"`
-	Function   json.RawMessage `json:"function"`
+	Name       jsonv.RawMessage `json:"name"`
+	Arguments  jsonv.RawMessage `json:"arguments"`
+	Parameters jsonv.RawMessage `json:"parameters"`
+	Function   jsonv.RawMessage `json:"function"`
 }
 
 func (c *refCallJSON) name() string {
@@ -52,7 +54,7 @@ func (c *refCallJSON) call() (Call, error) {
 		args = c.Parameters
 	}
 	if args == nil || string(args) == "null" {
-		return Call{Name: name, Arguments: json.RawMessage("{}")}, nil
+		return Call{Name: name, Arguments: jsonv.RawMessage("{}")}, nil
 	}
 	if args[0] == '"' {
 		var s string
@@ -60,9 +62,9 @@ func (c *refCallJSON) call() (Call, error) {
 		s = strings.TrimSpace(s)
 		switch {
 		case s == "":
-			args = json.RawMessage("{}")
+			args = jsonv.RawMessage("{}")
 		case json.Valid([]byte(s)):
-			args = json.RawMessage(s)
+			args = jsonv.RawMessage(s)
 		}
 	}
 	a, _ := compact(args)
@@ -97,7 +99,7 @@ func refReadBody(f Format, name, body string) ([]Call, error) {
 	dec := json.NewDecoder(strings.NewReader(s))
 	var calls []Call
 	for {
-		var v json.RawMessage
+		var v jsonv.RawMessage
 		err := dec.Decode(&v)
 		if err == io.EOF {
 			return calls, nil
@@ -106,7 +108,7 @@ func refReadBody(f Format, name, body string) ([]Call, error) {
 			return nil, fmt.Errorf("%w: %v", ErrBadJSON, err)
 		}
 		if v[0] == '[' {
-			var items []json.RawMessage
+			var items []jsonv.RawMessage
 			_ = json.Unmarshal(v, &items)
 			if len(items) == 0 {
 				return nil, ErrNotCall
@@ -130,7 +132,7 @@ func refReadBody(f Format, name, body string) ([]Call, error) {
 
 func refCallShaped(v []byte) bool {
 	if len(v) > 0 && v[0] == '[' {
-		var items []json.RawMessage
+		var items []jsonv.RawMessage
 		if json.Unmarshal(v, &items) != nil || len(items) == 0 {
 			return false
 		}

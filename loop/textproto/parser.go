@@ -1,11 +1,11 @@
 package textproto
 
 import (
-	"encoding/json"
 	"io"
 	"strings"
 	"unicode/utf8"
 
+	"langmodel/internal/jsonv"
 	"langmodel/internal/sfmt"
 )
 
@@ -41,7 +41,7 @@ func (f Format) String() string {
 // wrapper's validation reports.
 type Call struct {
 	Name      string
-	Arguments json.RawMessage
+	Arguments jsonv.RawMessage
 }
 
 // Block is a call block: one or more calls, or, for a block opened by an explicit call

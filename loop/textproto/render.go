@@ -2,7 +2,6 @@ package textproto
 
 import (
 	"bytes"
-	"encoding/json"
 	"strconv"
 	"strings"
 
@@ -151,7 +150,7 @@ func renderCall(c *session.ToolCall) string {
 	var args bytes.Buffer
 	if len(c.Arguments) == 0 {
 		args.WriteString("{}")
-	} else if json.Compact(&args, c.Arguments) != nil {
+	} else if jsonv.Compact(&args, c.Arguments) != nil {
 		args.Reset()
 		writeString(&args, string(c.Arguments))
 	}

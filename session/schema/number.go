@@ -1,11 +1,12 @@
 package schema
 
 import (
-	"encoding/json"
 	"math"
 	"math/bits"
 	"strconv"
 	"strings"
+
+	"langmodel/internal/jsonv"
 )
 
 // Numbers are compared exactly, on their decimal text: float64 is only a
@@ -217,11 +218,11 @@ func cmpNumber(s string, f float64, fok bool, lim *number) (c int, ok bool) {
 	return cmpDecimal(d, lim.dec), true
 }
 
-// numText returns the decimal text of a numeric instance value: json.Number
+// numText returns the decimal text of a numeric instance value: jsonv.Number
 // as is, Go floats and integers formatted. NaN and infinities are not JSON.
 func numText(v any) (string, bool) {
 	switch x := v.(type) {
-	case json.Number:
+	case jsonv.Number:
 		return string(x), true
 	case float64:
 		return floatText(x, 64)

@@ -51,7 +51,7 @@ type Schema struct {
 }
 
 // Compile checks a schema given as decoded JSON (map[string]any, []any,
-// string, json.Number, bool, nil; float64 and Go integers are accepted too)
+// string, jsonv.Number, bool, nil; float64 and Go integers are accepted too)
 // and compiles it. Boolean schemas are allowed. Errors wrap ErrUnsupported or
 // ErrInvalid.
 func Compile(doc any) (*Schema, error) {
@@ -80,7 +80,7 @@ func CompileJSON(raw []byte) (*Schema, error) {
 	return Compile(doc)
 }
 
-// decodeJSON decodes exactly one JSON value, keeping numbers as json.Number.
+// decodeJSON decodes exactly one JSON value, keeping numbers as jsonv.Number.
 func decodeJSON(raw []byte) (any, error) {
 	v, n, err := jsonv.DecodePrefix(raw)
 	if err != nil {

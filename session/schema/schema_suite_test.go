@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"langmodel/internal/jsonv"
 )
 
 // The official JSON Schema Test Suite (draft 2020-12) measures this package
@@ -24,12 +26,12 @@ const suiteEnv = "JSON_SCHEMA_TEST_SUITE"
 var knownFailures = map[string]string{}
 
 type suiteGroup struct {
-	Description string          `json:"description"`
-	Schema      json.RawMessage `json:"schema"`
+	Description string           `json:"description"`
+	Schema      jsonv.RawMessage `json:"schema"`
 	Tests       []struct {
-		Description string          `json:"description"`
-		Data        json.RawMessage `json:"data"`
-		Valid       bool            `json:"valid"`
+		Description string           `json:"description"`
+		Data        jsonv.RawMessage `json:"data"`
+		Valid       bool             `json:"valid"`
 	} `json:"tests"`
 }
 

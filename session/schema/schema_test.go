@@ -1,7 +1,6 @@
 package schema
 
 import (
-	"encoding/json"
 	"errors"
 	"math/big"
 	"math/rand/v2"
@@ -10,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"langmodel/internal/jsonv"
 )
 
 const weatherSchema = `{
@@ -171,7 +172,7 @@ func TestValidateGoValues(t *testing.T) {
 	require.NoError(t, s.Validate(map[string]any{"n": 3, "f": 1.5}))
 	require.NoError(t, s.Validate(map[string]any{"n": 3.0}))
 	require.EqualError(t, s.Validate(map[string]any{"n": int64(6)}), "at /n: 6 is greater than the maximum 5")
-	require.EqualError(t, s.Validate(map[string]any{"n": json.Number("2.5")}), "at /n: expected integer, got number")
+	require.EqualError(t, s.Validate(map[string]any{"n": jsonv.Number("2.5")}), "at /n: expected integer, got number")
 	require.EqualError(t, s.Validate(map[string]any{"n": struct{}{}}), "at /n: struct {} is not a JSON value")
 	require.Nil(t, s.Validate(map[string]any{}))
 }
@@ -180,7 +181,7 @@ func TestCompileGoValues(t *testing.T) {
 	s, err := Compile(map[string]any{"type": "object", "properties": map[string]any{"n": map[string]any{"maximum": 2.5}}})
 	require.NoError(t, err)
 	require.NoError(t, s.Validate(map[string]any{"n": 2.5}))
-	require.EqualError(t, s.Validate(map[string]any{"n": json.Number("2.50001")}), "at /n: 2.50001 is greater than the maximum 2.5")
+	require.EqualError(t, s.Validate(map[string]any{"n": jsonv.Number("2.50001")}), "at /n: 2.50001 is greater than the maximum 2.5")
 }
 
 func TestValidateJSONMalformed(t *testing.T) {

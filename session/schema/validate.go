@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 )
 
-// Validate checks a decoded JSON instance (json.Number for numbers; float64
+// Validate checks a decoded JSON instance (jsonv.Number for numbers; float64
 // and Go integers are accepted too) and returns nil or a *ValidationError for
 // the first violation found. The order is fixed, so the result is
 // deterministic: type, enum, const, then the keywords of the instance's type

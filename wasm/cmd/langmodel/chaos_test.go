@@ -21,6 +21,7 @@ import (
 	"langmodel/internal/browsertest"
 	"langmodel/internal/chaos"
 	"langmodel/internal/jshost"
+	"langmodel/internal/jsonv"
 )
 
 // The chaos suite (internal/chaos, issue 13) in the real module under the wazero host.
@@ -104,7 +105,7 @@ type chaosReport struct {
 	Counts     map[string]any `json:"counts"`
 	// Sequence is, in worker mode, the order in which the page saw the module's messages
 	// (sequence.js): what CHAOS_REPLAY reads back.
-	Sequence json.RawMessage `json:"sequence"`
+	Sequence jsonv.RawMessage `json:"sequence"`
 	// Diverged says where a replay could not follow its recording (a step that went
 	// otherwise): those steps ran free.
 	Diverged string `json:"diverged"`
