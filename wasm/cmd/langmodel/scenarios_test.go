@@ -634,4 +634,36 @@ var scenarios = []scenario{
 		"TypeError: tool leaf: agents nest 2 deep here, more than toolUseConfig.maxDepth (1) allows",
 		"TypeError: toolUseConfig.maxDepth must be a whole number, 0 or more, not -1",
 		"TypeError: toolUseConfig.maxTotalToolCalls must be a whole number, 0 or more, not 1.5"]`},
+
+	{"sessions as tools: a child without a backend runs on its parent's; a listener added while it runs hears its later events", `
+		const seen = [];
+		let release, started;
+		const gate = new Promise((r) => (release = r)), begun = new Promise((r) => (started = r));
+		const generate = (req) => {
+			const names = (req.tools ?? []).map((t) => t.name).join(",");
+			const answered = req.messages.some((m) => m.role === "tool-result");
+			seen.push(names + (answered ? " answered" : ""));
+			if (names === "helper" && !answered) return { type: "tool-call", value: { name: "helper", arguments: { task: "wait" } } };
+			if (names === "wait" && !answered) return { type: "tool-call", value: { name: "wait", arguments: {} } };
+			return names === "helper" ? "parent done" : "child done";
+		};
+		const s = await LanguageModel.create({ backend: { kind: "custom", nativeTools: true, generate },
+			tools: [{ name: "helper", description: "Helps", agent: { tools: [{ name: "wait", description: "Waits", inputSchema: { type: "object" }, execute: () => { started(); return gate; } }] } }] });
+		const p = s.prompt("go");
+		await begun;
+		const log = [];
+		s.ontoolresult = (e) => log.push(e.detail.call.name + " [" + (e.detail.path ?? []).map((c) => c.name).join(">") + "]");
+		release("opened");
+		return { answer: await p, seen, log };`,
+		`{"answer":"parent done","seen":["helper","wait","wait answered","helper answered"],"log":["wait [helper]","helper []"]}`},
+
+	{"sessions as tools: a parent with an agent tool is snapshot and restored with the same declaration", `
+		const helper = { name: "helper", description: "Helps", agent: { backend: script({ text: "helped" }) } };
+		const s = await LanguageModel.create({ backend: script({ calls: [{ name: "helper", arguments: { task: "a" } }] }, { text: "one" }), tools: [helper] });
+		await s.prompt("go");
+		const snap = s.snapshot();
+		const r = await LanguageModel.restore(snap, { tools: [helper], backend: script({ calls: [{ name: "helper", arguments: { task: "b" } }] }, { text: "two" }), toolUseConfig: { maxDepth: 1 } });
+		const refused = await LanguageModel.restore(snap, { tools: [{ ...helper, agent: undefined }] }).then(() => "restored", (e) => e.name + ": " + e.message);
+		return { schema: snap.options.tools[0].inputSchema.required, answer: await r.prompt("again"), results: r.history.filter((m) => m.role === "tool-result").map((m) => m.content[0].value.result[0].value), refused };`,
+		`{"schema":["task"],"answer":"two","results":["helped","helped"],"refused":"TypeError: LanguageModel.restore(): tool helper had execute when the snapshot was taken"}`},
 }
