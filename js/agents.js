@@ -129,10 +129,41 @@ export function agentSetup(options, backend, create) {
     if (execute === t.execute) return t;
     // The declaration approve is shown: the page's, with the execute that runs it.
     const d = { ...t, execute };
-    if (t.agent !== undefined) d.inputSchema = AGENT_SCHEMA;
+    if (t.agent !== undefined) {
+      d.inputSchema = AGENT_SCHEMA;
+      const a = agentAnnotations(t);
+      if (a !== undefined) d.annotations = a;
+    }
     return d;
   });
   return { options: withTools(out), level: agents ? level : null };
+}
+
+// untrustedBelow reports whether a tool below agent, at any depth, is marked
+// untrustedContentHint.
+function untrustedBelow(agent, seen = new Set()) {
+  if (agent === null || typeof agent !== "object" || seen.has(agent)) return false;
+  seen.add(agent);
+  const tools = agent.tools;
+  if (tools === null || typeof tools !== "object" || typeof tools[Symbol.iterator] !== "function") return false;
+  for (const t of tools) {
+    if (t === null || typeof t !== "object") continue;
+    if (t.annotations?.untrustedContentHint || untrustedBelow(t.agent, seen)) return true;
+  }
+  return false;
+}
+
+/**
+ * agentAnnotations is the annotations an agent tool t is declared with: its own, and
+ * untrustedContentHint when a tool below it is marked so. A child that has read
+ * untrusted content may have been talked into anything, and its answer carries that to
+ * the parent's model: the answer is framed as data as the tool's own output would be
+ * (docs/design.md "The tool policy"). restore() compares with this (snapshot.js).
+ */
+export function agentAnnotations(t) {
+  const own = t.annotations;
+  if (own?.untrustedContentHint || !untrustedBelow(t.agent)) return own;
+  return { ...own, untrustedContentHint: true };
 }
 
 // counted is execute charged to the tree's total: past it, the call is not run, and the

@@ -4,7 +4,7 @@
 // step. The format is docs/snapshots.md; every version ever shipped must still restore
 // (wasm/cmd/langmodel/testdata/snapshots/).
 
-import { AGENT_SCHEMA } from "./agents.js";
+import { AGENT_SCHEMA, agentAnnotations } from "./agents.js";
 import { packText } from "./pack.js";
 
 /** The version snapshot() writes. restore() takes every version up to it. */
@@ -116,7 +116,8 @@ export function restoreOptions(snapshot, options) {
       throw new TypeError(`LanguageModel.restore(): tool ${w.name} ${w.hasExecute ? "had" : "had no"} execute when the snapshot was taken`);
     }
     for (const k of ["description", "inputSchema", "annotations"]) {
-      if (canonical(agent && k === "inputSchema" ? AGENT_SCHEMA : t[k]) !== canonical(w[k])) throw new TypeError(`LanguageModel.restore(): tool ${w.name}'s ${k} is not the one in the snapshot`);
+      const given = !agent || k === "description" ? t[k] : k === "inputSchema" ? AGENT_SCHEMA : agentAnnotations(t);
+      if (canonical(given) !== canonical(w[k])) throw new TypeError(`LanguageModel.restore(): tool ${w.name}'s ${k} is not the one in the snapshot`);
     }
   }
 
