@@ -141,7 +141,11 @@ export class LanguageModel extends EventTarget {
     options = withBackend(options, gguf ? await ggufBackend(gguf, target, signal) : backend);
     // Agent tools and a child's counted ones (js/agents.js); null for most sessions.
     const agents = agentSetup(options, backend, (o) => LanguageModel.create(o));
-    if (agents) options = agents.options;
+    if (agents) {
+      options = agents.options;
+      // The page's own tools as converted, ahead of its WebMCP ones: what follow() offers again.
+      if (own) own = options.tools.slice(0, own.length);
+    }
     const { wire, tools, ids, expectsToolCalls, undeclaredResponses, params } = wireOptions(options, st);
     const key = nextKey++;
     // A snapshot's options (snapshot.js): never mcpServers, whose headers may hold secrets.

@@ -47,5 +47,5 @@ func TestNode_SessionsAsTools(t *testing.T) {
 			requireJSON(t, sc.want, decodeLast(t, out))
 		})
 	}
-	require.Equal(t, 9, n, "the rows of sessions as tools")
+	require.Equal(t, 10, n, "the rows of sessions as tools")
 }
