@@ -211,6 +211,8 @@ export class LanguageModel extends EventTarget {
     const backend = options.backend;
     const gguf = ggufOf(backend) ? ggufAvailability(ggufOf(backend)) : null;
     options = withBackend(options, gguf ? gguf.backend : backend);
+    // Agent tools are checked as create() checks them, and answered for as the tools with execute they become.
+    options = agentSetup(options, backend, null)?.options ?? options;
     const { wire, ids } = wireOptions(options, st);
     ids.forEach((id) => stash.delete(id));
     const answer = await st.channel.request({ type: "availability", options: wire }, { signal });

@@ -622,6 +622,9 @@ var scenarios = []scenario{
 		for (const toolUseConfig of [{ maxDepth: 1 }, { maxDepth: -1 }, { maxTotalToolCalls: 1.5 }]) {
 			out.push(await LanguageModel.create({ tools: [mid], toolUseConfig }).then(() => "created", (e) => e.name + ": " + e.message));
 		}
+		// availability() reads them as create() does.
+		out.push(await LanguageModel.availability({ tools: [mid], toolUseConfig: { maxDepth: "2" } }).catch((e) => e.name + ": " + e.message));
+		out.push(await LanguageModel.availability({ tools: [mid], backend: script() }));
 		return out;`,
 		`["TypeError: tool x: agent and execute both given: an agent tool's execute is its child session",
 		"TypeError: tool x: agent and inputSchema both given: an agent tool takes {task: string}",
@@ -633,7 +636,9 @@ var scenarios = []scenario{
 		"TypeError: tool leaf: agents nest 3 deep here, more than toolUseConfig.maxDepth (2) allows",
 		"TypeError: tool leaf: agents nest 2 deep here, more than toolUseConfig.maxDepth (1) allows",
 		"TypeError: toolUseConfig.maxDepth must be a whole number, 0 or more, not -1",
-		"TypeError: toolUseConfig.maxTotalToolCalls must be a whole number, 0 or more, not 1.5"]`},
+		"TypeError: toolUseConfig.maxTotalToolCalls must be a whole number, 0 or more, not 1.5",
+		"TypeError: toolUseConfig.maxDepth must be a whole number, 0 or more, not 2",
+		"available"]`},
 
 	{"sessions as tools: a child without a backend runs on its parent's; a listener added while it runs hears its later events", `
 		const seen = [];
