@@ -128,15 +128,26 @@ export function agentSetup(options, backend, create) {
     if (parent && typeof execute === "function") execute = counted(execute, parent.tree);
     if (execute === t.execute) return t;
     // The declaration approve is shown: the page's, with the execute that runs it.
-    const d = { ...t, execute };
+    const fields = { execute };
     if (t.agent !== undefined) {
-      d.inputSchema = AGENT_SCHEMA;
+      fields.inputSchema = AGENT_SCHEMA;
       const a = agentAnnotations(t);
-      if (a !== undefined) d.annotations = a;
+      if (a !== undefined) fields.annotations = a;
     }
-    return d;
+    return withFields(t, fields);
   });
   return { options: withTools(out), level: agents ? level : null };
+}
+
+// withFields is declaration t with fields set: a copy of a plain object, and for an
+// instance of a class (whose members may be getters on its prototype) an object that
+// inherits from it.
+function withFields(t, fields) {
+  const proto = Object.getPrototypeOf(t);
+  if (proto === Object.prototype || proto === null) return { ...t, ...fields };
+  const d = Object.create(t);
+  for (const [k, value] of Object.entries(fields)) Object.defineProperty(d, k, { value, enumerable: true, writable: true, configurable: true });
+  return d;
 }
 
 // untrustedBelow reports whether a tool below agent, at any depth, is marked

@@ -514,12 +514,19 @@ var scenarios = []scenario{
 	{"sessions as tools: the parent's model calls a child, whose model calls its own tool; the child's events reach the parent marked with the call", `
 		const log = [];
 		const mark = (e) => (e.detail.path ?? []).map((c) => c.name + "/" + c.callID + "/" + c.arguments.task).join(">");
+		// The child's tool is an instance of a class, its members getters on the prototype.
+		class Weather {
+			get name() { return "weather"; }
+			get description() { return "Weather in a city"; }
+			get inputSchema() { return { type: "object", properties: { city: { type: "string" } } }; }
+			execute(args, ctx) { ctx.progress("looking"); return "sunny in " + args.city; }
+		}
 		const s = await LanguageModel.create({
 			backend: script({ calls: [{ name: "research", arguments: { task: "weather in Oslo" } }] }, { text: "Oslo: sunny, says research." }),
 			tools: [{ name: "research", description: "Finds things out", agent: {
 				initialPrompts: [{ role: "system", content: "You research." }],
 				backend: script({ calls: [{ name: "weather", arguments: { city: "Oslo" } }] }, { text: "sunny" }),
-				tools: [weather((args, ctx) => { ctx.progress("looking"); return "sunny in " + args.city; })] } }],
+				tools: [new Weather()] } }],
 		});
 		s.ontoolcall = (e) => log.push("call " + e.detail.call.name + " [" + mark(e) + "]");
 		s.addEventListener("toolprogress", (e) => log.push("progress " + e.detail.value + " [" + mark(e) + "]"));
