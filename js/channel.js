@@ -5,7 +5,7 @@ import { abortReason, errorMessage, makeError } from "./errors.js";
 import { attachment, unpackHistory } from "./pack.js";
 import { EVENT_TYPES, FETCH_WINDOW } from "./protocol.js";
 import { stash } from "./stash.js";
-import { LanguageModelToolCall, LanguageModelToolError, LanguageModelToolSuccess } from "./tools.js";
+import { LanguageModelToolCall, LanguageModelToolError, LanguageModelToolSuccess, SESSION_KEY } from "./tools.js";
 import { plain } from "./webidl.js";
 
 // Channel speaks protocol.js over the module's port {send, query, connect}. fetchFn
@@ -336,6 +336,7 @@ export class Channel {
           return ctrl.signal;
         },
         progress,
+        [SESSION_KEY]: m.session, // whose call: an agent tool's parent (js/agents.js)
       };
       const result = await execute(m.call.arguments, context);
       if (result instanceof LanguageModelToolError) throw new Error(result.errorMessage);

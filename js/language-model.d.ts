@@ -126,6 +126,43 @@ export interface Tool {
   annotations?: ToolAnnotations;
   /** With execute the loop runs the tool (closed loop); without, calls come back to the page. */
   execute?(args: Record<string, unknown>, context: ToolContext): unknown;
+  /** Only on an AgentTool. */
+  agent?: never;
+}
+
+/**
+ * A session offered as a tool (docs/chat-ui.md "Sessions as tools"): the model calls it
+ * with {task}, and a child session, created for the call with these options and
+ * destroyed after it, answers it. Its approvals go through the parent's approve; absent,
+ * its backend is the parent's. A bad declaration is a TypeError naming the field.
+ */
+export interface AgentTool {
+  name: string;
+  title?: string;
+  description: string;
+  annotations?: ToolAnnotations;
+  agent: AgentOptions;
+  /** An agent tool's execute is its child session; its inputSchema is {task: string}. */
+  execute?: never;
+  inputSchema?: never;
+}
+
+/** The child's create() options an agent tool may set; every tool of its own has execute, or is an agent tool. */
+export interface AgentOptions {
+  initialPrompts?: Message[];
+  tools?: (Tool | AgentTool)[];
+  /** Its own stops, per its prompt; approve, maxDepth and maxTotalToolCalls are the root session's (TypeError here). */
+  toolUseConfig?: Omit<ToolUseConfig, "approve" | "maxDepth" | "maxTotalToolCalls">;
+  backend?: Backend;
+  samplingMode?: SamplingMode;
+  temperature?: number;
+  topK?: number;
+  toolChoice?: ToolChoice;
+}
+
+/** Beside every event's detail: the chain of agent calls, outermost first, whose child sent it; absent for the session's own. */
+export interface AgentPathDetail {
+  path?: LanguageModelToolCall[];
 }
 
 export interface ToolUseConfig {
@@ -146,7 +183,18 @@ export interface ToolUseConfig {
   parallel?: boolean;
   onLimit?: "error" | "answer";
   /** Resolve false, or a reason string, to decline the call. The signal aborts when the prompt is aborted or the session destroyed. */
-  approve?(call: LanguageModelToolCall, tool: Tool & { source: ToolSource }, context: { signal: AbortSignal }): boolean | string | Promise<boolean | string>;
+  approve?(call: LanguageModelToolCall, tool: (Tool | AgentTool) & { source: ToolSource }, context: { signal: AbortSignal; path?: LanguageModelToolCall[] }): boolean | string | Promise<boolean | string>;
+  /**
+   * How deep agent tools may nest under this session (its children are 1 deep). Default
+   * 2. A declaration deeper is a TypeError at create(). A whole number, else TypeError.
+   */
+  maxDepth?: number;
+  /**
+   * The tool calls all agents under this session may run in one of its prompts, at any
+   * depth; past it a call is not run and its child's model is told to answer. Default 64;
+   * 0: no limit. A whole number, else TypeError.
+   */
+  maxTotalToolCalls?: number;
 }
 
 /** Whether the model may ("auto", the default), must not ("none") or must ("required", or one named tool) call tools. */
@@ -320,7 +368,7 @@ export interface CreateCoreOptions {
   expectedInputs?: ExpectedType[];
   expectedOutputs?: ExpectedType[];
   /** Experimental in the spec (extension and experimental contexts only); here in every page. */
-  tools?: Tool[];
+  tools?: (Tool | AgentTool)[];
   toolUseConfig?: ToolUseConfig;
   /**
    * Experimental in the spec, which gives it no default; a session created without it (nor
@@ -451,15 +499,15 @@ export type LanguageModelStream<T> = ReadableStream<T> &
     values(options?: StreamIteratorOptions): AsyncIterableIterator<T>;
   };
 
-export interface ToolCallEventDetail {
+export interface ToolCallEventDetail extends AgentPathDetail {
   call: LanguageModelToolCall;
   annotations: ToolAnnotations | null;
 }
-export interface ToolProgressEventDetail {
+export interface ToolProgressEventDetail extends AgentPathDetail {
   call: LanguageModelToolCall;
   value: unknown;
 }
-export interface ToolResultEventDetail {
+export interface ToolResultEventDetail extends AgentPathDetail {
   call: LanguageModelToolCall;
   result: LanguageModelToolSuccess | LanguageModelToolError;
   /** Milliseconds. */
@@ -467,7 +515,7 @@ export interface ToolResultEventDetail {
 }
 
 /** The stepusage event's detail: one model step (beyond the spec). */
-export interface StepUsageEventDetail {
+export interface StepUsageEventDetail extends AgentPathDetail {
   /** The request, in tokens: the backend's figure, or the estimate (contextUsage's measure). */
   inputTokens: number;
   /** The reply, in tokens: the backend's figure, or the estimate. */
@@ -562,8 +610,8 @@ export interface Snapshot {
 /** LanguageModel.restore()'s options: what a snapshot cannot hold. */
 export interface RestoreOptions {
   /** The snapshot's tools, with their execute: the same names, descriptions, schemas and annotations (TypeError otherwise). */
-  tools?: Tool[];
-  toolUseConfig?: { approve?: ToolUseConfig["approve"] };
+  tools?: (Tool | AgentTool)[];
+  toolUseConfig?: Pick<ToolUseConfig, "approve" | "maxDepth" | "maxTotalToolCalls">;
   backend?: Backend;
   signal?: AbortSignal;
   monitor?(monitor: CreateMonitor): void;

@@ -16,6 +16,7 @@
 //   stream.js    the ReadableStream promptStreaming() returns
 //   channel.js   the channel to the module: requests, replies, calls to the page
 //   tools.js     the tool classes
+//   agents.js    sessions as tools: a tool declared with agent runs a child session
 //   native.js    the browser's own LanguageModel, as the "browser" backend
 //   engine.js    in-page engines (wllama, WebLLM), as the "engine" backend
 //   gguf.js      a GGUF model the module loads into wllama: download, cache, checks
@@ -37,6 +38,7 @@
 // that loads the files as they are (no bundler) fetches them all in one round trip, not
 // one round trip per level of imports (a first visit measured 40 ms faster). mirror.js and
 // worker.js are loaded by install() in worker mode only.
+import "./agents.js";
 import "./channel.js";
 import "./errors.js";
 import "./load.js";

@@ -1,6 +1,7 @@
 // The session: LanguageModel, its static methods and its instance methods, over the
 // channel install() opened.
 
+import { agentNodes, agentSetup } from "./agents.js";
 import { follow, withModelContext } from "./webmcp.js";
 import { abortReason, destroyedError } from "./errors.js";
 import { ggufAvailability, ggufBackend, isGGUF } from "./gguf.js";
@@ -56,6 +57,7 @@ class Shared {
     this.ids = ids;
     this.expectsToolCalls = expectsToolCalls;
     this.undeclaredResponses = undeclaredResponses;
+    this.agents = null; // the session's agent tools' level (js/agents.js), if it has any
     this.refs = 0;
   }
   release() {
@@ -97,6 +99,7 @@ export class LanguageModel extends EventTarget {
     this.#window = info.contextWindow;
     this.#initial = info.initial ?? 0;
     channel.listen(key, (type, detail) => this.#dispatch(type, detail));
+    if (shared.agents) agentNodes.attach(key, this, this.#listening, shared.agents);
   }
 
   // create's signal aborts creation and, once created, destroys the session: its calls
@@ -136,11 +139,19 @@ export class LanguageModel extends EventTarget {
     let mc, own;
     ({ options, mc, own } = await withModelContext(options, signal)); // js/webmcp.js: spreads options' own keys
     options = withBackend(options, gguf ? await ggufBackend(gguf, target, signal) : backend);
+    // Agent tools and a child's counted ones (js/agents.js); null for most sessions.
+    const agents = agentSetup(options, backend, (o) => LanguageModel.create(o));
+    if (agents) {
+      options = agents.options;
+      // The page's own tools as converted, ahead of its WebMCP ones: what follow() offers again.
+      if (own) own = options.tools.slice(0, own.length);
+    }
     const { wire, tools, ids, expectsToolCalls, undeclaredResponses, params } = wireOptions(options, st);
     const key = nextKey++;
     // A snapshot's options (snapshot.js): never mcpServers, whose headers may hold secrets.
     const { initialPrompts: _history, backend: _backend, mcpServers: _mcp, ...data } = wire;
     const shared = new Shared(params, tools, ids, expectsToolCalls, undeclaredResponses, data);
+    shared.agents = agents?.level ?? null;
     let info;
     try {
       if (wire.backend?.kind === "browser" && st.native && (await nativeAvailability(st.native)) === "unavailable") {
@@ -200,6 +211,8 @@ export class LanguageModel extends EventTarget {
     const backend = options.backend;
     const gguf = ggufOf(backend) ? ggufAvailability(ggufOf(backend)) : null;
     options = withBackend(options, gguf ? gguf.backend : backend);
+    // Agent tools are checked as create() checks them, and answered for as the tools with execute they become.
+    options = agentSetup(options, backend, null)?.options ?? options;
     const { wire, ids } = wireOptions(options, st);
     ids.forEach((id) => stash.delete(id));
     const answer = await st.channel.request({ type: "availability", options: wire }, { signal });
@@ -230,6 +243,8 @@ export class LanguageModel extends EventTarget {
       () => changed(this),
       () => changed(this),
     );
+    // A parent's agents count their calls per prompt (js/agents.js).
+    if (this.#shared.agents && msg.type === "prompt") done.finally(() => agentNodes.settled(this.#key)).catch(() => {});
     return done;
   }
 
@@ -503,6 +518,7 @@ export class LanguageModel extends EventTarget {
     this.#channel.abortSession(this.#key, err);
     for (const fail of [...this.#inflight]) fail(err);
     this.#channel.unlisten(this.#key);
+    if (this.#shared.agents) agentNodes.detach(this.#key);
     this.#channel.notify({ type: "destroy", id: 0, session: this.#key });
     this.#shared.release();
   }
@@ -519,6 +535,7 @@ export class LanguageModel extends EventTarget {
     if (!EVENT_TYPES.includes(event) || this.#listening.has(event)) return;
     this.#listening.add(event);
     this.#channel.notify({ type: "listen", session: this.#key, event });
+    if (this.#shared.agents) agentNodes.listen(this.#key, event); // its running children's too
   }
 
   #dispatch(type, detail) {

@@ -4,6 +4,7 @@
 // step. The format is docs/snapshots.md; every version ever shipped must still restore
 // (wasm/cmd/langmodel/testdata/snapshots/).
 
+import { AGENT_SCHEMA, agentAnnotations } from "./agents.js";
 import { packText } from "./pack.js";
 
 /** The version snapshot() writes. restore() takes every version up to it. */
@@ -108,12 +109,15 @@ export function restoreOptions(snapshot, options) {
   }
   for (const w of want) {
     const t = byName.get(w.name);
-    const hasExecute = typeof t.execute === "function";
+    // An agent tool (js/agents.js) was saved as the face made it: an execute, and the task's schema.
+    const agent = t.agent !== undefined;
+    const hasExecute = agent || typeof t.execute === "function";
     if (hasExecute !== w.hasExecute) {
       throw new TypeError(`LanguageModel.restore(): tool ${w.name} ${w.hasExecute ? "had" : "had no"} execute when the snapshot was taken`);
     }
     for (const k of ["description", "inputSchema", "annotations"]) {
-      if (canonical(t[k]) !== canonical(w[k])) throw new TypeError(`LanguageModel.restore(): tool ${w.name}'s ${k} is not the one in the snapshot`);
+      const given = !agent || k === "description" ? t[k] : k === "inputSchema" ? AGENT_SCHEMA : agentAnnotations(t);
+      if (canonical(given) !== canonical(w[k])) throw new TypeError(`LanguageModel.restore(): tool ${w.name}'s ${k} is not the one in the snapshot`);
     }
   }
 
@@ -134,6 +138,11 @@ export function restoreOptions(snapshot, options) {
     create.toolUseConfig = { ...use, approve: options.toolUseConfig?.approve };
   } else if (options.toolUseConfig !== undefined) {
     create.toolUseConfig = { approve: options.toolUseConfig?.approve };
+  }
+  // An agent tree's limits are the face's, not saved: given again, as approve is.
+  for (const k of ["maxDepth", "maxTotalToolCalls"]) {
+    const v = options.toolUseConfig?.[k];
+    if (v !== undefined) create.toolUseConfig[k] = v;
   }
   for (const k of ["backend", "signal", "monitor", "mcpServers"]) if (options[k] !== undefined) create[k] = options[k];
   const runningIDs = {};

@@ -1,6 +1,9 @@
 // The tool classes: LanguageModelToolCall, LanguageModelToolSuccess and
 // LanguageModelToolError, as Chrome's API has them (callID and callId both answered).
 
+/** SESSION_KEY is the key, in execute's context, of the session whose call it is (js/agents.js). */
+export const SESSION_KEY = Symbol("session key");
+
 function callIDOf(init) {
   const id = init.callID ?? init.callId;
   if (typeof id !== "string" || id === "") throw new TypeError("callID must be a non-empty string");

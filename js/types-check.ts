@@ -11,6 +11,7 @@ import {
   SNAPSHOT_VERSION,
   snapshotStore,
   type Availability,
+  type AgentTool,
   type Backend,
   type Recording,
   type Snapshot,
@@ -213,6 +214,13 @@ async function page(): Promise<void> {
   console.log(await replay.prompt("Weather in Paris?"));
   // @ts-expect-error strict is true or false
   await LanguageModel.create({ backend: { ...recording, strict: "yes" } });
+
+  // Sessions as tools: a child session answers the call; its events come marked with the path.
+  const research: AgentTool = { name: "research", description: "Finds things out", agent: { tools: [weather], toolUseConfig: { maxToolCalls: 4 } } };
+  const parent = await LanguageModel.create({ tools: [research, weather], toolUseConfig: { maxDepth: 1, maxTotalToolCalls: 20, approve: (call, tool, { path }) => (path ?? []).length < 2 && call.name === tool.name } });
+  parent.ontoolcall = (e) => console.log(e.detail.path?.map((c) => c.callID).join(">"), e.detail.call.name);
+  // @ts-expect-error an agent tool has no execute: its child session is
+  await LanguageModel.create({ tools: [{ name: "x", description: "x", agent: {}, execute: () => "" }] });
 }
 
 void page;
