@@ -38,11 +38,13 @@ type ToolChoice struct {
 	Name string // the tool, when Mode is "tool"
 }
 
-// Delta is one piece of a step: text, a complete tool call, or usage figures.
+// Delta is one piece of a step: text, a complete tool call, usage figures, or which
+// member of a chain answered (loop/chain).
 type Delta struct {
-	Text  string
-	Call  *session.ToolCall // arguments complete; CallID may be empty (the loop assigns one)
-	Usage *Usage
+	Text    string
+	Call    *session.ToolCall // arguments complete; CallID may be empty (the loop assigns one)
+	Usage   *Usage
+	Backend int // the member's index in the chain's backends, plus one; 0: not a chain
 }
 
 // Usage is what a backend reports of a step, when it knows.

@@ -416,6 +416,7 @@ func (r *run) step(ctx Context, toolsOn bool, choice ToolChoice, po PromptOption
 		text  strings.Builder
 		calls []session.ToolCall
 		usage *Usage
+		back  int // Delta.Backend
 		out   int // bytes of text and calls so far: the reply's size, bounded by the window
 	}{}
 	err := s.opts.Model.Step(ctx, req, func(d Delta) error {
@@ -440,6 +441,9 @@ func (r *run) step(ctx Context, toolsOn bool, choice ToolChoice, po PromptOption
 		if d.Usage != nil {
 			acc.usage = d.Usage
 		}
+		if d.Backend != 0 {
+			acc.back = d.Backend
+		}
 		return nil
 	})
 	calls, usage := acc.calls, acc.usage
@@ -452,7 +456,7 @@ func (r *run) step(ctx Context, toolsOn bool, choice ToolChoice, po PromptOption
 		}
 		return "", nil, nil, err
 	}
-	r.count(tail, acc.out, usage, len(calls), t0)
+	r.count(tail, acc.out, usage, len(calls), acc.back, t0)
 	var seen map[string]bool // ids given so far in this step, once there are many
 	if len(calls) > 8 {
 		seen = make(map[string]bool, len(calls))
@@ -494,9 +498,9 @@ func (r *run) step(ctx Context, toolsOn bool, choice ToolChoice, po PromptOption
 // sends its stepusage event to a page that listens. The input is the request, the
 // output its reply (out bytes of text and calls): the backend's figures when it reported
 // them, else the estimate contextUsage is measured in.
-func (r *run) count(tail []session.Message, out int, usage *Usage, calls int, t0 time.Duration) {
+func (r *run) count(tail []session.Message, out int, usage *Usage, calls, backend int, t0 time.Duration) {
 	s := r.s
-	u := StepUsage{ToolCalls: calls}
+	u := StepUsage{ToolCalls: calls, Backend: backend}
 	if usage != nil {
 		u.InputTokens, u.OutputTokens = usage.InputTokens, usage.OutputTokens
 	} else {
