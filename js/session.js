@@ -3,6 +3,7 @@
 
 import { follow, withModelContext } from "./webmcp.js";
 import { abortReason, destroyedError } from "./errors.js";
+import { chainAvailability, chainBackend, isChain } from "./chain.js";
 import { ggufAvailability, ggufBackend, isGGUF } from "./gguf.js";
 import { nativeAvailability } from "./native.js";
 import { attachment, packText } from "./pack.js";
@@ -29,11 +30,12 @@ function monitorTarget(monitor) {
   return target;
 }
 
-// ggufOf returns the GGUF model backend a create() or availability() asks for: its own
-// backend option, or install()'s when it has none; null for any other backend.
+// ggufOf returns the GGUF model (or chain of backends, js/chain.js) a create() or
+// availability() asks for: its own backend option, or install()'s when it has none;
+// null for any other backend. Either is resolved for each create().
 function ggufOf(backend) {
   if (backend === undefined) return runtime.gguf ?? null;
-  return isGGUF(backend) ? backend : null;
+  return isGGUF(backend) || isChain(backend) ? backend : null;
 }
 
 // withBackend is options with backend replaced (the engine backend over a GGUF model).
@@ -135,7 +137,8 @@ export class LanguageModel extends EventTarget {
     if (signal?.aborted) throw abortReason(signal);
     let mc, own;
     ({ options, mc, own } = await withModelContext(options, signal)); // js/webmcp.js: spreads options' own keys
-    options = withBackend(options, gguf ? await ggufBackend(gguf, target, signal) : backend);
+    if (gguf) options = withBackend(options, await (isChain(gguf) ? chainBackend(gguf, target, signal, st) : ggufBackend(gguf, target, signal)));
+    else options = withBackend(options, backend);
     const { wire, tools, ids, expectsToolCalls, undeclaredResponses, params } = wireOptions(options, st);
     const key = nextKey++;
     // A snapshot's options (snapshot.js): never mcpServers, whose headers may hold secrets.
@@ -198,7 +201,9 @@ export class LanguageModel extends EventTarget {
     // A GGUF model: the module is asked about the engine backend, and js/gguf.js whether
     // the model is there.
     const backend = options.backend;
-    const gguf = ggufOf(backend) ? ggufAvailability(ggufOf(backend)) : null;
+    const chain = ggufOf(backend);
+    if (isChain(chain)) return chainAvailability(chain, (b) => LanguageModel.availability(withBackend(options, b)));
+    const gguf = chain ? ggufAvailability(chain) : null;
     options = withBackend(options, gguf ? gguf.backend : backend);
     const { wire, ids } = wireOptions(options, st);
     ids.forEach((id) => stash.delete(id));

@@ -35,7 +35,7 @@ import (
 //	{kind: "record", backend?}                        loop/record around backend (absent:
 //	                                                  the default), each step sent to the
 //	                                                  page as a modelstep event (recording)
-//	{kind: "chain", backends, skip?}                  loop/chain over the members (chain.go)
+//	{kind: "chain", backends}                         loop/chain over the members (chain.go)
 //
 // generate crosses as its stash id. Models without native tool calling (nativeTools
 // false) get tool use through loop/textproto.

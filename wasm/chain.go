@@ -1,7 +1,6 @@
 package wasm
 
 import (
-	"encoding/json"
 	"strconv"
 	"strings"
 
@@ -11,10 +10,10 @@ import (
 	"langmodel/session"
 )
 
-// newChain builds {kind: "chain", backends, skip?} (loop/chain): each member as the
-// backend it is, its secrets joining the redactor as any backend's do. skip lists the
-// members js/ found unavailable when the session was created (a browser without its
-// model, a GGUF not downloaded): they are left out, and the others keep their index. A
+// newChain builds {kind: "chain", backends} (loop/chain): each member as the backend it
+// is, its secrets joining the redactor as any backend's do. A member js/ found
+// unavailable when the session was created (a browser without its model, a GGUF not
+// downloaded) crosses as null: it is left out, and the others keep their index. A
 // member's bad field is a TypeError naming it in the chain (backend.backends[1].baseURL);
 // chains do not nest.
 func (h *Handler) newChain(obj map[string]any) (loop.Model, error) {
@@ -22,17 +21,12 @@ func (h *Handler) newChain(obj map[string]any) (loop.Model, error) {
 	if len(list) == 0 {
 		return nil, badBackend("backend.backends must be a non-empty array of backends")
 	}
-	skip := map[int]bool{}
-	if v, ok := obj["skip"].([]any); ok {
-		for _, n := range v {
-			if i, err := n.(json.Number).Int64(); err == nil {
-				skip[int(i)] = true
-			}
-		}
-	}
 	m := &chain.Model{}
 	for i, v := range list {
 		at := "backend.backends[" + strconv.Itoa(i) + "]"
+		if v == nil {
+			continue // left out by js/
+		}
 		if o, ok := v.(map[string]any); ok && o["kind"] == "chain" {
 			return nil, badBackend(at + " is a chain: chains do not nest")
 		}
@@ -50,10 +44,8 @@ func (h *Handler) newChain(obj map[string]any) (loop.Model, error) {
 		if err != nil {
 			return nil, err
 		}
-		if !skip[i] {
-			m.Members = append(m.Members, member)
-			m.Index = append(m.Index, i)
-		}
+		m.Members = append(m.Members, member)
+		m.Index = append(m.Index, i)
 	}
 	if len(m.Members) == 0 {
 		return nil, session.Errorf(session.KindNotSupported, errBadBackend, "no backend of the chain is available")
