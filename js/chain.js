@@ -3,8 +3,7 @@
 // the members the session can use, since only the page knows whether the browser has its
 // model and a GGUF its file (docs/backends.md, "A chain of backends").
 
-import { ggufAvailability, ggufBackend, ggufLater, isGGUF } from "./gguf.js";
-import { nativeAvailability } from "./native.js";
+import { ggufBackend, ggufLater, isGGUF } from "./gguf.js";
 import { runtime } from "./runtime.js";
 
 // ORDER ranks availability()'s answers, worst first.
@@ -27,38 +26,37 @@ export function chainMembers(backend) {
   return list;
 }
 
-// chainAvailability is the best of the members' answers; ask(member) is availability()
-// for one member. A member's bad field is named in the chain.
-export async function chainAvailability(backend, ask) {
-  const answers = await Promise.all(
+// answers is each member's availability(): ask(member) answers for one, as it would
+// alone. A member's bad field is named in the chain.
+function answers(backend, ask) {
+  return Promise.all(
     chainMembers(backend).map((m, i) =>
       ask(m).catch((e) => {
         throw e instanceof TypeError ? new TypeError(e.message.replace("backend.", `backend.backends[${i}].`)) : e;
       }),
     ),
   );
-  return ORDER[Math.max(...answers.map((a) => ORDER.indexOf(a)))];
 }
 
-// chainBackend is the chain a create() sends to the module: the first available member
-// (none: the first downloadable or downloading one, loaded now with target's progress),
-// and after it the members that are available; the others cross as null, so that the
-// rest keep their index. A GGUF member that comes first is loaded now (one that fails to
+// chainAvailability is the best of the members' answers.
+export async function chainAvailability(backend, ask) {
+  return ORDER[Math.max(...(await answers(backend, ask)).map((a) => ORDER.indexOf(a)))];
+}
+
+// chainBackend is the chain a create() sends to the module (ask: availability() with its
+// options, for one member): the first available member (none: the first downloadable
+// or downloading one, loaded now with target's progress), and after it the members that
+// are available; the others cross as null, so that the rest keep their index. A GGUF member that comes first is loaded now (one that fails to
 // load hands on to the next member), a later one when a step first reaches it.
-export async function chainBackend(backend, target, signal, st) {
-  if (backend.kind === "record") return { ...backend, backend: await chainBackend(backend.backend, target, signal, st) };
+export async function chainBackend(backend, ask, target, signal) {
+  if (backend.kind === "record") return { ...backend, backend: await chainBackend(backend.backend, ask, target, signal) };
   const list = chainMembers(backend);
-  const there = await Promise.all(list.map((m) => (m.kind === "browser" ? nativeAvailability(st.native) : isGGUF(m) ? ggufAvailability(m).there : "available")));
+  const there = await answers(backend, ask);
   let chosen = there.indexOf("available");
   if (chosen < 0) chosen = there.findIndex((a) => a !== "unavailable");
-  let first = -1;
   let error;
-  const backends = list.map((m, i) => {
-    if (!(there[i] === "available" || i === chosen)) return null;
-    if (first < 0) first = i;
-    return m;
-  });
-  for (let i = first; i >= 0 && i < list.length; i++) {
+  const backends = list.map((m, i) => (there[i] === "available" || i === chosen ? m : null));
+  for (let i = 0; i < list.length; i++) {
     if (!isGGUF(backends[i])) {
       if (backends[i]) break;
       continue;

@@ -137,7 +137,10 @@ export class LanguageModel extends EventTarget {
     if (signal?.aborted) throw abortReason(signal);
     let mc, own;
     ({ options, mc, own } = await withModelContext(options, signal)); // js/webmcp.js: spreads options' own keys
-    if (gguf) options = withBackend(options, await (isChain(gguf) ? chainBackend(gguf, target, signal, st) : ggufBackend(gguf, target, signal)));
+    // A chain's members answer for the session's inputs and outputs (js/chain.js).
+    const { expectedInputs, expectedOutputs } = options;
+    const ask = (b) => LanguageModel.availability({ expectedInputs, expectedOutputs, backend: b });
+    if (gguf) options = withBackend(options, await (isChain(gguf) ? chainBackend(gguf, ask, target, signal) : ggufBackend(gguf, target, signal)));
     else options = withBackend(options, backend);
     const { wire, tools, ids, expectsToolCalls, undeclaredResponses, params } = wireOptions(options, st);
     const key = nextKey++;

@@ -210,6 +210,14 @@ async function page(): Promise<void> {
   console.log(await replay.prompt("Weather in Paris?"));
   // @ts-expect-error strict is true or false
   await LanguageModel.create({ backend: { ...recording, strict: "yes" } });
+
+  // A chain of backends: the browser's own model, else a server; stepusage names the member.
+  const chained = await LanguageModel.create({ backend: { kind: "chain", backends: [{ kind: "browser" }, { kind: "openai", baseURL: "/v1", model: "m" }] } });
+  chained.onstepusage = (e) => console.log(e.detail.backend === 0 ? "on-device" : "server", recording.turns[0]?.backend);
+  // @ts-expect-error a chain has at least one member
+  await LanguageModel.create({ backend: { kind: "chain", backends: [] } });
+  // @ts-expect-error chains do not nest
+  await LanguageModel.create({ backend: { kind: "chain", backends: [{ kind: "chain", backends: [{ kind: "browser" }] }] } });
 }
 
 void page;
