@@ -30,6 +30,9 @@ type Request struct {
 	// the loop stops a step whose deltas outgrow it, and a wrapper that holds the model's
 	// text back (textproto, until a call block closes) must stop it too (ReplyTooLong).
 	ContextWindow int
+	// Backend is the one field a Model sets: a chain of backends (loop/chain) says which
+	// of its members answered, its index plus one, for the stepusage event and recordings.
+	Backend int
 }
 
 // ToolChoice tells the model whether it may, must or must not call tools.
@@ -38,13 +41,11 @@ type ToolChoice struct {
 	Name string // the tool, when Mode is "tool"
 }
 
-// Delta is one piece of a step: text, a complete tool call, usage figures, or which
-// member of a chain answered (loop/chain).
+// Delta is one piece of a step: text, a complete tool call, or usage figures.
 type Delta struct {
-	Text    string
-	Call    *session.ToolCall // arguments complete; CallID may be empty (the loop assigns one)
-	Usage   *Usage
-	Backend int // the member's index in the chain's backends, plus one; 0: not a chain
+	Text  string
+	Call  *session.ToolCall // arguments complete; CallID may be empty (the loop assigns one)
+	Usage *Usage
 }
 
 // Usage is what a backend reports of a step, when it knows.

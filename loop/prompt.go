@@ -416,7 +416,6 @@ func (r *run) step(ctx Context, toolsOn bool, choice ToolChoice, po PromptOption
 		text  strings.Builder
 		calls []session.ToolCall
 		usage *Usage
-		back  int // Delta.Backend
 		out   int // bytes of text and calls so far: the reply's size, bounded by the window
 	}{}
 	err := s.opts.Model.Step(ctx, req, func(d Delta) error {
@@ -441,9 +440,6 @@ func (r *run) step(ctx Context, toolsOn bool, choice ToolChoice, po PromptOption
 		if d.Usage != nil {
 			acc.usage = d.Usage
 		}
-		if d.Backend != 0 {
-			acc.back = d.Backend
-		}
 		return nil
 	})
 	calls, usage := acc.calls, acc.usage
@@ -456,7 +452,7 @@ func (r *run) step(ctx Context, toolsOn bool, choice ToolChoice, po PromptOption
 		}
 		return "", nil, nil, err
 	}
-	r.count(tail, acc.out, usage, len(calls), acc.back, t0)
+	r.count(tail, acc.out, usage, len(calls), req.Backend, t0)
 	var seen map[string]bool // ids given so far in this step, once there are many
 	if len(calls) > 8 {
 		seen = make(map[string]bool, len(calls))

@@ -18,60 +18,50 @@ import (
 	"langmodel/session"
 )
 
-// Model tries its members in order. Index[i] is Members[i]'s index in the page's
-// backends (js/ leaves out the members that are not available when the session is
-// created), which names the member that answered: the step's last delta is
-// Delta{Backend: Index[i] + 1}.
+// Model tries its members in order; a nil member is one js/ left out (not available when
+// the session was created), so that the others keep the index they have in the page's
+// backends, which names the member that answered (Request.Backend).
 type Model struct {
 	Members []loop.Model
-	Index   []int
 }
 
 // Step runs the first member that gives anything. When all fail, the error is the last
 // member's kind, its message naming each member's failure.
 func (m *Model) Step(ctx loop.Context, req *loop.Request, emit func(loop.Delta) error) error {
-	var msg string
+	msg := "the model failed: every backend of the chain failed"
 	var err error
-	sep := ": "
 	for i, member := range m.Members {
+		if member == nil {
+			continue
+		}
 		started := false
 		err = member.Step(ctx, req, func(d loop.Delta) error {
 			started = true
 			return emit(d)
 		})
-		if err == nil {
-			return emit(loop.Delta{Backend: m.Index[i] + 1})
-		}
-		if started || ctx.Err() != nil {
+		if err == nil || started || ctx.Err() != nil {
+			req.Backend = i + 1
 			return err
 		}
-		msg += sep + "backends[" + strconv.Itoa(m.Index[i]) + "]: " + strings.TrimPrefix(err.Error(), "the model failed: ")
-		sep = "; "
+		msg += "; backends[" + strconv.Itoa(i) + "]: " + strings.TrimPrefix(err.Error(), "the model failed: ")
 	}
-	return session.Errorf(session.KindOf(err), session.ErrModel, "every backend of the chain failed%s", msg)
+	return &session.Error{Kind: session.KindOf(err), Rule: session.ErrModel, Msg: msg}
 }
 
 // ContextWindow is the smallest of the members' windows (loop.Windowed): the history
-// must fit whichever member answers.
+// must fit whichever member answers. The languages a chain serves are not its own:
+// js/chain.js leaves out the members that do not serve the session's.
 func (m *Model) ContextWindow() int {
-	w := 0
+	w := 1 << 30
 	for _, member := range m.Members {
-		mw := loop.DefaultContextWindow
+		if member == nil {
+			continue
+		}
+		mw := loop.DefaultContextWindow // a member that does not say has the loop's default
 		if x, ok := member.(loop.Windowed); ok && x.ContextWindow() > 0 {
 			mw = x.ContextWindow()
 		}
-		if w == 0 || mw < w {
-			w = mw
-		}
+		w = min(w, mw)
 	}
 	return w
-}
-
-// ServesLanguage is the first member's answer (loop.Linguist): the one that answers
-// unless it fails.
-func (m *Model) ServesLanguage(tag string) bool {
-	if l, ok := m.Members[0].(loop.Linguist); ok {
-		return l.ServesLanguage(tag)
-	}
-	return session.CommonLanguage(tag)
 }

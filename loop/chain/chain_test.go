@@ -45,9 +45,9 @@ func TestChain_Step(t *testing.T) {
 	tests := []struct {
 		name    string
 		members func(cancel loop.CancelFunc) []*member
-		index   []int
+		gap     bool   // a member left out (nil) before the others
 		want    string // the text the step gave
-		backend int    // the last delta's Backend
+		backend int    // Request.Backend: the member that answered, or was running when the step ended
 		err     string
 		kind    session.Kind
 		called  []int // how many steps each member ran
@@ -65,7 +65,7 @@ func TestChain_Step(t *testing.T) {
 		{
 			name:    "the member's index is the page's: members left out keep theirs",
 			members: func(loop.CancelFunc) []*member { return []*member{{err: down}, {deltas: text("three")}} },
-			index:   []int{1, 2},
+			gap:     true,
 			want:    "three", backend: 3, called: []int{1, 1},
 		},
 		{
@@ -73,12 +73,12 @@ func TestChain_Step(t *testing.T) {
 			members: func(loop.CancelFunc) []*member {
 				return []*member{{deltas: text("half"), err: busy}, {deltas: text("two")}}
 			},
-			want: "half", err: "the model failed: HTTP 503: overloaded", kind: session.KindOperation, called: []int{1, 0},
+			want: "half", backend: 1, err: "the model failed: HTTP 503: overloaded", kind: session.KindOperation, called: []int{1, 0},
 		},
 		{
 			name:    "every member failing is the last one's kind, naming each failure",
 			members: func(loop.CancelFunc) []*member { return []*member{{err: busy}, {err: down}} },
-			err:     "the model failed: every backend of the chain failed: backends[0]: HTTP 503: overloaded; backends[1]: could not reach the server",
+			err:     "the model failed: every backend of the chain failed; backends[0]: HTTP 503: overloaded; backends[1]: could not reach the server",
 			kind:    session.KindNetwork, called: []int{1, 1},
 		},
 		{
@@ -86,7 +86,7 @@ func TestChain_Step(t *testing.T) {
 			members: func(cancel loop.CancelFunc) []*member {
 				return []*member{{cancel: cancel}, {deltas: text("two")}}
 			},
-			err: "context canceled", kind: session.KindAbort, called: []int{1, 0},
+			backend: 1, err: "context canceled", kind: session.KindAbort, called: []int{1, 0},
 		},
 	}
 	for _, tt := range tests {
@@ -94,21 +94,17 @@ func TestChain_Step(t *testing.T) {
 			ctx, cancel := loop.WithCancel(loop.Background())
 			defer cancel()
 			members := tt.members(cancel)
-			m := &chain.Model{Index: tt.index}
-			for i, mb := range members {
+			m := &chain.Model{}
+			if tt.gap {
+				m.Members = append(m.Members, nil)
+			}
+			for _, mb := range members {
 				m.Members = append(m.Members, mb)
-				if tt.index == nil {
-					m.Index = append(m.Index, i)
-				}
 			}
 			req := &loop.Request{Messages: []session.Message{{Role: session.RoleUser, Parts: []session.Part{{Type: session.PartText, Text: "hi"}}}}}
 			var got string
-			backend := 0
 			err := m.Step(ctx, req, func(d loop.Delta) error {
 				got += d.Text
-				if d.Backend != 0 {
-					backend = d.Backend
-				}
 				return nil
 			})
 			if tt.err != "" {
@@ -118,7 +114,7 @@ func TestChain_Step(t *testing.T) {
 				require.NoError(t, err)
 			}
 			require.Equal(t, tt.want, got)
-			require.Equal(t, tt.backend, backend)
+			require.Equal(t, tt.backend, req.Backend)
 			for i, mb := range members {
 				require.Len(t, mb.got, tt.called[i], "member %d", i)
 				for _, r := range mb.got {
@@ -132,7 +128,7 @@ func TestChain_Step(t *testing.T) {
 func TestChain_EmitErrorStopsTheChain(t *testing.T) {
 	stop := errors.New("the loop wants no more")
 	second := &member{deltas: text("two")}
-	m := &chain.Model{Members: []loop.Model{&member{deltas: text("one")}, second}, Index: []int{0, 1}}
+	m := &chain.Model{Members: []loop.Model{&member{deltas: text("one")}, second}}
 	err := m.Step(loop.Background(), &loop.Request{}, func(loop.Delta) error { return stop })
 	require.ErrorIs(t, err, stop)
 	require.Empty(t, second.got)
@@ -147,6 +143,7 @@ func TestChain_ContextWindow(t *testing.T) {
 		{"the smallest member's", []int{8192, 4096}, 4096},
 		{"a member that does not say counts as the default", []int{0, 65536}, loop.DefaultContextWindow},
 		{"none says: the default", []int{0, 0}, loop.DefaultContextWindow},
+		{"all larger than the default: the smallest of theirs", []int{131072, 65536}, 65536},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

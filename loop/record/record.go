@@ -46,7 +46,6 @@ func (r *Model) Step(ctx loop.Context, req *loop.Request, emit func(loop.Delta) 
 	var calls []byte
 	var usage *loop.Usage
 	var stopped error
-	backend := 0
 	err := r.inner.Step(ctx, req, func(d loop.Delta) error {
 		if d.Text != "" {
 			chunks = append(chunks, d.Text)
@@ -58,9 +57,6 @@ func (r *Model) Step(ctx loop.Context, req *loop.Request, emit func(loop.Delta) 
 		if d.Usage != nil {
 			u := *d.Usage
 			usage = &u
-		}
-		if d.Backend > 0 {
-			backend = d.Backend
 		}
 		stopped = emit(d)
 		return stopped
@@ -81,8 +77,8 @@ func (r *Model) Step(ctx loop.Context, req *loop.Request, emit func(loop.Delta) 
 	if usage != nil {
 		b = usage.AppendJSON(append(b, `,"usage":`...))
 	}
-	if backend > 0 { // which member of a chain answered (loop/chain)
-		b = strconv.AppendInt(append(b, `,"backend":`...), int64(backend-1), 10)
+	if req.Backend > 0 { // which member of a chain answered (loop/chain)
+		b = strconv.AppendInt(append(b, `,"backend":`...), int64(req.Backend-1), 10)
 	}
 	switch {
 	case err == nil || err == stopped:

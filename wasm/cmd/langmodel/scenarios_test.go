@@ -533,7 +533,7 @@ var scenarios = []scenario{
 		const r = await s.prompt("hi").catch((e) => e.name + ": " + e.message);
 		return { r, leaked: r.includes(KEY) || r.includes(OTHER), history: s.history.length,
 			auth: [(await stats("chainall1")).auth, (await stats("chainall2")).auth].map((a) => a.map((h) => h === "Bearer " + KEY ? "KEY" : h === "Bearer " + OTHER ? "OTHER" : h)) };`,
-		`{"r":"NotAllowedError: the model failed: every backend of the chain failed: backends[0]: the server answered 401: Incorrect API key provided: [redacted] (header: [redacted]); backends[1]: the server answered 401: Incorrect API key provided: [redacted] (header: [redacted])",
+		`{"r":"NotAllowedError: the model failed: every backend of the chain failed; backends[0]: the server answered 401: Incorrect API key provided: [redacted] (header: [redacted]); backends[1]: the server answered 401: Incorrect API key provided: [redacted] (header: [redacted])",
 		  "leaked":false,"history":0,"auth":[["KEY"],["OTHER"]]}`},
 	{"chain: an abort stops the chain", `
 		let asked = 0;
