@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"langmodel/internal/jsonv"
 	"langmodel/internal/sfmt"
 	"langmodel/loop"
 	"langmodel/loop/custom"
@@ -57,14 +58,6 @@ func (h *Handler) newModel(raw json.RawMessage) (loop.Model, error) {
 	v, err := session.DecodeJSON(raw)
 	if err != nil {
 		return nil, session.Wrap(session.KindType, errBadBackend, err)
-	}
-	return h.modelOf(v)
-}
-
-// modelOf is newModel of the decoded backend (a record's, a chain's members).
-func (h *Handler) modelOf(v any) (loop.Model, error) {
-	if v == nil {
-		return &scripted.Rules{}, nil
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
@@ -119,7 +112,8 @@ func (h *Handler) modelOf(v any) (loop.Model, error) {
 		}
 		return m, nil
 	case "record":
-		m, err := h.modelOf(obj["backend"])
+		inner, _ := jsonv.Marshal(obj["backend"]) // decoded JSON: it encodes
+		m, err := h.newModel(inner)
 		if err != nil {
 			return nil, err
 		}

@@ -1,6 +1,7 @@
 package wasm
 
 import (
+	"langmodel/internal/jsonv"
 	"langmodel/loop"
 	"langmodel/loop/chain"
 )
@@ -17,7 +18,8 @@ func (h *Handler) newChain(obj map[string]any) (loop.Model, error) {
 	n := 0
 	for i, v := range list {
 		if v != nil { // else left out by js/
-			member, err := h.modelOf(v)
+			raw, _ := jsonv.Marshal(v) // decoded JSON: it encodes
+			member, err := h.newModel(raw)
 			if err != nil {
 				return nil, err
 			}
