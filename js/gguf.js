@@ -388,3 +388,13 @@ function parseHeader(view, bad) {
   const arch = meta["general.architecture"];
   return { contextLength: meta[`${arch}.context_length`], end: known ? dataStart + dataEnd : p };
 }
+
+// ggufLater is the engine backend over a GGUF model that is there (a file, or cached)
+// but not loaded: a chain's later member (js/chain.js), loaded when a step first reaches
+// it, so that a fallback costs no memory until it is used. Its window and tool format
+// are the engine backend's defaults unless the backend sets contextWindow or nativeTools.
+export function ggufLater(backend) {
+  const { rest } = ggufOptions(backend);
+  const createChatCompletion = async (request) => (await ggufBackend(backend, null, request.abortSignal)).engine.createChatCompletion(request);
+  return { ...rest, kind: "engine", engine: { createChatCompletion } };
+}

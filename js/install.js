@@ -2,6 +2,7 @@
 // handshake, the default backend, and the globals.
 
 import { Channel } from "./channel.js";
+import { isChain } from "./chain.js";
 import { isGGUF } from "./gguf.js";
 import { browserGenerate, nativeAtLoad, nativeAvailability, nativeToolsAtLoad } from "./native.js";
 import { PROTOCOL_VERSION } from "./protocol.js";
@@ -48,8 +49,9 @@ class Progress {
 export function install(config = {}) {
   if (!runtime.installing) {
     runtime.progress = new Progress();
-    // A GGUF model as the default backend is loaded by the first create() that uses it.
-    runtime.gguf = isGGUF(config.backend) ? config.backend : undefined;
+    // A GGUF model as the default backend is loaded by the first create() that uses it;
+    // a chain's members are picked for each create() (js/chain.js).
+    runtime.gguf = isGGUF(config.backend) || isChain(config.backend) ? config.backend : undefined;
     runtime.installing = doInstall(config, runtime.progress);
     runtime.installing.catch(() => {
       runtime.installing = null;

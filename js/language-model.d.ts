@@ -220,7 +220,20 @@ export type GeneratePiece =
 
 export type GenerateResult = GeneratePiece | GeneratePiece[] | AsyncIterable<GeneratePiece> | null | undefined;
 
-export type Backend =
+export type Backend = OneBackend | ChainBackend;
+
+/**
+ * A chain of backends (docs/backends.md, "A chain of backends"): availability() is the best
+ * of the members'; create() uses the first available one, and a step that fails before its
+ * first token goes to the next member. The stepusage event's backend names the member.
+ */
+export interface ChainBackend {
+  kind: "chain";
+  /** In order of preference; chains do not nest. */
+  backends: [OneBackend, ...OneBackend[]];
+}
+
+export type OneBackend =
   | {
       kind: "scripted";
       turns?: RecordedTurn[];
@@ -526,6 +539,8 @@ export interface StepUsageEventDetail extends AgentPathDetail {
   toolCalls: number;
   /** Milliseconds the step took. */
   duration: number;
+  /** A chain's member that answered: its index in backends (absent for any other backend). */
+  backend?: number;
 }
 
 /** session.usage: what a session's model steps have spent (beyond the spec). */
@@ -577,6 +592,8 @@ export interface RecordedTurn {
   usage?: { inputTokens: number; outputTokens: number };
   error?: { name: string; message: string };
   hang?: boolean;
+  /** A chain's member that answered: its index in backends. */
+  backend?: number;
 }
 
 /** session.recording(): the steps of a {kind: "record"} backend, a scripted backend that replays them. */

@@ -6,7 +6,7 @@ export const runtime = {
   installing: null, // the promise of the install in progress or done
   installed: null, // {channel, backend, native, nativeTools, browserFn, browserToolsFn}
   progress: null, // the module's download progress, replayed to every create() monitor
-  gguf: undefined, // install({backend}) when it is a GGUF model (js/gguf.js), read per create()
+  gguf: undefined, // install({backend}) when it is a GGUF model (js/gguf.js) or a chain (js/chain.js), read per create()
 };
 
 // ready waits for install() and returns what it installed.

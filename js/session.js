@@ -4,6 +4,7 @@
 import { agentNodes, agentSetup } from "./agents.js";
 import { follow, withModelContext } from "./webmcp.js";
 import { abortReason, destroyedError } from "./errors.js";
+import { chainAvailability, chainBackend, isChain } from "./chain.js";
 import { ggufAvailability, ggufBackend, isGGUF } from "./gguf.js";
 import { nativeAvailability } from "./native.js";
 import { attachment, packText } from "./pack.js";
@@ -30,11 +31,12 @@ function monitorTarget(monitor) {
   return target;
 }
 
-// ggufOf returns the GGUF model backend a create() or availability() asks for: its own
-// backend option, or install()'s when it has none; null for any other backend.
+// ggufOf returns the GGUF model (or chain of backends, js/chain.js) a create() or
+// availability() asks for: its own backend option, or install()'s when it has none;
+// null for any other backend. Either is resolved for each create().
 function ggufOf(backend) {
   if (backend === undefined) return runtime.gguf ?? null;
-  return isGGUF(backend) ? backend : null;
+  return isGGUF(backend) || isChain(backend) ? backend : null;
 }
 
 // withBackend is options with backend replaced (the engine backend over a GGUF model).
@@ -138,7 +140,11 @@ export class LanguageModel extends EventTarget {
     if (signal?.aborted) throw abortReason(signal);
     let mc, own;
     ({ options, mc, own } = await withModelContext(options, signal)); // js/webmcp.js: spreads options' own keys
-    options = withBackend(options, gguf ? await ggufBackend(gguf, target, signal) : backend);
+    // A chain's members answer for the session's inputs and outputs (js/chain.js).
+    const { expectedInputs, expectedOutputs } = options;
+    const ask = (b) => LanguageModel.availability({ expectedInputs, expectedOutputs, backend: b });
+    if (gguf) options = withBackend(options, await (isChain(gguf) ? chainBackend(gguf, ask, target, signal) : ggufBackend(gguf, target, signal)));
+    else options = withBackend(options, backend);
     // Agent tools and a child's counted ones (js/agents.js); null for most sessions.
     const agents = agentSetup(options, backend, (o) => LanguageModel.create(o));
     if (agents) {
@@ -209,7 +215,9 @@ export class LanguageModel extends EventTarget {
     // A GGUF model: the module is asked about the engine backend, and js/gguf.js whether
     // the model is there.
     const backend = options.backend;
-    const gguf = ggufOf(backend) ? ggufAvailability(ggufOf(backend)) : null;
+    const chain = ggufOf(backend);
+    if (isChain(chain)) return chainAvailability(chain, (b) => LanguageModel.availability(withBackend(options, b)));
+    const gguf = chain ? ggufAvailability(chain) : null;
     options = withBackend(options, gguf ? gguf.backend : backend);
     // Agent tools are checked as create() checks them, and answered for as the tools with execute they become.
     options = agentSetup(options, backend, null)?.options ?? options;

@@ -221,6 +221,13 @@ async function page(): Promise<void> {
   parent.ontoolcall = (e) => console.log(e.detail.path?.map((c) => c.callID).join(">"), e.detail.call.name);
   // @ts-expect-error an agent tool has no execute: its child session is
   await LanguageModel.create({ tools: [{ name: "x", description: "x", agent: {}, execute: () => "" }] });
+  // A chain of backends: the browser's own model, else a server; stepusage names the member.
+  const chained = await LanguageModel.create({ backend: { kind: "chain", backends: [{ kind: "browser" }, { kind: "openai", baseURL: "/v1", model: "m" }] } });
+  chained.onstepusage = (e) => console.log(e.detail.backend === 0 ? "on-device" : "server", recording.turns[0]?.backend);
+  // @ts-expect-error a chain has at least one member
+  await LanguageModel.create({ backend: { kind: "chain", backends: [] } });
+  // @ts-expect-error chains do not nest
+  await LanguageModel.create({ backend: { kind: "chain", backends: [{ kind: "chain", backends: [{ kind: "browser" }] }] } });
 }
 
 void page;

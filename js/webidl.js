@@ -440,6 +440,11 @@ export function wireBackend(backend, ids, st) {
     const { backend: inner, ...own } = rest;
     return { ...plain(own, "TypeError"), backend: inner === undefined ? st.backend : wireBackend(inner, ids, st) };
   }
+  if (rest.kind === "chain") {
+    // The members a create() uses, the others null (js/chain.js).
+    const { backends, ...own } = rest;
+    return { ...plain(own, "TypeError"), backends: backends.map((m) => m && wireBackend(m, ids, st)) };
+  }
   const wire = plain(rest, "TypeError");
   if (wire.kind === "engine") wireEngine(engine, wire, ids, stash); // js/engine.js
   if (generate !== undefined) {

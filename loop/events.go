@@ -38,6 +38,7 @@ type StepUsage struct {
 	InputTokens, OutputTokens int
 	Estimated                 bool // the figures are the estimate: the backend reported none
 	ToolCalls                 int
+	Backend                   int // Request.Backend: which member of a chain answered, plus one
 }
 
 // Totals is what a session's model steps have spent since it was created (a clone's and

@@ -29,6 +29,9 @@ type Request struct {
 	// the loop stops a step whose deltas outgrow it, and a wrapper that holds the model's
 	// text back (textproto, until a call block closes) must stop it too (ReplyTooLong).
 	ContextWindow int
+	// Backend is the one field a Model sets: a chain of backends (loop/chain) says which
+	// of its members answered, its index plus one, for the stepusage event and recordings.
+	Backend int
 }
 
 // ToolChoice tells the model whether it may, must or must not call tools.

@@ -451,7 +451,7 @@ func (r *run) step(ctx Context, toolsOn bool, choice ToolChoice, po PromptOption
 		}
 		return "", nil, nil, err
 	}
-	r.count(tail, acc.out, usage, len(calls), t0)
+	r.count(tail, acc.out, usage, len(calls), req.Backend, t0)
 	var seen map[string]bool // ids given so far in this step, once there are many
 	if len(calls) > 8 {
 		seen = make(map[string]bool, len(calls))
@@ -493,9 +493,9 @@ func (r *run) step(ctx Context, toolsOn bool, choice ToolChoice, po PromptOption
 // sends its stepusage event to a page that listens. The input is the request, the
 // output its reply (out bytes of text and calls): the backend's figures when it reported
 // them, else the estimate contextUsage is measured in.
-func (r *run) count(tail []session.Message, out int, usage *Usage, calls int, t0 time.Duration) {
+func (r *run) count(tail []session.Message, out int, usage *Usage, calls, backend int, t0 time.Duration) {
 	s := r.s
-	u := StepUsage{ToolCalls: calls}
+	u := StepUsage{ToolCalls: calls, Backend: backend}
 	if usage != nil {
 		u.InputTokens, u.OutputTokens = usage.InputTokens, usage.OutputTokens
 	} else {

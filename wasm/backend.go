@@ -34,6 +34,7 @@ import (
 //	{kind: "record", backend?}                        loop/record around backend (absent:
 //	                                                  the default), each step sent to the
 //	                                                  page as a modelstep event (recording)
+//	{kind: "chain", backends}                         loop/chain over the members (chain.go)
 //
 // generate crosses as its stash id. Models without native tool calling (nativeTools
 // false) get tool use through loop/textproto.
@@ -116,6 +117,8 @@ func (h *Handler) newModel(raw jsonv.RawMessage) (loop.Model, error) {
 			return nil, err
 		}
 		return record.Wrap(m), nil
+	case "chain":
+		return h.newChain(obj)
 	case "custom", "browser":
 		fn := c.integer("generate")
 		// A page's generator, or the browser's model (js/ says whether it has native

@@ -90,6 +90,9 @@ func eventDetail(e loop.Event) jsonv.RawMessage {
 		field("estimated", strconv.AppendBool(nil, u.Estimated))
 		field("toolCalls", strconv.AppendInt(nil, int64(u.ToolCalls), 10))
 		field("duration", strconv.AppendFloat(nil, float64(e.Duration.Microseconds())/1000, 'f', -1, 64))
+		if u.Backend > 0 { // a chain's member (loop/chain)
+			field("backend", strconv.AppendInt(nil, int64(u.Backend-1), 10))
+		}
 	}
 	return append(b, '}')
 }

@@ -6,6 +6,8 @@
 package record
 
 import (
+	"strconv"
+
 	"langmodel/internal/jsonv"
 	"langmodel/loop"
 	"langmodel/session"
@@ -15,10 +17,10 @@ import (
 // it ends, in the order the steps ran: one turn of the scripted backend's script,
 //
 //	{"request": {…}, "chunks": ["…"], "calls": [{callID, name, arguments}],
-//	 "usage": {inputTokens, outputTokens}, "error": {name, message}, "hang": true}
+//	 "usage": {inputTokens, outputTokens}, "backend": 0, "error": {name, message}, "hang": true}
 //
 // with request as loop.Request.AppendJSON writes it and only the other fields that are
-// set. A step that failed records its error; one aborted (its context done) records
+// set (backend: the index of the chain's member that answered, loop/chain). A step that failed records its error; one aborted (its context done) records
 // hang, so that the replay waits for the same abort; one the loop stopped (emit
 // returned an error) records the deltas it was given, which stop the replay the same way.
 type Model struct {
@@ -74,6 +76,9 @@ func (r *Model) Step(ctx loop.Context, req *loop.Request, emit func(loop.Delta) 
 	}
 	if usage != nil {
 		b = usage.AppendJSON(append(b, `,"usage":`...))
+	}
+	if req.Backend > 0 { // which member of a chain answered (loop/chain)
+		b = strconv.AppendInt(append(b, `,"backend":`...), int64(req.Backend-1), 10)
 	}
 	switch {
 	case err == nil || err == stopped:

@@ -219,3 +219,34 @@ func TestRecord_CleansChunksTogether(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, got, `"chunks":["key [redacted]"," ok"]`)
 }
+
+// A chain of backends (loop/chain) says which member answered in Request.Backend (its
+// index plus one): the recorded step names it; any other backend's step has no backend.
+func TestRecord_NamesTheChainMember(t *testing.T) {
+	tests := []struct {
+		name    string
+		backend int
+		want    string
+	}{
+		{"a chain's second member answered", 2, `{"request":{"messages":[{"role":"user","content":[{"type":"text","value":"u"}]}],"toolChoice":"auto"},"chunks":["hi"],"backend":1}`},
+		{"not a chain", 0, `{"request":{"messages":[{"role":"user","content":[{"type":"text","value":"u"}]}],"toolChoice":"auto"},"chunks":["hi"]}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := record.Wrap(answering{backend: tt.backend})
+			var got string
+			r.Sink = func(b []byte) { got = string(b) }
+			_, err := step(r, context.Background(), &loop.Request{Messages: []session.Message{session.TextMessage(session.RoleUser, "u")}})
+			require.NoError(t, err)
+			require.JSONEq(t, tt.want, got)
+		})
+	}
+}
+
+// answering answers "hi" as a chain's member backend-1 would.
+type answering struct{ backend int }
+
+func (a answering) Step(ctx loop.Context, req *loop.Request, emit func(loop.Delta) error) error {
+	req.Backend = a.backend
+	return emit(loop.Delta{Text: "hi"})
+}

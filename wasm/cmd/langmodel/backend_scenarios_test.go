@@ -397,4 +397,25 @@ var backendScenarios = []hostScenario{
 		return { mimeType: v.mimeType, riff: text(0, 4), wave: text(8, 4), length: bytes.length, channels: d.getUint16(22, true), rate: d.getUint32(24, true),
 			samples: [0, 1, 2, 3, 4, 5].map((i) => d.getInt16(44 + 2 * i, true)) };`,
 		`{"mimeType":"audio/wav","riff":"RIFF","wave":"WAVE","length":56,"channels":2,"rate":8000,"samples":[0,16383,32767,-16384,-32768,0]}`}},
+	{scenario: scenario{"chain: the browser's own model first; one that fails before its first token hands the step to a server", `
+		const chain = { kind: "chain", backends: [{ kind: "browser" }, openai("chainnative", "vllm.sse,vllm.sse")] };
+		const s = await LanguageModel.create({ backend: chain });
+		const steps = [];
+		s.onstepusage = (e) => steps.push(e.detail.backend);
+		const answers = [await s.prompt("hi")];
+		nativeBroken = true;
+		answers.push(await s.prompt("again"));
+		return { availability: await LanguageModel.availability({ backend: chain }), answers, steps, requests: (await stats("chainnative")).requests, history: s.history.length };`,
+		`{"availability":"available","answers":["native","Sunny in Paris, 21°C."],"steps":[0,1],"requests":1,"history":4}`},
+		setup: `
+globalThis.nativeBroken = false;
+globalThis.LanguageModel = class {
+	static async availability() { return "available"; }
+	static async create() { return new this(); }
+	promptStreaming() {
+		return new ReadableStream({ pull(c) { if (nativeBroken) c.error(new DOMException("the model crashed", "UnknownError")); else { c.enqueue("native"); c.close(); } } });
+	}
+	destroy() {}
+};
+`},
 }

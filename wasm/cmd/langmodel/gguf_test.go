@@ -209,6 +209,16 @@ func TestBrowser_GGUF(t *testing.T) {
 						`["TypeError: invalid backend: backend.wllama must be the wllama module (import * as wllama from \"@wllama/wllama\")",
 						  "TypeError: invalid backend: backend.model must be a GGUF's URL, a File or Blob, or an array of Blobs (a split model)",
 						  "TypeError: invalid backend: backend.paths must name wllama's files as new Wllama() takes them: {default: the URL of its wllama.wasm}"]`},
+					{"a chain: a GGUF that cannot load hands on to the next member; a later one loads when a step first falls back to it", `
+						const whole = await bytes("/weather.gguf");
+						const broken = new File([whole.slice(0, 100)], "broken.gguf");
+						const first = await LanguageModel.create({ backend: { kind: "chain", backends: [gguf(broken), { kind: "custom", generate: () => "from custom" }] } });
+						const down = { kind: "custom", generate: () => { throw new DOMException("down", "NetworkError"); } };
+						const later = await LanguageModel.create({ backend: { kind: "chain", backends: [down, gguf(new File([whole], "chained.gguf"))] }, tools: [getWeather(() => "sunny")] });
+						const steps = [];
+						later.onstepusage = (e) => steps.push(e.detail.backend);
+						return { first: await first.prompt("hi"), later: await later.prompt(ask), steps, roles: later.history.map((m) => m.role) };`,
+						`{"first":"from custom","later":"It is sunny in Paris.","steps":[1,1],"roles":["user","tool-call","tool-result","assistant"]}`},
 				} {
 					t.Run(tc.name, func(t *testing.T) {
 						var got any

@@ -708,4 +708,65 @@ var scenarios = []scenario{
 		const answer = await s.prompt("go");
 		return { answer, results: s.history.filter((m) => m.role === "tool-result").map((m) => m.content[0].value.result[0].value) };`,
 		`{"answer":"both","results":["helped","ran page_tool"]}`},
+	{"chain: a 503 after the server's retries goes to the next member, with the same history; stepusage names it", `
+		const seen = [];
+		const s = await LanguageModel.create({ backend: { kind: "chain", backends: [openai("chain503", "503"),
+			{ kind: "custom", generate: (req) => { seen.push(req.messages.map((m) => m.role + ":" + m.content[0].value)); return "from custom"; } }] } });
+		const steps = [];
+		s.onstepusage = (e) => steps.push(e.detail.backend);
+		const answers = [await s.prompt("hi"), await s.prompt("again")];
+		return { answers, steps, seen, requests: (await stats("chain503")).requests };`,
+		`{"answers":["from custom","from custom"],"steps":[1,1],"seen":[["user:hi"],["user:hi","assistant:from custom","user:again"]],"requests":8}`},
+	{"chain: a failure after the first token is the prompt's; the next member is not asked", `
+		let asked = 0;
+		const s = await LanguageModel.create({ backend: { kind: "chain", backends: [
+			{ kind: "custom", generate: () => ({ [Symbol.asyncIterator]() { let i = 0; return { next: async () => { if (i++ === 0) return { value: "half", done: false }; throw new DOMException("lost", "NetworkError"); } }; } }) },
+			{ kind: "custom", generate: () => { asked++; return "whole"; } }] } });
+		const r = await s.prompt("hi").catch((e) => e.name + ": " + e.message);
+		return { r, asked, history: s.history.length };`,
+		`{"r":"NetworkError: the model failed: lost","asked":0,"history":0}`},
+	{"chain: every member failing is the last one's error, naming each failure, secrets redacted", `
+		const OTHER = "sk-other-9876543210fedcba";
+		const s = await LanguageModel.create({ backend: { kind: "chain", backends: [openai("chainall1", "echo401"), openai("chainall2", "echo401", { apiKey: OTHER })] } });
+		const r = await s.prompt("hi").catch((e) => e.name + ": " + e.message);
+		return { r, leaked: r.includes(KEY) || r.includes(OTHER), history: s.history.length,
+			auth: [(await stats("chainall1")).auth, (await stats("chainall2")).auth].map((a) => a.map((h) => h === "Bearer " + KEY ? "KEY" : h === "Bearer " + OTHER ? "OTHER" : h)) };`,
+		`{"r":"NotAllowedError: the model failed: every backend of the chain failed; backends[0]: the server answered 401: Incorrect API key provided: [redacted] (header: [redacted]); backends[1]: the server answered 401: Incorrect API key provided: [redacted] (header: [redacted])",
+		  "leaked":false,"history":0,"auth":[["KEY"],["OTHER"]]}`},
+	{"chain: an abort stops the chain", `
+		let asked = 0;
+		const s = await LanguageModel.create({ backend: { kind: "chain", backends: [openai("chainabort", "hang"), { kind: "custom", generate: () => { asked++; return "late"; } }] } });
+		const ac = new AbortController();
+		setTimeout(() => ac.abort(), 20);
+		const r = await caught(s.prompt("hi", { signal: ac.signal }));
+		return { r, asked, history: s.history.length };`,
+		`{"r":"AbortError","asked":0,"history":0}`},
+	{"chain: availability is the best of the members'; create() skips the unavailable (an unknown kind too); bad members are named", `
+		const chain = (...backends) => ({ kind: "chain", backends });
+		const named = (p) => p.then(() => "ok", (e) => e.name + ": " + e.message);
+		const availability = await Promise.all([chain({ kind: "browser" }, script()), chain({ kind: "browser" }), chain({ kind: "llama" }, { kind: "browser" })]
+			.map((backend) => LanguageModel.availability({ backend })));
+		const s = await LanguageModel.create({ backend: chain({ kind: "browser" }, script({ text: "scripted" })) });
+		const steps = [];
+		s.onstepusage = (e) => steps.push(e.detail.backend);
+		const answer = await s.prompt("hi");
+		const bad = await Promise.all([chain(), chain(chain(script())), chain(script(), { kind: "openai" }), chain(script(), null), { kind: "chain" }, chain({ kind: "browser" }), chain(script(), { kind: "llama" })]
+			.map((backend) => named(LanguageModel.create({ backend }))));
+		const badAvailability = await named(LanguageModel.availability({ backend: chain(script(), { kind: "openai", baseURL: "ftp://x", model: "m" }) }));
+		return { availability, answer, steps, bad, badAvailability };`,
+		`{"availability":["available","unavailable","unavailable"],"answer":"scripted","steps":[1],
+		  "bad":["TypeError: invalid backend: backend.backends must be a non-empty array of backends",
+		         "TypeError: invalid backend: backend.backends[0] is a chain: chains do not nest",
+		         "TypeError: invalid backend: backend.backends[1].baseURL is required",
+		         "TypeError: invalid backend: backend.backends[1] must be a backend object",
+		         "TypeError: invalid backend: backend.backends must be a non-empty array of backends",
+		         "NotSupportedError: No backend of the chain is available.",
+		         "ok"],
+		  "badAvailability":"TypeError: invalid backend: backend.backends[1].baseURL must start with http://, https:// or /"}`},
+	{"chain: a recording names the member that answered, and holds no key", `
+		const s = await LanguageModel.create({ backend: { kind: "record", backend: { kind: "chain", backends: [openai("chainrec", "500"), script({ text: "kept" })] } } });
+		await s.prompt("hi");
+		const rec = s.recording();
+		return { backend: rec.turns.map((t) => t.backend), chunks: rec.turns[0].chunks, leaked: JSON.stringify(rec).includes(KEY) };`,
+		`{"backend":[1],"chunks":["kept"],"leaked":false}`},
 }
