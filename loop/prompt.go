@@ -103,6 +103,8 @@ type run struct {
 	// tool and canonical arguments (maxRepeatedCalls).
 	spent, steps int
 	asked        map[string]int
+	// reason is the last step's reasoning, under KeepReasoning.
+	reason string
 }
 
 func (s *Session) begin() *run {
@@ -254,8 +256,16 @@ func (s *Session) prompt(ctx Context, input any, po PromptOptions) (Result, erro
 			// step: once the model has called, it may answer.
 			choice = ToolChoice{Mode: "auto"}
 		}
-		if text != "" || len(calls) == 0 {
-			_ = s.hist.Append(session.TextMessage(session.RoleAssistant, text)) // text cannot fail
+		if text != "" || len(calls) == 0 || r.reason != "" {
+			m := session.TextMessage(session.RoleAssistant, text)
+			if r.reason != "" {
+				// The reasoning first, as it came; no empty text beside calls.
+				m.Parts = append([]session.Part{{Type: session.PartReasoning, Text: r.reason}}, m.Parts...)
+				if text == "" && len(calls) > 0 {
+					m.Parts = m.Parts[:1]
+				}
+			}
+			_ = s.hist.Append(m) // text and reasoning cannot fail
 		}
 		for _, c := range calls {
 			if err := s.hist.AppendModelCall(c); err != nil {
@@ -413,10 +423,10 @@ func (r *run) step(ctx Context, toolsOn bool, choice ToolChoice, po PromptOption
 		t0 = s.opts.Now()
 	}
 	acc := &struct {
-		text  strings.Builder
-		calls []session.ToolCall
-		usage *Usage
-		out   int // bytes of text and calls so far: the reply's size, bounded by the window
+		text, reason strings.Builder
+		calls        []session.ToolCall
+		usage        *Usage
+		out          int // bytes of text, reasoning and calls so far: the reply's size, bounded by the window
 	}{}
 	err := s.opts.Model.Step(ctx, req, func(d Delta) error {
 		if err := ctx.Err(); err != nil {
@@ -425,7 +435,7 @@ func (r *run) step(ctx Context, toolsOn bool, choice ToolChoice, po PromptOption
 		if d.Call != nil {
 			acc.out += len(d.Call.Name) + len(d.Call.Arguments)
 		}
-		if acc.out += len(d.Text); session.TextCost(acc.out) > req.ContextWindow {
+		if acc.out += len(d.Text) + len(d.Reasoning); session.TextCost(acc.out) > req.ContextWindow {
 			return ReplyTooLong(session.TextCost(acc.out), req.ContextWindow)
 		}
 		if d.Text != "" {
@@ -433,6 +443,12 @@ func (r *run) step(ctx Context, toolsOn bool, choice ToolChoice, po PromptOption
 			if po.OnChunk != nil {
 				po.OnChunk(Chunk{Text: d.Text})
 			}
+		}
+		if d.Reasoning != "" {
+			if s.opts.KeepReasoning {
+				acc.reason.WriteString(d.Reasoning)
+			}
+			s.emit(Event{Type: EventReasoning, Text: d.Reasoning})
 		}
 		if d.Call != nil && toolsOn {
 			acc.calls = append(acc.calls, *d.Call)
@@ -453,6 +469,7 @@ func (r *run) step(ctx Context, toolsOn bool, choice ToolChoice, po PromptOption
 		return "", nil, nil, err
 	}
 	r.count(tail, acc.out, usage, len(calls), t0)
+	r.reason = acc.reason.String()
 	var seen map[string]bool // ids given so far in this step, once there are many
 	if len(calls) > 8 {
 		seen = make(map[string]bool, len(calls))

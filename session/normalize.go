@@ -213,6 +213,12 @@ func normalizeMessage(i int, obj map[string]any, last, hasPrior bool, o *Normali
 			} else {
 				group = append(group, Part{Type: PartText, Text: s})
 			}
+		case PartReasoning:
+			s, ok := value.(string)
+			if !ok || role != RoleAssistant {
+				return nil, Errorf(KindType, ErrBadMessage, "%s: reasoning is a string, in an assistant message", where())
+			}
+			group = append(group, Part{Type: PartReasoning, Text: s})
 		case PartImage, PartAudio:
 			if role == RoleAssistant || role == RoleSystem {
 				return nil, Errorf(KindNotSupported, ErrAssistantContent, "%s: %s content in %s messages", where(), typ, role)

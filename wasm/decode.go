@@ -410,6 +410,8 @@ func (m *CreateOptions) field(key string, v value) error {
 		return v.raw(&m.ToolChoice)
 	case "mcpServers":
 		return v.raw(&m.MCPServers)
+	case "keepReasoning":
+		return v.bool(&m.KeepReasoning)
 	}
 	return nil
 }

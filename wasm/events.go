@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strconv"
 
+	"langmodel/internal/jsonv"
 	"langmodel/wasm/internal/jsonw"
 
 	"langmodel/loop"
@@ -42,6 +43,8 @@ func eventBit(t loop.EventType) uint32 {
 		return 8
 	case loop.EventStepUsage:
 		return 16
+	case loop.EventReasoning:
+		return 32
 	}
 	return 0
 }
@@ -81,6 +84,8 @@ func eventDetail(e loop.Event) json.RawMessage {
 		}
 		field("result", r)
 		field("duration", strconv.AppendFloat(nil, float64(e.Duration.Microseconds())/1000, 'f', -1, 64))
+	case loop.EventReasoning:
+		field("text", jsonv.AppendString(nil, e.Text))
 	case loop.EventContextOverflow:
 		field("evicted", strconv.AppendInt(nil, int64(e.Evicted), 10))
 	case loop.EventStepUsage:

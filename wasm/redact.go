@@ -77,6 +77,11 @@ func (h *Handler) redactMessage(m session.Message) (session.Message, bool) {
 			}
 			i = j
 			continue
+		case session.PartReasoning:
+			if t := h.red.String(p.Text); t != p.Text {
+				p.Text = t
+				set(i, p)
+			}
 		case session.PartToolCall:
 			if args := h.red.JSON(p.Call.Arguments); string(args) != string(p.Call.Arguments) {
 				c := *p.Call
