@@ -257,15 +257,7 @@ func (s *Session) prompt(ctx Context, input any, po PromptOptions) (Result, erro
 			choice = ToolChoice{Mode: "auto"}
 		}
 		if text != "" || len(calls) == 0 || r.reason != "" {
-			m := session.TextMessage(session.RoleAssistant, text)
-			if r.reason != "" {
-				// The reasoning first, as it came; no empty text beside calls.
-				m.Parts = append([]session.Part{{Type: session.PartReasoning, Text: r.reason}}, m.Parts...)
-				if text == "" && len(calls) > 0 {
-					m.Parts = m.Parts[:1]
-				}
-			}
-			_ = s.hist.Append(m) // text and reasoning cannot fail
+			_ = s.hist.Append(assistant(text, r.reason, len(calls) > 0)) // text and reasoning cannot fail
 		}
 		for _, c := range calls {
 			if err := s.hist.AppendModelCall(c); err != nil {
@@ -445,10 +437,7 @@ func (r *run) step(ctx Context, toolsOn bool, choice ToolChoice, po PromptOption
 			}
 		}
 		if d.Reasoning != "" {
-			if s.opts.KeepReasoning {
-				acc.reason.WriteString(d.Reasoning)
-			}
-			s.emit(Event{Type: EventReasoning, Text: d.Reasoning})
+			s.thought(&acc.reason, d.Reasoning)
 		}
 		if d.Call != nil && toolsOn {
 			acc.calls = append(acc.calls, *d.Call)
@@ -564,6 +553,30 @@ func canonicalJSON(b json.RawMessage) json.RawMessage {
 func isJSONObject(b json.RawMessage) bool {
 	i := jsonv.SkipSpace(b, 0)
 	return len(b)-i >= 2 && b[i] == '{' && jsonv.Valid(b)
+}
+
+// thought passes a piece of the model's reasoning to the page that listens, and keeps it
+// in b under KeepReasoning. Not inlined: the step's callback is the hot path.
+//
+//go:noinline
+func (s *Session) thought(b *strings.Builder, text string) {
+	if s.opts.KeepReasoning {
+		b.WriteString(text)
+	}
+	s.emit(Event{Type: EventReasoning, Text: text})
+}
+
+// assistant is a step's assistant message: its reasoning first (kept under
+// KeepReasoning), then its text, and no empty text beside calls.
+func assistant(text, reason string, calls bool) session.Message {
+	m := session.TextMessage(session.RoleAssistant, text)
+	if reason != "" {
+		m.Parts = append([]session.Part{{Type: session.PartReasoning, Text: reason}}, m.Parts...)
+		if text == "" && calls {
+			m.Parts = m.Parts[:1]
+		}
+	}
+	return m
 }
 
 func (s *Session) emit(e Event) {

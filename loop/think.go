@@ -54,7 +54,8 @@ const (
 
 // splitter splits one step's text. held is what it cannot place yet: the start while it
 // may still become <think>, or the end of the reasoning while it may still become
-// </think>. In the answer it holds nothing and costs one comparison per delta.
+// </think>. In the answer it holds nothing and costs one comparison per delta. Each
+// delta moves it forward through the states at most once each, so there is no loop.
 type splitter struct {
 	emit  func(Delta) error
 	state int
@@ -65,67 +66,63 @@ func (s *splitter) delta(d Delta) error {
 	if s.state == inAnswer || d.Text == "" {
 		return s.emit(d)
 	}
-	text := s.held + d.Text
+	t := s.held + d.Text
 	s.held = ""
-	var reason string
-	for text != "" {
-		switch s.state {
-		case atStart:
-			t := strings.TrimLeft(text, " \t\r\n")
-			switch {
-			case strings.HasPrefix(t, thinkOpen):
-				s.state, text = inThought, t[len(thinkOpen):]
-			case strings.HasPrefix(thinkOpen, t): // "" or a prefix: wait for more
-				s.held, text = text, ""
-			default:
-				s.state = inAnswer
-				d.Text, text = text, ""
-			}
-		case inThought:
-			i := strings.Index(text, thinkClose)
-			if i >= 0 {
-				reason += text[:i]
-				s.state, text = afterIt, text[i+len(thinkClose):]
-				continue
-			}
-			// Hold what may be the start of </think>.
-			k := len(text)
-			for j := max(0, len(text)-len(thinkClose)+1); j < len(text); j++ {
-				if strings.HasPrefix(thinkClose, text[j:]) {
-					k = j
-					break
-				}
-			}
-			reason += text[:k]
-			s.held, text = text[k:], ""
-		case afterIt:
-			if t := strings.TrimLeft(text, " \t\r\n"); t != "" {
-				s.state = inAnswer
-				d.Text = t
-			}
-			text = ""
+	if s.state == atStart {
+		u := trimLead(t)
+		switch {
+		case strings.HasPrefix(u, thinkOpen):
+			s.state, t = inThought, u[len(thinkOpen):]
+		case strings.HasPrefix(thinkOpen, u): // "" or a prefix: wait for more
+			s.held, t = t, ""
+		default:
+			s.state = inAnswer
 		}
 	}
-	if s.state != inAnswer {
-		d.Text = ""
+	if s.state == inThought {
+		// Up to </think>, or else to what may be its start, which is held.
+		k := strings.Index(t, thinkClose)
+		rest := k + len(thinkClose)
+		if k < 0 {
+			k = max(0, len(t)-len(thinkClose)+1)
+			for k < len(t) && !strings.HasPrefix(thinkClose, t[k:]) {
+				k++
+			}
+			s.held, rest = t[k:], len(t)
+		} else {
+			s.state = afterIt
+		}
+		d.Reasoning += t[:k]
+		t = t[rest:]
 	}
-	d.Reasoning += reason
-	if d == (Delta{}) {
+	if s.state == afterIt {
+		if t = trimLead(t); t != "" {
+			s.state = inAnswer
+		}
+	}
+	d.Text = t
+	if t == "" && d.Reasoning == "" && d.Call == nil && d.Usage == nil {
 		return nil
 	}
 	return s.emit(d)
 }
 
+// trimLead drops the white space t begins with.
+func trimLead(t string) string {
+	for t != "" && (t[0] == ' ' || t[0] == '\n' || t[0] == '\t' || t[0] == '\r') {
+		t = t[1:]
+	}
+	return t
+}
+
 // end gives back what the splitter held when the step ended: white space, or a prefix
 // of <think>, is the answer's; the tail of unterminated reasoning is reasoning.
 func (s *splitter) end() error {
-	h := s.held
-	s.held = ""
-	switch {
-	case h == "":
+	if s.held == "" {
 		return nil
-	case s.state == atStart:
-		return s.emit(Delta{Text: h})
 	}
-	return s.emit(Delta{Reasoning: h})
+	if s.state == atStart {
+		return s.emit(Delta{Text: s.held})
+	}
+	return s.emit(Delta{Reasoning: s.held})
 }

@@ -107,6 +107,9 @@ func (v value) int(into *int) error {
 	return nil
 }
 
+// bool is not inlined: four fields read a boolean, and each copy cost 600 bytes of code.
+//
+//go:noinline
 func (v value) bool(into *bool) error {
 	switch string(v) {
 	case "true":

@@ -51,9 +51,9 @@ func (h *Handler) redactMessage(m session.Message) (session.Message, bool) {
 	for i := 0; i < len(m.Parts); {
 		p := m.Parts[i]
 		switch p.Type {
-		case session.PartText:
+		case session.PartText, session.PartReasoning: // adjacent parts of one type as one text
 			j := i
-			for j < len(m.Parts) && m.Parts[j].Type == session.PartText {
+			for j < len(m.Parts) && m.Parts[j].Type == p.Type {
 				j++
 			}
 			if j == i+1 { // one text part, the usual message: no slice
@@ -77,11 +77,6 @@ func (h *Handler) redactMessage(m session.Message) (session.Message, bool) {
 			}
 			i = j
 			continue
-		case session.PartReasoning:
-			if t := h.red.String(p.Text); t != p.Text {
-				p.Text = t
-				set(i, p)
-			}
 		case session.PartToolCall:
 			if args := h.red.JSON(p.Call.Arguments); string(args) != string(p.Call.Arguments) {
 				c := *p.Call
