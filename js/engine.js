@@ -117,7 +117,8 @@ export function engineGenerate(engine) {
                 ahead = r;
                 return { done: false, value: held };
               }
-              if (typeof joined.choices[0]?.delta?.content === "string" && joined.choices[0].delta.content !== "") return { done: false, value: joined };
+              const d = joined.choices[0]?.delta;
+              if (d && (shows(d.content) || shows(d.reasoning_content) || shows(d.reasoning))) return { done: false, value: joined };
               held = joined;
             }
           },
@@ -131,6 +132,10 @@ export function engineGenerate(engine) {
     };
   };
 }
+
+// shows says whether a delta's member is text the page sees at once: the answer, or the
+// reasoning (wllama's reasoning_content), which a reasoning event shows as it comes.
+const shows = (s) => typeof s === "string" && s !== "";
 
 // simple says whether join may take chunk: a chunk of one choice (index 0) with a delta
 // whose tool calls, if any, have an index and their arguments as text (OpenAI's shape), or

@@ -79,6 +79,8 @@ export class LanguageModelToolError {
 
 export type ContentPart =
   | { type: "text" | "image" | "audio"; value: MessageValue }
+  /** What the model thought before it answered: on an assistant message, kept in the history only under keepReasoning (beyond the spec). */
+  | { type: "reasoning"; value: string }
   | { type: "tool-call"; value: LanguageModelToolCall | ToolCallInit }
   | { type: "tool-result" | "tool-response"; value: LanguageModelToolSuccess | LanguageModelToolError | ToolSuccessInit | ToolErrorInit };
 
@@ -215,6 +217,8 @@ export interface GenerateRequest {
 export type GeneratePiece =
   | string
   | { type: "text"; value: string }
+  /** What the model thinks: never the answer; the reasoning event shows it. */
+  | { type: "reasoning"; value: string }
   | { type: "tool-call"; value: { callID?: string; callId?: string; name: string; arguments?: Record<string, unknown> | string } }
   | { type: "usage"; value: { inputTokens?: number; outputTokens?: number } };
 
@@ -401,6 +405,12 @@ export interface CreateCoreOptions {
   backend?: Backend;
   /** The session's default; a TypeError if it names a tool the session does not declare. */
   toolChoice?: ToolChoice;
+  /**
+   * Keep what the model thinks in the history, as a {type: "reasoning"} part of its
+   * assistant message, and send it back on later steps (beyond the spec; default false:
+   * reasoning reaches the reasoning event only). TypeError unless a boolean.
+   */
+  keepReasoning?: boolean;
 }
 
 /** One server of create()'s mcpServers. */
@@ -543,6 +553,11 @@ export interface StepUsageEventDetail extends AgentPathDetail {
   backend?: number;
 }
 
+/** The reasoning event's detail: a piece of what the model thinks, never part of the answer (beyond the spec). */
+export interface ReasoningEventDetail {
+  text: string;
+}
+
 /** session.usage: what a session's model steps have spent (beyond the spec). */
 export interface LanguageModelUsage {
   inputTokens: number;
@@ -560,6 +575,7 @@ export interface LanguageModelEventMap {
   toolprogress: CustomEvent<ToolProgressEventDetail>;
   toolresult: CustomEvent<ToolResultEventDetail>;
   stepusage: CustomEvent<StepUsageEventDetail>;
+  reasoning: CustomEvent<ReasoningEventDetail>;
 }
 
 export interface LanguageModelParams {
@@ -686,6 +702,8 @@ export class LanguageModel<R extends PromptResult = PromptResult> extends EventT
   ontoolresult: ((this: LanguageModel<R>, ev: CustomEvent<ToolResultEventDetail>) => any) | null;
   /** One event per model step: its tokens, time and calls (beyond the spec). Sent only once listened for. */
   onstepusage: ((this: LanguageModel<R>, ev: CustomEvent<StepUsageEventDetail>) => any) | null;
+  /** Each piece of what the model thinks, as it comes (beyond the spec). Sent only once listened for. */
+  onreasoning: ((this: LanguageModel<R>, ev: CustomEvent<ReasoningEventDetail>) => any) | null;
   /** What the session's model steps have spent so far, failed prompts' included (beyond the spec). */
   readonly usage: LanguageModelUsage;
   /** The samplingMode given (else "balanced"); null on a session created with topK or temperature. */
@@ -812,6 +830,7 @@ declare global {
     ontoolprogress: ((this: LanguageModel, ev: CustomEvent<self.ToolProgressEventDetail>) => any) | null;
     ontoolresult: ((this: LanguageModel, ev: CustomEvent<self.ToolResultEventDetail>) => any) | null;
     onstepusage: ((this: LanguageModel, ev: CustomEvent<self.StepUsageEventDetail>) => any) | null;
+    onreasoning: ((this: LanguageModel, ev: CustomEvent<self.ReasoningEventDetail>) => any) | null;
     readonly usage: self.LanguageModelUsage;
     /** The samplingMode given (else "balanced"); null on a session created with topK or temperature. */
     readonly samplingMode: self.SamplingMode | null;
@@ -829,6 +848,7 @@ declare global {
     toolprogress: CustomEvent<self.ToolProgressEventDetail>;
     toolresult: CustomEvent<self.ToolResultEventDetail>;
     stepusage: CustomEvent<self.StepUsageEventDetail>;
+    reasoning: CustomEvent<self.ReasoningEventDetail>;
   }
 
   namespace LanguageModel {

@@ -42,6 +42,7 @@ export function browserGenerate(native, classes) {
         continue;
       }
       const content = m.content
+        .filter((p) => p.type !== "reasoning") // kept under keepReasoning: Chrome's model takes none
         .map((p) => {
           if (p.type !== "text") throw new DOMException(`The browser backend sends text only, not ${p.type}.`, "NotSupportedError");
           return p.value;

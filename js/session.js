@@ -486,6 +486,12 @@ export class LanguageModel extends EventTarget {
   set onstepusage(h) {
     this.#setHandler("stepusage", h);
   }
+  get onreasoning() {
+    return this.#handlers.reasoning ?? null;
+  }
+  set onreasoning(h) {
+    this.#setHandler("reasoning", h);
+  }
   get ontoolresult() {
     return this.#handlers.toolresult ?? null;
   }

@@ -44,12 +44,17 @@ async function page(): Promise<void> {
     tools: [weather],
     toolUseConfig: { maxToolCalls: 4, maxRepeatedCalls: 2, maxTokens: 20000, onLimit: "answer", approve: (call, tool, { signal }) => !signal.aborted && call.name === tool.name && (tool.source.kind !== "mcp" || tool.source.origin === "https://tools.example.com") },
     toolChoice: "auto",
+    keepReasoning: true,
     monitor(m) {
       m.addEventListener("downloadprogress", (e) => console.log((e as ProgressEvent).loaded));
     },
   });
   closed.addEventListener("toolcall", (e) => console.log(e.detail.call.name, e.detail.annotations?.title));
   closed.ontoolresult = (e) => console.log(e.detail.result instanceof LanguageModelToolError, e.detail.duration);
+  closed.onreasoning = (e) => console.log(e.detail.text.length);
+  closed.addEventListener("reasoning", (e) => console.log(e.detail.text));
+  const thought = closed.history.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((p) => p.type === "reasoning");
+  console.log(thought.length);
   closed.onstepusage = (e) => console.log(e.detail.inputTokens + e.detail.outputTokens, e.detail.estimated, e.detail.toolCalls > 0, e.detail.duration);
   const spent: number = closed.usage.inputTokens + closed.usage.outputTokens + closed.usage.steps - closed.usage.estimatedSteps;
   console.log(spent);

@@ -406,6 +406,8 @@ export function wireOptions(options, st) {
     if (id > 0) ids.push(id);
     use = plain({ enabled, maxToolCalls, maxRepeatedCalls, maxTokens, parallel, onLimit, approve: id }, "TypeError");
   }
+  const keepReasoning = options.keepReasoning;
+  if (keepReasoning !== undefined && typeof keepReasoning !== "boolean") throw new TypeError(`keepReasoning must be true or false, not ${String(keepReasoning)}`);
   const backend = options.backend === undefined ? st.backend : wireBackend(options.backend, ids, st);
   const wire = {
     backend,
@@ -419,6 +421,7 @@ export function wireOptions(options, st) {
     topK,
     toolChoice: plain(options.toolChoice, "TypeError"),
     mcpServers: plain(options.mcpServers, "TypeError"), // the engine reads them (wasm/mcp.go)
+    keepReasoning,
   };
   const expectsToolCalls = Array.isArray(expectedOutputs) && expectedOutputs.some((o) => o?.type === "tool-call");
   // Whether the session takes its model's calls' responses only by the exception Chrome

@@ -40,11 +40,14 @@ type ToolChoice struct {
 	Name string // the tool, when Mode is "tool"
 }
 
-// Delta is one piece of a step: text, a complete tool call, or usage figures.
+// Delta is one piece of a step: text, reasoning, a complete tool call, or usage figures.
 type Delta struct {
-	Text  string
-	Call  *session.ToolCall // arguments complete; CallID may be empty (the loop assigns one)
-	Usage *Usage
+	Text string
+	// Reasoning is what the model thinks before it answers (reasoning_content, or a
+	// <think> block split from the text by Thinking): never the answer, never a call.
+	Reasoning string
+	Call      *session.ToolCall // arguments complete; CallID may be empty (the loop assigns one)
+	Usage     *Usage
 }
 
 // Usage is what a backend reports of a step, when it knows.

@@ -102,6 +102,8 @@ type run struct {
 	// tool and canonical arguments (maxRepeatedCalls).
 	spent, steps int
 	asked        map[string]int
+	// reason is the last step's reasoning, under KeepReasoning.
+	reason string
 }
 
 func (s *Session) begin() *run {
@@ -253,8 +255,8 @@ func (s *Session) prompt(ctx Context, input any, po PromptOptions) (Result, erro
 			// step: once the model has called, it may answer.
 			choice = ToolChoice{Mode: "auto"}
 		}
-		if text != "" || len(calls) == 0 {
-			_ = s.hist.Append(session.TextMessage(session.RoleAssistant, text)) // text cannot fail
+		if text != "" || len(calls) == 0 || r.reason != "" {
+			_ = s.hist.Append(assistant(text, r.reason, len(calls) > 0)) // text and reasoning cannot fail
 		}
 		for _, c := range calls {
 			if err := s.hist.AppendModelCall(c); err != nil {
@@ -412,10 +414,10 @@ func (r *run) step(ctx Context, toolsOn bool, choice ToolChoice, po PromptOption
 		t0 = s.opts.Now()
 	}
 	acc := &struct {
-		text  strings.Builder
-		calls []session.ToolCall
-		usage *Usage
-		out   int // bytes of text and calls so far: the reply's size, bounded by the window
+		text, reason strings.Builder
+		calls        []session.ToolCall
+		usage        *Usage
+		out          int // bytes of text, reasoning and calls so far: the reply's size, bounded by the window
 	}{}
 	err := s.opts.Model.Step(ctx, req, func(d Delta) error {
 		if err := ctx.Err(); err != nil {
@@ -424,7 +426,7 @@ func (r *run) step(ctx Context, toolsOn bool, choice ToolChoice, po PromptOption
 		if d.Call != nil {
 			acc.out += len(d.Call.Name) + len(d.Call.Arguments)
 		}
-		if acc.out += len(d.Text); session.TextCost(acc.out) > req.ContextWindow {
+		if acc.out += len(d.Text) + len(d.Reasoning); session.TextCost(acc.out) > req.ContextWindow {
 			return ReplyTooLong(session.TextCost(acc.out), req.ContextWindow)
 		}
 		if d.Text != "" {
@@ -432,6 +434,9 @@ func (r *run) step(ctx Context, toolsOn bool, choice ToolChoice, po PromptOption
 			if po.OnChunk != nil {
 				po.OnChunk(Chunk{Text: d.Text})
 			}
+		}
+		if d.Reasoning != "" {
+			s.thought(&acc.reason, d.Reasoning)
 		}
 		if d.Call != nil && toolsOn {
 			acc.calls = append(acc.calls, *d.Call)
@@ -452,6 +457,7 @@ func (r *run) step(ctx Context, toolsOn bool, choice ToolChoice, po PromptOption
 		return "", nil, nil, err
 	}
 	r.count(tail, acc.out, usage, len(calls), req.Backend, t0)
+	r.reason = acc.reason.String()
 	var seen map[string]bool // ids given so far in this step, once there are many
 	if len(calls) > 8 {
 		seen = make(map[string]bool, len(calls))
@@ -546,6 +552,30 @@ func canonicalJSON(b jsonv.RawMessage) jsonv.RawMessage {
 func isJSONObject(b jsonv.RawMessage) bool {
 	i := jsonv.SkipSpace(b, 0)
 	return len(b)-i >= 2 && b[i] == '{' && jsonv.Valid(b)
+}
+
+// thought passes a piece of the model's reasoning to the page that listens, and keeps it
+// in b under KeepReasoning. Not inlined: the step's callback is the hot path.
+//
+//go:noinline
+func (s *Session) thought(b *strings.Builder, text string) {
+	if s.opts.KeepReasoning {
+		b.WriteString(text)
+	}
+	s.emit(Event{Type: EventReasoning, Text: text})
+}
+
+// assistant is a step's assistant message: its reasoning first (kept under
+// KeepReasoning), then its text, and no empty text beside calls.
+func assistant(text, reason string, calls bool) session.Message {
+	m := session.TextMessage(session.RoleAssistant, text)
+	if reason != "" {
+		m.Parts = append([]session.Part{{Type: session.PartReasoning, Text: reason}}, m.Parts...)
+		if text == "" && calls {
+			m.Parts = m.Parts[:1]
+		}
+	}
+	return m
 }
 
 func (s *Session) emit(e Event) {

@@ -28,6 +28,10 @@ type Options struct {
 	ContextWindow int
 	SamplingMode  string
 	ToolChoice    ToolChoice
+	// KeepReasoning keeps what the model thinks (Delta.Reasoning) in the history, as a
+	// reasoning part of the step's assistant message, so that later steps send it back.
+	// Otherwise reasoning reaches only EventReasoning (docs/reasoning.md).
+	KeepReasoning bool
 	// OnEvent receives step events; it must be safe for concurrent use. May be nil.
 	OnEvent func(Event)
 	// Listens reports whether OnEvent wants events of a type at the moment: the loop

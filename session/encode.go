@@ -71,7 +71,7 @@ func (p Part) appendJSON(b *bytes.Buffer) {
 	writeString(b, string(p.Type))
 	b.WriteString(`,"value":`)
 	switch p.Type {
-	case PartText:
+	case PartText, PartReasoning:
 		writeString(b, p.Text)
 	case PartImage, PartAudio:
 		b.Write(p.Media)

@@ -28,6 +28,9 @@ const (
 	PartAudio      PartType = "audio"
 	PartToolCall   PartType = "tool-call"
 	PartToolResult PartType = "tool-result"
+	// PartReasoning is what the model thought before it answered, on an assistant
+	// message, kept only under keepReasoning (docs/reasoning.md).
+	PartReasoning PartType = "reasoning"
 )
 
 // Message is one canonical message. Messages in a History are never modified in place:
@@ -41,7 +44,7 @@ type Message struct {
 // Part is one content part. Exactly one of the value fields is set, by Type.
 type Part struct {
 	Type   PartType
-	Text   string           // PartText
+	Text   string           // PartText, PartReasoning
 	Media  jsonv.RawMessage // PartImage, PartAudio: the page's encoding, opaque to the engine
 	Call   *ToolCall        // PartToolCall
 	Result *ToolResult      // PartToolResult

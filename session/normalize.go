@@ -199,18 +199,18 @@ func normalizeMessage(i int, obj map[string]any, last, hasPrior bool, o *Normali
 		value := obj["value"]
 		where := func() string { return partAt(i, j) }
 		switch PartType(typ) {
-		case PartText:
+		case PartText, PartReasoning: // reasoning: what the model thought, on its own messages
 			s, ok := value.(string)
 			if !ok {
 				return nil, Errorf(KindType, ErrTextNotString, "%s", where())
 			}
-			if role == RoleToolCall || role == RoleToolResult {
-				return nil, Errorf(KindType, ErrMisplacedToolPart, "%s: text in a %s message", where(), role)
+			if role == RoleToolCall || role == RoleToolResult || typ == "reasoning" && role != RoleAssistant {
+				return nil, Errorf(KindType, ErrMisplacedToolPart, "%s: %s in a %s message", where(), typ, role)
 			}
-			if n := len(group); n > 0 && group[n-1].Type == PartText {
+			if n := len(group); n > 0 && group[n-1].Type == PartType(typ) {
 				group[n-1].Text += s
 			} else {
-				group = append(group, Part{Type: PartText, Text: s})
+				group = append(group, Part{Type: PartType(typ), Text: s})
 			}
 		case PartImage, PartAudio:
 			if role == RoleAssistant || role == RoleSystem {

@@ -34,7 +34,7 @@ func Cost(m Message) int {
 	c := perMessage
 	for _, p := range m.Parts {
 		switch p.Type {
-		case PartText:
+		case PartText, PartReasoning:
 			c += ceil4(len(p.Text))
 		case PartImage, PartAudio:
 			c += perMedia

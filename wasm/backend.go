@@ -106,6 +106,7 @@ func (h *Handler) newModel(raw jsonv.RawMessage) (loop.Model, error) {
 		} else {
 			m = openai.NewEngine(cfg, &pageGenerator{h: h, fn: int64(fn)})
 		}
+		m = loop.Thinking(m, false) // beneath the text protocol: no call is read in thinking
 		if cfg.TextTools {
 			m = textproto.Wrap(m, textproto.Options{})
 		}
@@ -134,7 +135,7 @@ func (h *Handler) newModel(raw jsonv.RawMessage) (loop.Model, error) {
 			}
 			return nil, badBackend("backend.generate must be a function")
 		}
-		m := custom.New(&pageGenerator{h: h, fn: int64(fn)}, window)
+		m := loop.Thinking(custom.New(&pageGenerator{h: h, fn: int64(fn)}, window), false)
 		if native {
 			return m, nil
 		}

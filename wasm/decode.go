@@ -106,6 +106,9 @@ func (v value) int(into *int) error {
 	return nil
 }
 
+// bool is not inlined: four fields read a boolean, and each copy cost 600 bytes of code.
+//
+//go:noinline
 func (v value) bool(into *bool) error {
 	switch string(v) {
 	case "true":
@@ -409,6 +412,8 @@ func (m *CreateOptions) field(key string, v value) error {
 		return v.raw(&m.ToolChoice)
 	case "mcpServers":
 		return v.raw(&m.MCPServers)
+	case "keepReasoning":
+		return v.bool(&m.KeepReasoning)
 	}
 	return nil
 }

@@ -3,11 +3,10 @@ package wasm
 import (
 	"strconv"
 
-	"langmodel/wasm/internal/jsonw"
-
 	"langmodel/internal/jsonv"
 	"langmodel/loop"
 	"langmodel/session"
+	"langmodel/wasm/internal/jsonw"
 )
 
 // onEvent returns the event hook of the session pt serves: each loop event of a type the
@@ -42,6 +41,8 @@ func eventBit(t loop.EventType) uint32 {
 		return 8
 	case loop.EventStepUsage:
 		return 16
+	case loop.EventReasoning:
+		return 32
 	}
 	return 0
 }
@@ -81,6 +82,8 @@ func eventDetail(e loop.Event) jsonv.RawMessage {
 		}
 		field("result", r)
 		field("duration", strconv.AppendFloat(nil, float64(e.Duration.Microseconds())/1000, 'f', -1, 64))
+	case loop.EventReasoning:
+		field("text", jsonv.AppendString(nil, e.Text))
 	case loop.EventContextOverflow:
 		field("evicted", strconv.AppendInt(nil, int64(e.Evicted), 10))
 	case loop.EventStepUsage:

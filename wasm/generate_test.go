@@ -122,8 +122,8 @@ func TestGenerate_Errors(t *testing.T) {
 		{"NotSupportedError kept", []any{generateErr{"NotSupportedError", "no French"}}, "NotSupportedError", "the model failed: no French", false},
 		{"NetworkError kept", []any{"par", generateErr{"NetworkError", "offline"}}, "NetworkError", "the model failed: offline", false},
 		{"TypeError is the page's bug", []any{generateErr{"TypeError", "x is undefined"}}, "OperationError", "the model failed: x is undefined", false},
-		{"a bad piece", []any{42, hold{}, "more"}, "TypeError", `the model failed: the page's generate yielded a bad piece: a piece must be a string or {type: "text" | "tool-call" | "usage", value}`, true},
-		{"undefined piece", []any{nil, hold{}}, "TypeError", `the model failed: the page's generate yielded a bad piece: a piece must be a string or {type: "text" | "tool-call" | "usage", value}`, true},
+		{"a bad piece", []any{42, hold{}, "more"}, "TypeError", `the model failed: the page's generate yielded a bad piece: a piece must be a string or {type: "text" | "reasoning" | "tool-call" | "usage", value}`, true},
+		{"undefined piece", []any{nil, hold{}}, "TypeError", `the model failed: the page's generate yielded a bad piece: a piece must be a string or {type: "text" | "reasoning" | "tool-call" | "usage", value}`, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := newPage(t)

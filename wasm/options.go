@@ -67,11 +67,12 @@ func (h *Handler) sessionOptions(key int64, o CreateOptions) (loop.Options, *pag
 	pt := &pageTools{h: h, key: key, fns: executeIDs(toolsJSON), approveFn: approveFn}
 	sourced(tools, pt.fns)
 	opts := loop.Options{
-		Model:        model,
-		Tools:        tools,
-		ToolUse:      use,
-		Expected:     exp,
-		SamplingMode: o.SamplingMode,
+		Model:         model,
+		Tools:         tools,
+		ToolUse:       use,
+		Expected:      exp,
+		SamplingMode:  o.SamplingMode,
+		KeepReasoning: o.KeepReasoning,
 	}
 	if choice != nil {
 		opts.ToolChoice = *choice

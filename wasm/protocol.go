@@ -33,7 +33,7 @@ import "langmodel/internal/jsonv"
 //go:generate go run ./internal/trimjson -neither envelope,HelloRequest,CreateRequest,CreateOptions,ToolUseConfig,PromptRequest,InputRequest,CloneRequest,AbortMessage,PageReturn,ToolProgress -out Reply,PageCall,Event,SessionInfo,Usage,PromptResult,WireError,ErrorExtra protocol_easyjson.go
 
 // ProtocolVersion is exchanged by hello. Bump it whenever a message changes shape.
-const ProtocolVersion = 8
+const ProtocolVersion = 9
 
 // Message types, page → engine.
 const (
@@ -151,6 +151,9 @@ type CreateOptions struct {
 	// MCPServers are [{url, headers, name}]: MCP servers whose tools join the session's
 	// (mcp.go). The headers may hold secrets: never echoed.
 	MCPServers jsonv.RawMessage `json:"mcpServers,omitempty"`
+	// KeepReasoning keeps the model's reasoning in the history, sent back on later steps
+	// (loop.Options.KeepReasoning); js/ has checked it is a boolean.
+	KeepReasoning bool `json:"keepReasoning,omitempty"`
 }
 
 // ToolUseConfig is toolUseConfig with approve replaced by its stash id.
@@ -370,6 +373,7 @@ type PageCall struct {
 //	toolprogress    {call, value}
 //	toolresult      {call, result, duration (ms)}
 //	contextoverflow {evicted}
+//	reasoning       {text}: a piece of what the model thinks (loop.EventReasoning)
 //	modelstep       a recorded model step (loop/record), sent whether listened for or
 //	                not, to a session whose backend is {kind: "record"}
 //

@@ -50,9 +50,9 @@ func (h *Handler) redactMessage(m session.Message) (session.Message, bool) {
 	for i := 0; i < len(m.Parts); {
 		p := m.Parts[i]
 		switch p.Type {
-		case session.PartText:
+		case session.PartText, session.PartReasoning: // adjacent parts of one type as one text
 			j := i
-			for j < len(m.Parts) && m.Parts[j].Type == session.PartText {
+			for j < len(m.Parts) && m.Parts[j].Type == p.Type {
 				j++
 			}
 			if j == i+1 { // one text part, the usual message: no slice

@@ -1,5 +1,7 @@
 package toygguf
 
+import "strings"
+
 // QwenTemplate is Qwen2.5-Instruct's chat template with its tools section
 // (tokenizer_config.json's chat_template), as data: llama.cpp recognises its
 // <tool_call> format (Hermes 2 Pro) and parses the model's calls into OpenAI
@@ -71,3 +73,13 @@ const ChatMLTemplate = `{%- for message in messages %}
     {{- '<|im_start|>assistant\n' }}
 {%- endif %}
 `
+
+// ThinkTemplate is QwenTemplate with Qwen3's rendering of what an assistant
+// message thought (its reasoning_content, sent back under keepReasoning) in a
+// <think> block before its content or calls.
+var ThinkTemplate = strings.Replace(QwenTemplate, `{%- elif message.role == "assistant" %}
+        {{- '<|im_start|>' + message.role }}`, `{%- elif message.role == "assistant" %}
+        {{- '<|im_start|>' + message.role }}
+        {%- if message.reasoning_content %}
+            {{- '\n<think>\n' + message.reasoning_content + '\n</think>\n' }}
+        {%- endif %}`, 1)

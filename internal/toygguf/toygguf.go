@@ -58,6 +58,10 @@ import (
 
 // Script says what a model answers.
 type Script struct {
+	// Think is what the model thinks first, as Qwen3 and DeepSeek-R1 do: the
+	// turn begins with <think>, this text, </think> and a blank line (the two
+	// tags are tokens of their own, as in Qwen3's vocabulary). "" for none.
+	Think string
 	// Text is the whole answer when there are no Calls; with Calls, the text
 	// the model writes before them ("" for none).
 	Text string
@@ -117,6 +121,14 @@ var (
 		},
 		After: "Sunny in Paris, rainy in London.",
 	}
+	// WeatherThinking thinks, as Qwen3 does, then makes Weather's call, in a
+	// model whose template renders what it thought (ThinkTemplate).
+	WeatherThinking = Script{
+		Think:    "The user asks for the weather: call the tool.",
+		Calls:    Weather.Calls,
+		After:    Weather.After,
+		Template: ThinkTemplate,
+	}
 	// Hello answers "Hello from llama.cpp." and never calls a tool.
 	Hello = Script{Text: "Hello from llama.cpp."}
 )
@@ -159,6 +171,8 @@ const (
 	toolCallClose   = "</tool_call>"
 	toolResponse    = "<tool_response>"
 	toolResponseEnd = "</tool_response>"
+	thinkOpen       = "<think>"
+	thinkClose      = "</think>"
 )
 
 // Shape constants.
@@ -278,6 +292,15 @@ func build(s Script) (*model, error) {
 		{toolCallOpen, tokenUserDefined}, {toolCallClose, tokenUserDefined},
 		{toolResponse, tokenUserDefined}, {toolResponseEnd, tokenUserDefined},
 	}
+	if s.Think != "" {
+		specials = append(specials, struct {
+			text string
+			typ  int32
+		}{thinkOpen, tokenUserDefined}, struct {
+			text string
+			typ  int32
+		}{thinkClose, tokenUserDefined})
+	}
 	for _, sp := range specials {
 		if _, err := m.add(sp.text, sp.typ); err != nil {
 			return nil, err
@@ -289,6 +312,17 @@ func build(s Script) (*model, error) {
 	// tokens, as Qwen writes it; a later one is plain pieces (a special token
 	// used twice would have two successors).
 	var turn []int
+	if s.Think != "" {
+		ids, err := m.pieces(s.Think)
+		if err != nil {
+			return nil, err
+		}
+		blank, err := m.pieces("\n\n")
+		if err != nil {
+			return nil, err
+		}
+		turn = append(append(append([]int{m.id[thinkOpen]}, ids...), m.id[thinkClose]), blank...)
+	}
 	if s.Text != "" {
 		ids, err := m.pieces(s.Text)
 		if err != nil {

@@ -228,6 +228,8 @@ func TestScript_Decodes(t *testing.T) {
 		{"a larger feed-forward: the same calls and answer", Script{Calls: Weather.Calls, After: Weather.After, FeedForward: 512},
 			afterOneCall, "It is sunny in Paris."},
 		{"a prompt that does not end with the generation prompt gets nothing", Weather, userTurn + "<|im_start|>assistant\nWell", ""},
+		{"thinking, then a call", WeatherThinking, userTurn + generate, "<think>The user asks for the weather: call the tool.</think>\n\n" + parisCall},
+		{"the answer after thinking and a call", WeatherThinking, afterOneCall, "It is sunny in Paris."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b, err := Bytes(tc.script)
@@ -261,4 +263,9 @@ func TestBytes_Errors(t *testing.T) {
 			require.EqualError(t, err, tc.wantErr)
 		})
 	}
+}
+
+func TestThinkTemplate_RendersReasoning(t *testing.T) {
+	require.NotEqual(t, QwenTemplate, ThinkTemplate)
+	require.Contains(t, ThinkTemplate, "message.reasoning_content")
 }

@@ -6,7 +6,8 @@
 // The engine renders each step as a plain-data request (the history in the draft-PR form
 // that session.history exports, the tool declarations, toolChoice, responseConstraint) and
 // reads back what the page's generator produced, piece by piece: a string is text; an
-// object is {type: "text", value}, {type: "tool-call", value: {callID?, name, arguments}}
+// object is {type: "text", value}, {type: "reasoning", value} (what the model thinks: never
+// the answer), {type: "tool-call", value: {callID?, name, arguments}}
 // or {type: "usage", value: {inputTokens, outputTokens}}. The Generator port carries both
 // directions as JSON; the binding in wasm/ implements it over the module's channel.
 package custom
@@ -64,12 +65,15 @@ func ParsePiece(piece []byte) (loop.Delta, error) {
 	case map[string]any:
 		typ, _ := p["type"].(string)
 		switch typ {
-		case "text":
+		case "text", "reasoning":
 			s, ok := p["value"].(string)
 			if !ok {
-				return loop.Delta{}, bad(`a {type: "text"} piece needs a string value`)
+				return loop.Delta{}, bad(`a {type: "` + typ + `"} piece needs a string value`)
 			}
-			return loop.Delta{Text: s}, nil
+			if typ == "text" {
+				return loop.Delta{Text: s}, nil
+			}
+			return loop.Delta{Reasoning: s}, nil
 		case "tool-call":
 			c, ok := p["value"].(map[string]any)
 			if !ok {
@@ -98,7 +102,7 @@ func ParsePiece(piece []byte) (loop.Delta, error) {
 			return loop.Delta{Usage: &loop.Usage{InputTokens: intOf(u["inputTokens"]), OutputTokens: intOf(u["outputTokens"])}}, nil
 		}
 	}
-	return loop.Delta{}, bad("a piece must be a string or {type: \"text\" | \"tool-call\" | \"usage\", value}")
+	return loop.Delta{}, bad("a piece must be a string or {type: \"text\" | \"reasoning\" | \"tool-call\" | \"usage\", value}")
 }
 
 func intOf(v any) int {

@@ -23,7 +23,11 @@ type choice struct {
 }
 
 type message struct {
-	content   string
+	content string
+	// reasoning is reasoning_content (DeepSeek, vLLM, llama.cpp, wllama) or reasoning
+	// (OpenRouter, Ollama): what the model thinks, never the answer. A value that is
+	// not a string is skipped, not an error: it is no part of the answer.
+	reasoning string
 	toolCalls []toolCallDelta
 }
 
@@ -120,6 +124,8 @@ func (m *message) member(r *reader, key memberKey, depth int, p *paths) {
 	switch {
 	case key.is("content"):
 		r.stringField(&m.content, true, p.message, "content", depth)
+	case (key.is("reasoning_content") || key.is("reasoning")) && r.peek() == '"':
+		m.reasoning = r.str()
 	case key.is("tool_calls"):
 		n := r.arrayField(p.message, "tool_calls", depth, func(i, depth int) {
 			if i == len(m.toolCalls) {

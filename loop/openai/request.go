@@ -13,6 +13,7 @@ type wireMessage struct {
 	Content    any // string, []contentPart, or nil (null) with tool calls
 	ToolCalls  []wireToolCall
 	ToolCallID string
+	Reasoning  string // reasoning_content: the reasoning parts of an assistant message
 }
 
 type contentPart struct {
@@ -141,6 +142,9 @@ func appendMessage(b []byte, m wireMessage) []byte {
 	if m.ToolCallID != "" {
 		b = jsonv.AppendString(append(b, `,"tool_call_id":`...), m.ToolCallID)
 	}
+	if m.Reasoning != "" {
+		b = jsonv.AppendString(append(b, `,"reasoning_content":`...), m.Reasoning)
+	}
 	return append(b, '}')
 }
 
@@ -196,44 +200,55 @@ func wireMessages(msgs []session.Message) ([]wireMessage, error) {
 			}
 			out = append(out, wireMessage{Role: "tool", ToolCallID: r.CallID, Content: content})
 		default:
-			content, err := wireContent(m)
+			content, reason, err := wireContent(m)
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, wireMessage{Role: string(m.Role), Content: content})
+			out = append(out, wireMessage{Role: string(m.Role), Content: content, Reasoning: reason})
 		}
 	}
 	return out, nil
 }
 
 // wireContent is a plain string for text-only messages (every server takes it), else an
-// array of parts.
-func wireContent(m session.Message) (any, error) {
+// array of parts; reasoning parts (kept under keepReasoning) go apart, as the
+// reasoning_content that servers whose templates render it read back.
+func wireContent(m session.Message) (content any, reason string, err error) {
 	if len(m.Parts) == 1 && m.Parts[0].Type == session.PartText {
-		return m.Parts[0].Text, nil
+		return m.Parts[0].Text, "", nil
 	}
 	parts := make([]contentPart, 0, len(m.Parts))
 	for _, p := range m.Parts {
 		switch p.Type {
+		case session.PartReasoning:
+			reason += p.Text
 		case session.PartText:
 			parts = append(parts, contentPart{Type: "text", Text: p.Text})
 		case session.PartImage:
 			url, err := mediaURL(p.Media)
 			if err != nil {
-				return nil, err
+				return nil, "", err
 			}
 			parts = append(parts, contentPart{Type: "image_url", ImageURL: url})
 		case session.PartAudio:
 			data, format, err := audioInput(p.Media)
 			if err != nil {
-				return nil, err
+				return nil, "", err
 			}
 			parts = append(parts, contentPart{Type: "input_audio", Audio: data, Format: format})
 		default:
-			return nil, session.Errorf(session.KindNotSupported, session.ErrUnexpectedInput, "the OpenAI-compatible backend does not send %s input", p.Type)
+			return nil, "", session.Errorf(session.KindNotSupported, session.ErrUnexpectedInput, "the OpenAI-compatible backend does not send %s input", p.Type)
 		}
 	}
-	return parts, nil
+	if reason != "" && len(parts) <= 1 {
+		// Text alone beside the reasoning: a plain string, as for any text message.
+		var text string
+		for _, p := range parts {
+			text = p.Text
+		}
+		return text, reason, nil
+	}
+	return parts, reason, nil
 }
 
 // resultText renders a tool result for a "tool" message, which takes text only: text parts

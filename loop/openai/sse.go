@@ -153,12 +153,13 @@ func (r *chunkReader) handle(data []byte) error {
 		if ch.finishReason != "" {
 			r.finished = true
 		}
-		content, calls := ch.delta.content, ch.delta.toolCalls
+		m := &ch.delta
 		if ch.hasMessage {
-			content, calls = ch.message.content, ch.message.toolCalls
+			m = &ch.message
 		}
-		if content != "" {
-			if err := r.emit(loop.Delta{Text: content}); err != nil {
+		content, calls := m.content, m.toolCalls
+		if content != "" || m.reasoning != "" {
+			if err := r.emit(loop.Delta{Text: content, Reasoning: m.reasoning}); err != nil {
 				return err
 			}
 		}

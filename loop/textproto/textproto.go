@@ -237,7 +237,7 @@ type attempt struct {
 func bounded(window int, next func(loop.Delta) error) func(loop.Delta) error {
 	n := 0
 	return func(d loop.Delta) error {
-		n += len(d.Text)
+		n += len(d.Text) + len(d.Reasoning)
 		if d.Call != nil {
 			n += len(d.Call.Name) + len(d.Call.Arguments)
 		}
@@ -249,6 +249,12 @@ func bounded(window int, next func(loop.Delta) error) func(loop.Delta) error {
 }
 
 func (a *attempt) delta(d loop.Delta) error {
+	if d.Reasoning != "" {
+		// Reasoning is never parsed for calls: it goes on as it came.
+		if err := a.emit(loop.Delta{Reasoning: d.Reasoning}); err != nil {
+			return err
+		}
+	}
 	if d.Text != "" {
 		if a.mayRepair {
 			a.raw.WriteString(d.Text)
@@ -412,7 +418,7 @@ func (f *callFilter) relay(d loop.Delta) error {
 		}
 		d.Text = ""
 	}
-	if d.Usage == nil && d.Call == nil {
+	if d.Usage == nil && d.Call == nil && d.Reasoning == "" {
 		return nil
 	}
 	return f.emit(d)

@@ -218,6 +218,18 @@ var engineScenarios = withFakeEngines([]hostScenario{
 		  "bad":["TypeError: invalid backend: backend.engine must be an object with createChatCompletion() (wllama) or chat.completions.create() (WebLLM)",
 		    "TypeError: invalid backend: backend.engine must be an object with createChatCompletion() (wllama) or chat.completions.create() (WebLLM)",
 		    "TypeError: invalid backend: backend.engine must be an object with createChatCompletion() (wllama) or chat.completions.create() (WebLLM)"]}`}},
+
+	{scenario: scenario{"engine: wllama's reasoning_content crosses piece by piece, before the answer, apart from it", `
+		const think = (s) => pieces(s, 5).map((t) => chunk({ content: null, reasoning_content: t }));
+		const engine = wllama([chunk({ role: "assistant", content: null }), ...think("Ask the tool."), ...calls(["call_a", "get_weather", { city: "Paris" }]).slice(1)],
+			[...think("It is sunny."), ...text("Sunny in Paris.")]);
+		const log = [];
+		const s = await LanguageModel.create({ backend: { kind: "engine", engine }, tools: [getWeather((a) => "sunny in " + a.city)] });
+		s.addEventListener("reasoning", (e) => log.push("r:" + e.detail.text));
+		const r = s.promptStreaming("Weather in Paris?").getReader();
+		for (;;) { const { done, value } = await r.read(); if (done) break; log.push("t:" + value); }
+		return log;`,
+		`["r:Ask t","r:he to","r:ol.","r:It is","r: sunn","r:y.","t:Sunn","t:y in","t: Par","t:is."]`}},
 })
 
 // withFakeEngines prepends fakeEngines to each scenario's script.

@@ -769,4 +769,31 @@ var scenarios = []scenario{
 		const rec = s.recording();
 		return { backend: rec.turns.map((t) => t.backend), chunks: rec.turns[0].chunks, leaked: JSON.stringify(rec).includes(KEY) };`,
 		`{"backend":[1],"chunks":["kept"],"leaked":false}`},
+	{"reasoning: apart from the answer, in its event, not sent back", `
+		const s = await LanguageModel.create({ backend: openai("think", "think_call.sse,think_answer.sse"), tools: [getWeather((a) => "sunny in " + a.city)] });
+		const thought = [];
+		s.addEventListener("reasoning", (e) => thought.push(e.detail.text));
+		const chunks = await read(s.promptStreaming("Weather in Paris?"));
+		const st = await stats("think");
+		const parts = s.history.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).map((p) => p.type);
+		return { chunks: chunks.join(""), thought: thought.join(""), parts, sentBack: JSON.stringify(st.bodies[1]).includes("reasoning") };`,
+		`{"chunks":"Sunny in Paris.","thought":"The user wants the weather: ask the tool.The tool says sunny.","parts":["text","tool-call","tool-result","text"],"sentBack":false}`},
+
+	{"reasoning: keepReasoning keeps it in the history and sends it back", `
+		const s = await LanguageModel.create({ backend: openai("keep", "think_call.sse,think_answer.sse"), tools: [getWeather((a) => "sunny in " + a.city)], keepReasoning: true });
+		const answer = await s.prompt("Weather in Paris?");
+		const st = await stats("keep");
+		const again = await LanguageModel.create({ initialPrompts: s.history, expectedInputs: [{ type: "text" }, { type: "tool-call" }, { type: "tool-response" }], keepReasoning: true });
+		return { answer, history: s.history.slice(1).map((m) => m.content.map((p) => p.type + (p.type === "reasoning" ? ": " + p.value : ""))),
+			sent: st.bodies[1].messages[1].reasoning_content, roundTrip: JSON.stringify(again.history) === JSON.stringify(s.history),
+			bad: await Promise.all([1, "yes", null].map((v) => LanguageModel.create({ keepReasoning: v }).then(() => "created", (e) => e.name + ": " + e.message))) };`,
+		`{"answer":"Sunny in Paris.","history":[["reasoning: The user wants the weather: ask the tool."],["tool-call"],["tool-result"],["reasoning: The tool says sunny.","text"]],"sent":"The user wants the weather: ask the tool.","roundTrip":true,"bad":["TypeError: keepReasoning must be true or false, not 1","TypeError: keepReasoning must be true or false, not yes","TypeError: keepReasoning must be true or false, not null"]}`},
+
+	{"reasoning: a call written while thinking is not a call (text protocol)", `
+		const cities = [];
+		const s = await LanguageModel.create({ backend: openai("thinktp", "think_textproto.sse,think_answer.sse", { nativeTools: false }), tools: [getWeather((a) => (cities.push(a.city), "sunny"))] });
+		let thought = "";
+		s.onreasoning = (e) => (thought += e.detail.text);
+		return { answer: await s.prompt("Weather?"), cities, thought };`,
+		`{"answer":"Sunny in Paris.","cities":["Paris"],"thought":"Maybe <tool_call>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Rome\"}}</tool_call>? No: Paris.The tool says sunny."}`},
 }

@@ -1,0 +1,59 @@
+//go:build !js
+
+package main
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"langmodel/internal/browsertest"
+	"langmodel/internal/toygguf"
+)
+
+// TestBrowser_GGUFReasoning runs a toy model that thinks before it calls a tool
+// (toygguf.WeatherThinking: <think>…</think>, then a <tool_call>, with Qwen3's
+// rendering of reasoning_content in its template) through real llama.cpp (wllama 3.13.0),
+// in every engine, with the module on the page and in a Worker: the thinking reaches the
+// reasoning event, never the answer, the stream or the history, and under keepReasoning
+// the history keeps it and the next step is sent it.
+func TestBrowser_GGUFReasoning(t *testing.T) {
+	h := browsertest.WllamaHandlers(t)
+	h["/think.gguf"] = browsertest.GGUF(t, toygguf.WeatherThinking)
+	for path, handler := range moduleHandlers(t) {
+		h[path] = handler
+	}
+	base := browsertest.Serve(t, "", h)
+	browsertest.EachOwn(t, func(t *testing.T, b *browsertest.Browser) {
+		for _, m := range modes {
+			t.Run(m.name, func(t *testing.T) {
+				p := b.Open(t, base+"/")
+				require.NoError(t, p.Eval(engineCtx(t), m.prelude()+ggufPage, nil))
+				for _, tc := range []struct{ name, js, want string }{
+					{"thinking, then a call: the thinking is in the reasoning event only", `
+						const s = await LanguageModel.create({ backend: gguf("/think.gguf?" + run), tools: [getWeather((a) => "sunny in " + a.city)] });
+						let thought = "";
+						s.addEventListener("reasoning", (e) => (thought += e.detail.text));
+						const chunks = await read(s.promptStreaming(ask));
+						return { answer: chunks.join(""), thought: thought.trim(), history: JSON.stringify(s.history).includes("think"), roles: s.history.map((m) => m.role) };`,
+						`{"answer":"It is sunny in Paris.","thought":"The user asks for the weather: call the tool.","history":false,"roles":["user","tool-call","tool-result","assistant"]}`},
+					{"keepReasoning: kept in the history, and the next step answers with it sent back", `
+						const s = await LanguageModel.create({ backend: gguf("/think.gguf?" + run), tools: [getWeather((a) => "sunny in " + a.city)], keepReasoning: true });
+						const answer = await s.prompt(ask);
+						return { answer, first: s.history[1].content.map((p) => p.type + ": " + p.value.trim()), roles: s.history.map((m) => m.role) };`,
+						`{"answer":"It is sunny in Paris.","first":["reasoning: The user asks for the weather: call the tool."],"roles":["user","assistant","tool-call","tool-result","assistant"]}`},
+				} {
+					t.Run(tc.name, func(t *testing.T) {
+						var got any
+						require.NoError(t, p.Eval(engineCtx(t), `const { LanguageModel } = lm;
+							const read = async (stream) => { const r = stream.getReader(); const out = []; for (;;) { const { done, value } = await r.read(); if (done) return out; out.push(value); } };`+tc.js, &got))
+						requireJSON(t, tc.want, got)
+					})
+				}
+				for _, line := range p.Console() {
+					require.NotContains(t, line, "exception:")
+				}
+			})
+		}
+	})
+}
