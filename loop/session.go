@@ -60,6 +60,8 @@ type Session struct {
 
 	view atomic.Pointer[view] // what readers outside the queue see
 
+	approved atomic.Pointer[map[string]*session.Tool] // the decisions remembered (approvals.go)
+
 	life    Context // done when the session is destroyed
 	destroy CancelFunc
 

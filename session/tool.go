@@ -60,6 +60,17 @@ func (t *Tool) Same(u *Tool) bool {
 		hint(a.ConsequentialHint) == hint(b.ConsequentialHint) && hint(a.UntrustedContentHint) == hint(b.UntrustedContentHint)
 }
 
+// SameDeclaration reports whether u declares what t declares, as approve was shown it:
+// name, description, schema, annotations and source (kind, an MCP server's name and
+// origin). The route is left out (the execute's stash id, a server's index and its own
+// name for the tool, and how the result is read, which the kind fixes): a remembered
+// approval (loop/approvals.go) outlives a reload, whose stash ids are new.
+func (t *Tool) SameDeclaration(u *Tool) bool {
+	v := *u
+	v.Source.Fn, v.Source.Ref, v.HasExecute, v.MCPResult = t.Source.Fn, t.Source.Ref, t.HasExecute, t.MCPResult
+	return t.Name == u.Name && t.Same(&v)
+}
+
 // hint is a hint as three states: absent (0), false (1), true (2).
 func hint(p *bool) int {
 	switch {

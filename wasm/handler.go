@@ -280,6 +280,8 @@ func (h *Handler) handle(b []byte, tail int) {
 			h.listen(raw)
 		case TypeTools:
 			h.setTools(raw)
+		case TypeApprovals:
+			h.setApprovals(raw)
 		default:
 			h.reply(env.ID, nil, protocolError(session.KindType, "unknown message type %q", env.Type))
 		}
