@@ -8,26 +8,25 @@ import "langmodel/session"
 // restore give them too. The face keeps them because approve runs there and a snapshot
 // and session.approvals read them synchronously; the rule of when one applies is the
 // loop's: a remembered yes answers a call without asking only when the tool that will run
-// declares exactly what was approved (session.Tool.SameDeclaration): a changed
+// declares exactly what was allowed (session.Tool.SameDeclaration): a changed
 // description, schema or annotation, another source, another MCP server, asks again.
 
-// SetApproved replaces the session's remembered decisions: tool name → the declaration
-// the user allowed always. nil or empty forgets them all. Safe from any goroutine; a call
+// SetApproved replaces the session's remembered decisions: the declarations the user
+// allowed always, one per name. nil forgets them all. Safe from any goroutine; a call
 // whose approval is being decided as it changes is decided by the set before or after.
-func (s *Session) SetApproved(m map[string]*session.Tool) {
-	if len(m) == 0 {
-		m = nil
-	}
-	s.approved.Store(&m)
+func (s *Session) SetApproved(tools []session.Tool) {
+	s.approved.Store(&tools)
 }
 
-// remembered reports whether the user allowed t always, as it is declared now. Free
-// when nothing is remembered: one atomic load.
+// remembered reports whether the user allowed t always, as it is declared now. Nothing
+// remembered costs one atomic load.
 func (s *Session) remembered(t *session.Tool) bool {
-	m := s.approved.Load()
-	if m == nil || *m == nil {
-		return false
+	if p := s.approved.Load(); p != nil {
+		for i := range *p {
+			if (*p)[i].SameDeclaration(t) {
+				return true
+			}
+		}
 	}
-	d := (*m)[t.Name]
-	return d != nil && d.SameDeclaration(t)
+	return false
 }

@@ -65,7 +65,7 @@ func TestApprovals_Remembered(t *testing.T) {
 			s, err := loop.New(loop.Options{Model: model, Runner: p, Tools: []session.Tool{*live}, ToolUse: loop.ToolUse{Approve: approve}})
 			require.NoError(t, err)
 			t.Cleanup(s.Destroy)
-			s.SetApproved(map[string]*session.Tool{"wipe": wipeTool(t, row.remembered)})
+			s.SetApproved([]session.Tool{*wipeTool(t, row.remembered)})
 			if row.revoke {
 				s.SetApproved(nil)
 			}

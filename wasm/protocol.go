@@ -284,7 +284,7 @@ type ListenMessage struct {
 // An approvals message ({type: "approvals", session, tools}) has the same shape: tools
 // are the session's remembered decisions, whole, each the declaration approve was shown
 // (tool-approve's toolInfo), which the loop answers without asking while the tool that
-// runs declares exactly that (wasm/approvals.go, loop/approvals.go). No reply.
+// runs declares exactly that (wasm/toolset.go, loop/approvals.go). No reply.
 type ToolsMessage struct {
 	Type    string          `json:"type"`
 	Session int64           `json:"session"`

@@ -40,7 +40,7 @@ func TestApprovals_RememberedMovesServer(t *testing.T) {
 		now, _ := s.Tools(nil)
 		sess.SetTools(now)
 	})
-	sess.SetApproved(map[string]*session.Tool{"wipe": &tools[0]})
+	sess.SetApproved(tools[:1])
 	_, err = sess.Prompt(context.Background(), "Wipe twice", loop.PromptOptions{})
 	require.NoError(t, err)
 	require.Equal(t, []string{"wipe"}, a.Ran(), "a's wipe ran unasked")
