@@ -777,6 +777,10 @@ declare global {
     snapshot(): self.Snapshot;
     /** The model steps a {kind: "record"} backend ran. */
     recording(): self.Recording;
+    /** The tools the user allowed always (approve answered {allow: "always"}). */
+    readonly approvals: self.ApprovedTool[];
+    /** Forgets the decision about the tool named name, or all of them. */
+    revokeApproval(name?: string): undefined;
   }
 
   interface LanguageModelEventMap {
