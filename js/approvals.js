@@ -39,9 +39,10 @@ export function remember(channel, key, info) {
 }
 
 // rememberedOf lists session key's decisions as the engine described them (a snapshot
-// keeps them so).
-export function rememberedOf(key) {
-  return [...(remembered.get(key)?.values() ?? [])];
+// keeps them so); copy: a copy each, which the page may change freely.
+export function rememberedOf(key, copy = false) {
+  const list = [...(remembered.get(key)?.values() ?? [])];
+  return copy ? JSON.parse(JSON.stringify(list)) : list;
 }
 
 // forget drops a destroyed session's decisions.
@@ -62,8 +63,8 @@ export function shown(d) {
 // binds only to a declaration it reads exactly so). dataError makes restore()'s DataError.
 export function keptApprovals(list, dataError) {
   if (list === undefined) return [];
-  if (!Array.isArray(list) || list.some((d) => d === null || typeof d !== "object" || typeof d.name !== "string")) {
-    throw dataError("the snapshot's approvals are not a list of tool declarations");
-  }
-  return list;
+  try {
+    if (Array.isArray(list) && list.every((d) => d !== null && typeof d === "object" && typeof d.name === "string")) return JSON.parse(JSON.stringify(list)); // a copy: the page keeps its snapshot
+  } catch {} // no JSON (a cycle, a BigInt)
+  throw dataError("the snapshot's approvals are not a list of tool declarations");
 }

@@ -255,7 +255,7 @@ export class LanguageModel extends EventTarget {
   snapshot() {
     if (this.#destroyed) throw this.#gone();
     const { history, json } = this.#channel.historyOf(this.#key);
-    return snapshotOf(this.#shared.data, history, json, this.contextUsage, this.usage, this.contextWindow, this.#initial, (pending) => this.#channel.callsOf(this.#key, pending), rememberedOf(this.#key));
+    return snapshotOf(this.#shared.data, history, json, this.contextUsage, this.usage, this.contextWindow, this.#initial, (pending) => this.#channel.callsOf(this.#key, pending), rememberedOf(this.#key, true));
   }
 
   /**
