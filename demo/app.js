@@ -61,6 +61,8 @@ const liveCtx = {
     if (call.state === "approval") {
       return [
         { label: "Approve", cls: "primary small", onClick: () => settle("run") },
+        // The session's approve asks (closed loop): it can remember (approveClosed).
+        ...(call.remembers ? [{ label: "Allow always", cls: "small", onClick: () => settle("always") }] : []),
         { label: "Decline", cls: "danger small", onClick: () => settle("decline") },
       ];
     }
@@ -206,7 +208,8 @@ async function restoreSession(snapshot, config, monitor) {
   const opts = createOptions(config, undefined, webmcp);
   if (opts.modelContext) return createSession(config, snapshot.history, monitor); // its tools are the context's
   const { tools, toolUseConfig, backend } = opts;
-  return watch(await LanguageModel.restore(snapshot, { tools, toolUseConfig: { approve: toolUseConfig.approve }, backend, monitor }), opts);
+  // keepApprovals: the snapshot is the demo's own (keep.js), so "Allow always" survives.
+  return watch(await LanguageModel.restore(snapshot, { tools, toolUseConfig: { approve: toolUseConfig.approve }, backend, monitor, keepApprovals: true }), opts);
 }
 
 /** watch shows session's tool calls live, as its events report them. */
@@ -291,12 +294,15 @@ async function runWebMCP(tool, args, ref) {
 }
 
 // approveClosed asks the user before a destructive (or, in WebMCP, consequential) tool
-// runs; the others run at once.
+// runs; the others run at once. "Allow always" answers {allow: "always"}: the session
+// runs this tool unasked from then on, while it declares what was shown here
+// (docs/security.md "Approvals remembered"); the snapshot keeps it across a reload.
 async function approveClosed(call, tool) {
   if (!tool?.annotations?.destructiveHint && !tool?.annotations?.consequentialHint) return true;
   const ref = liveCall(call, "approval");
+  ref.call.remembers = true;
   const d = await ask(ref, "approval", state.controller?.signal);
-  return d === "run";
+  return d === "always" ? { allow: "always" } : d === "run";
 }
 
 // ---------------------------------------------------------------- a turn

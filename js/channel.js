@@ -1,6 +1,7 @@
 // The channel to the module, page side: requests with ids and their replies, the engine's
 // calls to the page (execute, approve, fetch, generate) and its events (protocol.js).
 
+import { answerOf, remember } from "./approvals.js";
 import { abortReason, errorMessage, makeError } from "./errors.js";
 import { attachment, unpackHistory } from "./pack.js";
 import { EVENT_TYPES, FETCH_WINDOW } from "./protocol.js";
@@ -353,11 +354,19 @@ export class Channel {
       // keeps its own members (execute) beside it. A server given as a path is on the
       // page's origin.
       const info = m.toolInfo ?? { name: m.tool, source: { kind: "page" } };
+      const declared = m.toolInfo && JSON.stringify(m.toolInfo); // as the engine described it
       const { source } = info;
       if (source.kind === "mcp" && !source.origin) source.origin = globalThis.location?.origin ?? "";
       const tool = source.kind === "mcp" ? info : { ...tools?.get(m.tool), ...info };
-      const answer = await approve(new LanguageModelToolCall(m.call), tool, { signal: ctrl.signal });
-      return typeof answer === "string" ? answer : Boolean(answer);
+      const answer = answerOf(await approve(new LanguageModelToolCall(m.call), tool, { signal: ctrl.signal }));
+      if (answer !== "always") return answer === "once" || answer;
+      // {allow: "always"}: this declaration is allowed for the rest of the session
+      // (approvals.js), unless the call was abandoned meanwhile or the session is gone.
+      if (declared && !ctrl.aborted && this.#sessions.has(m.session)) {
+        remember(this, m.session, JSON.parse(declared));
+        this.#sessions.get(m.session)("calls"); // the session's snapshot changed
+      }
+      return true;
     });
   }
 

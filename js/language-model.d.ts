@@ -184,8 +184,13 @@ export interface ToolUseConfig {
   maxTokens?: number;
   parallel?: boolean;
   onLimit?: "error" | "answer";
-  /** Resolve false, or a reason string, to decline the call. The signal aborts when the prompt is aborted or the session destroyed. */
-  approve?(call: LanguageModelToolCall, tool: (Tool | AgentTool) & { source: ToolSource }, context: { signal: AbortSignal; path?: LanguageModelToolCall[] }): boolean | string | Promise<boolean | string>;
+  /**
+   * Resolve true or {allow: "once"} to run the call; false, or a reason string, to decline
+   * it; {allow: "always"} to run it and every later call of this tool, unasked, while the
+   * tool declares exactly what approve was shown (session.approvals). Any other object is
+   * a TypeError, and the call is declined. The signal aborts when the prompt is aborted or the session destroyed.
+   */
+  approve?(call: LanguageModelToolCall, tool: (Tool | AgentTool) & { source: ToolSource }, context: { signal: AbortSignal; path?: LanguageModelToolCall[] }): ApproveAnswer | Promise<ApproveAnswer>;
   /**
    * How deep agent tools may nest under this session (its children are 1 deep). Default
    * 2. A declaration deeper is a TypeError at create(). A whole number, else TypeError.
@@ -197,6 +202,18 @@ export interface ToolUseConfig {
    * 0: no limit. A whole number, else TypeError.
    */
   maxTotalToolCalls?: number;
+}
+
+/** What approve resolves to (docs/security.md "Approvals remembered"). */
+export type ApproveAnswer = boolean | string | { allow: "once" | "always" };
+
+/** A decision remembered (session.approvals): the declaration approve was shown when it answered {allow: "always"}. */
+export interface ApprovedTool {
+  name: string;
+  description: string;
+  inputSchema: object;
+  annotations: ToolAnnotations;
+  source: ToolSource;
 }
 
 /** Whether the model may ("auto", the default), must not ("none") or must ("required", or one named tool) call tools. */
@@ -638,6 +655,8 @@ export interface Snapshot {
   running: string[];
   /** Those waiting for approve: asked again after restore(). */
   approving: string[];
+  /** The decisions remembered (version 3 on): restored only with restore()'s keepApprovals. */
+  approvals?: ApprovedTool[];
 }
 
 /** LanguageModel.restore()'s options: what a snapshot cannot hold. */
@@ -650,6 +669,12 @@ export interface RestoreOptions {
   monitor?(monitor: CreateMonitor): void;
   /** The session's MCP servers again: a snapshot does not keep them (their headers may hold secrets). */
   mcpServers?: MCPServer[];
+  /**
+   * Restore the snapshot's remembered approvals (default false): only for a snapshot the
+   * page saved itself, in storage only it writes; a snapshot from elsewhere must grant
+   * nothing. Each still binds to its declaration. Not a boolean: TypeError.
+   */
+  keepApprovals?: boolean;
 }
 
 /** The version session.snapshot() writes; restore() takes every version up to it. */
@@ -714,6 +739,10 @@ export class LanguageModel<R extends PromptResult = PromptResult> extends EventT
   readonly history: Message[];
   /** The session saved as plain JSON (beyond the spec): LanguageModel.restore() continues it. */
   snapshot(): Snapshot;
+  /** The tools the user allowed always (approve answered {allow: "always"}), a copy; a clone starts with its original's (beyond the spec). */
+  readonly approvals: ApprovedTool[];
+  /** Forgets the decision about the tool named name, or all of them: approve is asked again. */
+  revokeApproval(name?: string): undefined;
   /** The model steps a {kind: "record"} backend ran, clones' included (beyond the spec); replay with backend {...recording, strict: true}. */
   recording(): Recording;
 
@@ -838,6 +867,10 @@ declare global {
     snapshot(): self.Snapshot;
     /** The model steps a {kind: "record"} backend ran. */
     recording(): self.Recording;
+    /** The tools the user allowed always (approve answered {allow: "always"}). */
+    readonly approvals: self.ApprovedTool[];
+    /** Forgets the decision about the tool named name, or all of them. */
+    revokeApproval(name?: string): undefined;
   }
 
   interface LanguageModelEventMap {

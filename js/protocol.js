@@ -69,6 +69,7 @@ export const FETCH_WINDOW = 1 << 20;
 /** @typedef {{type: "tool-progress", id: number, value?: unknown}} ToolProgress  a running execute's progress(value) */
 /** @typedef {{type: "listen", session: number, event: "toolcall" | "toolprogress" | "toolresult" | "contextoverflow" | "stepusage" | "reasoning"}} ListenMessage  from now on, send this session's events of this type */
 /** @typedef {{type: "tools", session: number, tools: object[]}} ToolsMessage  the session's tools from its next model step on (create({modelContext}), js/webmcp.js) */
+/** @typedef {{type: "approvals", session: number, tools: object[]}} ApprovalsMessage  the session's remembered decisions, whole: each the toolInfo approve was shown when it answered {allow: "always"}; a call runs unasked while its tool declares exactly one of them (js/approvals.js, loop/approvals.go) */
 /** @typedef {{type: "fetch-response", id: number, status: number, headers: Record<string, string>}} FetchResponse  the fetch `id` has its response (lower-case header names); the body follows */
 /** @typedef {{type: "fetch-chunk", id: number, data: string}} FetchChunk  the next piece of the body, decoded as UTF-8 across chunk boundaries */
 /** @typedef {{type: "fetch-end", id: number, error?: {message: string}}} FetchEnd  the body is complete, or the fetch failed (before or after its response) */

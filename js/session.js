@@ -11,6 +11,7 @@ import { attachment, packText } from "./pack.js";
 import { EVENT_TYPES } from "./protocol.js";
 import { ready, runtime } from "./runtime.js";
 import { recorded, recordingOf, startRecording } from "./record.js";
+import { forget, rememberedOf, setRemembered, shown } from "./approvals.js";
 import { changed, restoreOptions, snapshotOf } from "./snapshot.js";
 import { stash } from "./stash.js";
 import { promptStream } from "./stream.js";
@@ -118,12 +119,13 @@ export class LanguageModel extends EventTarget {
    */
   static async restore(snapshot, options = {}) {
     needsArgument(arguments.length, "LanguageModel.restore()");
-    const { create, restore, packed } = restoreOptions(snapshot, dictionary(options, "LanguageModel.restore()"));
-    return LanguageModel.#create(create, restore, packed);
+    const { create, restore, packed, approvals } = restoreOptions(snapshot, dictionary(options, "LanguageModel.restore()"));
+    return LanguageModel.#create(create, restore, packed, approvals);
   }
 
-  // packed is restore()'s history, packed already (pack.js): create()'s comes in options.
-  static async #create(options, restore, packed = null) {
+  // packed is restore()'s history, packed already (pack.js): create()'s comes in options;
+  // approvals, the decisions restore() keeps (approvals.js).
+  static async #create(options, restore, packed = null, approvals = []) {
     const what = restore ? "LanguageModel.restore()" : "LanguageModel.create()";
     const signal = signalOf(options, what);
     const backend = options.backend; // read once: wireOptions reads it from withBackend's
@@ -187,6 +189,7 @@ export class LanguageModel extends EventTarget {
     }
     startRecording(shared, wire.backend, info);
     const session = new LanguageModel(token, st.channel, key, shared, info);
+    if (approvals.length) setRemembered(st.channel, key, approvals);
     if (mc) {
       // Clones follow the context too, each with its own key (js/webmcp.js).
       shared.follow = (k) => follow(mc, own, { channel: st.channel, key: k, tools, ids, wireToolList });
@@ -275,7 +278,29 @@ export class LanguageModel extends EventTarget {
   snapshot() {
     if (this.#destroyed) throw this.#gone();
     const { history, json } = this.#channel.historyOf(this.#key);
-    return snapshotOf(this.#shared.data, history, json, this.contextUsage, this.usage, this.contextWindow, this.#initial, (pending) => this.#channel.callsOf(this.#key, pending));
+    return snapshotOf(this.#shared.data, history, json, this.contextUsage, this.usage, this.contextWindow, this.#initial, (pending) => this.#channel.callsOf(this.#key, pending), rememberedOf(this.#key, true));
+  }
+
+  /**
+   * approvals lists the tools the user allowed always (approve answered {allow:
+   * "always"}), each the declaration approve was shown: {name, description, inputSchema,
+   * annotations, source}. A call runs unasked only while its tool declares exactly that
+   * (beyond the spec; docs/security.md "Approvals remembered").
+   */
+  get approvals() {
+    if (this.#destroyed) throw this.#gone();
+    return rememberedOf(this.#key).map(shown);
+  }
+
+  /**
+   * revokeApproval(name) forgets the decision about the tool named name, or every
+   * decision without a name: approve is asked again from the next call on.
+   */
+  revokeApproval(name) {
+    if (this.#destroyed) throw this.#gone();
+    const list = rememberedOf(this.#key);
+    setRemembered(this.#channel, this.#key, name === undefined ? [] : list.filter((d) => d.name !== String(name)));
+    changed(this);
   }
 
   #result(r) {
@@ -511,6 +536,9 @@ export class LanguageModel extends EventTarget {
       throw e;
     }
     const clone = new LanguageModel(token, this.#channel, key, this.#shared, info);
+    // A clone goes on with what the user allowed so far; revoking in one leaves the other.
+    const approvals = rememberedOf(this.#key);
+    if (approvals.length) setRemembered(this.#channel, key, approvals);
     clone.#unfollow = this.#shared.follow?.(key) ?? null;
     return clone;
   }
@@ -533,6 +561,7 @@ export class LanguageModel extends EventTarget {
     for (const fail of [...this.#inflight]) fail(err);
     this.#channel.unlisten(this.#key);
     if (this.#shared.agents) agentNodes.detach(this.#key);
+    forget(this.#key);
     this.#channel.notify({ type: "destroy", id: 0, session: this.#key });
     this.#shared.release();
   }

@@ -5,17 +5,19 @@
 // (wasm/cmd/langmodel/testdata/snapshots/).
 
 import { AGENT_SCHEMA, agentAnnotations } from "./agents.js";
+import { keptApprovals } from "./approvals.js";
 import { packText } from "./pack.js";
 
 /** The version snapshot() writes. restore() takes every version up to it. */
-export const SNAPSHOT_VERSION = 2;
+export const SNAPSHOT_VERSION = 3;
 
 // snapshotOf builds a snapshot from what the session knows. data is the session's wire
 // options (webidl.js wireOptions): the backend, the stash ids and initialPrompts stay out.
 // callsOf(pending) is the channel's: the calls running or asking approval among pending.
 // calls holds the messages of history that may hold tool calls and results, in order (all
-// but those of one text part: channel.js historyOf).
-export function snapshotOf(data, history, calls, usage, spent, contextWindow, initial, callsOf) {
+// but those of one text part: channel.js historyOf). approvals are the decisions
+// remembered (approvals.js), as the engine described each declaration.
+export function snapshotOf(data, history, calls, usage, spent, contextWindow, initial, callsOf, approvals) {
   const options = {};
   for (const k of ["expectedInputs", "expectedOutputs", "samplingMode", "temperature", "topK", "toolChoice", "keepReasoning"]) {
     if (data[k] !== undefined && data[k] !== null) options[k] = data[k];
@@ -51,6 +53,7 @@ export function snapshotOf(data, history, calls, usage, spent, contextWindow, in
     pending: [...pending],
     running: asked.running,
     approving: asked.approving,
+    approvals,
   };
 }
 
@@ -156,7 +159,14 @@ export function restoreOptions(snapshot, options) {
       restore.totals[k] = usage[k];
     }
   }
-  return { create, restore, packed };
+  // The remembered decisions (version 3 on) come back only when the page says the
+  // snapshot is its own (keepApprovals: true), and only to a session that asks approve: a
+  // snapshot is input, and one from elsewhere must grant nothing (docs/security.md
+  // "Approvals remembered").
+  const keep = options.keepApprovals;
+  if (keep !== undefined && typeof keep !== "boolean") throw new TypeError("LanguageModel.restore(): keepApprovals must be a boolean");
+  const approvals = keep && typeof options.toolUseConfig?.approve === "function" ? keptApprovals(snapshot.approvals, dataError) : [];
+  return { create, restore, packed, approvals };
 }
 
 // Watchers: functions called when a session's snapshot may have changed (a step ended,

@@ -15,6 +15,7 @@ import {
   type Backend,
   type Recording,
   type Snapshot,
+  type ApprovedTool,
   type ChatCompletionsRequest,
   type Message,
   type ModelContext,
@@ -209,6 +210,14 @@ async function page(): Promise<void> {
   }
   // @ts-expect-error restore() needs a snapshot, not options
   await LanguageModel.restore({ tools: [weather] });
+
+  // Approvals remembered: "Allow always", listed, revoked, kept by a snapshot the page saved.
+  const remembering = await LanguageModel.create({ tools: [weather], toolUseConfig: { approve: async (call, tool) => (tool.source.kind === "page" ? { allow: "always" } : call.name === "ok") } });
+  const allowed: ApprovedTool[] = remembering.approvals;
+  console.log(allowed.map((t) => `${t.name} from ${t.source.kind}`), remembering.revokeApproval("weather"), remembering.revokeApproval());
+  await LanguageModel.restore(remembering.snapshot(), { tools: [weather], toolUseConfig: { approve: () => ({ allow: "once" }) }, keepApprovals: true });
+  // @ts-expect-error allow is "once" or "always"
+  await LanguageModel.create({ tools: [weather], toolUseConfig: { approve: () => ({ allow: "alwyas" }) } });
 
   // Recordings: any backend recorded, replayed strictly by the scripted backend.
   const recorder = await LanguageModel.create({ backend: { kind: "record", backend: { kind: "openai", baseURL: "/v1", model: "m" } }, tools: [weather] });

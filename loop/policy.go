@@ -14,8 +14,8 @@ import (
 //
 //  1. The arguments are validated against the tool's inputSchema (session.Tool's
 //     ValidateArguments): an invalid call never reaches the tool.
-//  2. Approval (approval): with toolUseConfig.approve, every call is asked about first;
-//     without it, a tool that needs the user's approval (needsApproval:
+//  2. Approval (approval): with toolUseConfig.approve, every call is asked about first,
+//     unless the user allowed exactly its declaration always (approvals.go); without it, a tool that needs the user's approval (needsApproval:
 //     consequentialHint or destructiveHint true) is refused with a tool error saying so.
 //  3. The result is read (readResult): a tool whose declaration has MCPResult returns an
 //     MCP CallToolResult as JSON text (WebMCP's executeTool does); its content parts
@@ -46,6 +46,9 @@ func (r *run) approval(ctx Context, c session.ToolCall, t *session.Tool) string 
 			return "tool " + c.Name + " needs the user's approval, and this session cannot ask for it (no toolUseConfig.approve); the call was not run"
 		}
 		return ""
+	}
+	if r.s.remembered(t) {
+		return "" // the user allowed this declaration always (approvals.go)
 	}
 	ok, reason, err := approve(ctx, c, t)
 	if err != nil {

@@ -62,7 +62,8 @@ type Session struct {
 	resume []string // calls to run at the next prompt (restore.go)
 	totals Totals   // what the model steps spent (Usage)
 
-	view atomic.Pointer[view] // what readers outside the queue see
+	view     atomic.Pointer[view]           // what readers outside the queue see
+	approved atomic.Pointer[[]session.Tool] // the decisions remembered (approvals.go)
 
 	life    Context // done when the session is destroyed
 	destroy CancelFunc

@@ -52,9 +52,26 @@ func (t *Tool) Same(u *Tool) bool {
 	if t == nil || u == nil {
 		return t == u
 	}
-	a, b := t.Annotations, u.Annotations
-	return t.Source == u.Source && t.Description == u.Description && string(t.InputSchema) == string(u.InputSchema) &&
-		t.HasExecute == u.HasExecute && t.MCPResult == u.MCPResult && a.Title == b.Title &&
+	return t.same(u, true)
+}
+
+// SameDeclaration reports whether u declares what t declares, as approve was shown it:
+// name, description, schema, annotations and source (kind, an MCP server's name and
+// origin). The route is left out (the execute's stash id, a server's index and its own
+// name for the tool, and how the result is read, which the kind fixes): a remembered
+// approval (loop/approvals.go) outlives a reload, whose stash ids are new.
+func (t *Tool) SameDeclaration(u *Tool) bool {
+	return t.Name == u.Name && t.same(u, false)
+}
+
+// same is Same, with the route (Fn, Ref, HasExecute, MCPResult) compared or not.
+func (t *Tool) same(u *Tool, route bool) bool {
+	a, b, p, q := t.Annotations, u.Annotations, t.Source, u.Source
+	if !route {
+		p.Fn, p.Ref = q.Fn, q.Ref
+	}
+	return p == q && t.Description == u.Description && string(t.InputSchema) == string(u.InputSchema) &&
+		(!route || t.HasExecute == u.HasExecute && t.MCPResult == u.MCPResult) && a.Title == b.Title &&
 		hint(a.ReadOnlyHint) == hint(b.ReadOnlyHint) && hint(a.DestructiveHint) == hint(b.DestructiveHint) &&
 		hint(a.IdempotentHint) == hint(b.IdempotentHint) && hint(a.OpenWorldHint) == hint(b.OpenWorldHint) &&
 		hint(a.ConsequentialHint) == hint(b.ConsequentialHint) && hint(a.UntrustedContentHint) == hint(b.UntrustedContentHint)
@@ -150,6 +167,13 @@ func parseTool(i int, raw any) (Tool, error) {
 	t := Tool{Name: name, Description: desc, InputSchema: mustJSON(schemaDoc), Schema: compiled}
 	t.HasExecute, _ = obj["hasExecute"].(bool)
 	t.MCPResult, _ = obj["mcpResult"].(bool)
+	if src, ok := obj["source"].(map[string]any); ok {
+		// A remembered approval's declaration (loop/approvals.go), as approve was shown it;
+		// every other caller sets the Source itself.
+		t.Source.Kind, _ = src["kind"].(string)
+		t.Source.Server, _ = src["name"].(string)
+		t.Source.Origin, _ = src["origin"].(string)
+	}
 	if a, present := obj["annotations"]; present && a != nil {
 		if t.Annotations, err = parseAnnotations(name, a); err != nil {
 			return Tool{}, err

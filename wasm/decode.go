@@ -73,7 +73,7 @@ func (v value) typeName(into *string) error {
 var typeNames = func() map[string]string {
 	m := map[string]string{}
 	for _, t := range []string{TypeHello, TypeCreate, TypeAvailability, TypePrompt, TypeAppend, TypeMeasure, TypeClone,
-		TypeDestroy, TypeHistory, TypeUsage, TypeAbort, TypeToolReturn, TypeToolProgress, TypeListen, TypeTools,
+		TypeDestroy, TypeHistory, TypeUsage, TypeAbort, TypeToolReturn, TypeToolProgress, TypeListen, TypeTools, TypeApprovals,
 		TypeFetchResponse, TypeFetchChunk, TypeFetchEnd, TypeGeneratePiece, TypeGenerateEnd} {
 		m[t] = t
 	}

@@ -278,8 +278,8 @@ func (h *Handler) handle(b []byte, tail int) {
 			h.toolProgress(raw, 0)
 		case TypeListen:
 			h.listen(raw)
-		case TypeTools:
-			h.setTools(raw)
+		case TypeTools, TypeApprovals:
+			h.setTools(raw, env.Type)
 		default:
 			h.reply(env.ID, nil, protocolError(session.KindType, "unknown message type %q", env.Type))
 		}

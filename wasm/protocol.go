@@ -52,6 +52,7 @@ const (
 	TypeToolProgress  = "tool-progress"
 	TypeListen        = "listen"
 	TypeTools         = "tools"
+	TypeApprovals     = "approvals"
 	TypeFetchResponse = "fetch-response"
 	TypeFetchChunk    = "fetch-chunk"
 	TypeFetchEnd      = "fetch-end"
@@ -282,6 +283,11 @@ type ListenMessage struct {
 // option (WebMCP's toolchange, js/webmcp.js): the engine offers them from the session's
 // next model step on (loop/toolset.go). It has no reply; a set the engine refuses is
 // dropped and the session keeps its tools. Read by hand (decode.go).
+//
+// An approvals message ({type: "approvals", session, tools}) has the same shape: tools
+// are the session's remembered decisions, whole, each the declaration approve was shown
+// (tool-approve's toolInfo), which the loop answers without asking while the tool that
+// runs declares exactly that (wasm/toolset.go, loop/approvals.go). No reply.
 type ToolsMessage struct {
 	Type    string           `json:"type"`
 	Session int64            `json:"session"`

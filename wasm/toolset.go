@@ -8,9 +8,15 @@ import "langmodel/session"
 // The MCP servers' tools are named against the new set (mcp.Set's rule): a WebMCP tool
 // registered after create() keeps its name, and a server's tool of the same name is
 // renamed.
-func (h *Handler) setTools(raw *message) {
+//
+// An approvals message (typ TypeApprovals) gives the session's remembered decisions the
+// same way (loop/approvals.go): each the declaration approve was shown, source with it
+// (session.ParseTools reads it).
+// A set that does not read as declarations is dropped whole: the session then remembers
+// none, and asks.
+func (h *Handler) setTools(raw *message, typ string) {
 	var m ToolsMessage
-	if !h.decodeRequest(raw, 0, TypeTools, &m) {
+	if !h.decodeRequest(raw, 0, typ, &m) {
 		return
 	}
 	e := h.sessions[m.Session]
@@ -22,6 +28,13 @@ func (h *Handler) setTools(raw *message) {
 		return
 	}
 	tools, err := session.ParseTools(v, true)
+	if typ == TypeApprovals {
+		if err != nil {
+			tools = nil
+		}
+		e.s.SetApproved(tools)
+		return
+	}
 	if err != nil {
 		return
 	}

@@ -746,3 +746,43 @@ func demoToolChoiceNone(t *testing.T, b *browsertest.Browser) {
 	require.Equal(t, 1, got.Cards, "the conversation, tool call included, carries over to the new session")
 	require.True(t, strings.HasPrefix(got.Answer, "You said: Calculate 1 + 1"), got.Answer)
 }
+
+// TestDemo_AllowAlways: "Allow always" on the approval card runs the destructive tool and
+// every later call of it unasked (approve answers {allow: "always"}), the session lists
+// the decision, and revoking it asks again.
+func TestDemo_AllowAlways(t *testing.T) {
+	t.Parallel()
+	browsertest.Each(t, demoAllowAlways)
+}
+
+func demoAllowAlways(t *testing.T, b *browsertest.Browser) {
+	p := open(t, b, serve(t, nil))
+	type result struct {
+		First    card
+		Second   card
+		Approval bool // a card asked again after the revoke
+		Listed   []string
+	}
+	got := eval[result](t, p, `
+		say("Remember: buy oat milk"); await idle();
+		say("Clear notes");
+		await until(() => $("#conversation .call.state-approval"), "the approval");
+		button($("#conversation .call.state-approval"), "Allow always").click();
+		await idle();
+		const r = { first: cards().at(-1) };
+		say("Remember: buy bread"); await idle();
+		say("Clear notes"); await idle(); // unasked
+		r.second = cards().at(-1);
+		r.listed = demo.session.approvals.map((t) => t.name);
+		demo.session.revokeApproval();
+		say("Clear notes");
+		await until(() => $("#conversation .call.state-approval"), "the approval after the revoke");
+		r.approval = true;
+		button($("#conversation .call.state-approval"), "Decline").click();
+		await idle();
+		return r;`)
+	require.Equal(t, "success", got.First.State)
+	require.Equal(t, "success", got.Second.State, "the second call ran unasked")
+	require.Equal(t, []string{"clear_notes"}, got.Listed)
+	require.True(t, got.Approval)
+}

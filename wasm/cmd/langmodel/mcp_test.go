@@ -285,6 +285,24 @@ var mcpScenarios = []mcpScenario{
 		want: `["TypeError: invalid mcpServers: mcpServers[0].url must be a string starting with http://, https:// or /","TypeError: invalid mcpServers: mcpServers[1].name: two servers are named \"a\"",
 			"TypeError: invalid mcpServers: mcpServers[0].timeout must be a positive number of milliseconds","TypeError: invalid mcpServers: mcpServers[0].trusted must be a boolean"]`,
 	},
+	{
+		name: "approve's {allow: \"always\"} on a server's tool: later calls run unasked, after a restore with keepApprovals too; under another server's name, asked again",
+		js: `const asked = [];
+			const approve = (c) => { asked.push(c.arguments.path); return { allow: "always" }; };
+			const servers = (name) => [{ url: MCP, name, trusted: true }];
+			const s = await LanguageModel.create({ mcpServers: servers("files"), toolUseConfig: { approve },
+				backend: script(call("delete_file", { path: "/a" }), { text: "1" }, call("delete_file", { path: "/b" }), { text: "2" }) });
+			await s.prompt("a");
+			await s.prompt("b");
+			const listed = s.approvals.map((t) => [t.name, t.source.kind, t.source.name, MCP.startsWith(t.source.origin + "/")]);
+			const r = await LanguageModel.restore(s.snapshot(), { mcpServers: servers("files"), toolUseConfig: { approve }, keepApprovals: true, backend: script(call("delete_file", { path: "/c" }), { text: "3" }) });
+			await r.prompt("c");
+			const moved = await LanguageModel.restore(s.snapshot(), { mcpServers: servers("other"), keepApprovals: true,
+				toolUseConfig: { approve: (c) => (asked.push("moved " + c.arguments.path), false) }, backend: script(call("delete_file", { path: "/d" }), { text: "4" }) });
+			await moved.prompt("d");
+			return { asked, listed, log: (await serverLog()).filter((l) => l.startsWith("deleted")) };`,
+		want: `{"asked":["/a","moved /d"],"listed":[["delete_file","mcp","files",true]],"log":["deleted /a","deleted /b","deleted /c"]}`,
+	},
 }
 
 // TestModule_MCP plays the MCP scenarios in the real .wasm under wazero, through the

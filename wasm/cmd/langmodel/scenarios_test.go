@@ -796,4 +796,60 @@ var scenarios = []scenario{
 		s.onreasoning = (e) => (thought += e.detail.text);
 		return { answer: await s.prompt("Weather?"), cities, thought };`,
 		`{"answer":"Sunny in Paris.","cities":["Paris"],"thought":"Maybe <tool_call>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Rome\"}}</tool_call>? No: Paris.The tool says sunny."}`},
+	{"approvals remembered: allow always, listed, revoked, copied by clone, a typo declined", `
+		// approve answers {allow: "always"} once: later calls of the same declaration run
+		// unasked, until the page revokes the decision; a clone starts with its original's.
+		const asked = [];
+		let answer = { allow: "always" };
+		const call = (city) => ({ calls: [{ name: "weather", arguments: { city } }] });
+		const s = await LanguageModel.create({
+			backend: script(call("A"), { text: "1" }, call("B"), { text: "2" }, call("C"), { text: "3" }, call("D"), { text: "4" }, call("E"), { text: "5" }),
+			tools: [weather((args) => "sun in " + args.city)],
+			toolUseConfig: { approve: (call) => { asked.push(call.arguments.city); const a = answer; answer = true; return a; } },
+		});
+		await s.prompt("a");
+		await s.prompt("b");
+		const listed = s.approvals.map((t) => [t.name, t.source.kind, t.inputSchema.type]);
+		const c = await s.clone();
+		s.revokeApproval("weather");
+		await s.prompt("c");
+		await c.prompt("d"); // the clone's decision stands
+		const cloned = c.approvals.length;
+		c.revokeApproval();
+		const t = await LanguageModel.create({
+			backend: script(call("T"), { text: "t" }),
+			tools: [weather(() => "ran")],
+			toolUseConfig: { approve: () => ({ allow: "alwyas" }) },
+		});
+		await t.prompt("typo");
+		return { asked, listed, after: s.approvals.length, cloned, cloneAfter: c.approvals.length, typo: t.history[2].content[0].value.errorMessage, typoKept: t.approvals.length };`,
+		`{"asked":["A","C"],"listed":[["weather","page","object"]],"after":0,"cloned":1,"cloneAfter":0,
+		  "typo":"the user declined this tool call: toolUseConfig.approve answered an object whose allow is \"alwyas\": allow must be \"once\" or \"always\" (or answer true, false or a reason)","typoKept":0}`},
+
+	{"approvals remembered: kept by a snapshot, restored only with keepApprovals, bound to the declaration", `
+		const call = (city) => ({ calls: [{ name: "weather", arguments: { city } }] });
+		const tool = () => weather((args) => "sun in " + args.city);
+		let asked = 0;
+		const approve = () => { asked++; return { allow: "always" }; };
+		const s = await LanguageModel.create({ backend: script(call("A"), { text: "1" }), tools: [tool()], toolUseConfig: { approve } });
+		await s.prompt("a");
+		const snap = JSON.parse(JSON.stringify(s.snapshot()));
+		const askedOn = async (snapshot, extra) => {
+			asked = 0;
+			const r = await LanguageModel.restore(snapshot, { tools: [tool()], toolUseConfig: { approve: () => { asked++; return true; } }, backend: script(call("B"), { text: "2" }), ...extra });
+			await r.prompt("b");
+			return [asked, r.approvals.length];
+		};
+		// A tampered snapshot: the decision's declaration is not the tool's (another
+		// description), as one written for another tool would be.
+		const tampered = JSON.parse(JSON.stringify(snap));
+		tampered.approvals[0].description = "Weather anywhere";
+		const bad = { ...snap, approvals: "all" };
+		return {
+			version: snap.version, kept: snap.approvals.map((t) => [t.name, t.source.kind]),
+			plain: await askedOn(snap), kept2: await askedOn(snap, { keepApprovals: true }), tampered: await askedOn(tampered, { keepApprovals: true }),
+			notBoolean: await caught(LanguageModel.restore(snap, { tools: [tool()], toolUseConfig: { approve }, keepApprovals: "yes" })),
+			notAList: await caught(LanguageModel.restore(bad, { tools: [tool()], toolUseConfig: { approve }, keepApprovals: true })),
+		};`,
+		`{"version":3,"kept":[["weather","page"]],"plain":[1,0],"kept2":[0,1],"tampered":[1,1],"notBoolean":"TypeError","notAList":"DataError"}`},
 }
