@@ -20,6 +20,10 @@ type PromptOptions struct {
 	OmitConstraintInput bool
 	// ToolChoice overrides the session's for this prompt when non-nil.
 	ToolChoice *ToolChoice
+	// ActiveTools, when non-nil and the session searches for its tools, sets the tools
+	// offered from this prompt on (besides the pinned and the search tool); searches
+	// add to them. Names that are not tools of the session are skipped.
+	ActiveTools []string
 }
 
 // Chunk is one piece of a streamed answer: text, or a tool call for the page.
@@ -103,10 +107,19 @@ type run struct {
 	// tool and canonical arguments (maxRepeatedCalls).
 	spent, steps int
 	asked        map[string]int
+	// In search mode (toolsearch.go): the searcher and its active set when the
+	// operation began, restored on failure, and the tools the last step offered.
+	searchAt *searcher
+	activeAt activeSet
+	tools    []session.Tool
 }
 
 func (s *Session) begin() *run {
-	return &run{s: s, mark: s.hist.Mark(), start: s.hist.Len()}
+	r := &run{s: s, mark: s.hist.Mark(), start: s.hist.Len()}
+	if s.search != nil {
+		r.searchAt, r.activeAt = s.search, s.search.active
+	}
+	return r
 }
 
 // fail restores the history as it was and returns err with what the operation had added.
@@ -114,6 +127,10 @@ func (r *run) fail(err error) error {
 	h := r.s.hist
 	t := h.Since(r.mark)
 	h.Reset(r.mark)
+	if q := r.s.search; q != nil && q == r.searchAt {
+		q.active = r.activeAt // the tools found by the searches the history forgets
+		h.SetBase(q.active.cost)
+	}
 	r.s.publish()
 	return &FailedPrompt{Err: err, Transcript: t}
 }
@@ -222,6 +239,13 @@ func (s *Session) prompt(ctx Context, input any, po PromptOptions) (Result, erro
 		choice = *po.ToolChoice
 	}
 	s.takeTools() // tools that came and went since the last step (toolset.go)
+	if po.ActiveTools != nil && s.search != nil {
+		s.search.reset(s.opts.Tools, po.ActiveTools)
+		s.hist.SetBase(s.search.active.cost)
+		if err := r.fit(); err != nil {
+			return Result{}, r.fail(err)
+		}
+	}
 	toolsOn := s.mode != ModeNone && choice.Mode != "none"
 	used := 0 // calls the loop has handled in this prompt
 	for {
@@ -270,6 +294,18 @@ func (s *Session) prompt(ctx Context, input any, po PromptOptions) (Result, erro
 		}
 		if len(calls) == 0 {
 			return Result{Text: text}, nil
+		}
+		if s.search != nil {
+			rest, refused, err := r.searches(calls, &used)
+			if err != nil {
+				return Result{}, r.fail(err)
+			}
+			if refused {
+				toolsOn = false
+			}
+			if calls = rest; len(calls) == 0 {
+				continue // the next step offers what the searches found
+			}
 		}
 		if s.mode == ModeOpen {
 			r.handBack(po, calls)
@@ -405,6 +441,10 @@ func (r *run) step(ctx Context, toolsOn bool, choice ToolChoice, po PromptOption
 	}
 	if toolsOn {
 		req.Tools = s.opts.Tools
+		if s.search != nil {
+			req.Tools = s.offer(choice)
+			r.tools = req.Tools
+		}
 	}
 	// What the step's deltas add up to, in one place: the callback then captures one
 	// pointer, not four variables each moved to the heap.

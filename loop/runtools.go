@@ -77,6 +77,11 @@ func (r *run) runAt(ctx Context, calls []session.ToolCall, results []session.Too
 func (r *run) runOne(ctx Context, c session.ToolCall) session.ToolResult {
 	s := r.s
 	t := s.tools[c.Name]
+	if s.search != nil && !r.offered(c.Name) {
+		// In search mode the model may call what its step offered, nothing else: a
+		// guessed name is told where to look (never the list of every tool).
+		return session.ErrorResult(c, "tool "+quote(c.Name)+" is not among the tools you were given; call "+SearchToolName+" to find the tool you need")
+	}
 	if t == nil && s.gone[c.Name] {
 		return session.ErrorResult(c, "tool "+c.Name+" is no longer available: the page unregistered it")
 	}
