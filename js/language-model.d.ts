@@ -145,8 +145,22 @@ export interface ToolUseConfig {
   maxTokens?: number;
   parallel?: boolean;
   onLimit?: "error" | "answer";
+  /**
+   * Tool search (docs/small-windows.md): when the declarations would take more than
+   * share of the context window (default 0.25, in (0, 1], else TypeError), the model is
+   * offered the pinned tools and the built-in search_tools, and finds the others by
+   * searching. false: every tool always offered. Default: on.
+   */
+  toolSearch?: boolean | ToolSearchOptions;
   /** Resolve false, or a reason string, to decline the call. The signal aborts when the prompt is aborted or the session destroyed. */
   approve?(call: LanguageModelToolCall, tool: Tool & { source: ToolSource }, context: { signal: AbortSignal }): boolean | string | Promise<boolean | string>;
+}
+
+export interface ToolSearchOptions {
+  /** Of the context window the declarations may take; above it the model searches. */
+  share?: number;
+  /** Tool names always offered. A name that is not a tool of the session is skipped. */
+  pinned?: string[];
 }
 
 /** Whether the model may ("auto", the default), must not ("none") or must ("required", or one named tool) call tools. */
@@ -421,6 +435,8 @@ export interface PromptOptions {
   omitResponseConstraintInput?: boolean;
   /** Overrides the session's toolChoice for this prompt. */
   toolChoice?: ToolChoice;
+  /** With tool search on, the tools offered from this prompt on (with the pinned and search_tools); searches add to them. */
+  activeTools?: string[];
 }
 
 export interface ToolCallPart {
@@ -454,6 +470,8 @@ export type LanguageModelStream<T> = ReadableStream<T> &
 export interface ToolCallEventDetail {
   call: LanguageModelToolCall;
   annotations: ToolAnnotations | null;
+  /** true for the engine's own tool (tool search's search_tools): approve never sees it. */
+  builtin?: true;
 }
 export interface ToolProgressEventDetail {
   call: LanguageModelToolCall;
@@ -461,6 +479,8 @@ export interface ToolProgressEventDetail {
 }
 export interface ToolResultEventDetail {
   call: LanguageModelToolCall;
+  /** true for the result of the engine's own tool (search_tools). */
+  builtin?: true;
   result: LanguageModelToolSuccess | LanguageModelToolError;
   /** Milliseconds. */
   duration: number;
@@ -512,7 +532,7 @@ export interface SnapshotOptions {
   expectedOutputs?: ExpectedType[];
   tools?: { name: string; description: string; inputSchema: object; hasExecute: boolean; annotations?: object }[];
   /** approve: whether the session had one (a function cannot be saved). */
-  toolUseConfig?: { enabled?: boolean; maxToolCalls?: number; maxRepeatedCalls?: number; maxTokens?: number; parallel?: boolean; onLimit?: "error" | "answer"; approve: boolean };
+  toolUseConfig?: { enabled?: boolean; maxToolCalls?: number; maxRepeatedCalls?: number; maxTokens?: number; parallel?: boolean; onLimit?: "error" | "answer"; approve: boolean; toolSearch?: boolean | ToolSearchOptions };
   samplingMode?: SamplingMode;
   topK?: number;
   temperature?: number;

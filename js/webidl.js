@@ -276,7 +276,7 @@ export function promptOptions(options, what) {
   }
   const signal = signalOf(o, what);
   if (regExpSource(responseConstraint) !== undefined) regExpFlags(responseConstraint, what);
-  return { omitResponseConstraintInput, responseConstraint, signal, toolChoice: o.toolChoice };
+  return { omitResponseConstraintInput, responseConstraint, signal, toolChoice: o.toolChoice, activeTools: o.activeTools };
 }
 
 // unicodeMode throws NotSupportedError for a RegExp without "u" whose source is not valid
@@ -395,7 +395,7 @@ export function wireOptions(options, st) {
   const wireTools = wireToolList(toolsOption, tools, ids);
   let use = options.toolUseConfig;
   if (use != null) {
-    const { enabled, maxToolCalls, maxRepeatedCalls, maxTokens, parallel, onLimit, approve } = use;
+    const { enabled, maxToolCalls, maxRepeatedCalls, maxTokens, parallel, onLimit, approve, toolSearch } = use;
     if (approve !== undefined && typeof approve !== "function") throw new TypeError("toolUseConfig.approve must be a function");
     // 0 turns either stop off; Infinity or false would cross as null, the default, so
     // they are refused rather than read as the opposite of what they say.
@@ -404,7 +404,7 @@ export function wireOptions(options, st) {
     }
     const id = approve ? stash.store({ approve, tools }) : -1;
     if (id > 0) ids.push(id);
-    use = plain({ enabled, maxToolCalls, maxRepeatedCalls, maxTokens, parallel, onLimit, approve: id }, "TypeError");
+    use = plain({ enabled, maxToolCalls, maxRepeatedCalls, maxTokens, parallel, onLimit, approve: id, toolSearch }, "TypeError");
   }
   const backend = options.backend === undefined ? st.backend : wireBackend(options.backend, ids, st);
   const wire = {

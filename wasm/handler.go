@@ -488,12 +488,19 @@ func (h *Handler) prompt(raw *message, id int64) {
 		return
 	}
 	choice, err := toolChoice(req.ToolChoice, e.s.Tools())
+	var active []string
+	if err == nil && len(req.ActiveTools) > 0 {
+		var v any
+		if v, err = decodeOptional(req.ActiveTools); err == nil && v != nil {
+			active, err = toolNames("activeTools", v)
+		}
+	}
 	if err != nil {
 		h.replyErr(req.ID, err)
 		return
 	}
 	ctx, done := h.track(req.ID)
-	po := loop.PromptOptions{OmitConstraintInput: req.OmitResponseConstraintInput, ToolChoice: choice}
+	po := loop.PromptOptions{OmitConstraintInput: req.OmitResponseConstraintInput, ToolChoice: choice, ActiveTools: active}
 	if len(req.ResponseConstraint) > 0 && !bytes.Equal(req.ResponseConstraint, []byte("null")) {
 		po.ResponseConstraint = req.ResponseConstraint
 	}

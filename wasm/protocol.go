@@ -33,7 +33,7 @@ import "encoding/json"
 //go:generate go run ./internal/trimjson -neither envelope,HelloRequest,CreateRequest,CreateOptions,ToolUseConfig,PromptRequest,InputRequest,CloneRequest,AbortMessage,PageReturn,ToolProgress -out Reply,PageCall,Event,SessionInfo,Usage,PromptResult,WireError,ErrorExtra protocol_easyjson.go
 
 // ProtocolVersion is exchanged by hello. Bump it whenever a message changes shape.
-const ProtocolVersion = 8
+const ProtocolVersion = 9
 
 // Message types, page → engine.
 const (
@@ -165,6 +165,9 @@ type ToolUseConfig struct {
 	Parallel         *bool  `json:"parallel,omitempty"`
 	OnLimit          string `json:"onLimit,omitempty"`
 	Approve          int64  `json:"approve,omitempty"` // stash id; ≤ 0 for none
+	// ToolSearch is false, true or {share, pinned} (loop.ToolSearch); absent: on, at the
+	// default share.
+	ToolSearch json.RawMessage `json:"toolSearch,omitempty"`
 }
 
 // PromptRequest submits a prompt. With Stream, chunks for this request id arrive before
@@ -183,6 +186,9 @@ type PromptRequest struct {
 	OmitResponseConstraintInput bool            `json:"omitResponseConstraintInput,omitempty"`
 	// ToolChoice overrides the session's for this prompt (as in CreateOptions).
 	ToolChoice json.RawMessage `json:"toolChoice,omitempty"`
+	// ActiveTools are the tool names offered from this prompt on, when the session
+	// searches for its tools (loop.PromptOptions.ActiveTools).
+	ActiveTools json.RawMessage `json:"activeTools,omitempty"`
 }
 
 // InputRequest is append and measure: a session and an input. Reply value: SessionInfo
