@@ -276,7 +276,24 @@ export function promptOptions(options, what) {
   }
   const signal = signalOf(o, what);
   if (regExpSource(responseConstraint) !== undefined) regExpFlags(responseConstraint, what);
-  return { omitResponseConstraintInput, responseConstraint, signal, toolChoice: o.toolChoice, activeTools: o.activeTools };
+  const activeTools = o.activeTools;
+  if (activeTools !== undefined && !toolNames(activeTools)) throw new TypeError(`${what}: activeTools must be a list of tool names`);
+  return { omitResponseConstraintInput, responseConstraint, signal, toolChoice: o.toolChoice, activeTools };
+}
+
+// toolNames reports whether v is an array of strings (tool names).
+const toolNames = (v) => Array.isArray(v) && v.every((n) => typeof n === "string");
+
+// toolSearchOption checks toolUseConfig.toolSearch (docs/small-windows.md): true, false,
+// or {share, pinned}; the engine reads it as checked here (wasm/toolsearch.go).
+function toolSearchOption(t) {
+  if (t === undefined || typeof t === "boolean") return;
+  if (t === null || typeof t !== "object") throw new TypeError("toolUseConfig.toolSearch must be true, false or {share, pinned}");
+  const { share, pinned } = t;
+  if (share !== undefined && !(typeof share === "number" && share > 0 && share <= 1)) {
+    throw new TypeError(`toolUseConfig.toolSearch.share must be a number above 0 and at most 1, not ${String(share)}`);
+  }
+  if (pinned !== undefined && !toolNames(pinned)) throw new TypeError("toolUseConfig.toolSearch.pinned must be a list of tool names");
 }
 
 // unicodeMode throws NotSupportedError for a RegExp without "u" whose source is not valid
@@ -402,6 +419,7 @@ export function wireOptions(options, st) {
     for (const [k, v] of [["maxRepeatedCalls", maxRepeatedCalls], ["maxTokens", maxTokens]]) {
       if (v !== undefined && !(Number.isSafeInteger(v) && v >= 0)) throw new TypeError(`toolUseConfig.${k} must be a whole number, 0 or more (0: no limit), not ${String(v)}`);
     }
+    toolSearchOption(toolSearch);
     const id = approve ? stash.store({ approve, tools }) : -1;
     if (id > 0) ids.push(id);
     use = plain({ enabled, maxToolCalls, maxRepeatedCalls, maxTokens, parallel, onLimit, approve: id, toolSearch }, "TypeError");

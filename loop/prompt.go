@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"langmodel/internal/jsonv"
+	"langmodel/loop/internal/toolrank"
 	"langmodel/session"
 )
 
@@ -109,15 +110,15 @@ type run struct {
 	asked        map[string]int
 	// In search mode (toolsearch.go): the searcher and its active set when the
 	// operation began, restored on failure, and the tools the last step offered.
-	searchAt *searcher
-	activeAt activeSet
+	searchAt *toolrank.Searcher
+	activeAt toolrank.ActiveSet
 	tools    []session.Tool
 }
 
 func (s *Session) begin() *run {
 	r := &run{s: s, mark: s.hist.Mark(), start: s.hist.Len()}
 	if s.search != nil {
-		r.searchAt, r.activeAt = s.search, s.search.active
+		r.searchAt, r.activeAt = s.search, s.search.Active
 	}
 	return r
 }
@@ -128,8 +129,8 @@ func (r *run) fail(err error) error {
 	t := h.Since(r.mark)
 	h.Reset(r.mark)
 	if q := r.s.search; q != nil && q == r.searchAt {
-		q.active = r.activeAt // the tools found by the searches the history forgets
-		h.SetBase(q.active.cost)
+		q.Active = r.activeAt // the tools found by the searches the history forgets
+		h.SetBase(q.Active.Cost)
 	}
 	r.s.publish()
 	return &FailedPrompt{Err: err, Transcript: t}
@@ -240,8 +241,8 @@ func (s *Session) prompt(ctx Context, input any, po PromptOptions) (Result, erro
 	}
 	s.takeTools() // tools that came and went since the last step (toolset.go)
 	if po.ActiveTools != nil && s.search != nil {
-		s.search.reset(s.opts.Tools, po.ActiveTools)
-		s.hist.SetBase(s.search.active.cost)
+		s.search.Reset(s.opts.Tools, po.ActiveTools)
+		s.hist.SetBase(s.search.Active.Cost)
 		if err := r.fit(); err != nil {
 			return Result{}, r.fail(err)
 		}
@@ -295,19 +296,7 @@ func (s *Session) prompt(ctx Context, input any, po PromptOptions) (Result, erro
 		if len(calls) == 0 {
 			return Result{Text: text}, nil
 		}
-		if s.search != nil {
-			rest, refused, err := r.searches(calls, &used)
-			if err != nil {
-				return Result{}, r.fail(err)
-			}
-			if refused {
-				toolsOn = false
-			}
-			if calls = rest; len(calls) == 0 {
-				continue // the next step offers what the searches found
-			}
-		}
-		if s.mode == ModeOpen {
+		if s.mode == ModeOpen && s.search == nil {
 			r.handBack(po, calls)
 			return Result{Text: text, Calls: calls}, nil
 		}
@@ -316,7 +305,9 @@ func (s *Session) prompt(ctx Context, input any, po PromptOptions) (Result, erro
 		// answers all others, up to the limit.
 		var mine, page []session.ToolCall
 		for _, c := range calls {
-			if t := s.tools[c.Name]; t != nil && !t.HasExecute {
+			// An open session that searches (tool search) gets here too: the loop
+			// answers the searches, the page every other call.
+			if t := s.tools[c.Name]; t != &searchTool && (s.mode == ModeOpen || t != nil && !t.HasExecute) {
 				page = append(page, c)
 			} else {
 				mine = append(mine, c)
@@ -330,6 +321,9 @@ func (s *Session) prompt(ctx Context, input any, po PromptOptions) (Result, erro
 		results, err := r.runTools(ctx, runNow)
 		if err != nil {
 			return Result{}, r.fail(err)
+		}
+		if s.search != nil {
+			s.hist.SetBase(s.search.Active.Cost) // what the searches found (runOne)
 		}
 		for i, c := range refused {
 			res := session.ErrorResult(c, reasons[i])

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"langmodel/loop/internal/toolrank"
 	"langmodel/session"
 )
 
@@ -50,7 +51,7 @@ type Session struct {
 	gone  map[string]bool // tools SetTools removed (true), for a late call's error (toolset.go)
 	// search is the tool search state, nil when every tool is offered (toolsearch.go).
 	// Owned by the queue's operation, as tools are.
-	search *searcher
+	search *toolrank.Searcher
 
 	toolsMu   sync.Mutex      // guards nextTools, and s.opts.Tools for readers outside the queue
 	nextTools *[]session.Tool // what SetTools left for the next step
@@ -105,7 +106,8 @@ func New(opts Options) (*Session, error) {
 	base := session.ToolsCost(opts.Tools)
 	if use := opts.ToolUse.Search; !use.Off && base > use.budget(window) {
 		s.search = newSearcher(opts.Tools, use, window, nil)
-		base = s.search.active.cost
+		s.tools[SearchToolName] = &searchTool // calls of it run in the loop (runOne)
+		base = s.search.Active.Cost
 	}
 	s.hist = session.NewHistory(window, base)
 	if opts.InitialPrompts != nil {
@@ -264,8 +266,7 @@ func (s *Session) CloneAsync(ctx Context, adjust func(*Options), done func(*Sess
 		}
 		c := &Session{opts: opts, mode: modeOf(opts.Tools, opts.ToolUse), tools: s.tools, hist: s.hist.Clone(), nextID: s.nextID, resume: s.resume, totals: s.totals}
 		if s.search != nil {
-			q := *s.search // the active set's slice is never written in place: shared
-			c.search = &q
+			c.search = s.search.Clone()
 		}
 		c.life, c.destroy = WithCancel(Background())
 		c.publish()

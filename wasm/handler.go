@@ -488,12 +488,9 @@ func (h *Handler) prompt(raw *message, id int64) {
 		return
 	}
 	choice, err := toolChoice(req.ToolChoice, e.s.Tools())
-	var active []string
-	if err == nil && len(req.ActiveTools) > 0 {
-		var v any
-		if v, err = decodeOptional(req.ActiveTools); err == nil && v != nil {
-			active, err = toolNames("activeTools", v)
-		}
+	var active []string // nil: the active set as it is (loop.PromptOptions.ActiveTools)
+	if v, _ := decodeOptional(req.ActiveTools); v != nil {
+		active = toolNames(v) // checked by the face (js/webidl.js)
 	}
 	if err != nil {
 		h.replyErr(req.ID, err)

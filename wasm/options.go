@@ -280,10 +280,7 @@ func toolUse(c *ToolUseConfig) (loop.ToolUse, int64, error) {
 		return u, 0, session.Errorf(session.KindType, errBadOption, "toolUseConfig.maxTokens must not be negative")
 	}
 	u.MaxTokens = c.MaxTokens
-	var err error
-	if u.Search, err = toolSearch(c.ToolSearch); err != nil {
-		return u, 0, err
-	}
+	u.Search = toolSearch(c.ToolSearch)
 	switch c.OnLimit {
 	case "", "error":
 		u.OnLimit = loop.LimitError

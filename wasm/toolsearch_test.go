@@ -8,42 +8,30 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestCreate_ToolSearchOptions: toolUseConfig.toolSearch is true, false or {share,
-// pinned}; anything else is a TypeError that names the field.
-func TestCreate_ToolSearchOptions(t *testing.T) {
-	for _, tc := range []struct {
-		name, search, want string
-	}{
-		{"a number", `3`, "toolUseConfig.toolSearch must be true, false or {share, pinned}"},
-		{"a string", `"on"`, "toolUseConfig.toolSearch must be true, false or {share, pinned}"},
-		{"share 0", `{"share":0}`, "toolUseConfig.toolSearch.share must be a number above 0 and at most 1"},
-		{"share above 1", `{"share":1.5}`, "toolUseConfig.toolSearch.share must be a number above 0 and at most 1"},
-		{"share a string", `{"share":"half"}`, "toolUseConfig.toolSearch.share must be a number above 0 and at most 1"},
-		{"pinned a string", `{"pinned":"weather"}`, "toolUseConfig.toolSearch.pinned must be a list of tool names"},
-		{"pinned with a number", `{"pinned":["weather",3]}`, "toolUseConfig.toolSearch.pinned must be a list of tool names"},
+// TestCreate_ToolSearchOption: toolUseConfig.toolSearch as the face sends it (checked
+// there): false keeps every declaration (300 tools then do not fit 4,096 tokens), absent
+// or any other value searches.
+func TestCreate_ToolSearchOption(t *testing.T) {
+	var tools []string
+	for i := 0; i < 300; i++ {
+		tools = append(tools, fmt.Sprintf(`{"name":"page_action_%d","description":"Runs action %d of this page.","hasExecute":true,"execute":7}`, i, i))
+	}
+	create := `"session":1,"options":{"tools":[` + strings.Join(tools, ",") + `],"backend":{"kind":"scripted","window":4096},"toolUseConfig":`
+	for _, tc := range []struct{ name, search, fails string }{
+		{"absent: search", `{}`, ""},
+		{"true: search", `{"toolSearch":true}`, ""},
+		{"a share and pins: search", `{"toolSearch":{"share":0.5,"pinned":["page_action_1",3]}}`, ""},
+		{"false: every declaration, which do not fit", `{"toolSearch":false}`, "QuotaExceededError"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := newPage(t)
-			e := p.fails("create", `"session":1,"options":{"toolUseConfig":{"toolSearch":`+tc.search+`}}`, "TypeError")
-			require.Contains(t, e["message"], tc.want)
+			if tc.fails != "" {
+				p.fails("create", create+tc.search+"}", tc.fails)
+				return
+			}
+			p.ok("create", create+tc.search+"}")
 		})
 	}
-	p := newPage(t)
-	for i, s := range []string{`true`, `false`, `null`, `{}`, `{"share":1}`, `{"share":0.1,"pinned":["weather","nope"]}`} {
-		p.ok("create", fmt.Sprintf(`"session":%d,"options":{"tools":[%s],"toolUseConfig":{"toolSearch":%s}}`, i+1, weatherTool, s))
-	}
-}
-
-// TestPrompt_ActiveToolsOption: a prompt's activeTools is a list of tool names, else a
-// TypeError naming it, and the prompt does not start.
-func TestPrompt_ActiveToolsOption(t *testing.T) {
-	p := newPage(t)
-	p.ok("create", `"session":1,"options":{"tools":[`+weatherTool+`],`+script(`{"text":"a"}`)+`}`)
-	for _, bad := range []string{`"weather"`, `[1]`, `{"weather":true}`} {
-		e := p.fails("prompt", `"session":1,"input":"x","activeTools":`+bad, "TypeError")
-		require.Equal(t, "invalid option: activeTools must be a list of tool names", e["message"])
-	}
-	require.Equal(t, "a", p.ok("prompt", `"session":1,"input":"x","activeTools":["weather"]`).(map[string]any)["text"])
 }
 
 // TestHandler_ToolSearch: 300 tools on a 4,096-token window: the session is created

@@ -1,13 +1,17 @@
-package loop
+package toolrank
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"langmodel/session"
 )
+
+// builtin stands for the loop's search tool.
+var builtin = tool("search_tools", "", "Find tools.", "")
 
 func tool(name, title, desc, schema string) session.Tool {
 	if schema == "" {
@@ -35,11 +39,11 @@ func TestWords(t *testing.T) {
 		{"words are lower case", "Book a FLIGHT", []string{"book", "flight"}},
 		{"common words and one letter are left out", "Add a note to the list of x items", []string{"add", "note", "list", "items"}},
 		{"digits stay in their word", "tab2 close", []string{"tab2", "close"}},
-		{"nothing in, nothing out", " -_ ", nil},
+		{"nothing in, nothing out", " -_ ", []string{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			require.Equal(t, tt.want, words(tt.text, nil))
+			require.Equal(t, tt.want, strings.Fields(string(AppendWords(nil, tt.text))))
 		})
 	}
 }
@@ -71,11 +75,11 @@ func TestSearch_Scores(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			q := newSearcher(tools, ToolSearch{Share: 1}, 10000, nil)
+			q := New(tools, builtin, nil, 10000, nil)
 			for _, n := range tt.active {
-				require.True(t, q.add(*find(tools, n)))
+				require.True(t, q.Add(Find(tools, n)))
 			}
-			require.Equal(t, tt.want, names(tools, q.search(tools, tt.query)))
+			require.Equal(t, tt.want, names(tools, q.Search(tools, tt.query)))
 		})
 	}
 }
@@ -86,8 +90,8 @@ func TestSearch_AtMostFiveHits(t *testing.T) {
 	for _, n := range []string{"a", "b", "c", "d", "e", "f", "g"} {
 		tools = append(tools, tool("note_"+n, "", "A note.", ""))
 	}
-	q := newSearcher(tools, ToolSearch{Share: 1}, 10000, nil)
-	require.Equal(t, []string{"note_a", "note_b", "note_c", "note_d", "note_e"}, names(tools, q.search(tools, "note")))
+	q := New(tools, builtin, nil, 10000, nil)
+	require.Equal(t, []string{"note_a", "note_b", "note_c", "note_d", "note_e"}, names(tools, q.Search(tools, "note")))
 }
 
 // TestActiveSet_Growth: the active set starts with the search tool and the pinned, grows
@@ -97,10 +101,10 @@ func TestActiveSet_Growth(t *testing.T) {
 	big := tool("big", "", string(make([]byte, 400)), "")
 	tools := []session.Tool{tool("a", "", "", ""), tool("b", "", "", ""), tool("c", "", "", ""), tool("pin", "", "", ""), big}
 	each := session.ToolsCost(tools[:1])                         // a, b, c and pin cost the same
-	base := session.ToolsCost([]session.Tool{searchTool}) + each // the search tool and pin
-	active := func(q *searcher) []string {
+	base := session.ToolCost(&builtin) + each // the search tool and pin
+	active := func(q *Searcher) []string {
 		var out []string
-		for _, t := range q.active.tools {
+		for _, t := range q.Active.Tools {
 			out = append(out, t.Name)
 		}
 		return out
@@ -128,20 +132,16 @@ func TestActiveSet_Growth(t *testing.T) {
 			for _, n := range tt.keep {
 				keep = append(keep, tool(n, "", "", ""))
 			}
-			q := newSearcher(tools, ToolSearch{Pinned: tt.pinned}, 0, keep)
-			q.budget = tt.budget
-			if tt.keep != nil { // newSearcher added them under budget 0: add again under this one
-				q = newSearcher(tools, ToolSearch{Pinned: tt.pinned, Share: 1}, tt.budget, keep)
-			}
-			before := q.active.tools
+			q := New(tools, builtin, tt.pinned, tt.budget, keep)
+			before := q.Active.Tools
 			var added []bool
 			for _, n := range tt.add {
-				added = append(added, q.add(*find(tools, n)))
+				added = append(added, q.Add(Find(tools, n)))
 			}
 			require.Equal(t, tt.want, active(q))
 			require.Equal(t, tt.added, added)
-			require.Equal(t, session.ToolsCost(q.active.tools), q.active.cost)
-			require.LessOrEqual(t, q.active.cost-base, tt.budget-base, "within the budget")
+			require.Equal(t, session.ToolsCost(q.Active.Tools), q.Active.Cost)
+			require.LessOrEqual(t, q.Active.Cost-base, tt.budget-base, "within the budget")
 			require.Equal(t, "search_tools", before[0].Name, "the set before is unchanged")
 		})
 	}
