@@ -524,8 +524,8 @@ var scenarios = []scenario{
 		const answer = await s.prompt("100 USD in EUR?");
 		const bad = await caught(s.prompt("again", { activeTools: "convert_currency" }));
 		return { declared, answer, ran: ran.length, approved, events, roles: s.history.map((m) => m.role), found: s.history[2].content[0].value.result[0].value.split("\n").slice(1), bad };`,
-		`{"declared":0,"answer":"92 EUR.","ran":1,"approved":["convert_currency"],"events":["search_tools (builtin)","convert_currency"],
-		"roles":["user","tool-call","tool-response","tool-call","tool-response","assistant"],"found":["- convert_currency(amount, from, to): Convert an amount of money from one currency to another."],"bad":"TypeError"}`},
+		`{"declared":117,"answer":"92 EUR.","ran":1,"approved":["convert_currency"],"events":["search_tools (builtin)","convert_currency"],
+		"roles":["user","tool-call","tool-result","tool-call","tool-result","assistant"],"found":["- convert_currency(amount, from, to): Convert an amount of money from one currency to another."],"bad":"TypeError"}`},
 	{"tool search options: a bad toolSearch or activeTools is a TypeError naming the field", `
 		const create = (toolSearch) => LanguageModel.create({ backend: script({ text: "ok" }), toolUseConfig: { toolSearch } }).then(() => "created", (e) => e.name + ": " + e.message);
 		const out = [];
