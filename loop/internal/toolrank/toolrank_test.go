@@ -2,6 +2,7 @@ package toolrank
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -145,4 +146,34 @@ func TestActiveSet_Growth(t *testing.T) {
 			require.Equal(t, "search_tools", before[0].Name, "the set before is unchanged")
 		})
 	}
+}
+
+// BenchmarkSearch_300Tools: one search over 300 tools, the index built already (the
+// first search builds it: BenchmarkSearch_300ToolsFirst).
+func BenchmarkSearch_300Tools(b *testing.B) {
+	tools := manyTools()
+	q := New(tools, builtin, nil, 1000, nil)
+	q.Search(tools, "warm")
+	b.ReportAllocs()
+	for b.Loop() {
+		q.Search(tools, "convert money to euros")
+	}
+}
+
+func BenchmarkSearch_300ToolsFirst(b *testing.B) {
+	tools := manyTools()
+	b.ReportAllocs()
+	for b.Loop() {
+		New(tools, builtin, nil, 1000, nil).Search(tools, "convert money to euros")
+	}
+}
+
+func manyTools() []session.Tool {
+	var tools []session.Tool
+	for i := range 300 {
+		n := strconv.Itoa(i)
+		tools = append(tools, tool("page_action_"+n, "", "Runs action "+n+" of this page.", `{"type":"object","properties":{"target":{"type":"string"}}}`))
+	}
+	tools[150] = tool("convert_currency", "", "Convert an amount of money from one currency to another.", `{"type":"object","properties":{"amount":{},"from":{},"to":{}}}`)
+	return tools
 }
