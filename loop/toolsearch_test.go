@@ -2,6 +2,7 @@ package loop_test
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -271,5 +272,79 @@ type systems struct {
 
 func (m *systems) Step(ctx loop.Context, req *loop.Request, emit func(loop.Delta) error) error {
 	m.seen = append(m.seen, req.Messages[0].Text())
+	return m.Script.Step(ctx, req, emit)
+}
+
+// TestToolSearch_PrefixStable: the prompt-prefix cache's view of a 20-step loop with tool
+// search on, through the text protocol (the tools are rendered atop the system prompt,
+// as chat templates do): each step's prompt starts with the whole of the previous
+// step's, except after a search that found a tool, where the tools block grew at its
+// end and the prompt is the same up to there. Logged: the share of each step's prompt
+// that the previous one had already sent (what an engine would find cached).
+func TestToolSearch_PrefixStable(t *testing.T) {
+	block := func(name, args string) scripted.Turn {
+		return scripted.Turn{Text: "```tool_call\n{\"name\": \"" + name + "\", \"arguments\": " + args + "}\n```"}
+	}
+	var turns []scripted.Turn
+	searches := map[int]bool{} // the steps that follow a search that finds a tool
+	for i, q := range []string{"convert currency", "archive photo", "share playlist"} {
+		turns = append(turns, block("search_tools", `{"query":"`+q+`"}`))
+		searches[len(turns)] = true
+		name := []string{"convert_currency", "archive_photo", "share_playlist"}[i]
+		for k := 0; k < 5; k++ {
+			turns = append(turns, block(name, `{"amount":`+string(rune('1'+k))+`,"from":"USD","to":"EUR","id":"x"}`))
+		}
+	}
+	turns = append(turns, block("search_tools", `{"query":"zebra"}`)) // finds nothing: the tools stay
+	turns = append(turns, scripted.Turn{Text: "Done."})
+	require.Len(t, turns, 20)
+	inner := scripted.New(turns...)
+	rec := &prompts{Script: inner}
+	tools, err := session.ParseTools(manyTools(true), false)
+	require.NoError(t, err)
+	p := &page{funcs: map[string]toolFunc{}}
+	for _, n := range []string{"convert_currency", "archive_photo", "share_playlist"} {
+		p.funcs[n] = func(loop.Context, map[string]any, func(json.RawMessage)) (any, error) { return "ok", nil }
+	}
+	s, err := loop.New(loop.Options{Model: textproto.Wrap(rec, textproto.Options{}), Runner: p, Tools: tools, ContextWindow: 8192,
+		ToolUse: loop.ToolUse{MaxToolCalls: 30, MaxRepeatedCalls: -1}})
+	require.NoError(t, err)
+	defer s.Destroy()
+	r, err := s.Prompt(loop.Background(), "Do the three things.", loop.PromptOptions{})
+	require.NoError(t, err)
+	require.Equal(t, "Done.", r.Text)
+	require.Len(t, rec.seen, 20)
+	cached, total := 0, 0
+	var shares []string
+	for i := 1; i < len(rec.seen); i++ {
+		prev, cur := rec.seen[i-1], rec.seen[i]
+		n := 0
+		for n < len(prev) && n < len(cur) && prev[n] == cur[n] {
+			n++
+		}
+		cached, total = cached+n, total+len(cur)
+		shares = append(shares, strconv.Itoa(100*n/len(cur))+"%")
+		if searches[i] {
+			require.Less(t, n, len(prev), "step %d: the tools grew", i+1)
+			require.Greater(t, n, strings.Index(prev, "### search_tools"), "step %d: the prompt is the same up to the tools' end", i+1)
+			continue
+		}
+		require.Equal(t, len(prev), n, "step %d starts with the whole of step %d's prompt", i+1, i)
+	}
+	t.Logf("20 steps, tool search on: the share of each step's prompt (bytes) the step before had sent: %v; overall %d%%", shares, 100*cached/total)
+}
+
+// prompts records the whole prompt of each step of a Script, its messages' text in order.
+type prompts struct {
+	*scripted.Script
+	seen []string
+}
+
+func (m *prompts) Step(ctx loop.Context, req *loop.Request, emit func(loop.Delta) error) error {
+	var b strings.Builder
+	for _, msg := range req.Messages {
+		b.WriteString(string(msg.Role) + ": " + msg.Text() + "\n")
+	}
+	m.seen = append(m.seen, b.String())
 	return m.Script.Step(ctx, req, emit)
 }
