@@ -101,7 +101,7 @@ func TestSearch_AtMostFiveHits(t *testing.T) {
 func TestActiveSet_Growth(t *testing.T) {
 	big := tool("big", "", string(make([]byte, 400)), "")
 	tools := []session.Tool{tool("a", "", "", ""), tool("b", "", "", ""), tool("c", "", "", ""), tool("pin", "", "", ""), big}
-	each := session.ToolsCost(tools[:1])                         // a, b, c and pin cost the same
+	each := session.ToolsCost(tools[:1])      // a, b, c and pin cost the same
 	base := session.ToolCost(&builtin) + each // the search tool and pin
 	active := func(q *Searcher) []string {
 		var out []string
