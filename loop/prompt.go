@@ -129,7 +129,9 @@ func (r *run) fail(err error) error {
 	t := h.Since(r.mark)
 	h.Reset(r.mark)
 	if q := r.s.search; q != nil && q == r.searchAt {
+		r.s.toolsMu.Lock()    // a search of an aborted step may still be running (runTools)
 		q.Active = r.activeAt // the tools found by the searches the history forgets
+		r.s.toolsMu.Unlock()
 		h.SetBase(q.Active.Cost)
 	}
 	r.s.publish()

@@ -266,7 +266,8 @@ func (s *Session) CloneAsync(ctx Context, adjust func(*Options), done func(*Sess
 		}
 		c := &Session{opts: opts, mode: modeOf(opts.Tools, opts.ToolUse), tools: s.tools, hist: s.hist.Clone(), nextID: s.nextID, resume: s.resume, totals: s.totals}
 		if s.search != nil {
-			c.search = s.search.Clone()
+			q := *s.search // shares what is never written in place
+			c.search = &q
 		}
 		c.life, c.destroy = WithCancel(Background())
 		c.publish()

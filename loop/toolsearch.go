@@ -109,8 +109,8 @@ func (s *Session) retool() {
 // declarations themselves come with the next step's tools (not twice in the window).
 func (r *run) search(c session.ToolCall) session.ToolResult {
 	s, q := r.s, r.s.search
-	q.Mu.Lock()
-	defer q.Mu.Unlock()
+	s.toolsMu.Lock() // a step's searches may run side by side (runTools)
+	defer s.toolsMu.Unlock()
 	v, _ := jsonv.Decode(c.Arguments)
 	obj, _ := v.(map[string]any)
 	query, _ := obj["query"].(string)

@@ -7,7 +7,6 @@ package toolrank
 import (
 	"encoding/json"
 	"strings"
-	"sync"
 
 	"langmodel/internal/jsonv"
 	"langmodel/internal/order"
@@ -17,16 +16,10 @@ import (
 // Hits is how many tools one search returns at most.
 const Hits = 5
 
-// Clone returns a copy for a cloned session: the active set (never written in place)
-// and the index are shared.
-func (q *Searcher) Clone() *Searcher {
-	return &Searcher{budget: q.budget, fixed: q.fixed, Active: q.Active, index: q.index}
-}
-
 // Searcher is a session's search state: the tools offered (active) and the index over
-// all of them.
+// all of them. Not safe for concurrent use. A copy (a cloned session's) shares the
+// active set, whose slice is never written in place, and the index.
 type Searcher struct {
-	Mu     sync.Mutex // a step's searches may run side by side
 	budget int
 	fixed  int // active.Tools[:fixed] are the search tool and the pinned: they never leave
 	Active ActiveSet
