@@ -191,7 +191,7 @@ wasm: module
 ## back; the text protocol's parser keeps its own (BenchmarkParser_ManyCalls 1.55x without).
 ## See RATIONALE.md "How does the module stay under 850 KB?". internal/browsertest.NoInline
 ## holds the same list for the tests' builds.
-NOINLINE := loop/custom loop/record loop/mcp loop/internal/fetchport loop/openai session/schema internal/sfmt internal/order internal/redact
+NOINLINE := loop/custom loop/record loop/mcp loop/internal/fetchport loop/internal/toolrank loop/openai session/schema internal/sfmt internal/order internal/redact
 MODULE_GCFLAGS := $(foreach p,$(NOINLINE),-gcflags=langmodel/$(p)=-l)
 
 ## module: what make wasm builds, without the size report (brotli -q 11 takes 10-30 s)

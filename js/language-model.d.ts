@@ -185,6 +185,13 @@ export interface ToolUseConfig {
   parallel?: boolean;
   onLimit?: "error" | "answer";
   /**
+   * Tool search (docs/small-windows.md): when the declarations would take more than
+   * share of the context window (default 0.25, in (0, 1], else TypeError), the model is
+   * offered the pinned tools and the built-in search_tools, and finds the others by
+   * searching. false: every tool always offered. Default: on.
+   */
+  toolSearch?: boolean | ToolSearchOptions;
+  /**
    * Resolve true or {allow: "once"} to run the call; false, or a reason string, to decline
    * it; {allow: "always"} to run it and every later call of this tool, unasked, while the
    * tool declares exactly what approve was shown (session.approvals). Any other object is
@@ -214,6 +221,13 @@ export interface ApprovedTool {
   inputSchema: object;
   annotations: ToolAnnotations;
   source: ToolSource;
+}
+
+export interface ToolSearchOptions {
+  /** Of the context window the declarations may take; above it the model searches. */
+  share?: number;
+  /** Tool names always offered. A name that is not a tool of the session is skipped. */
+  pinned?: string[];
 }
 
 /** Whether the model may ("auto", the default), must not ("none") or must ("required", or one named tool) call tools. */
@@ -509,6 +523,8 @@ export interface PromptOptions {
   omitResponseConstraintInput?: boolean;
   /** Overrides the session's toolChoice for this prompt. */
   toolChoice?: ToolChoice;
+  /** With tool search on, the tools offered from this prompt on (with the pinned and search_tools); searches add to them. */
+  activeTools?: string[];
 }
 
 export interface ToolCallPart {
@@ -542,6 +558,8 @@ export type LanguageModelStream<T> = ReadableStream<T> &
 export interface ToolCallEventDetail extends AgentPathDetail {
   call: LanguageModelToolCall;
   annotations: ToolAnnotations | null;
+  /** true for the engine's own tool (tool search's search_tools): approve never sees it. */
+  builtin?: true;
 }
 export interface ToolProgressEventDetail extends AgentPathDetail {
   call: LanguageModelToolCall;
@@ -549,6 +567,8 @@ export interface ToolProgressEventDetail extends AgentPathDetail {
 }
 export interface ToolResultEventDetail extends AgentPathDetail {
   call: LanguageModelToolCall;
+  /** true for the result of the engine's own tool (search_tools). */
+  builtin?: true;
   result: LanguageModelToolSuccess | LanguageModelToolError;
   /** Milliseconds. */
   duration: number;
@@ -608,7 +628,7 @@ export interface SnapshotOptions {
   expectedOutputs?: ExpectedType[];
   tools?: { name: string; description: string; inputSchema: object; hasExecute: boolean; annotations?: object }[];
   /** approve: whether the session had one (a function cannot be saved). */
-  toolUseConfig?: { enabled?: boolean; maxToolCalls?: number; maxRepeatedCalls?: number; maxTokens?: number; parallel?: boolean; onLimit?: "error" | "answer"; approve: boolean };
+  toolUseConfig?: { enabled?: boolean; maxToolCalls?: number; maxRepeatedCalls?: number; maxTokens?: number; parallel?: boolean; onLimit?: "error" | "answer"; approve: boolean; toolSearch?: boolean | ToolSearchOptions };
   samplingMode?: SamplingMode;
   topK?: number;
   temperature?: number;

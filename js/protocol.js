@@ -43,7 +43,7 @@ export const FETCH_WINDOW = 1 << 20;
  * @property {{type: string, languages?: string[]}[]} [expectedInputs]
  * @property {{type: string, languages?: string[]}[]} [expectedOutputs]
  * @property {WireTool[]} [tools]
- * @property {{enabled?: boolean, maxToolCalls?: number, maxRepeatedCalls?: number, maxTokens?: number, parallel?: boolean, onLimit?: "error"|"answer", approve?: number}} [toolUseConfig]  approve: stash id
+ * @property {{enabled?: boolean, maxToolCalls?: number, maxRepeatedCalls?: number, maxTokens?: number, parallel?: boolean, onLimit?: "error"|"answer", approve?: number, toolSearch?: boolean | {share?: number, pinned?: string[]}}} [toolUseConfig]  approve: stash id
  * @property {string} [samplingMode]
  * @property {WireToolChoice} [toolChoice]
  * @property {boolean} [keepReasoning]  reasoning kept in the history and sent back (docs/reasoning.md)
@@ -57,7 +57,7 @@ export const FETCH_WINDOW = 1 << 20;
  */
 /** @typedef {"auto" | "none" | "required" | {type?: "tool", name: string}} WireToolChoice */
 /** @typedef {{name: string, description: string, inputSchema: object, annotations?: object, hasExecute: boolean, execute: number}} WireTool  execute: stash id or -1 */
-/** @typedef {{type: "prompt", id: number, session: number, input: unknown, stream?: boolean, responseConstraint?: unknown, omitResponseConstraintInput?: boolean, toolChoice?: WireToolChoice}} PromptRequest  reply value: PromptResult; with stream, Chunks first */
+/** @typedef {{type: "prompt", id: number, session: number, input: unknown, stream?: boolean, responseConstraint?: unknown, omitResponseConstraintInput?: boolean, toolChoice?: WireToolChoice, activeTools?: string[]}} PromptRequest  reply value: PromptResult; with stream, Chunks first */
 /** @typedef {{type: "append" | "measure", id: number, session: number, input: unknown}} InputRequest  reply value: SessionInfo (append), number (measure) */
 /** @typedef {{type: "clone", id: number, session: number, clone: number}} CloneRequest  reply value: SessionInfo of the new key `clone` */
 /** @typedef {{type: "destroy" | "history" | "usage", id: number, session: number, packed?: boolean}} SessionRequest  reply value: null, the transcript, SessionInfo; history and usage also answer synchronously through channel.query; a synchronous history query with packed: true is answered packed (pack.js unpackHistory) */

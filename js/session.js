@@ -343,6 +343,7 @@ export class LanguageModel extends EventTarget {
       responseConstraint: pattern !== undefined ? { pattern } : plain(rc, "TypeError"),
       omitResponseConstraintInput: options.omitResponseConstraintInput,
       toolChoice: plain(options.toolChoice, "TypeError"),
+      activeTools: plain(options.activeTools, "TypeError"),
     };
   }
 

@@ -59,6 +59,10 @@ async function page(): Promise<void> {
   closed.onstepusage = (e) => console.log(e.detail.inputTokens + e.detail.outputTokens, e.detail.estimated, e.detail.toolCalls > 0, e.detail.duration);
   const spent: number = closed.usage.inputTokens + closed.usage.outputTokens + closed.usage.steps - closed.usage.estimatedSteps;
   console.log(spent);
+  // Tool search: a quarter of the window for declarations, one tool pinned; a prompt sets its tools.
+  const many = await LanguageModel.create({ tools: [weather], toolUseConfig: { toolSearch: { share: 0.25, pinned: ["get_weather"] } } });
+  many.addEventListener("toolcall", (e) => console.log(e.detail.builtin === true ? "searched" : e.detail.call.name));
+  console.log(await many.prompt("Weather?", { activeTools: ["get_weather"] }));
   // No "tool-call" in expectedOutputs: prompt() is a string, promptStreaming() yields strings.
   const answer: string = await closed.prompt("Weather in Oslo?", { toolChoice: { type: "tool", name: "get_weather" } });
   console.log(answer.toUpperCase());

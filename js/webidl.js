@@ -276,7 +276,24 @@ export function promptOptions(options, what) {
   }
   const signal = signalOf(o, what);
   if (regExpSource(responseConstraint) !== undefined) regExpFlags(responseConstraint, what);
-  return { omitResponseConstraintInput, responseConstraint, signal, toolChoice: o.toolChoice };
+  const activeTools = o.activeTools;
+  if (activeTools !== undefined && !toolNames(activeTools)) throw new TypeError(`${what}: activeTools must be a list of tool names`);
+  return { omitResponseConstraintInput, responseConstraint, signal, toolChoice: o.toolChoice, activeTools };
+}
+
+// toolNames reports whether v is an array of strings (tool names).
+const toolNames = (v) => Array.isArray(v) && v.every((n) => typeof n === "string");
+
+// toolSearchOption checks toolUseConfig.toolSearch (docs/small-windows.md): true, false,
+// or {share, pinned}; the engine reads it as checked here (wasm/toolsearch.go).
+function toolSearchOption(t) {
+  if (t === undefined || typeof t === "boolean") return;
+  if (t === null || typeof t !== "object") throw new TypeError("toolUseConfig.toolSearch must be true, false or {share, pinned}");
+  const { share, pinned } = t;
+  if (share !== undefined && !(typeof share === "number" && share > 0 && share <= 1)) {
+    throw new TypeError(`toolUseConfig.toolSearch.share must be a number above 0 and at most 1, not ${String(share)}`);
+  }
+  if (pinned !== undefined && !toolNames(pinned)) throw new TypeError("toolUseConfig.toolSearch.pinned must be a list of tool names");
 }
 
 // unicodeMode throws NotSupportedError for a RegExp without "u" whose source is not valid
@@ -395,16 +412,17 @@ export function wireOptions(options, st) {
   const wireTools = wireToolList(toolsOption, tools, ids);
   let use = options.toolUseConfig;
   if (use != null) {
-    const { enabled, maxToolCalls, maxRepeatedCalls, maxTokens, parallel, onLimit, approve } = use;
+    const { enabled, maxToolCalls, maxRepeatedCalls, maxTokens, parallel, onLimit, approve, toolSearch } = use;
     if (approve !== undefined && typeof approve !== "function") throw new TypeError("toolUseConfig.approve must be a function");
     // 0 turns either stop off; Infinity or false would cross as null, the default, so
     // they are refused rather than read as the opposite of what they say.
     for (const [k, v] of [["maxRepeatedCalls", maxRepeatedCalls], ["maxTokens", maxTokens]]) {
       if (v !== undefined && !(Number.isSafeInteger(v) && v >= 0)) throw new TypeError(`toolUseConfig.${k} must be a whole number, 0 or more (0: no limit), not ${String(v)}`);
     }
+    toolSearchOption(toolSearch);
     const id = approve ? stash.store({ approve, tools }) : -1;
     if (id > 0) ids.push(id);
-    use = plain({ enabled, maxToolCalls, maxRepeatedCalls, maxTokens, parallel, onLimit, approve: id }, "TypeError");
+    use = plain({ enabled, maxToolCalls, maxRepeatedCalls, maxTokens, parallel, onLimit, approve: id, toolSearch }, "TypeError");
   }
   const keepReasoning = options.keepReasoning;
   if (keepReasoning !== undefined && typeof keepReasoning !== "boolean") throw new TypeError(`keepReasoning must be true or false, not ${String(keepReasoning)}`);

@@ -2,7 +2,7 @@ package loop_test
 
 import (
 	"context"
-	"encoding/json"
+	"langmodel/internal/jsonv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -44,7 +44,7 @@ func TestApprovals_Remembered(t *testing.T) {
 			live: func(w *session.Tool) { w.Source.Fn = 7 }},
 		{name: "a changed annotation asks again", live: func(w *session.Tool) { w.Annotations.ReadOnlyHint = &other }, asked: true},
 		{name: "an annotation turned off asks again", live: func(w *session.Tool) { w.Annotations.DestructiveHint = &other }, asked: true},
-		{name: "a changed schema asks again", live: func(w *session.Tool) { w.InputSchema = json.RawMessage(`{"properties":{},"type":"object"}`) }, asked: true},
+		{name: "a changed schema asks again", live: func(w *session.Tool) { w.InputSchema = jsonv.RawMessage(`{"properties":{},"type":"object"}`) }, asked: true},
 		{name: "a changed description asks again", live: func(w *session.Tool) { w.Description = "Wipes the backups too." }, asked: true},
 		{name: "the tool moved to another MCP server asks again", live: func(w *session.Tool) { w.Source.Server, w.Source.Origin = "b", "https://b.test" }, asked: true},
 		{name: "another origin under the same server name asks again", live: func(w *session.Tool) { w.Source.Origin = "https://evil.test" }, asked: true},

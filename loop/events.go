@@ -24,7 +24,7 @@ const (
 type Event struct {
 	Type     EventType
 	Call     *session.ToolCall   // toolcall, toolprogress, toolresult
-	Tool     *session.Tool       // toolcall: its annotations; nil for an unknown tool
+	Tool     *session.Tool       // toolcall: its annotations; nil for an unknown tool. toolresult: the search tool for its own (builtin)
 	Progress jsonv.RawMessage    // toolprogress
 	Result   *session.ToolResult // toolresult
 	Duration time.Duration       // toolresult, stepusage

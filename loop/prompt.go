@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"langmodel/internal/jsonv"
+	"langmodel/loop/internal/toolrank"
 	"langmodel/session"
 )
 
@@ -19,6 +20,10 @@ type PromptOptions struct {
 	OmitConstraintInput bool
 	// ToolChoice overrides the session's for this prompt when non-nil.
 	ToolChoice *ToolChoice
+	// ActiveTools, when non-nil and the session searches for its tools, sets the tools
+	// offered from this prompt on (besides the pinned and the search tool); searches
+	// add to them. Names that are not tools of the session are skipped.
+	ActiveTools []string
 }
 
 // Chunk is one piece of a streamed answer: text, or a tool call for the page.
@@ -104,10 +109,19 @@ type run struct {
 	asked        map[string]int
 	// reason is the last step's reasoning, under KeepReasoning.
 	reason string
+	// In search mode (toolsearch.go): the searcher and its active set when the
+	// operation began, restored on failure, and the tools the last step offered.
+	searchAt *toolrank.Searcher
+	activeAt toolrank.ActiveSet
+	tools    []session.Tool
 }
 
 func (s *Session) begin() *run {
-	return &run{s: s, mark: s.hist.Mark(), start: s.hist.Len()}
+	r := &run{s: s, mark: s.hist.Mark(), start: s.hist.Len()}
+	if s.search != nil {
+		r.searchAt, r.activeAt = s.search, s.search.Active
+	}
+	return r
 }
 
 // fail restores the history as it was and returns err with what the operation had added.
@@ -115,6 +129,12 @@ func (r *run) fail(err error) error {
 	h := r.s.hist
 	t := h.Since(r.mark)
 	h.Reset(r.mark)
+	if q := r.s.search; q != nil && q == r.searchAt {
+		r.s.toolsMu.Lock()    // a search of an aborted step may still be running (runTools)
+		q.Active = r.activeAt // the tools found by the searches the history forgets
+		r.s.toolsMu.Unlock()
+		h.SetBase(q.Active.Cost)
+	}
 	r.s.publish()
 	return &FailedPrompt{Err: err, Transcript: t}
 }
@@ -223,6 +243,13 @@ func (s *Session) prompt(ctx Context, input any, po PromptOptions) (Result, erro
 		choice = *po.ToolChoice
 	}
 	s.takeTools() // tools that came and went since the last step (toolset.go)
+	if po.ActiveTools != nil && s.search != nil {
+		s.search.Reset(s.opts.Tools, po.ActiveTools)
+		s.hist.SetBase(s.search.Active.Cost)
+		if err := r.fit(); err != nil {
+			return Result{}, r.fail(err)
+		}
+	}
 	toolsOn := s.mode != ModeNone && choice.Mode != "none"
 	used := 0 // calls the loop has handled in this prompt
 	for {
@@ -272,7 +299,7 @@ func (s *Session) prompt(ctx Context, input any, po PromptOptions) (Result, erro
 		if len(calls) == 0 {
 			return Result{Text: text}, nil
 		}
-		if s.mode == ModeOpen {
+		if s.mode == ModeOpen && s.search == nil {
 			r.handBack(po, calls)
 			return Result{Text: text, Calls: calls}, nil
 		}
@@ -281,7 +308,9 @@ func (s *Session) prompt(ctx Context, input any, po PromptOptions) (Result, erro
 		// answers all others, up to the limit.
 		var mine, page []session.ToolCall
 		for _, c := range calls {
-			if t := s.tools[c.Name]; t != nil && !t.HasExecute {
+			// An open session that searches (tool search) gets here too: the loop
+			// answers the searches, the page every other call.
+			if t := s.tools[c.Name]; t != &searchTool && (s.mode == ModeOpen || t != nil && !t.HasExecute) {
 				page = append(page, c)
 			} else {
 				mine = append(mine, c)
@@ -295,6 +324,9 @@ func (s *Session) prompt(ctx Context, input any, po PromptOptions) (Result, erro
 		results, err := r.runTools(ctx, runNow)
 		if err != nil {
 			return Result{}, r.fail(err)
+		}
+		if s.search != nil {
+			s.hist.SetBase(s.search.Active.Cost) // what the searches found (runOne)
 		}
 		for i, c := range refused {
 			res := session.ErrorResult(c, reasons[i])
@@ -406,6 +438,10 @@ func (r *run) step(ctx Context, toolsOn bool, choice ToolChoice, po PromptOption
 	}
 	if toolsOn {
 		req.Tools = s.opts.Tools
+		if s.search != nil {
+			req.Tools = s.offer(choice)
+			r.tools = req.Tools
+		}
 	}
 	// What the step's deltas add up to, in one place: the callback then captures one
 	// pointer, not four variables each moved to the heap.

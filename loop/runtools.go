@@ -65,7 +65,11 @@ func (r *run) runAt(ctx Context, calls []session.ToolCall, results []session.Too
 	res := r.runOne(ctx, calls[i])
 	if ctx.Err() == nil {
 		results[i] = res
-		s.emit(Event{Type: EventToolResult, Call: &calls[i], Result: &res, Duration: s.clock() - t0})
+		var t *session.Tool // set for the search alone: its result is marked the engine's
+		if s.search != nil && calls[i].Name == SearchToolName {
+			t = &searchTool
+		}
+		s.emit(Event{Type: EventToolResult, Call: &calls[i], Tool: t, Result: &res, Duration: s.clock() - t0})
 	}
 }
 
@@ -76,6 +80,14 @@ func (r *run) runAt(ctx Context, calls []session.ToolCall, results []session.Too
 func (r *run) runOne(ctx Context, c session.ToolCall) session.ToolResult {
 	s := r.s
 	t := s.tools[c.Name]
+	if s.search != nil && !r.offered(c.Name) {
+		// In search mode the model may call what its step offered, nothing else: a
+		// guessed name is told where to look (never the list of every tool).
+		return session.ErrorResult(c, "tool "+quote(c.Name)+" is not among the tools you were given; call "+SearchToolName+" to find the tool you need")
+	}
+	if t == &searchTool {
+		return r.search(c) // the engine's own: approve never sees it
+	}
 	if t == nil && s.gone[c.Name] {
 		return session.ErrorResult(c, "tool "+c.Name+" is no longer available: the page unregistered it")
 	}

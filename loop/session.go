@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"langmodel/loop/internal/toolrank"
 	"langmodel/session"
 )
 
@@ -52,6 +53,9 @@ type Session struct {
 	mode  Mode
 	tools map[string]*session.Tool
 	gone  map[string]bool // tools SetTools removed (true), for a late call's error (toolset.go)
+	// search is the tool search state, nil when every tool is offered (toolsearch.go).
+	// Owned by the queue's operation, as tools are.
+	search *toolrank.Searcher
 
 	toolsMu   sync.Mutex      // guards nextTools, and s.opts.Tools for readers outside the queue
 	nextTools *[]session.Tool // what SetTools left for the next step
@@ -104,7 +108,13 @@ func New(opts Options) (*Session, error) {
 	for i := range opts.Tools {
 		s.tools[opts.Tools[i].Name] = &s.opts.Tools[i]
 	}
-	s.hist = session.NewHistory(window, session.ToolsCost(opts.Tools))
+	base := session.ToolsCost(opts.Tools)
+	if use := opts.ToolUse.Search; !use.Off && base > use.budget(window) {
+		s.search = newSearcher(opts.Tools, use, window, nil)
+		s.tools[SearchToolName] = &searchTool // calls of it run in the loop (runOne)
+		base = s.search.Active.Cost
+	}
+	s.hist = session.NewHistory(window, base)
 	if opts.InitialPrompts != nil {
 		msgs, ok := opts.InitialPrompts.([]session.Message)
 		if !ok {
@@ -260,6 +270,10 @@ func (s *Session) CloneAsync(ctx Context, adjust func(*Options), done func(*Sess
 			opts.Tools = s.opts.Tools
 		}
 		c := &Session{opts: opts, mode: modeOf(opts.Tools, opts.ToolUse), tools: s.tools, hist: s.hist.Clone(), nextID: s.nextID, resume: s.resume, totals: s.totals}
+		if s.search != nil {
+			q := *s.search // shares what is never written in place
+			c.search = &q
+		}
 		c.life, c.destroy = WithCancel(Background())
 		c.publish()
 		done(c, nil)

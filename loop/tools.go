@@ -73,6 +73,9 @@ type ToolUse struct {
 	Sequential bool // parallel === false: a step's calls run one after another
 	OnLimit    OnLimit
 	Approve    Approver
+	// Search is toolSearch: when the declarations do not fit their share of the window,
+	// the model finds tools by searching (toolsearch.go).
+	Search ToolSearch
 }
 
 func (u ToolUse) max() int {

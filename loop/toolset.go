@@ -41,4 +41,5 @@ func (s *Session) takeTools() {
 	}
 	s.opts.Tools, s.tools = *next, m
 	s.mode = modeOf(s.opts.Tools, s.opts.ToolUse)
+	s.retool()
 }

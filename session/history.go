@@ -47,20 +47,29 @@ type Mark struct {
 	msgs     []Message
 	costs    []int
 	nInitial int
+	base     int
 	usage    int
 	pending  []ToolCall
 }
 
 // Mark saves the current state; Reset(mark) returns to it.
 func (h *History) Mark() Mark {
-	return Mark{h.msgs, h.costs, h.nInitial, h.usage, h.pending}
+	return Mark{h.msgs, h.costs, h.nInitial, h.base, h.usage, h.pending}
 }
 
 // Reset returns h to a state saved by Mark. The restored slices are clipped, so the next
 // append copies instead of writing over messages that views taken since may still read.
 func (h *History) Reset(m Mark) {
 	h.msgs, h.costs = slices.Clip(m.msgs), slices.Clip(m.costs)
-	h.nInitial, h.usage, h.pending = m.nInitial, m.usage, m.pending
+	h.nInitial, h.base, h.usage, h.pending = m.nInitial, m.base, m.usage, m.pending
+}
+
+// SetBase changes the usage that is not messages: the tool declarations the model is
+// offered, which tool search grows as the model finds tools (loop/toolsearch.go). A mark
+// restores the base it saved.
+func (h *History) SetBase(base int) {
+	h.usage += base - h.base
+	h.base = base
 }
 
 // Since returns a copy of the messages appended after m was taken (when nothing was

@@ -31,6 +31,8 @@ const (
 	SourcePage   = "page"   // the page's tools option
 	SourceWebMCP = "webmcp" // the page's WebMCP model context
 	SourceMCP    = "mcp"    // a remote MCP server (mcpServers)
+	// SourceBuiltin is the engine's own tool: tool search's search_tools (loop/toolsearch.go).
+	SourceBuiltin = "builtin"
 )
 
 // Source is a tool's origin as approve sees it (kind; an MCP server's name and origin)

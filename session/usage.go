@@ -67,8 +67,11 @@ func CostOf(msgs []Message) int {
 // ToolsCost is the estimated usage of the tool declarations a model is given.
 func ToolsCost(tools []Tool) int {
 	c := 0
-	for _, t := range tools {
-		c += perTool + ceil4(len(t.Name)+len(t.Description)+len(t.InputSchema))
+	for i := range tools {
+		c += ToolCost(&tools[i])
 	}
 	return c
 }
+
+// ToolCost is the estimated usage of one tool declaration.
+func ToolCost(t *Tool) int { return perTool + ceil4(len(t.Name)+len(t.Description)+len(t.InputSchema)) }

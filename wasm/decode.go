@@ -438,6 +438,8 @@ func (m *ToolUseConfig) field(key string, v value) error {
 		return v.str(&m.OnLimit)
 	case "approve":
 		return v.int64(&m.Approve)
+	case "toolSearch":
+		return v.raw(&m.ToolSearch)
 	}
 	return nil
 }
@@ -456,6 +458,8 @@ func (m *PromptRequest) field(key string, v value) error {
 		return v.bool(&m.OmitResponseConstraintInput)
 	case "toolChoice":
 		return v.raw(&m.ToolChoice)
+	case "activeTools":
+		return v.raw(&m.ActiveTools)
 	}
 	return head(key, v, &m.Type, &m.ID)
 }

@@ -66,6 +66,9 @@ func eventDetail(e loop.Event) jsonv.RawMessage {
 	if e.Call != nil {
 		field("call", mustCall(*e.Call))
 	}
+	if e.Tool != nil && e.Tool.Source.Kind == session.SourceBuiltin {
+		field("builtin", []byte("true")) // the engine's own tool: tool search's search_tools
+	}
 	switch e.Type {
 	case loop.EventToolCall:
 		var a []byte

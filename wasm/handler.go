@@ -488,12 +488,16 @@ func (h *Handler) prompt(raw *message, id int64) {
 		return
 	}
 	choice, err := toolChoice(req.ToolChoice, e.s.Tools())
+	var active []string // nil: the active set as it is (loop.PromptOptions.ActiveTools)
+	if v, _ := decodeOptional(req.ActiveTools); v != nil {
+		active = toolNames(v) // checked by the face (js/webidl.js)
+	}
 	if err != nil {
 		h.replyErr(req.ID, err)
 		return
 	}
 	ctx, done := h.track(req.ID)
-	po := loop.PromptOptions{OmitConstraintInput: req.OmitResponseConstraintInput, ToolChoice: choice}
+	po := loop.PromptOptions{OmitConstraintInput: req.OmitResponseConstraintInput, ToolChoice: choice, ActiveTools: active}
 	if len(req.ResponseConstraint) > 0 && !bytes.Equal(req.ResponseConstraint, []byte("null")) {
 		po.ResponseConstraint = req.ResponseConstraint
 	}

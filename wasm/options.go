@@ -281,6 +281,7 @@ func toolUse(c *ToolUseConfig) (loop.ToolUse, int64, error) {
 		return u, 0, session.Errorf(session.KindType, errBadOption, "toolUseConfig.maxTokens must not be negative")
 	}
 	u.MaxTokens = c.MaxTokens
+	u.Search = toolSearch(c.ToolSearch)
 	switch c.OnLimit {
 	case "", "error":
 		u.OnLimit = loop.LimitError

@@ -169,6 +169,9 @@ type ToolUseConfig struct {
 	Parallel         *bool  `json:"parallel,omitempty"`
 	OnLimit          string `json:"onLimit,omitempty"`
 	Approve          int64  `json:"approve,omitempty"` // stash id; ≤ 0 for none
+	// ToolSearch is false, true or {share, pinned} (loop.ToolSearch); absent: on, at the
+	// default share.
+	ToolSearch jsonv.RawMessage `json:"toolSearch,omitempty"`
 }
 
 // PromptRequest submits a prompt. With Stream, chunks for this request id arrive before
@@ -187,6 +190,9 @@ type PromptRequest struct {
 	OmitResponseConstraintInput bool             `json:"omitResponseConstraintInput,omitempty"`
 	// ToolChoice overrides the session's for this prompt (as in CreateOptions).
 	ToolChoice jsonv.RawMessage `json:"toolChoice,omitempty"`
+	// ActiveTools are the tool names offered from this prompt on, when the session
+	// searches for its tools (loop.PromptOptions.ActiveTools).
+	ActiveTools jsonv.RawMessage `json:"activeTools,omitempty"`
 }
 
 // InputRequest is append and measure: a session and an input. Reply value: SessionInfo

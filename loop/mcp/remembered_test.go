@@ -2,7 +2,7 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
+	"langmodel/internal/jsonv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -30,8 +30,8 @@ func TestApprovals_RememberedMovesServer(t *testing.T) {
 		asked = append(asked, tool.Source.Server+":"+tool.Name)
 		return tool.Name == "move", "", nil
 	}
-	wipe := scripted.Turn{Calls: []scripted.Call{{Name: "wipe", Arguments: json.RawMessage(`{}`)}}}
-	move := scripted.Turn{Calls: []scripted.Call{{Name: "move", Arguments: json.RawMessage(`{}`)}}}
+	wipe := scripted.Turn{Calls: []scripted.Call{{Name: "wipe", Arguments: jsonv.RawMessage(`{}`)}}}
+	move := scripted.Turn{Calls: []scripted.Call{{Name: "move", Arguments: jsonv.RawMessage(`{}`)}}}
 	model := scripted.New(wipe, move, wipe, scripted.Turn{Text: "Done."})
 	sess, err := loop.New(loop.Options{Model: model, Runner: s, Tools: tools, ToolUse: loop.ToolUse{Approve: approve}})
 	require.NoError(t, err)

@@ -852,4 +852,31 @@ var scenarios = []scenario{
 			notAList: await caught(LanguageModel.restore(bad, { tools: [tool()], toolUseConfig: { approve }, keepApprovals: true })),
 		};`,
 		`{"version":3,"kept":[["weather","page"]],"plain":[1,0],"kept2":[0,1],"tampered":[1,1],"notBoolean":"TypeError","notAList":"DataError"}`},
+	{"tool search: 300 WebMCP tools on a 4,096-token window; the model searches, and calls the tool found", `
+		const tools = Array.from({ length: 300 }, (_, i) => ({ name: "page_action_" + i, description: "Runs action " + i + " of this page.", inputSchema: { type: "object", properties: { target: { type: "string" } } } }));
+		tools[150] = { name: "convert_currency", description: "Convert an amount of money from one currency to another.",
+			inputSchema: { type: "object", properties: { amount: { type: "number" }, from: { type: "string" }, to: { type: "string" } } } };
+		const ran = [], approved = [], events = [];
+		const mc = { getTools: async () => tools, executeTool: async (name) => (ran.push(String(name?.name ?? name)), JSON.stringify({ content: [{ type: "text", text: "92 EUR" }] })) };
+		const s = await LanguageModel.create({ modelContext: mc, toolUseConfig: { approve: (c) => (approved.push(c.name), true), toolSearch: { pinned: ["page_action_7"] } },
+			backend: { kind: "scripted", window: 4096, turns: [{ calls: [{ name: "search_tools", arguments: { query: "convert currency" } }] },
+				{ calls: [{ name: "convert_currency", arguments: { amount: 100, from: "USD", to: "EUR" } }] }, { text: "92 EUR." }] } });
+		const declared = s.contextUsage;
+		s.addEventListener("toolcall", (e) => events.push(e.detail.call.name + (e.detail.builtin === true ? " (builtin)" : "")));
+		const answer = await s.prompt("100 USD in EUR?");
+		const bad = await caught(s.prompt("again", { activeTools: "convert_currency" }));
+		return { declared, answer, ran: ran.length, approved, events, roles: s.history.map((m) => m.role), found: s.history[2].content[0].value.result[0].value.split("\n").slice(1), bad };`,
+		`{"declared":117,"answer":"92 EUR.","ran":1,"approved":["convert_currency"],"events":["search_tools (builtin)","convert_currency"],
+		"roles":["user","tool-call","tool-result","tool-call","tool-result","assistant"],"found":["- convert_currency(amount, from, to): Convert an amount of money from one currency to another."],"bad":"TypeError"}`},
+	{"tool search options: a bad toolSearch or activeTools is a TypeError naming the field", `
+		const create = (toolSearch) => LanguageModel.create({ backend: script({ text: "ok" }), toolUseConfig: { toolSearch } }).then(() => "created", (e) => e.name + ": " + e.message);
+		const out = [];
+		for (const v of [true, false, { share: 0.5, pinned: ["a"] }, "on", { share: 0 }, { share: 2 }, { pinned: "a" }, { pinned: [1] }]) out.push(await create(v));
+		const s = await LanguageModel.create({ backend: script({ text: "ok" }) });
+		out.push(await s.prompt("x", { activeTools: ["a"] }), await s.prompt("x", { activeTools: "a" }).catch((e) => e.name + ": " + e.message));
+		return out;`,
+		`["created","created","created","TypeError: toolUseConfig.toolSearch must be true, false or {share, pinned}",
+		"TypeError: toolUseConfig.toolSearch.share must be a number above 0 and at most 1, not 0","TypeError: toolUseConfig.toolSearch.share must be a number above 0 and at most 1, not 2",
+		"TypeError: toolUseConfig.toolSearch.pinned must be a list of tool names","TypeError: toolUseConfig.toolSearch.pinned must be a list of tool names",
+		"ok","TypeError: LanguageModel.prompt(): activeTools must be a list of tool names"]`},
 }
