@@ -22,7 +22,7 @@ const BareReadyGlobal = "browsertestReady"
 // inlining, as the Makefile's NOINLINE does (a test holds the two lists equal): the cold
 // ones, and those measured not to move a step without it (the Makefile says with what
 // figures; RATIONALE.md "How does the module stay under 850 KB?").
-var NoInline = []string{"loop/custom", "loop/record", "loop/mcp", "loop/internal/fetchport", "loop/openai", "session/schema", "internal/sfmt", "internal/order", "internal/redact"}
+var NoInline = []string{"loop/custom", "loop/record", "loop/mcp", "loop/internal/fetchport", "loop/internal/toolrank", "loop/openai", "session/schema", "internal/sfmt", "internal/order", "internal/redact"}
 
 // ModuleBuildFlags are the go build flags the module is built with, as make module
 // builds it: -trimpath, -ldflags='-s -w' (the flags FIELD-NOTES measures sizes with)
