@@ -89,6 +89,7 @@ func (s *Session) AppendAsync(ctx Context, input any, done func(error)) {
 // operation's own messages begin (they are never evicted by it).
 type run struct {
 	s     *Session
+	ctx   Context // the operation's: a summary step on overflow (roomFor) is aborted with it
 	mark  session.Mark
 	start int
 	// malformed holds the calls whose arguments were not a JSON object, by id, with what
@@ -98,6 +99,9 @@ type run struct {
 	// overflow, however many times the input, the answer and each tool round push the
 	// history over the window again.
 	overflowed bool
+	// compacted is set while an overflow the operation has compacted for lasts
+	// (compactOnOverflow, roomFor): cleared once the history fits again.
+	compacted bool
 	// spent is what the prompt's model steps have spent in tokens, steps how many there
 	// were (toolUseConfig.maxTokens); asked counts each call the model asked for, by
 	// tool and canonical arguments (maxRepeatedCalls).
@@ -105,8 +109,8 @@ type run struct {
 	asked        map[string]int
 }
 
-func (s *Session) begin() *run {
-	return &run{s: s, mark: s.hist.Mark(), start: s.hist.Len()}
+func (s *Session) begin(ctx Context) *run {
+	return &run{s: s, ctx: ctx, mark: s.hist.Mark(), start: s.hist.Len()}
 }
 
 // fail restores the history as it was and returns err with what the operation had added.
@@ -120,10 +124,14 @@ func (r *run) fail(err error) error {
 
 // fit evicts older messages if the history is over the window, and reports it.
 func (r *run) fit() error {
+	if err := r.roomFor(0); err != nil {
+		return err
+	}
 	n, err := r.s.hist.Fit(r.start)
 	if err != nil {
 		return err
 	}
+	r.compacted = false
 	if n > 0 {
 		r.start -= n
 		if !r.overflowed {
@@ -168,7 +176,7 @@ func (s *Session) append(ctx Context, input any) error {
 	if isEmptySequence(input) {
 		return nil // an empty sequence appends nothing (DESIGN.md §3)
 	}
-	r := s.begin()
+	r := s.begin(ctx)
 	if err := r.input(input, false); err != nil {
 		return r.fail(err)
 	}
@@ -193,7 +201,7 @@ func (s *Session) prompt(ctx Context, input any, po PromptOptions) (Result, erro
 	if ctx.Err() != nil {
 		return Result{}, &FailedPrompt{Err: abortError(ctx)}
 	}
-	r := s.begin()
+	r := s.begin(ctx)
 	if err := r.resume(ctx); err != nil {
 		return Result{}, r.fail(err)
 	}
@@ -228,7 +236,7 @@ func (s *Session) prompt(ctx Context, input any, po PromptOptions) (Result, erro
 		if s.takeTools(); s.mode == ModeNone {
 			toolsOn = false
 		}
-		text, calls, usage, err := r.step(ctx, toolsOn, choice, po, repair)
+		text, calls, usage, err := r.step(ctx, s.hist.Messages(), s.hist.Usage(), toolsOn, choice, po, repair)
 		if err != nil {
 			return Result{}, r.fail(err)
 		}
@@ -383,15 +391,16 @@ func (r *run) handBack(po PromptOptions, calls []session.ToolCall) {
 	}
 }
 
-// step asks the model for one step and returns its text and calls. Calls get an id when
+// step asks the model for one step and returns its text and calls. msgs is what it reads
+// (the history, or a summary's request: compact.go), in the estimated units of its input
+// with the tool declarations when the backend reports no usage. Calls get an id when
 // the model gave none, or one that a call of this step or of the session's history (the
 // imported history included, and calls since evicted) already has: a history passed
 // back as initialPrompts then never sees the new session's first call take an old call's
 // id. Arguments that are not a JSON object become {}
 // (and the call is answered with a tool error, never run).
-func (r *run) step(ctx Context, toolsOn bool, choice ToolChoice, po PromptOptions, tail []session.Message) (string, []session.ToolCall, *Usage, error) {
+func (r *run) step(ctx Context, msgs []session.Message, in int, toolsOn bool, choice ToolChoice, po PromptOptions, tail []session.Message) (string, []session.ToolCall, *Usage, error) {
 	s := r.s
-	msgs := s.hist.Messages()
 	if len(tail) > 0 {
 		msgs = append(msgs, tail...) // Messages is clipped: this copies
 	}
@@ -452,7 +461,7 @@ func (r *run) step(ctx Context, toolsOn bool, choice ToolChoice, po PromptOption
 		}
 		return "", nil, nil, err
 	}
-	r.count(tail, acc.out, usage, len(calls), t0)
+	r.count(in+session.CostOf(tail), acc.out, usage, len(calls), t0)
 	var seen map[string]bool // ids given so far in this step, once there are many
 	if len(calls) > 8 {
 		seen = make(map[string]bool, len(calls))
@@ -494,14 +503,14 @@ func (r *run) step(ctx Context, toolsOn bool, choice ToolChoice, po PromptOption
 // sends its stepusage event to a page that listens. The input is the request, the
 // output its reply (out bytes of text and calls): the backend's figures when it reported
 // them, else the estimate contextUsage is measured in.
-func (r *run) count(tail []session.Message, out int, usage *Usage, calls int, t0 time.Duration) {
+func (r *run) count(in int, out int, usage *Usage, calls int, t0 time.Duration) {
 	s := r.s
 	u := StepUsage{ToolCalls: calls}
 	if usage != nil {
 		u.InputTokens, u.OutputTokens = usage.InputTokens, usage.OutputTokens
 	} else {
 		u.Estimated = true
-		u.InputTokens = s.hist.Usage() + session.CostOf(tail) // contextUsage, declarations included
+		u.InputTokens = in // contextUsage, declarations included
 		u.OutputTokens = session.TextCost(out)
 	}
 	r.spent += u.InputTokens + u.OutputTokens
