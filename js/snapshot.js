@@ -16,7 +16,7 @@ export const SNAPSHOT_VERSION = 2;
 // but those of one text part: channel.js historyOf).
 export function snapshotOf(data, history, calls, usage, spent, contextWindow, initial, callsOf) {
   const options = {};
-  for (const k of ["expectedInputs", "expectedOutputs", "samplingMode", "temperature", "topK", "toolChoice"]) {
+  for (const k of ["expectedInputs", "expectedOutputs", "samplingMode", "temperature", "topK", "toolChoice", "compactOnOverflow"]) {
     if (data[k] !== undefined && data[k] !== null) options[k] = data[k];
   }
   if (Array.isArray(data.tools)) {

@@ -110,7 +110,7 @@ func (r *run) roomFor(extra int) error {
 	r.start = max(r.start, from) - from + kept
 	s.hist = nh
 	s.publish()
-	s.emit(Event{Type: EventContextOverflow, Evicted: max(h.Len()-nh.Len(), 0), Compacted: true, Before: h.Usage(), After: nh.Usage()})
+	s.emit(Event{Type: EventContextOverflow, Evicted: max(h.Len()-nh.Len(), 0), Compacted: true, Before: h.Usage() + extra, After: nh.Usage()})
 	return nil
 }
 

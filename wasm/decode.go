@@ -410,6 +410,33 @@ func (m *CreateOptions) field(key string, v value) error {
 		return v.raw(&m.ToolChoice)
 	case "mcpServers":
 		return v.raw(&m.MCPServers)
+	case "compactOnOverflow":
+		return compactConfig(v, &m.CompactOnOverflow)
+	}
+	return nil
+}
+
+// compactConfig reads compaction's rules; null leaves them absent.
+func compactConfig(v value, into **CompactConfig) error {
+	if v.null() {
+		return nil
+	}
+	*into = new(CompactConfig)
+	return v.object(*into)
+}
+
+func (m *CompactConfig) field(key string, v value) error {
+	switch key {
+	case "keepTurns":
+		if v.null() {
+			return nil
+		}
+		m.KeepTurns = new(int)
+		return v.int(m.KeepTurns)
+	case "dropToolResults":
+		return v.boolPtr(&m.DropToolResults)
+	case "summarize":
+		return v.bool(&m.Summarize)
 	}
 	return nil
 }
@@ -474,6 +501,8 @@ func (m *CloneRequest) field(key string, v value) error {
 		return v.int64(&m.Session)
 	case "clone":
 		return v.int64(&m.Clone)
+	case "compact":
+		return compactConfig(v, &m.Compact)
 	}
 	return head(key, v, &m.Type, &m.ID)
 }

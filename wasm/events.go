@@ -83,6 +83,11 @@ func eventDetail(e loop.Event) json.RawMessage {
 		field("duration", strconv.AppendFloat(nil, float64(e.Duration.Microseconds())/1000, 'f', -1, 64))
 	case loop.EventContextOverflow:
 		field("evicted", strconv.AppendInt(nil, int64(e.Evicted), 10))
+		if e.Compacted { // compactOnOverflow: the usage before and after
+			field("compacted", []byte("true"))
+			field("contextUsageBefore", strconv.AppendInt(nil, int64(e.Before), 10))
+			field("contextUsageAfter", strconv.AppendInt(nil, int64(e.After), 10))
+		}
 	case loop.EventStepUsage:
 		u := e.Step
 		field("inputTokens", strconv.AppendInt(nil, int64(u.InputTokens), 10))

@@ -64,6 +64,14 @@ func (h *Handler) sessionOptions(key int64, o CreateOptions) (loop.Options, *pag
 	if err != nil {
 		return loop.Options{}, nil, err
 	}
+	var compact *loop.Compaction
+	if o.CompactOnOverflow != nil {
+		c, err := compaction("compactOnOverflow", o.CompactOnOverflow)
+		if err != nil {
+			return loop.Options{}, nil, err
+		}
+		compact = &c
+	}
 	pt := &pageTools{h: h, key: key, fns: executeIDs(toolsJSON), approveFn: approveFn}
 	sourced(tools, pt.fns)
 	opts := loop.Options{
@@ -72,6 +80,8 @@ func (h *Handler) sessionOptions(key int64, o CreateOptions) (loop.Options, *pag
 		ToolUse:      use,
 		Expected:     exp,
 		SamplingMode: o.SamplingMode,
+
+		CompactOnOverflow: compact,
 	}
 	if choice != nil {
 		opts.ToolChoice = *choice
@@ -289,6 +299,23 @@ func toolUse(c *ToolUseConfig) (loop.ToolUse, int64, error) {
 		return u, 0, session.Errorf(session.KindType, errBadOption, `toolUseConfig.onLimit must be "error" or "answer", not %q`, c.OnLimit)
 	}
 	return u, c.Approve, nil
+}
+
+// DefaultKeepTurns is keepTurns when the page gives none: the last step and the one
+// before it (its calls and their results) stay whole.
+const DefaultKeepTurns = 2
+
+// compaction reads compaction's rules (what names them in errors: "compact",
+// "compactOnOverflow") with their defaults.
+func compaction(what string, c *CompactConfig) (loop.Compaction, error) {
+	r := loop.Compaction{KeepTurns: DefaultKeepTurns, DropResults: c.DropToolResults == nil || *c.DropToolResults, Summarize: c.Summarize}
+	if k := c.KeepTurns; k != nil {
+		if *k < 0 {
+			return r, session.Errorf(session.KindType, errBadOption, "%s.keepTurns must not be negative", what)
+		}
+		r.KeepTurns = *k
+	}
+	return r, nil
 }
 
 // toolChoice reads create()'s or prompt()'s toolChoice: "auto", "none", "required", or

@@ -33,7 +33,7 @@ import "encoding/json"
 //go:generate go run ./internal/trimjson -neither envelope,HelloRequest,CreateRequest,CreateOptions,ToolUseConfig,PromptRequest,InputRequest,CloneRequest,AbortMessage,PageReturn,ToolProgress -out Reply,PageCall,Event,SessionInfo,Usage,PromptResult,WireError,ErrorExtra protocol_easyjson.go
 
 // ProtocolVersion is exchanged by hello. Bump it whenever a message changes shape.
-const ProtocolVersion = 8
+const ProtocolVersion = 9
 
 // Message types, page → engine.
 const (
@@ -151,6 +151,18 @@ type CreateOptions struct {
 	// MCPServers are [{url, headers, name}]: MCP servers whose tools join the session's
 	// (mcp.go). The headers may hold secrets: never echoed.
 	MCPServers json.RawMessage `json:"mcpServers,omitempty"`
+	// CompactOnOverflow, when present, compacts the history by its rules when it would
+	// outgrow the context window (loop.Options.CompactOnOverflow).
+	CompactOnOverflow *CompactConfig `json:"compactOnOverflow,omitempty"`
+}
+
+// CompactConfig is session.compact()'s rules, and compactOnOverflow's: keepTurns (the
+// last turns kept whole; absent: 2), dropToolResults (absent: true), summarize (absent:
+// false). Read by decode.go only: the engine never writes it.
+type CompactConfig struct {
+	KeepTurns       *int
+	DropToolResults *bool
+	Summarize       bool
 }
 
 // ToolUseConfig is toolUseConfig with approve replaced by its stash id.
@@ -199,15 +211,17 @@ type InputRequest struct {
 	Packed bool `json:"packed,omitempty"`
 }
 
-// CloneRequest clones Session into the new key Clone, after the operations before it.
-// Reply value: SessionInfo of the clone.
+// CloneRequest clones Session into the new key Clone, after the operations before it;
+// with Compact, the copy's history is compacted by its rules (session.compact()). Reply
+// value: SessionInfo of the clone.
 //
 //easyjson:json
 type CloneRequest struct {
-	Type    string `json:"type"`
-	ID      int64  `json:"id"`
-	Session int64  `json:"session"`
-	Clone   int64  `json:"clone"`
+	Type    string         `json:"type"`
+	ID      int64          `json:"id"`
+	Session int64          `json:"session"`
+	Clone   int64          `json:"clone"`
+	Compact *CompactConfig `json:"compact,omitempty"`
 }
 
 // SessionRequest is destroy, history and usage: a session alone (an InputRequest without

@@ -510,4 +510,62 @@ var scenarios = []scenario{
 		const all = await Promise.all([s.prompt("a"), s.append("b"), s.prompt("c"), s.clone().then((c) => c.history.length), s.prompt("d")]);
 		return all;`,
 		`["1",null,"2",5,"3"]`},
+
+	{"compact: stubs and a summary in a new session, the original untouched, bad rules refused", `
+		const long = (args) => "the weather in " + args.city + ": " + "fine ".repeat(40);
+		const s = await LanguageModel.create({
+			backend: script({ calls: [{ name: "weather", arguments: { city: "A" } }] }, { text: "A is fine." },
+				{ calls: [{ name: "weather", arguments: { city: "B" } }] }, { text: "B is fine." },
+				{ text: "A and B were fine." }, { error: { name: "OperationError", message: "out of memory" } }),
+			initialPrompts: [{ role: "system", content: "be brief" }],
+			tools: [weather(long)],
+		});
+		await s.prompt("A?");
+		await s.prompt("B?");
+		const before = { n: s.history.length, usage: s.contextUsage, steps: s.usage.steps };
+		const kinds = (h) => h.map((m) => m.role + (m.role === "tool-result" ? ":" + (m.content[0].value.result[0].value.startsWith("[this result was dropped") ? "stub" : "kept") : ""));
+		const dropped = await s.compact({ keepTurns: 3 });
+		const summed = await s.compact({ keepTurns: 3, summarize: true });
+		const bad = [];
+		for (const o of [{ keepTurns: -1 }, { keepTurns: "2" }, { keepTurns: 1.5 }, 5]) {
+			bad.push(await s.compact(o).catch((e) => e.name + ": " + e.message));
+		}
+		const ac = new AbortController();
+		ac.abort();
+		bad.push(await caught(s.compact({ signal: ac.signal })));
+		bad.push(await s.compact({ summarize: true }).catch((e) => e.name + ": " + e.message));
+		return {
+			dropped: kinds(dropped.history), droppedLess: dropped.contextUsage < before.usage,
+			summed: summed.history.map((m) => m.role + ": " + (m.content[0].value.callID ? m.content[0].value.name : m.content[0].value).slice(0, 50)),
+			summedUsage: summed.contextUsage < dropped.contextUsage, summaryCounted: [s.usage.steps - before.steps, summed.usage.steps - before.steps],
+			bad, original: s.history.length === before.n && s.contextUsage === before.usage,
+			goesOn: await dropped.prompt("more?").catch((e) => e.name),
+		};`,
+		`{"dropped":["system","user","tool-call","tool-result:stub","assistant","user","tool-call","tool-result:kept","assistant"],"droppedLess":true,` +
+			`"summed":["system: be brief","assistant: Summary of the earlier conversation: A and B were ","user: B?","tool-call: weather","tool-result: weather","assistant: B is fine."],` +
+			`"summedUsage":true,"summaryCounted":[1,1],` +
+			`"bad":["TypeError: LanguageModel.compact(): keepTurns must be a whole number, 0 or more, not -1","TypeError: LanguageModel.compact(): keepTurns must be a whole number, 0 or more, not 2",` +
+			`"TypeError: LanguageModel.compact(): keepTurns must be a whole number, 0 or more, not 1.5","TypeError: LanguageModel.compact() is not an object.","AbortError","OperationError: the model failed: out of memory"],` +
+			`"original":true,"goesOn":"OperationError"}`},
+
+	{"compactOnOverflow: a 50-step tool session on a 4,096-token window runs to its end", `
+		const turns = (n) => [...Array.from({ length: n }, (_, i) => ({ calls: [{ name: "weather", arguments: { city: "city " + i } }] })), { text: "All fine." }];
+		const run = async (compactOnOverflow) => {
+			const s = await LanguageModel.create({
+				backend: { kind: "scripted", turns: turns(50), window: 4096 },
+				initialPrompts: [{ role: "system", content: "You check the weather of many cities." }],
+				tools: [weather((args) => "the weather in " + args.city + ": " + "fine ".repeat(60))],
+				toolUseConfig: { maxToolCalls: 60 },
+				compactOnOverflow,
+			});
+			const seen = [];
+			s.addEventListener("contextoverflow", (e) => seen.push(e.detail.compacted ? e.detail.contextUsageBefore + " -> " + e.detail.contextUsageAfter : "evicted " + e.detail.evicted));
+			const r = await s.prompt("How is the weather in the 50 cities?").catch((e) => e.name);
+			return { r, seen, end: s.contextUsage, n: s.history.length };
+		};
+		const bad = [];
+		for (const c of [{ keepTurns: -2 }, 5, "yes"]) bad.push(await LanguageModel.create({ compactOnOverflow: c }).catch((e) => e.name + ": " + e.message));
+		return { on: await run({ keepTurns: 2 }), byDefault: (await run(true)).r, off: await run(false), bad };`,
+		`{"on":{"r":"All fine.","seen":["4185 -> 1985"],"end":3249,"n":103},"byDefault":"All fine.","off":{"r":"QuotaExceededError","seen":[],"end":48,"n":1},` +
+			`"bad":["TypeError: compactOnOverflow: keepTurns must be a whole number, 0 or more, not -2","TypeError: compactOnOverflow must be a dictionary","TypeError: compactOnOverflow must be a dictionary"]}`},
 }
