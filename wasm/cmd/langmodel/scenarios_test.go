@@ -568,4 +568,59 @@ var scenarios = []scenario{
 		return { on: await run({ keepTurns: 2 }), byDefault: (await run(true)).r, off: await run(false), bad };`,
 		`{"on":{"r":"All fine.","seen":["4185 -> 1985"],"end":3249,"n":103},"byDefault":"All fine.","off":{"r":"QuotaExceededError","seen":[],"end":48,"n":1},` +
 			`"bad":["TypeError: compactOnOverflow: keepTurns must be a whole number, 0 or more, not -2","TypeError: compactOnOverflow must be a dictionary","TypeError: compactOnOverflow must be a dictionary"]}`},
+
+	{"responseConstraint with tools: the scripted model's calls run, the answer alone is checked, at the call limit too", `
+		const schema = { type: "object", properties: { city: { type: "string" }, sky: { type: "string" } }, required: ["city", "sky"] };
+		const call = (city) => ({ text: "Checking " + city + ".", calls: [{ name: "weather", arguments: { city } }] });
+		const ran = [];
+		const tools = [weather((a) => { ran.push(a.city); return "sun in " + a.city; })];
+		const s = await LanguageModel.create({ backend: script(call("Oslo"), call("Rome"), { text: "Sunny." }, { text: '{"city":"Oslo","sky":"sun"}' }), tools });
+		const answer = JSON.parse(await s.prompt("Weather?", { responseConstraint: schema }));
+		const t = await LanguageModel.create({ backend: script(call("Oslo"), call("Rome"), { text: "no JSON" }, { text: "still none" }), tools, toolUseConfig: { maxToolCalls: 1, onLimit: "answer" } });
+		const forced = await t.prompt("Weather?", { responseConstraint: schema }).catch((e) => e.name);
+		return { answer, ran, forced, history: t.history.length };`,
+		`{"answer":{"city":"Oslo","sky":"sun"},"ran":["Oslo","Rome","Oslo"],"forced":"SyntaxError","history":0}`},
+
+	{"responseConstraint with tools: a custom backend with native tools gets it at every step, the forced answer's too", `
+		const schema = { type: "object", properties: { city: { type: "string" }, sky: { type: "string" } }, required: ["city", "sky"] };
+		const log = [];
+		const gen = (steps) => (req) => { log.push([(req.tools ?? []).length, req.responseConstraint?.required?.join() ?? null]); return steps.shift(); };
+		const call = (id, city) => [{ type: "text", value: "Checking. " }, { type: "tool-call", value: new LanguageModelToolCall(id, "weather", { city }) }];
+		const tools = [weather((a) => "sun in " + a.city)];
+		const s = await LanguageModel.create({ backend: { kind: "custom", nativeTools: true, generate: gen([call("a", "Oslo"), call("b", "Rome"), '{"city":"Oslo","sky":"sun"}']) }, tools });
+		const answer = JSON.parse(await s.prompt("Weather?", { responseConstraint: schema }));
+		const t = await LanguageModel.create({ backend: { kind: "custom", nativeTools: true, generate: gen([call("c", "Oslo"), call("d", "Rome"), '{"city":"Rome","sky":"rain"}']) }, tools,
+			toolUseConfig: { maxToolCalls: 1, onLimit: "answer" } });
+		const forced = JSON.parse(await t.prompt("Weather?", { responseConstraint: schema }));
+		return { answer, forced, log };`,
+		`{"answer":{"city":"Oslo","sky":"sun"},"forced":{"city":"Rome","sky":"rain"},"log":[[1,"city,sky"],[1,"city,sky"],[1,"city,sky"],[1,"city,sky"],[1,"city,sky"],[0,"city,sky"]]}`},
+
+	{"responseConstraint with tools: the text protocol tells the model while tools are offered, and passes it when they are not", `
+		const schema = { type: "object", properties: { city: { type: "string" }, sky: { type: "string" } }, required: ["city", "sky"] };
+		const log = [];
+		const gen = (steps) => (req) => {
+			const sys = req.messages[0].role === "system" ? req.messages[0].content[0].value : "";
+			log.push([sys.includes("## Available tools"), sys.includes("the answer must be JSON that matches this JSON Schema"), req.responseConstraint !== undefined]);
+			return steps.shift();
+		};
+		const block = (city) => "Checking.\n` + "```" + `tool_call\n" + JSON.stringify({ name: "weather", arguments: { city } }) + "\n` + "```" + `";
+		const tools = [weather((a) => "sun in " + a.city)];
+		const s = await LanguageModel.create({ backend: { kind: "custom", generate: gen([block("Oslo"), '{"city":"Oslo","sky":"sun"}']) }, tools });
+		const answer = JSON.parse(await s.prompt("Weather?", { responseConstraint: schema }));
+		const t = await LanguageModel.create({ backend: { kind: "custom", generate: gen([block("Oslo"), block("Rome"), '{"city":"Rome","sky":"rain"}']) }, tools,
+			toolUseConfig: { maxToolCalls: 1, onLimit: "answer" } });
+		const forced = JSON.parse(await t.prompt("Weather?", { responseConstraint: schema }));
+		return { answer, forced, log };`,
+		`{"answer":{"city":"Oslo","sky":"sun"},"forced":{"city":"Rome","sky":"rain"},"log":[[true,true,false],[true,true,false],[true,true,false],[true,true,false],[false,false,true]]}`},
+
+	{"responseConstraint with tools: openai gets response_format beside the tools, and alone at the call limit", `
+		const schema = { type: "object", properties: { city: { type: "string" }, sky: { type: "string" } }, required: ["city", "sky"] };
+		const s = await LanguageModel.create({ backend: openai("rc", "ollama.sse,json_answer.sse"), tools: [getWeather((a) => "21°C in " + a.city)] });
+		const answer = JSON.parse(await s.prompt("Weather in Paris?", { responseConstraint: schema }));
+		const t = await LanguageModel.create({ backend: openai("rcl", "ollama.sse,ollama.sse,json_answer.sse"), tools: [getWeather((a) => "21°C in " + a.city)],
+			toolUseConfig: { maxToolCalls: 1, onLimit: "answer" } });
+		const forced = JSON.parse(await t.prompt("Weather in Paris?", { responseConstraint: schema }));
+		const sent = async (nonce) => (await stats(nonce)).bodies.map((b) => ["tools" in b, b.response_format?.json_schema?.schema?.required?.join() ?? null]);
+		return { answer, forced, closed: await sent("rc"), limit: await sent("rcl") };`,
+		`{"answer":{"city":"Paris","sky":"sun"},"forced":{"city":"Paris","sky":"sun"},"closed":[[true,"city,sky"],[true,"city,sky"]],"limit":[[true,"city,sky"],[true,"city,sky"],[false,"city,sky"]]}`},
 }
