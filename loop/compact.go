@@ -1,10 +1,6 @@
 package loop
 
-import (
-	"strings"
-
-	"langmodel/session"
-)
+import "langmodel/session"
 
 // Compaction is how a history is made shorter: session.compact()'s options, and
 // compactOnOverflow's. The initial prompts and the last KeepTurns turns stay as they
@@ -37,67 +33,57 @@ func (r *run) compaction(ctx Context, h *session.History, c Compaction) (*sessio
 		return nil, from, nil
 	}
 	all := h.Messages()
-	older := all[n0:from]
+	lead := all[n0:from]
 	if c.DropResults {
-		older = session.StubResults(older)
+		lead = session.StubResults(lead)
 	}
-	lead := older
 	if c.Summarize {
-		text, err := r.summarize(ctx, h, turns, from, older)
+		// The oldest turns are left out of the summary's request when it would not fit
+		// the window (estimated on the history's own costs).
+		ask := session.TextMessage(session.RoleUser, SummaryPrompt)
+		first := n0
+		for _, t := range turns {
+			if t >= from || h.CostBetween(0, n0)+h.CostBetween(first, from)+64 <= h.Window() {
+				break
+			}
+			first = t
+		}
+		msgs := session.Concat(all[:n0], lead[first-n0:], []session.Message{ask})
+		text, _, _, err := r.step(ctx, msgs, h.CostBetween(0, n0)+h.CostBetween(first, from), false, ToolChoice{Mode: "none"}, PromptOptions{}, nil)
 		if err != nil {
 			return nil, from, err
 		}
-		if text = strings.TrimSpace(text); text != "" {
+		if text != "" {
+			q := lastUser(lead)
 			lead = []session.Message{session.TextMessage(session.RoleAssistant, SummaryLead+text)}
 			// The page's latest request stays in its own words when the kept turns do not
 			// hold it: a summary may lose what was asked.
-			if q := lastUser(older); q >= 0 && lastUser(all[from:]) < 0 {
-				lead = append(lead, older[q])
+			if q != nil && lastUser(all[from:]) == nil {
+				lead = append(lead, *q)
 			}
 		}
 	}
 	return h.Rewrite(from, lead), from, nil
 }
 
-// summarize asks the model to summarize the older turns. When they do not fit the window
-// with the initial prompts and the request, the oldest turns are left out of it.
-func (r *run) summarize(ctx Context, h *session.History, turns []int, from int, older []session.Message) (string, error) {
-	n0 := h.InitialCount()
-	ask := session.TextMessage(session.RoleUser, SummaryPrompt)
-	cost := session.CostOf(h.Messages()[:n0]) + session.Cost(ask) + session.CostOf(older)
-	for _, t := range turns {
-		if cost <= h.Window() || t >= from {
-			break
-		}
-		if k := t - n0; k > 0 {
-			cost -= session.CostOf(older[:k])
-			older = older[k:]
-			n0 = t
-		}
-	}
-	msgs := make([]session.Message, 0, h.InitialCount()+len(older)+1)
-	msgs = append(append(append(msgs, h.Messages()[:h.InitialCount()]...), older...), ask)
-	text, _, _, err := r.step(ctx, msgs, cost, false, ToolChoice{Mode: "none"}, PromptOptions{}, nil)
-	return text, err
-}
-
-// lastUser is the index of the last user message in msgs, or -1.
-func lastUser(msgs []session.Message) int {
+// lastUser is the last user message in msgs, or nil.
+func lastUser(msgs []session.Message) *session.Message {
 	for i := len(msgs) - 1; i >= 0; i-- {
 		if msgs[i].Role == session.RoleUser {
-			return i
+			return &msgs[i]
 		}
 	}
-	return -1
+	return nil
 }
 
-// roomFor compacts the history (compactOnOverflow) when extra more units would take it
-// over the window: once per overflow, so that the engine's cached prefix is rewritten
-// once, not at every step. What the compaction cannot free, eviction then does (fit).
-func (r *run) roomFor(extra int) error {
+// roomFor compacts the history (compactOnOverflow) when it is over the window: once per
+// overflow, so that the engine's cached prefix is rewritten once, not at every step. What
+// the compaction cannot free, eviction then does (fit); when even that fails, a failed
+// step's results are tried again smaller (keepResults) without a second compaction.
+func (r *run) roomFor() error {
 	s := r.s
 	c := s.opts.CompactOnOverflow
-	if c == nil || r.compacted || s.hist.Usage()+extra <= s.hist.Window() {
+	if c == nil || r.compacted || s.hist.Usage() <= s.hist.Window() {
 		return nil
 	}
 	r.compacted = true
@@ -110,7 +96,7 @@ func (r *run) roomFor(extra int) error {
 	r.start = max(r.start, from) - from + kept
 	s.hist = nh
 	s.publish()
-	s.emit(Event{Type: EventContextOverflow, Evicted: max(h.Len()-nh.Len(), 0), Compacted: true, Before: h.Usage() + extra, After: nh.Usage()})
+	s.emit(Event{Type: EventContextOverflow, Evicted: max(h.Len()-nh.Len(), 0), Compacted: true, Before: h.Usage(), After: nh.Usage()})
 	return nil
 }
 

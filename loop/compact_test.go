@@ -54,7 +54,7 @@ func compactFixture(t *testing.T, window int, extra ...scripted.Turn) (*loop.Ses
 	}
 	tools, err := session.ParseTools([]any{decl("weather", true, weatherSchema)}, false)
 	require.NoError(t, err)
-	m := &summarizing{Script: scripted.New(append(turns, extra...)...), summary: " Paris and Oslo were fine. "}
+	m := &summarizing{Script: scripted.New(append(turns, extra...)...), summary: "Paris and Oslo were fine."}
 	p := &page{funcs: map[string]toolFunc{"weather": longWeather}}
 	s, err := loop.New(loop.Options{Model: m, Runner: p, Tools: tools, OnEvent: p.onEvent, ContextWindow: window,
 		InitialPrompts: js(t, `[{"role":"system","content":"be brief"},{"role":"user","content":"hello"},{"role":"assistant","content":"hi"}]`)})

@@ -29,8 +29,7 @@ type Event struct {
 	Duration time.Duration       // toolresult, stepusage
 	Evicted  int                 // contextoverflow: how many messages the first eviction of the operation removed, or a compaction
 	// Compacted marks a contextoverflow that compactOnOverflow answered: the history was
-	// compacted from Before (what it would have needed) to After units of context usage
-	// (each compaction sends one).
+	// compacted from Before to After units of context usage (each compaction sends one).
 	Compacted     bool
 	Before, After int
 	Step          *StepUsage // stepusage

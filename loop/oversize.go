@@ -14,13 +14,6 @@ import (
 // shown what the tool returned; the history keeps what the model was given. See
 // RATIONALE.md, "Why does an oversized tool result become a tool error?".
 func (r *run) keepResults(results []session.ToolResult) error {
-	extra := 0
-	for _, res := range results {
-		extra += session.Cost(session.ResultMessage(res))
-	}
-	if err := r.roomFor(extra); err != nil {
-		return err
-	}
 	h := r.s.hist
 	mark := h.Mark()
 	dropped := make([]bool, len(results))

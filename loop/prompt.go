@@ -124,7 +124,7 @@ func (r *run) fail(err error) error {
 
 // fit evicts older messages if the history is over the window, and reports it.
 func (r *run) fit() error {
-	if err := r.roomFor(0); err != nil {
+	if err := r.roomFor(); err != nil {
 		return err
 	}
 	n, err := r.s.hist.Fit(r.start)

@@ -22,14 +22,6 @@ func (h *Handler) clone(raw *message, id int64) {
 		h.reply(req.ID, nil, protocolError(session.KindType, "clone: session key %d is invalid or in use", req.Clone))
 		return
 	}
-	var rules loop.Compaction
-	if req.Compact != nil {
-		var err error
-		if rules, err = compaction("compact", req.Compact); err != nil {
-			h.replyErr(req.ID, err)
-			return
-		}
-	}
 	pt := &pageTools{h: h, key: req.Clone, fns: e.tools.fns, approveFn: e.tools.approveFn, mcp: e.tools.mcp, own: e.tools.own}
 	ctx, done := h.track(req.ID)
 	adjust := func(o *loop.Options) { h.bind(o, pt) }
@@ -40,7 +32,7 @@ func (h *Handler) clone(raw *message, id int64) {
 		}
 	}
 	if req.Compact != nil {
-		e.s.CompactAsync(ctx, rules, adjust, end)
+		e.s.CompactAsync(ctx, loop.Compaction(*req.Compact), adjust, end)
 	} else {
 		e.s.CloneAsync(ctx, adjust, end)
 	}

@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"langmodel/internal/jsonv"
+	"langmodel/session"
 )
 
 // The page's messages are read by hand, field by field, instead of with easyjson's
@@ -411,34 +412,40 @@ func (m *CreateOptions) field(key string, v value) error {
 	case "mcpServers":
 		return v.raw(&m.MCPServers)
 	case "compactOnOverflow":
-		return compactConfig(v, &m.CompactOnOverflow)
+		return compactConfig(v, &m.CompactOnOverflow, "compactOnOverflow")
 	}
 	return nil
 }
 
-// compactConfig reads compaction's rules; null leaves them absent.
-func compactConfig(v value, into **CompactConfig) error {
+// compactConfig reads compaction's rules with their defaults; null leaves them absent.
+// A negative keepTurns is a TypeError naming where it was given (what).
+func compactConfig(v value, into **CompactConfig, what string) error {
 	if v.null() {
 		return nil
 	}
-	*into = new(CompactConfig)
-	return v.object(*into)
+	c := &CompactConfig{KeepTurns: DefaultKeepTurns, DropResults: true}
+	*into = c
+	if err := v.object(c); err != nil {
+		return err
+	}
+	if c.KeepTurns < 0 {
+		return session.Errorf(session.KindType, errBadOption, "%s.keepTurns must not be negative", what)
+	}
+	return nil
 }
 
 func (m *CompactConfig) field(key string, v value) error {
+	b := &m.Summarize
 	switch key {
 	case "keepTurns":
-		if v.null() {
-			return nil
-		}
-		m.KeepTurns = new(int)
-		return v.int(m.KeepTurns)
+		return v.int(&m.KeepTurns)
 	case "dropToolResults":
-		return v.boolPtr(&m.DropToolResults)
+		b = &m.DropResults
 	case "summarize":
-		return v.bool(&m.Summarize)
+	default:
+		return nil
 	}
-	return nil
+	return v.bool(b)
 }
 
 func (m *ToolUseConfig) field(key string, v value) error {
@@ -502,7 +509,7 @@ func (m *CloneRequest) field(key string, v value) error {
 	case "clone":
 		return v.int64(&m.Clone)
 	case "compact":
-		return compactConfig(v, &m.Compact)
+		return compactConfig(v, &m.Compact, "compact")
 	}
 	return head(key, v, &m.Type, &m.ID)
 }

@@ -64,14 +64,6 @@ func (h *Handler) sessionOptions(key int64, o CreateOptions) (loop.Options, *pag
 	if err != nil {
 		return loop.Options{}, nil, err
 	}
-	var compact *loop.Compaction
-	if o.CompactOnOverflow != nil {
-		c, err := compaction("compactOnOverflow", o.CompactOnOverflow)
-		if err != nil {
-			return loop.Options{}, nil, err
-		}
-		compact = &c
-	}
 	pt := &pageTools{h: h, key: key, fns: executeIDs(toolsJSON), approveFn: approveFn}
 	sourced(tools, pt.fns)
 	opts := loop.Options{
@@ -81,7 +73,7 @@ func (h *Handler) sessionOptions(key int64, o CreateOptions) (loop.Options, *pag
 		Expected:     exp,
 		SamplingMode: o.SamplingMode,
 
-		CompactOnOverflow: compact,
+		CompactOnOverflow: (*loop.Compaction)(o.CompactOnOverflow),
 	}
 	if choice != nil {
 		opts.ToolChoice = *choice
@@ -304,19 +296,6 @@ func toolUse(c *ToolUseConfig) (loop.ToolUse, int64, error) {
 // DefaultKeepTurns is keepTurns when the page gives none: the last step and the one
 // before it (its calls and their results) stay whole.
 const DefaultKeepTurns = 2
-
-// compaction reads compaction's rules (what names them in errors: "compact",
-// "compactOnOverflow") with their defaults.
-func compaction(what string, c *CompactConfig) (loop.Compaction, error) {
-	r := loop.Compaction{KeepTurns: DefaultKeepTurns, DropResults: c.DropToolResults == nil || *c.DropToolResults, Summarize: c.Summarize}
-	if k := c.KeepTurns; k != nil {
-		if *k < 0 {
-			return r, session.Errorf(session.KindType, errBadOption, "%s.keepTurns must not be negative", what)
-		}
-		r.KeepTurns = *k
-	}
-	return r, nil
-}
 
 // toolChoice reads create()'s or prompt()'s toolChoice: "auto", "none", "required", or
 // {type: "tool", name} ({name} alone too) naming one of tools. nil when absent.

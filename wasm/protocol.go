@@ -27,7 +27,11 @@
 
 package wasm
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"langmodel/loop"
+)
 
 //go:generate sh -c "go run github.com/mailru/easyjson/easyjson@v0.9.2 -output_filename protocol_easyjson.go protocol.go && sed -i -e '/easyjson \"github.com\\/mailru\\/easyjson\"$/d' -e '/_ easyjson.Marshaler$/d' -e 's,jwriter \"github.com/mailru/easyjson/jwriter\",jwriter \"langmodel/wasm/internal/jsonw\",' protocol_easyjson.go"
 //go:generate go run ./internal/trimjson -neither envelope,HelloRequest,CreateRequest,CreateOptions,ToolUseConfig,PromptRequest,InputRequest,CloneRequest,AbortMessage,PageReturn,ToolProgress -out Reply,PageCall,Event,SessionInfo,Usage,PromptResult,WireError,ErrorExtra protocol_easyjson.go
@@ -156,14 +160,10 @@ type CreateOptions struct {
 	CompactOnOverflow *CompactConfig `json:"compactOnOverflow,omitempty"`
 }
 
-// CompactConfig is session.compact()'s rules, and compactOnOverflow's: keepTurns (the
-// last turns kept whole; absent: 2), dropToolResults (absent: true), summarize (absent:
-// false). Read by decode.go only: the engine never writes it.
-type CompactConfig struct {
-	KeepTurns       *int
-	DropToolResults *bool
-	Summarize       bool
-}
+// CompactConfig is session.compact()'s rules, and compactOnOverflow's (loop.Compaction):
+// keepTurns (absent: 2), dropToolResults (absent: true), summarize (absent: false). Read
+// by decode.go only: the engine never writes it.
+type CompactConfig loop.Compaction
 
 // ToolUseConfig is toolUseConfig with approve replaced by its stash id.
 //

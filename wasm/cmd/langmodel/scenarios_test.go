@@ -566,7 +566,7 @@ var scenarios = []scenario{
 		const bad = [];
 		for (const c of [{ keepTurns: -2 }, 5, "yes"]) bad.push(await LanguageModel.create({ compactOnOverflow: c }).catch((e) => e.name + ": " + e.message));
 		return { on: await run({ keepTurns: 2 }), byDefault: (await run(true)).r, off: await run(false), bad };`,
-		`{"on":{"r":"All fine.","seen":["4185 -> 1985"],"end":3249,"n":103},"byDefault":"All fine.","off":{"r":"QuotaExceededError","seen":[],"end":48,"n":1},` +
+		`{"on":{"r":"All fine.","seen":["4185 -> 2076"],"end":3249,"n":103},"byDefault":"All fine.","off":{"r":"QuotaExceededError","seen":[],"end":48,"n":1},` +
 			`"bad":["TypeError: compactOnOverflow: keepTurns must be a whole number, 0 or more, not -2","TypeError: compactOnOverflow must be a dictionary","TypeError: compactOnOverflow must be a dictionary"]}`},
 
 	{"responseConstraint with tools: the scripted model's calls run, the answer alone is checked, at the call limit too", `
