@@ -83,7 +83,7 @@ func lastUser(msgs []session.Message) *session.Message {
 func (r *run) roomFor() error {
 	s := r.s
 	c := s.opts.CompactOnOverflow
-	if c == nil || r.compacted || s.hist.Usage() <= s.hist.Window() {
+	if r.compacted || s.hist.Usage() <= s.hist.Window() {
 		return nil
 	}
 	r.compacted = true

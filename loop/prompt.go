@@ -124,8 +124,10 @@ func (r *run) fail(err error) error {
 
 // fit evicts older messages if the history is over the window, and reports it.
 func (r *run) fit() error {
-	if err := r.roomFor(); err != nil {
-		return err
+	if r.s.opts.CompactOnOverflow != nil {
+		if err := r.roomFor(); err != nil {
+			return err
+		}
 	}
 	n, err := r.s.hist.Fit(r.start)
 	if err != nil {
