@@ -506,6 +506,12 @@ export interface CreateOptions extends CreateCoreOptions {
    * server and nowhere else. Not kept in a snapshot: give them to restore() again.
    */
   mcpServers?: MCPServer[];
+  /**
+   * Compact the history by these rules (true: the defaults) when it would outgrow the
+   * context window, before older turns are evicted: once per overflow, each time a
+   * contextoverflow event whose detail says so (CompactedOverflowDetail). Beyond the spec.
+   */
+  compactOnOverflow?: boolean | CompactOptions;
   initialPrompts?: Message[];
   /** Aborting it rejects create(), and later the session's in-flight and later calls, with its reason. */
   signal?: AbortSignal;
@@ -574,6 +580,30 @@ export interface ToolResultEventDetail extends AgentPathDetail {
   duration: number;
 }
 
+/**
+ * Compaction's rules (session.compact(), compactOnOverflow; beyond the spec). A turn is a
+ * message of the page's, or one model step with its calls and their results; the initial
+ * prompts always stay, and a call is never parted from its result. docs/small-windows.md.
+ */
+export interface CompactOptions {
+  /** The last turns kept whole. Default 2; a whole number, else TypeError. */
+  keepTurns?: number;
+  /** Before them, each tool result becomes a stub that says it was dropped. Default true. */
+  dropToolResults?: boolean;
+  /** Before them, the turns give way to a summary the session's model writes (one model step, counted in usage). Default false. */
+  summarize?: boolean;
+}
+
+/** A contextoverflow event's detail when compactOnOverflow compacted (beyond the spec; a plain Event otherwise). */
+export interface CompactedOverflowDetail {
+  compacted: true;
+  /** What the history would have needed, and what it holds after the compaction. */
+  contextUsageBefore: number;
+  contextUsageAfter: number;
+  /** How many messages fewer. */
+  evicted: number;
+}
+
 /** The stepusage event's detail: one model step (beyond the spec). */
 export interface StepUsageEventDetail extends AgentPathDetail {
   /** The request, in tokens: the backend's figure, or the estimate (contextUsage's measure). */
@@ -605,7 +635,8 @@ export interface LanguageModelUsage {
 }
 
 export interface LanguageModelEventMap {
-  contextoverflow: Event;
+  /** A CustomEvent<CompactedOverflowDetail> when compactOnOverflow compacted. */
+  contextoverflow: Event | CustomEvent<CompactedOverflowDetail>;
   /** @deprecated contextoverflow; fires with it. */
   quotaoverflow: Event;
   toolcall: CustomEvent<ToolCallEventDetail>;
@@ -633,6 +664,7 @@ export interface SnapshotOptions {
   topK?: number;
   temperature?: number;
   toolChoice?: ToolChoice;
+  compactOnOverflow?: CompactOptions;
 }
 
 /** One step of a scripted model: what a recording holds (docs/recordings.md). */
@@ -754,6 +786,8 @@ export class LanguageModel<R extends PromptResult = PromptResult> extends EventT
   /** The samplingMode given (else "balanced"); null on a session created with topK or temperature. */
   readonly samplingMode: SamplingMode | null;
   clone(options?: { signal?: AbortSignal }): Promise<LanguageModel<R>>;
+  /** A new session, as clone(), whose history is compacted by options' rules; this one is not changed (beyond the spec). */
+  compact(options?: CompactOptions & { signal?: AbortSignal }): Promise<LanguageModel<R>>;
   destroy(): undefined;
   /** The whole transcript in the draft-PR form, a deep copy; edit it and pass it as initialPrompts. */
   readonly history: Message[];
@@ -867,6 +901,7 @@ declare global {
     /** @deprecated */
     readonly temperature: number;
     clone(options?: { signal?: AbortSignal }): Promise<LanguageModel>;
+    compact(options?: self.CompactOptions & { signal?: AbortSignal }): Promise<LanguageModel>;
     destroy(): undefined;
     addEventListener<K extends keyof LanguageModelEventMap>(type: K, listener: (this: LanguageModel, ev: LanguageModelEventMap[K]) => any, options?: boolean | AddEventListenerOptions): void;
     addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;

@@ -47,7 +47,9 @@ export const FETCH_WINDOW = 1 << 20;
  * @property {string} [samplingMode]
  * @property {WireToolChoice} [toolChoice]
  * @property {boolean} [keepReasoning]  reasoning kept in the history and sent back (docs/reasoning.md)
+ * @property {CompactRules} [compactOnOverflow]  compact the history by these rules when it would outgrow the window
  */
+/** @typedef {{keepTurns?: number, dropToolResults?: boolean, summarize?: boolean}} CompactRules  session.compact()'s rules (absent: 2, true, false) */
 /**
  * @typedef {{kind?: "scripted", turns?: object[], rules?: object[], window?: number}
  *   | {kind: "openai", baseURL: string, model: string, apiKey?: string, headers?: Record<string, string>, nativeTools?: boolean, contextWindow?: number}
@@ -59,7 +61,7 @@ export const FETCH_WINDOW = 1 << 20;
 /** @typedef {{name: string, description: string, inputSchema: object, annotations?: object, hasExecute: boolean, execute: number}} WireTool  execute: stash id or -1 */
 /** @typedef {{type: "prompt", id: number, session: number, input: unknown, stream?: boolean, responseConstraint?: unknown, omitResponseConstraintInput?: boolean, toolChoice?: WireToolChoice, activeTools?: string[]}} PromptRequest  reply value: PromptResult; with stream, Chunks first */
 /** @typedef {{type: "append" | "measure", id: number, session: number, input: unknown}} InputRequest  reply value: SessionInfo (append), number (measure) */
-/** @typedef {{type: "clone", id: number, session: number, clone: number}} CloneRequest  reply value: SessionInfo of the new key `clone` */
+/** @typedef {{type: "clone", id: number, session: number, clone: number, compact?: CompactRules}} CloneRequest  reply value: SessionInfo of the new key `clone`; with compact, its history compacted by those rules (session.compact()) */
 /** @typedef {{type: "destroy" | "history" | "usage", id: number, session: number, packed?: boolean}} SessionRequest  reply value: null, the transcript, SessionInfo; history and usage also answer synchronously through channel.query; a synchronous history query with packed: true is answered packed (pack.js unpackHistory) */
 
 // ---- page → engine: notifications ----
@@ -86,7 +88,7 @@ export const FETCH_WINDOW = 1 << 20;
 /** @typedef {{type: "generate", id: number, fn: number, request: object}} Generate  the page runs stash[fn](request, {signal}) */
 /** @typedef {{type: "fetch-more", id: number}} FetchMore  the engine has read one more FETCH_WINDOW of the fetch's body (in UTF-8 bytes, never fewer than the page's UTF-16 units): the page reads on while it has sent less than FETCH_WINDOW × (fetch-mores + 2) */
 /** @typedef {{type: "tool-abort" | "fetch-abort" | "generate-abort", id: number}} CallAbort  the call `id` is no longer awaited: abort its signal; later answers are dropped */
-/** @typedef {{type: "toolcall" | "toolprogress" | "toolresult" | "contextoverflow" | "stepusage" | "reasoning", session: number, detail: object}} SessionEvent  stepusage detail: {inputTokens, outputTokens, estimated, toolCalls, duration}; reasoning: {text} */
+/** @typedef {{type: "toolcall" | "toolprogress" | "toolresult" | "contextoverflow" | "stepusage" | "reasoning", session: number, detail: object}} SessionEvent  stepusage detail: {inputTokens, outputTokens, estimated, toolCalls, duration}; reasoning: {text}; contextoverflow: {evicted} and, when compactOnOverflow compacted, {compacted: true, contextUsageBefore, contextUsageAfter} */
 /** @typedef {{type: "warning", detail: string}} Warning  a line for the console (console.warn): a secret too short to redact */
 /** @typedef {{type: "modelstep", session: number, detail: object}} ModelStep  one step of a record backend's model (loop/record, js/record.js) */
 /** @typedef {{type: "chunk", session: number, id: number, detail: string | {type: "tool-call", value: WireCall}}} Chunk */

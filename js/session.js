@@ -16,7 +16,7 @@ import { changed, restoreOptions, snapshotOf } from "./snapshot.js";
 import { stash } from "./stash.js";
 import { promptStream } from "./stream.js";
 import { LanguageModelToolCall, resultObject } from "./tools.js";
-import { dictionary, hasToolResponse, plain, promptOptions, regExpSource, signalOf, toPrompt, wireInput, wireOptions, wireToolList } from "./webidl.js";
+import { compactRules, dictionary, hasToolResponse, plain, promptOptions, regExpSource, signalOf, toPrompt, wireInput, wireOptions, wireToolList } from "./webidl.js";
 
 let nextKey = 1;
 const token = Symbol("LanguageModel");
@@ -527,11 +527,31 @@ export class LanguageModel extends EventTarget {
 
   async clone(options = {}) {
     const signal = signalOf(dictionary(options, "LanguageModel.clone()"), "LanguageModel.clone()");
+    return this.#copy(undefined, signal);
+  }
+
+  /**
+   * compact(options) (beyond the spec) resolves to a new session, as clone() does, whose
+   * history is shorter by options' rules: the last keepTurns turns (default 2; a turn is
+   * a message of the page's, or one model step with its calls and their results) stay
+   * whole; before them, each tool result becomes a stub that says it was dropped
+   * (dropToolResults, default true), and with summarize the older turns give way to a
+   * summary the session's own model writes (one model step, counted in usage, aborted
+   * by options.signal). The initial prompts stay; a call is never parted from its result.
+   * The original session is never changed. docs/small-windows.md.
+   */
+  async compact(options = {}) {
+    const o = dictionary(options, "LanguageModel.compact()");
+    const signal = signalOf(o, "LanguageModel.compact()");
+    return this.#copy(compactRules(o, "LanguageModel.compact()"), signal);
+  }
+
+  async #copy(compact, signal) {
     this.#check(signal);
     const key = nextKey++;
     let info;
     try {
-      info = await this.#request({ type: "clone", clone: key }, signal);
+      info = await this.#request({ type: "clone", clone: key, compact }, signal);
     } catch (e) {
       if (signal?.aborted) this.#channel.notify({ type: "destroy", id: 0, session: key });
       throw e;
@@ -589,7 +609,9 @@ export class LanguageModel extends EventTarget {
       return;
     }
     if (type === "contextoverflow") {
-      this.dispatchEvent(new Event("contextoverflow"));
+      // An Event as the spec has it; one compactOnOverflow answered carries its detail
+      // ({compacted, contextUsageBefore, contextUsageAfter, evicted}).
+      this.dispatchEvent(detail?.compacted ? new CustomEvent(type, { detail: { ...detail } }) : new Event(type));
       this.dispatchEvent(new Event("quotaoverflow")); // its legacy twin, for older clients
       return;
     }

@@ -19,7 +19,7 @@ export const SNAPSHOT_VERSION = 3;
 // remembered (approvals.js), as the engine described each declaration.
 export function snapshotOf(data, history, calls, usage, spent, contextWindow, initial, callsOf, approvals) {
   const options = {};
-  for (const k of ["expectedInputs", "expectedOutputs", "samplingMode", "temperature", "topK", "toolChoice", "keepReasoning"]) {
+  for (const k of ["expectedInputs", "expectedOutputs", "samplingMode", "temperature", "topK", "toolChoice", "keepReasoning", "compactOnOverflow"]) {
     if (data[k] !== undefined && data[k] !== null) options[k] = data[k];
   }
   if (Array.isArray(data.tools)) {

@@ -63,6 +63,12 @@ async function page(): Promise<void> {
   const many = await LanguageModel.create({ tools: [weather], toolUseConfig: { toolSearch: { share: 0.25, pinned: ["get_weather"] } } });
   many.addEventListener("toolcall", (e) => console.log(e.detail.builtin === true ? "searched" : e.detail.call.name));
   console.log(await many.prompt("Weather?", { activeTools: ["get_weather"] }));
+  // Compaction: by hand (a new session) and on overflow, with the usage before and after.
+  const shorter: LanguageModel<string> = await closed.compact({ keepTurns: 2, dropToolResults: true, summarize: true, signal: AbortSignal.timeout(5000) });
+  console.log(shorter.contextUsage < closed.contextUsage);
+  const small = await LanguageModel.create({ tools: [weather], compactOnOverflow: { keepTurns: 1 } });
+  small.addEventListener("contextoverflow", (e) => { if ("detail" in e && e.detail.compacted) console.log(e.detail.contextUsageBefore - e.detail.contextUsageAfter, e.detail.evicted); });
+  console.log((await LanguageModel.create({ compactOnOverflow: true })).contextWindow);
   // No "tool-call" in expectedOutputs: prompt() is a string, promptStreaming() yields strings.
   const answer: string = await closed.prompt("Weather in Oslo?", { toolChoice: { type: "tool", name: "get_weather" } });
   console.log(answer.toUpperCase());

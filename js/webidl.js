@@ -440,6 +440,7 @@ export function wireOptions(options, st) {
     toolChoice: plain(options.toolChoice, "TypeError"),
     mcpServers: plain(options.mcpServers, "TypeError"), // the engine reads them (wasm/mcp.go)
     keepReasoning,
+    compactOnOverflow: compactOnOverflow(options.compactOnOverflow),
   };
   const expectsToolCalls = Array.isArray(expectedOutputs) && expectedOutputs.some((o) => o?.type === "tool-call");
   // Whether the session takes its model's calls' responses only by the exception Chrome
@@ -449,6 +450,25 @@ export function wireOptions(options, st) {
   // The session's sampling attributes: temperature is a WebIDL float, read back rounded.
   const params = { samplingMode, temperature: temperature === undefined ? undefined : Math.fround(temperature), topK };
   return { wire, tools, ids, expectsToolCalls, undeclaredResponses, params };
+}
+
+// compactRules reads compaction's rules (compact(), compactOnOverflow) as WebIDL reads a
+// dictionary: keepTurns a whole number (Infinity or a fraction would cross as something
+// else), the others booleans. The engine checks them again (wasm/options.go compaction).
+export function compactRules(o, what) {
+  if (o === null || typeof o !== "object") throw new TypeError(`${what} must be a dictionary`);
+  const { dropToolResults, keepTurns, summarize } = o;
+  if (keepTurns !== undefined && !(Number.isSafeInteger(keepTurns) && keepTurns >= 0)) {
+    throw new TypeError(`${what}: keepTurns must be a whole number, 0 or more, not ${String(keepTurns)}`);
+  }
+  return { keepTurns, dropToolResults: dropToolResults === undefined ? undefined : !!dropToolResults, summarize: summarize === undefined ? undefined : !!summarize };
+}
+
+// compactOnOverflow reads create()'s compactOnOverflow: true (the default rules), false
+// or absent (none), or the rules.
+function compactOnOverflow(v) {
+  if (v === undefined || v === null || v === false) return undefined;
+  return compactRules(v === true ? {} : v, "compactOnOverflow");
 }
 
 // wireBackend turns a backend option into data: generate goes to the stash (its id into

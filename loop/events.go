@@ -28,9 +28,13 @@ type Event struct {
 	Progress jsonv.RawMessage    // toolprogress
 	Result   *session.ToolResult // toolresult
 	Duration time.Duration       // toolresult, stepusage
-	Evicted  int                 // contextoverflow: how many messages the first eviction of the operation removed
-	Step     *StepUsage          // stepusage
-	Text     string              // reasoning
+	Evicted  int                 // contextoverflow: how many messages the first eviction of the operation removed, or a compaction
+	// Compacted marks a contextoverflow that compactOnOverflow answered: the history was
+	// compacted from Before to After units of context usage (each compaction sends one).
+	Compacted     bool
+	Before, After int
+	Step          *StepUsage // stepusage
+	Text          string     // reasoning
 }
 
 // StepUsage is what one model step spent: its input (the request) and output (the reply)

@@ -93,6 +93,7 @@ func (s *Session) AppendAsync(ctx Context, input any, done func(error)) {
 // operation's own messages begin (they are never evicted by it).
 type run struct {
 	s     *Session
+	ctx   Context // the operation's: a summary step on overflow (roomFor) is aborted with it
 	mark  session.Mark
 	start int
 	// malformed holds the calls whose arguments were not a JSON object, by id, with what
@@ -102,6 +103,9 @@ type run struct {
 	// overflow, however many times the input, the answer and each tool round push the
 	// history over the window again.
 	overflowed bool
+	// compacted is set while an overflow the operation has compacted for lasts
+	// (compactOnOverflow, roomFor): cleared once the history fits again.
+	compacted bool
 	// spent is what the prompt's model steps have spent in tokens, steps how many there
 	// were (toolUseConfig.maxTokens); asked counts each call the model asked for, by
 	// tool and canonical arguments (maxRepeatedCalls).
@@ -116,8 +120,8 @@ type run struct {
 	tools    []session.Tool
 }
 
-func (s *Session) begin() *run {
-	r := &run{s: s, mark: s.hist.Mark(), start: s.hist.Len()}
+func (s *Session) begin(ctx Context) *run {
+	r := &run{s: s, ctx: ctx, mark: s.hist.Mark(), start: s.hist.Len()}
 	if s.search != nil {
 		r.searchAt, r.activeAt = s.search, s.search.Active
 	}
@@ -141,10 +145,16 @@ func (r *run) fail(err error) error {
 
 // fit evicts older messages if the history is over the window, and reports it.
 func (r *run) fit() error {
+	if r.s.opts.CompactOnOverflow != nil {
+		if err := r.roomFor(); err != nil {
+			return err
+		}
+	}
 	n, err := r.s.hist.Fit(r.start)
 	if err != nil {
 		return err
 	}
+	r.compacted = false
 	if n > 0 {
 		r.start -= n
 		if !r.overflowed {
@@ -189,7 +199,7 @@ func (s *Session) append(ctx Context, input any) error {
 	if isEmptySequence(input) {
 		return nil // an empty sequence appends nothing (DESIGN.md §3)
 	}
-	r := s.begin()
+	r := s.begin(ctx)
 	if err := r.input(input, false); err != nil {
 		return r.fail(err)
 	}
@@ -214,7 +224,7 @@ func (s *Session) prompt(ctx Context, input any, po PromptOptions) (Result, erro
 	if ctx.Err() != nil {
 		return Result{}, &FailedPrompt{Err: abortError(ctx)}
 	}
-	r := s.begin()
+	r := s.begin(ctx)
 	if err := r.resume(ctx); err != nil {
 		return Result{}, r.fail(err)
 	}
@@ -256,7 +266,7 @@ func (s *Session) prompt(ctx Context, input any, po PromptOptions) (Result, erro
 		if s.takeTools(); s.mode == ModeNone {
 			toolsOn = false
 		}
-		text, calls, usage, err := r.step(ctx, toolsOn, choice, po, repair)
+		text, calls, usage, err := r.step(ctx, s.hist.Messages(), s.hist.Usage(), toolsOn, choice, po, repair)
 		if err != nil {
 			return Result{}, r.fail(err)
 		}
@@ -416,15 +426,16 @@ func (r *run) handBack(po PromptOptions, calls []session.ToolCall) {
 	}
 }
 
-// step asks the model for one step and returns its text and calls. Calls get an id when
+// step asks the model for one step and returns its text and calls. msgs is what it reads
+// (the history, or a summary's request: compact.go), in the estimated units of its input
+// with the tool declarations when the backend reports no usage. Calls get an id when
 // the model gave none, or one that a call of this step or of the session's history (the
 // imported history included, and calls since evicted) already has: a history passed
 // back as initialPrompts then never sees the new session's first call take an old call's
 // id. Arguments that are not a JSON object become {}
 // (and the call is answered with a tool error, never run).
-func (r *run) step(ctx Context, toolsOn bool, choice ToolChoice, po PromptOptions, tail []session.Message) (string, []session.ToolCall, *Usage, error) {
+func (r *run) step(ctx Context, msgs []session.Message, in int, toolsOn bool, choice ToolChoice, po PromptOptions, tail []session.Message) (string, []session.ToolCall, *Usage, error) {
 	s := r.s
-	msgs := s.hist.Messages()
 	if len(tail) > 0 {
 		msgs = append(msgs, tail...) // Messages is clipped: this copies
 	}
@@ -492,7 +503,7 @@ func (r *run) step(ctx Context, toolsOn bool, choice ToolChoice, po PromptOption
 		}
 		return "", nil, nil, err
 	}
-	r.count(tail, acc.out, usage, len(calls), req.Backend, t0)
+	r.count(in+session.CostOf(tail), acc.out, usage, len(calls), req.Backend, t0)
 	r.reason = acc.reason.String()
 	var seen map[string]bool // ids given so far in this step, once there are many
 	if len(calls) > 8 {
@@ -535,14 +546,14 @@ func (r *run) step(ctx Context, toolsOn bool, choice ToolChoice, po PromptOption
 // sends its stepusage event to a page that listens. The input is the request, the
 // output its reply (out bytes of text and calls): the backend's figures when it reported
 // them, else the estimate contextUsage is measured in.
-func (r *run) count(tail []session.Message, out int, usage *Usage, calls, backend int, t0 time.Duration) {
+func (r *run) count(in, out int, usage *Usage, calls, backend int, t0 time.Duration) {
 	s := r.s
 	u := StepUsage{ToolCalls: calls, Backend: backend}
 	if usage != nil {
 		u.InputTokens, u.OutputTokens = usage.InputTokens, usage.OutputTokens
 	} else {
 		u.Estimated = true
-		u.InputTokens = s.hist.Usage() + session.CostOf(tail) // contextUsage, declarations included
+		u.InputTokens = in // contextUsage, declarations included
 		u.OutputTokens = session.TextCost(out)
 	}
 	r.spent += u.InputTokens + u.OutputTokens

@@ -33,6 +33,9 @@ type Options struct {
 	// reasoning part of the step's assistant message, so that later steps send it back.
 	// Otherwise reasoning reaches only EventReasoning (docs/reasoning.md).
 	KeepReasoning bool
+	// CompactOnOverflow, when not nil, compacts the history when it would outgrow the
+	// window (compact.go), before eviction is left to make room.
+	CompactOnOverflow *Compaction
 	// OnEvent receives step events; it must be safe for concurrent use. May be nil.
 	OnEvent func(Event)
 	// Listens reports whether OnEvent wants events of a type at the moment: the loop
@@ -254,6 +257,12 @@ func (s *Session) Clone(ctx Context) (*Session, error) {
 // it exists (Runner, OnEvent, ToolUse.Approve, Now): a host that routes events and tool
 // calls by session gives the clone its own. Tools, history and usage are the original's.
 func (s *Session) CloneAsync(ctx Context, adjust func(*Options), done func(*Session, error)) {
+	s.cloneAsync(ctx, adjust, done, nil)
+}
+
+// cloneAsync is CloneAsync; history, when not nil, gives the copy's history in place of
+// a clone of the original's (CompactAsync).
+func (s *Session) cloneAsync(ctx Context, adjust func(*Options), done func(*Session, error), history func(Context) (*session.History, error)) {
 	if err := s.alive(); err != nil {
 		done(nil, err)
 		return
@@ -264,12 +273,21 @@ func (s *Session) CloneAsync(ctx Context, adjust func(*Options), done func(*Sess
 			done(nil, err)
 			return err
 		}
+		var h *session.History
+		if history == nil {
+			h = s.hist.Clone()
+		} else if nh, err := history(ctx); err != nil {
+			done(nil, err)
+			return err
+		} else {
+			h = nh
+		}
 		opts := s.opts
 		if adjust != nil {
 			adjust(&opts)
 			opts.Tools = s.opts.Tools
 		}
-		c := &Session{opts: opts, mode: modeOf(opts.Tools, opts.ToolUse), tools: s.tools, hist: s.hist.Clone(), nextID: s.nextID, resume: s.resume, totals: s.totals}
+		c := &Session{opts: opts, mode: modeOf(opts.Tools, opts.ToolUse), tools: s.tools, hist: h, nextID: s.nextID, resume: s.resume, totals: s.totals}
 		if s.search != nil {
 			q := *s.search // shares what is never written in place
 			c.search = &q

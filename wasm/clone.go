@@ -5,7 +5,8 @@ import (
 	"langmodel/session"
 )
 
-// clone copies a session after the operations before it. The copy takes its turn in the
+// clone copies a session after the operations before it, compacted when the page asks
+// (session.compact(): loop.Session.CompactAsync). The copy takes its turn in the
 // session's queue at once (loop.Session.CloneAsync), so prompts and appends that come
 // after it run after the copy; its tool calls and events are bound to the new key.
 func (h *Handler) clone(raw *message, id int64) {
@@ -23,12 +24,18 @@ func (h *Handler) clone(raw *message, id int64) {
 	}
 	pt := &pageTools{h: h, key: req.Clone, fns: e.tools.fns, approveFn: e.tools.approveFn, mcp: e.tools.mcp, own: e.tools.own}
 	ctx, done := h.track(req.ID)
-	e.s.CloneAsync(ctx, func(o *loop.Options) { h.bind(o, pt) }, func(ns *loop.Session, err error) {
+	adjust := func(o *loop.Options) { h.bind(o, pt) }
+	end := func(ns *loop.Session, err error) {
 		done()
 		if !h.post(inItem{fn: func() { h.cloned(req.ID, e, req.Clone, ns, pt, err) }}) && ns != nil {
 			ns.Destroy()
 		}
-	})
+	}
+	if req.Compact != nil {
+		e.s.CompactAsync(ctx, loop.Compaction(*req.Compact), adjust, end)
+	} else {
+		e.s.CloneAsync(ctx, adjust, end)
+	}
 }
 
 // cloned ends a clone, in order with the page's messages: it registers the copy and

@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"langmodel/internal/jsonv"
+	"langmodel/session"
 )
 
 // The page's messages are read by hand, field by field, instead of with easyjson's
@@ -414,8 +415,41 @@ func (m *CreateOptions) field(key string, v value) error {
 		return v.raw(&m.MCPServers)
 	case "keepReasoning":
 		return v.bool(&m.KeepReasoning)
+	case "compactOnOverflow":
+		return compactConfig(v, &m.CompactOnOverflow, "compactOnOverflow")
 	}
 	return nil
+}
+
+// compactConfig reads compaction's rules with their defaults; null leaves them absent.
+// A negative keepTurns is a TypeError naming where it was given (what).
+func compactConfig(v value, into **CompactConfig, what string) error {
+	if v.null() {
+		return nil
+	}
+	c := &CompactConfig{KeepTurns: DefaultKeepTurns, DropResults: true}
+	*into = c
+	if err := v.object(c); err != nil {
+		return err
+	}
+	if c.KeepTurns < 0 {
+		return session.Errorf(session.KindType, errBadOption, "%s.keepTurns must not be negative", what)
+	}
+	return nil
+}
+
+func (m *CompactConfig) field(key string, v value) error {
+	b := &m.Summarize
+	switch key {
+	case "keepTurns":
+		return v.int(&m.KeepTurns)
+	case "dropToolResults":
+		b = &m.DropResults
+	case "summarize":
+	default:
+		return nil
+	}
+	return v.bool(b)
 }
 
 func (m *ToolUseConfig) field(key string, v value) error {
@@ -482,6 +516,8 @@ func (m *CloneRequest) field(key string, v value) error {
 		return v.int64(&m.Session)
 	case "clone":
 		return v.int64(&m.Clone)
+	case "compact":
+		return compactConfig(v, &m.Compact, "compact")
 	}
 	return head(key, v, &m.Type, &m.ID)
 }

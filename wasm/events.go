@@ -89,6 +89,11 @@ func eventDetail(e loop.Event) jsonv.RawMessage {
 		field("text", jsonv.AppendString(nil, e.Text))
 	case loop.EventContextOverflow:
 		field("evicted", strconv.AppendInt(nil, int64(e.Evicted), 10))
+		if e.Compacted { // compactOnOverflow: the usage before and after
+			field("compacted", []byte("true"))
+			field("contextUsageBefore", strconv.AppendInt(nil, int64(e.Before), 10))
+			field("contextUsageAfter", strconv.AppendInt(nil, int64(e.After), 10))
+		}
 	case loop.EventStepUsage:
 		u := e.Step
 		field("inputTokens", strconv.AppendInt(nil, int64(u.InputTokens), 10))

@@ -73,6 +73,8 @@ func (h *Handler) sessionOptions(key int64, o CreateOptions) (loop.Options, *pag
 		Expected:      exp,
 		SamplingMode:  o.SamplingMode,
 		KeepReasoning: o.KeepReasoning,
+
+		CompactOnOverflow: (*loop.Compaction)(o.CompactOnOverflow),
 	}
 	if choice != nil {
 		opts.ToolChoice = *choice
@@ -292,6 +294,10 @@ func toolUse(c *ToolUseConfig) (loop.ToolUse, int64, error) {
 	}
 	return u, c.Approve, nil
 }
+
+// DefaultKeepTurns is keepTurns when the page gives none: the last step and the one
+// before it (its calls and their results) stay whole.
+const DefaultKeepTurns = 2
 
 // toolChoice reads create()'s or prompt()'s toolChoice: "auto", "none", "required", or
 // {type: "tool", name} ({name} alone too) naming one of tools. nil when absent.

@@ -27,7 +27,10 @@
 
 package wasm
 
-import "langmodel/internal/jsonv"
+import (
+	"langmodel/internal/jsonv"
+	"langmodel/loop"
+)
 
 //go:generate sh -c "go run github.com/mailru/easyjson/easyjson@v0.9.2 -output_filename protocol_easyjson.go protocol.go && sed -i -e '/easyjson \"github.com\\/mailru\\/easyjson\"$/d' -e '/_ easyjson.Marshaler$/d' -e 's,jwriter \"github.com/mailru/easyjson/jwriter\",jwriter \"langmodel/wasm/internal/jsonw\",' protocol_easyjson.go"
 //go:generate go run ./internal/trimjson -neither envelope,HelloRequest,CreateRequest,CreateOptions,ToolUseConfig,PromptRequest,InputRequest,CloneRequest,AbortMessage,PageReturn,ToolProgress -out Reply,PageCall,Event,SessionInfo,Usage,PromptResult,WireError,ErrorExtra protocol_easyjson.go
@@ -155,7 +158,15 @@ type CreateOptions struct {
 	// KeepReasoning keeps the model's reasoning in the history, sent back on later steps
 	// (loop.Options.KeepReasoning); js/ has checked it is a boolean.
 	KeepReasoning bool `json:"keepReasoning,omitempty"`
+	// CompactOnOverflow, when present, compacts the history by its rules when it would
+	// outgrow the context window (loop.Options.CompactOnOverflow).
+	CompactOnOverflow *CompactConfig `json:"compactOnOverflow,omitempty"`
 }
+
+// CompactConfig is session.compact()'s rules, and compactOnOverflow's (loop.Compaction):
+// keepTurns (absent: 2), dropToolResults (absent: true), summarize (absent: false). Read
+// by decode.go only: the engine never writes it.
+type CompactConfig loop.Compaction
 
 // ToolUseConfig is toolUseConfig with approve replaced by its stash id.
 //
@@ -209,15 +220,17 @@ type InputRequest struct {
 	Packed bool `json:"packed,omitempty"`
 }
 
-// CloneRequest clones Session into the new key Clone, after the operations before it.
-// Reply value: SessionInfo of the clone.
+// CloneRequest clones Session into the new key Clone, after the operations before it;
+// with Compact, the copy's history is compacted by its rules (session.compact()). Reply
+// value: SessionInfo of the clone.
 //
 //easyjson:json
 type CloneRequest struct {
-	Type    string `json:"type"`
-	ID      int64  `json:"id"`
-	Session int64  `json:"session"`
-	Clone   int64  `json:"clone"`
+	Type    string         `json:"type"`
+	ID      int64          `json:"id"`
+	Session int64          `json:"session"`
+	Clone   int64          `json:"clone"`
+	Compact *CompactConfig `json:"compact,omitempty"`
 }
 
 // SessionRequest is destroy, history and usage: a session alone (an InputRequest without

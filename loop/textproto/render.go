@@ -128,6 +128,15 @@ func appendText(parts []session.Part, s string) []session.Part {
 	return append(parts, session.Part{Type: session.PartText, Text: s})
 }
 
+// answerRule tells the model what its answer, when it calls no tool, must be: the
+// responseConstraint a step that offers tools does not pass on (Step).
+func answerRule(c jsonv.RawMessage) string {
+	if p, ok := session.ConstraintPattern(c); ok {
+		return "\n\nWhen you answer instead of calling a tool, the answer must match the regular expression /" + p + "/."
+	}
+	return "\n\nWhen you answer instead of calling a tool, the answer must be JSON that matches this JSON Schema: " + string(c)
+}
+
 // withSystem puts prompt atop the system message, adding one if there is none.
 func withSystem(msgs []session.Message, prompt string) []session.Message {
 	if len(msgs) > 0 && msgs[0].Role == session.RoleSystem {

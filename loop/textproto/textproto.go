@@ -143,7 +143,18 @@ func (m *model) Step(ctx loop.Context, req *loop.Request, emit func(loop.Delta) 
 	if render == nil {
 		render = DefaultPrompt
 	}
-	r.Messages = withSystem(msgs, render(tools, choice))
+	sys := render(tools, choice)
+	if c := req.ResponseConstraint; len(c) > 0 {
+		// The constraint binds the answer, not the calls: an inner model that enforces it
+		// (a grammar, Chrome's responseConstraint) could write no call block. A step that
+		// offers tools goes without it: the model is told what an answer must be, and the
+		// loop checks the answer (one repair). A step without tools keeps it (above).
+		r.ResponseConstraint, r.OmitConstraintInput = nil, false
+		if !req.OmitConstraintInput {
+			sys += answerRule(c)
+		}
+	}
+	r.Messages = withSystem(msgs, sys)
 	r.ToolChoice = loop.ToolChoice{}
 
 	noBare := req.ResponseConstraint != nil // a JSON object is then the answer, not a call

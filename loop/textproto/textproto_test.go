@@ -564,3 +564,42 @@ func TestWrap_ToolsOffAfterCalls(t *testing.T) {
 	require.Zero(t, calls)
 	require.Nil(t, f.reqs[0].Tools)
 }
+
+// TestWrap_ConstraintBindsTheAnswerOnly: a step that offers tools does not pass the
+// responseConstraint to the inner model (which may enforce it, and could then write no
+// call block) but says it in the system prompt; a step without tools (the final answer
+// at the call limit) passes it on.
+func TestWrap_ConstraintBindsTheAnswerOnly(t *testing.T) {
+	tools := testTools(t)
+	tests := []struct {
+		name, constraint string
+		tools            bool
+		omit             bool
+		passed           bool
+		rule             string // in the system prompt; "" for none
+	}{
+		{"a schema with tools: told, not passed", `{"type":"object"}`, true, false, false, `the answer must be JSON that matches this JSON Schema: {"type":"object"}`},
+		{"a pattern with tools: told, not passed", `{"pattern":"^Sunny"}`, true, false, false, "the answer must match the regular expression /^Sunny/."},
+		{"omitResponseConstraintInput: not told either", `{"type":"object"}`, true, true, false, ""},
+		{"no tools (the forced final answer): passed", `{"type":"object"}`, false, false, true, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &fake{replies: [][]string{{`{"ok":true}`}}}
+			req := &loop.Request{Messages: []session.Message{user("hi")}, ResponseConstraint: jsonv.RawMessage(tc.constraint), OmitConstraintInput: tc.omit}
+			if tc.tools {
+				req.Tools = tools
+			}
+			require.Equal(t, out{text: `{"ok":true}`}, step(t, textproto.Wrap(f, textproto.Options{}), req))
+			require.Len(t, f.reqs, 1)
+			got := f.reqs[0]
+			require.Equal(t, tc.passed, got.ResponseConstraint != nil)
+			sys := got.Messages[0].Text()
+			if tc.rule == "" {
+				require.NotContains(t, sys, "When you answer instead of calling a tool")
+			} else {
+				require.Contains(t, sys, "When you answer instead of calling a tool, "+tc.rule)
+			}
+		})
+	}
+}

@@ -879,4 +879,116 @@ var scenarios = []scenario{
 		"TypeError: toolUseConfig.toolSearch.share must be a number above 0 and at most 1, not 0","TypeError: toolUseConfig.toolSearch.share must be a number above 0 and at most 1, not 2",
 		"TypeError: toolUseConfig.toolSearch.pinned must be a list of tool names","TypeError: toolUseConfig.toolSearch.pinned must be a list of tool names",
 		"ok","TypeError: LanguageModel.prompt(): activeTools must be a list of tool names"]`},
+	{"compact: stubs and a summary in a new session, the original untouched, bad rules refused", `
+		const long = (args) => "the weather in " + args.city + ": " + "fine ".repeat(40);
+		const s = await LanguageModel.create({
+			backend: script({ calls: [{ name: "weather", arguments: { city: "A" } }] }, { text: "A is fine." },
+				{ calls: [{ name: "weather", arguments: { city: "B" } }] }, { text: "B is fine." },
+				{ text: "A and B were fine." }, { error: { name: "OperationError", message: "out of memory" } }),
+			initialPrompts: [{ role: "system", content: "be brief" }],
+			tools: [weather(long)],
+		});
+		await s.prompt("A?");
+		await s.prompt("B?");
+		const before = { n: s.history.length, usage: s.contextUsage, steps: s.usage.steps };
+		const kinds = (h) => h.map((m) => m.role + (m.role === "tool-result" ? ":" + (m.content[0].value.result[0].value.startsWith("[this result was dropped") ? "stub" : "kept") : ""));
+		const dropped = await s.compact({ keepTurns: 3 });
+		const summed = await s.compact({ keepTurns: 3, summarize: true });
+		const bad = [];
+		for (const o of [{ keepTurns: -1 }, { keepTurns: "2" }, { keepTurns: 1.5 }, 5]) {
+			bad.push(await s.compact(o).catch((e) => e.name + ": " + e.message));
+		}
+		const ac = new AbortController();
+		ac.abort();
+		bad.push(await caught(s.compact({ signal: ac.signal })));
+		bad.push(await s.compact({ summarize: true }).catch((e) => e.name + ": " + e.message));
+		return {
+			dropped: kinds(dropped.history), droppedLess: dropped.contextUsage < before.usage,
+			summed: summed.history.map((m) => m.role + ": " + (m.content[0].value.callID ? m.content[0].value.name : m.content[0].value).slice(0, 50)),
+			summedUsage: summed.contextUsage < dropped.contextUsage, summaryCounted: [s.usage.steps - before.steps, summed.usage.steps - before.steps],
+			bad, original: s.history.length === before.n && s.contextUsage === before.usage,
+			goesOn: await dropped.prompt("more?").catch((e) => e.name),
+		};`,
+		`{"dropped":["system","user","tool-call","tool-result:stub","assistant","user","tool-call","tool-result:kept","assistant"],"droppedLess":true,` +
+			`"summed":["system: be brief","assistant: Summary of the earlier conversation: A and B were ","user: B?","tool-call: weather","tool-result: weather","assistant: B is fine."],` +
+			`"summedUsage":true,"summaryCounted":[1,1],` +
+			`"bad":["TypeError: LanguageModel.compact(): keepTurns must be a whole number, 0 or more, not -1","TypeError: LanguageModel.compact(): keepTurns must be a whole number, 0 or more, not 2",` +
+			`"TypeError: LanguageModel.compact(): keepTurns must be a whole number, 0 or more, not 1.5","TypeError: LanguageModel.compact() is not an object.","AbortError","OperationError: the model failed: out of memory"],` +
+			`"original":true,"goesOn":"OperationError"}`},
+
+	{"compactOnOverflow: a 50-step tool session on a 4,096-token window runs to its end", `
+		const turns = (n) => [...Array.from({ length: n }, (_, i) => ({ calls: [{ name: "weather", arguments: { city: "city " + i } }] })), { text: "All fine." }];
+		const run = async (compactOnOverflow) => {
+			const s = await LanguageModel.create({
+				backend: { kind: "scripted", turns: turns(50), window: 4096 },
+				initialPrompts: [{ role: "system", content: "You check the weather of many cities." }],
+				tools: [weather((args) => "the weather in " + args.city + ": " + "fine ".repeat(60))],
+				toolUseConfig: { maxToolCalls: 60 },
+				compactOnOverflow,
+			});
+			const seen = [];
+			s.addEventListener("contextoverflow", (e) => seen.push(e.detail.compacted ? e.detail.contextUsageBefore + " -> " + e.detail.contextUsageAfter : "evicted " + e.detail.evicted));
+			const r = await s.prompt("How is the weather in the 50 cities?").catch((e) => e.name);
+			return { r, seen, end: s.contextUsage, n: s.history.length };
+		};
+		const bad = [];
+		for (const c of [{ keepTurns: -2 }, 5, "yes"]) bad.push(await LanguageModel.create({ compactOnOverflow: c }).catch((e) => e.name + ": " + e.message));
+		return { on: await run({ keepTurns: 2 }), byDefault: (await run(true)).r, off: await run(false), bad };`,
+		`{"on":{"r":"All fine.","seen":["4185 -> 2076"],"end":3249,"n":103},"byDefault":"All fine.","off":{"r":"QuotaExceededError","seen":[],"end":48,"n":1},` +
+			`"bad":["TypeError: compactOnOverflow: keepTurns must be a whole number, 0 or more, not -2","TypeError: compactOnOverflow must be a dictionary","TypeError: compactOnOverflow must be a dictionary"]}`},
+
+	{"responseConstraint with tools: the scripted model's calls run, the answer alone is checked, at the call limit too", `
+		const schema = { type: "object", properties: { city: { type: "string" }, sky: { type: "string" } }, required: ["city", "sky"] };
+		const call = (city) => ({ text: "Checking " + city + ".", calls: [{ name: "weather", arguments: { city } }] });
+		const ran = [];
+		const tools = [weather((a) => { ran.push(a.city); return "sun in " + a.city; })];
+		const s = await LanguageModel.create({ backend: script(call("Oslo"), call("Rome"), { text: "Sunny." }, { text: '{"city":"Oslo","sky":"sun"}' }), tools });
+		const answer = JSON.parse(await s.prompt("Weather?", { responseConstraint: schema }));
+		const t = await LanguageModel.create({ backend: script(call("Oslo"), call("Rome"), { text: "no JSON" }, { text: "still none" }), tools, toolUseConfig: { maxToolCalls: 1, onLimit: "answer" } });
+		const forced = await t.prompt("Weather?", { responseConstraint: schema }).catch((e) => e.name);
+		return { answer, ran, forced, history: t.history.length };`,
+		`{"answer":{"city":"Oslo","sky":"sun"},"ran":["Oslo","Rome","Oslo"],"forced":"SyntaxError","history":0}`},
+
+	{"responseConstraint with tools: a custom backend with native tools gets it at every step, the forced answer's too", `
+		const schema = { type: "object", properties: { city: { type: "string" }, sky: { type: "string" } }, required: ["city", "sky"] };
+		const log = [];
+		const gen = (steps) => (req) => { log.push([(req.tools ?? []).length, req.responseConstraint?.required?.join() ?? null]); return steps.shift(); };
+		const call = (id, city) => [{ type: "text", value: "Checking. " }, { type: "tool-call", value: new LanguageModelToolCall(id, "weather", { city }) }];
+		const tools = [weather((a) => "sun in " + a.city)];
+		const s = await LanguageModel.create({ backend: { kind: "custom", nativeTools: true, generate: gen([call("a", "Oslo"), call("b", "Rome"), '{"city":"Oslo","sky":"sun"}']) }, tools });
+		const answer = JSON.parse(await s.prompt("Weather?", { responseConstraint: schema }));
+		const t = await LanguageModel.create({ backend: { kind: "custom", nativeTools: true, generate: gen([call("c", "Oslo"), call("d", "Rome"), '{"city":"Rome","sky":"rain"}']) }, tools,
+			toolUseConfig: { maxToolCalls: 1, onLimit: "answer" } });
+		const forced = JSON.parse(await t.prompt("Weather?", { responseConstraint: schema }));
+		return { answer, forced, log };`,
+		`{"answer":{"city":"Oslo","sky":"sun"},"forced":{"city":"Rome","sky":"rain"},"log":[[1,"city,sky"],[1,"city,sky"],[1,"city,sky"],[1,"city,sky"],[1,"city,sky"],[0,"city,sky"]]}`},
+
+	{"responseConstraint with tools: the text protocol tells the model while tools are offered, and passes it when they are not", `
+		const schema = { type: "object", properties: { city: { type: "string" }, sky: { type: "string" } }, required: ["city", "sky"] };
+		const log = [];
+		const gen = (steps) => (req) => {
+			const sys = req.messages[0].role === "system" ? req.messages[0].content[0].value : "";
+			log.push([sys.includes("## Available tools"), sys.includes("the answer must be JSON that matches this JSON Schema"), req.responseConstraint !== undefined]);
+			return steps.shift();
+		};
+		const block = (city) => "Checking.\n` + "```" + `tool_call\n" + JSON.stringify({ name: "weather", arguments: { city } }) + "\n` + "```" + `";
+		const tools = [weather((a) => "sun in " + a.city)];
+		const s = await LanguageModel.create({ backend: { kind: "custom", generate: gen([block("Oslo"), '{"city":"Oslo","sky":"sun"}']) }, tools });
+		const answer = JSON.parse(await s.prompt("Weather?", { responseConstraint: schema }));
+		const t = await LanguageModel.create({ backend: { kind: "custom", generate: gen([block("Oslo"), block("Rome"), '{"city":"Rome","sky":"rain"}']) }, tools,
+			toolUseConfig: { maxToolCalls: 1, onLimit: "answer" } });
+		const forced = JSON.parse(await t.prompt("Weather?", { responseConstraint: schema }));
+		return { answer, forced, log };`,
+		`{"answer":{"city":"Oslo","sky":"sun"},"forced":{"city":"Rome","sky":"rain"},"log":[[true,true,false],[true,true,false],[true,true,false],[true,true,false],[false,false,true]]}`},
+
+	{"responseConstraint with tools: openai gets response_format beside the tools, and alone at the call limit", `
+		const schema = { type: "object", properties: { city: { type: "string" }, sky: { type: "string" } }, required: ["city", "sky"] };
+		const s = await LanguageModel.create({ backend: openai("rc", "ollama.sse,json_answer.sse"), tools: [getWeather((a) => "21°C in " + a.city)] });
+		const answer = JSON.parse(await s.prompt("Weather in Paris?", { responseConstraint: schema }));
+		const t = await LanguageModel.create({ backend: openai("rcl", "ollama.sse,ollama.sse,json_answer.sse"), tools: [getWeather((a) => "21°C in " + a.city)],
+			toolUseConfig: { maxToolCalls: 1, onLimit: "answer" } });
+		const forced = JSON.parse(await t.prompt("Weather in Paris?", { responseConstraint: schema }));
+		const sent = async (nonce) => (await stats(nonce)).bodies.map((b) => ["tools" in b, b.response_format?.json_schema?.schema?.required?.join() ?? null]);
+		return { answer, forced, closed: await sent("rc"), limit: await sent("rcl") };`,
+		`{"answer":{"city":"Paris","sky":"sun"},"forced":{"city":"Paris","sky":"sun"},"closed":[[true,"city,sky"],[true,"city,sky"]],"limit":[[true,"city,sky"],[true,"city,sky"],[false,"city,sky"]]}`},
 }
