@@ -466,6 +466,25 @@ export interface ToolResultEventDetail {
   duration: number;
 }
 
+/**
+ * The toolcalldelta event's detail: a tool call while the model is still writing it
+ * (beyond the spec). Provisional: only toolcall (or the call in an open loop's answer)
+ * says that a call happens, with the same callID; a call shown forming may come out
+ * otherwise, or be dropped.
+ */
+export interface ToolCallDeltaEventDetail {
+  /** The id the finished call will have. */
+  callID: string;
+  /** The tool, one offered this step. */
+  name: string;
+  /** The argument text so far, as the model wrote it. */
+  argumentsText: string;
+  /** argumentsText closed into an object (a string cut short is closed), or null. */
+  arguments: Record<string, unknown> | null;
+  /** true: the call will not come after all (its card goes). */
+  dropped: boolean;
+}
+
 /** The stepusage event's detail: one model step (beyond the spec). */
 export interface StepUsageEventDetail {
   /** The request, in tokens: the backend's figure, or the estimate (contextUsage's measure). */
@@ -497,6 +516,7 @@ export interface LanguageModelEventMap {
   toolprogress: CustomEvent<ToolProgressEventDetail>;
   toolresult: CustomEvent<ToolResultEventDetail>;
   stepusage: CustomEvent<StepUsageEventDetail>;
+  toolcalldelta: CustomEvent<ToolCallDeltaEventDetail>;
 }
 
 export interface LanguageModelParams {
@@ -621,6 +641,8 @@ export class LanguageModel<R extends PromptResult = PromptResult> extends EventT
   ontoolresult: ((this: LanguageModel<R>, ev: CustomEvent<ToolResultEventDetail>) => any) | null;
   /** One event per model step: its tokens, time and calls (beyond the spec). Sent only once listened for. */
   onstepusage: ((this: LanguageModel<R>, ev: CustomEvent<StepUsageEventDetail>) => any) | null;
+  /** A call as the model writes it: name, then arguments as they arrive (beyond the spec). Sent only once listened for. */
+  ontoolcalldelta: ((this: LanguageModel<R>, ev: CustomEvent<ToolCallDeltaEventDetail>) => any) | null;
   /** What the session's model steps have spent so far, failed prompts' included (beyond the spec). */
   readonly usage: LanguageModelUsage;
   /** The samplingMode given (else "balanced"); null on a session created with topK or temperature. */
@@ -741,6 +763,7 @@ declare global {
     ontoolprogress: ((this: LanguageModel, ev: CustomEvent<self.ToolProgressEventDetail>) => any) | null;
     ontoolresult: ((this: LanguageModel, ev: CustomEvent<self.ToolResultEventDetail>) => any) | null;
     onstepusage: ((this: LanguageModel, ev: CustomEvent<self.StepUsageEventDetail>) => any) | null;
+    ontoolcalldelta: ((this: LanguageModel, ev: CustomEvent<self.ToolCallDeltaEventDetail>) => any) | null;
     readonly usage: self.LanguageModelUsage;
     /** The samplingMode given (else "balanced"); null on a session created with topK or temperature. */
     readonly samplingMode: self.SamplingMode | null;
@@ -758,6 +781,7 @@ declare global {
     toolprogress: CustomEvent<self.ToolProgressEventDetail>;
     toolresult: CustomEvent<self.ToolResultEventDetail>;
     stepusage: CustomEvent<self.StepUsageEventDetail>;
+    toolcalldelta: CustomEvent<self.ToolCallDeltaEventDetail>;
   }
 
   namespace LanguageModel {

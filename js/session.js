@@ -463,6 +463,12 @@ export class LanguageModel extends EventTarget {
   set onstepusage(h) {
     this.#setHandler("stepusage", h);
   }
+  get ontoolcalldelta() {
+    return this.#handlers.toolcalldelta ?? null;
+  }
+  set ontoolcalldelta(h) {
+    this.#setHandler("toolcalldelta", h);
+  }
   get ontoolresult() {
     return this.#handlers.toolresult ?? null;
   }

@@ -46,6 +46,7 @@ async function page(): Promise<void> {
   });
   closed.addEventListener("toolcall", (e) => console.log(e.detail.call.name, e.detail.annotations?.title));
   closed.ontoolresult = (e) => console.log(e.detail.result instanceof LanguageModelToolError, e.detail.duration);
+  closed.ontoolcalldelta = (e) => console.log(e.detail.callID, e.detail.name, e.detail.argumentsText.length, e.detail.arguments?.city, e.detail.dropped);
   closed.onstepusage = (e) => console.log(e.detail.inputTokens + e.detail.outputTokens, e.detail.estimated, e.detail.toolCalls > 0, e.detail.duration);
   const spent: number = closed.usage.inputTokens + closed.usage.outputTokens + closed.usage.steps - closed.usage.estimatedSteps;
   console.log(spent);

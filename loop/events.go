@@ -16,6 +16,7 @@ const (
 	EventToolResult      EventType = "toolresult"      // a call ended: result or error
 	EventContextOverflow EventType = "contextoverflow" // older messages were evicted
 	EventStepUsage       EventType = "stepusage"       // a model step ended: its tokens and time
+	EventToolCallDelta   EventType = "toolcalldelta"   // a call the model is still writing (forming.go)
 )
 
 // Event is one step event. Handlers run on the goroutine that produced the event (tool
@@ -29,6 +30,7 @@ type Event struct {
 	Duration time.Duration       // toolresult, stepusage
 	Evicted  int                 // contextoverflow: how many messages the first eviction of the operation removed
 	Step     *StepUsage          // stepusage
+	Forming  *Forming            // toolcalldelta
 }
 
 // StepUsage is what one model step spent: its input (the request) and output (the reply)

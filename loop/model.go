@@ -30,6 +30,9 @@ type Request struct {
 	// the loop stops a step whose deltas outgrow it, and a wrapper that holds the model's
 	// text back (textproto, until a call block closes) must stop it too (ReplyTooLong).
 	ContextWindow int
+	// Forming asks for Delta.Forming as calls are written: someone listens for
+	// toolcalldelta. A model that cannot tell may ignore it; without it a model sends none.
+	Forming bool
 }
 
 // ToolChoice tells the model whether it may, must or must not call tools.
@@ -38,11 +41,13 @@ type ToolChoice struct {
 	Name string // the tool, when Mode is "tool"
 }
 
-// Delta is one piece of a step: text, a complete tool call, or usage figures.
+// Delta is one piece of a step: text, a complete tool call, usage figures, or (only when
+// Request.Forming asks) a call still being written.
 type Delta struct {
-	Text  string
-	Call  *session.ToolCall // arguments complete; CallID may be empty (the loop assigns one)
-	Usage *Usage
+	Text    string
+	Call    *session.ToolCall // arguments complete; CallID may be empty (the loop assigns one)
+	Usage   *Usage
+	Forming *Forming // provisional: only Call says that a call happens
 }
 
 // Usage is what a backend reports of a step, when it knows.

@@ -405,6 +405,7 @@ func (r *run) step(ctx Context, toolsOn bool, choice ToolChoice, po PromptOption
 	}
 	if toolsOn {
 		req.Tools = s.opts.Tools
+		req.Forming = s.listens(EventToolCallDelta)
 	}
 	// What the step's deltas add up to, in one place: the callback then captures one
 	// pointer, not four variables each moved to the heap.
@@ -417,10 +418,17 @@ func (r *run) step(ctx Context, toolsOn bool, choice ToolChoice, po PromptOption
 		calls []session.ToolCall
 		usage *Usage
 		out   int // bytes of text and calls so far: the reply's size, bounded by the window
+		form  []formed
 	}{}
 	err := s.opts.Model.Step(ctx, req, func(d Delta) error {
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if d.Forming != nil {
+			if req.Forming {
+				r.form(&acc.form, d.Forming)
+			}
+			return nil
 		}
 		if d.Call != nil {
 			acc.out += len(d.Call.Name) + len(d.Call.Arguments)
@@ -453,6 +461,9 @@ func (r *run) step(ctx Context, toolsOn bool, choice ToolChoice, po PromptOption
 		return "", nil, nil, err
 	}
 	r.count(tail, acc.out, usage, len(calls), t0)
+	if acc.form != nil {
+		formedIDs(calls, acc.form)
+	}
 	var seen map[string]bool // ids given so far in this step, once there are many
 	if len(calls) > 8 {
 		seen = make(map[string]bool, len(calls))

@@ -42,6 +42,8 @@ func eventBit(t loop.EventType) uint32 {
 		return 8
 	case loop.EventStepUsage:
 		return 16
+	case loop.EventToolCallDelta:
+		return 32
 	}
 	return 0
 }
@@ -90,6 +92,8 @@ func eventDetail(e loop.Event) json.RawMessage {
 		field("estimated", strconv.AppendBool(nil, u.Estimated))
 		field("toolCalls", strconv.AppendInt(nil, int64(u.ToolCalls), 10))
 		field("duration", strconv.AppendFloat(nil, float64(e.Duration.Microseconds())/1000, 'f', -1, 64))
+	case loop.EventToolCallDelta:
+		b = formingDetail(b, e.Forming)
 	}
 	return append(b, '}')
 }

@@ -33,7 +33,7 @@ import "encoding/json"
 //go:generate go run ./internal/trimjson -neither envelope,HelloRequest,CreateRequest,CreateOptions,ToolUseConfig,PromptRequest,InputRequest,CloneRequest,AbortMessage,PageReturn,ToolProgress -out Reply,PageCall,Event,SessionInfo,Usage,PromptResult,WireError,ErrorExtra protocol_easyjson.go
 
 // ProtocolVersion is exchanged by hello. Bump it whenever a message changes shape.
-const ProtocolVersion = 8
+const ProtocolVersion = 9
 
 // Message types, page → engine.
 const (
@@ -330,10 +330,11 @@ type ErrorExtra struct {
 //	                                            answers fetch-response, fetch-chunks,
 //	                                            fetch-end. The headers may hold the API
 //	                                            key: the page passes them to fetch only
-//	generate     {id, fn, request}              run the generate with stash id fn on
+//	generate     {id, fn, request, live?}       run the generate with stash id fn on
 //	                                            request (custom.RenderRequest's object);
 //	                                            the page answers generate-pieces, then
-//	                                            generate-end
+//	                                            generate-end. live: an engine's driver
+//	                                            passes tool-call fragments on at once
 //	fetch-more   {id}                           the engine has read one more FetchWindow
 //	                                            of the fetch's body (counted in UTF-8
 //	                                            bytes of its text: never fewer than the
@@ -361,6 +362,9 @@ type PageCall struct {
 	// ToolInfo is a tool-approve's tool, the declaration that will run: {name,
 	// description, inputSchema, annotations, source} (toolInfo).
 	ToolInfo json.RawMessage `json:"toolInfo,omitempty"`
+	// Live asks a generate to pass a tool call's fragments on as they come (a page
+	// listens for toolcalldelta: openai.LiveEngine).
+	Live bool `json:"live,omitempty"`
 }
 
 // Event is a session event or a chunk. For an event, Type is its name (toolcall,
@@ -370,6 +374,9 @@ type PageCall struct {
 //	toolprogress    {call, value}
 //	toolresult      {call, result, duration (ms)}
 //	contextoverflow {evicted}
+//	toolcalldelta   {callID, name, argumentsText, arguments, dropped}: a call still
+//	                being written (loop.Forming); arguments is argumentsText closed
+//	                into an object (jsonv.Complete), or null
 //	modelstep       a recorded model step (loop/record), sent whether listened for or
 //	                not, to a session whose backend is {kind: "record"}
 //
