@@ -16,7 +16,7 @@ import (
 
 // documents are the Markdown files a reader of the repository follows, relative to its
 // root.
-var documents = []string{"README.md", "RATIONALE.md", "docs/design.md", "docs/backends.md", "docs/testing.md", "docs/decisions.md", "docs/snapshots.md", "docs/recordings.md", "docs/security.md", "wasm/README.md", "demo/README.md"}
+var documents = []string{"README.md", "RATIONALE.md", "docs/design.md", "docs/backends.md", "docs/testing.md", "docs/decisions.md", "docs/snapshots.md", "docs/recordings.md", "docs/security.md", "docs/chat-ui.md", "wasm/README.md", "demo/README.md"}
 
 var (
 	mdLink = regexp.MustCompile(`\]\(([^)\s]+)\)`)
