@@ -44,11 +44,13 @@ func NewEngine(cfg Config, e Engine) *Model {
 // as the binding named it (js/engine.js words it).
 func (m *Model) engineStep(ctx loop.Context, body []byte, forming bool, emit func(loop.Delta) error) error {
 	r := chunkReader{source: "the engine", emit: emit, forming: forming}
-	generate := m.engine.Generate
+	var err error
 	if le, ok := m.engine.(LiveEngine); ok && forming {
-		generate = le.GenerateLive
+		err = le.GenerateLive(ctx, body, r.handle)
+	} else {
+		err = m.engine.Generate(ctx, body, r.handle)
 	}
-	if err := generate(ctx, body, r.handle); err != nil {
+	if err != nil {
 		return err
 	}
 	return r.flush()

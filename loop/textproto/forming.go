@@ -27,9 +27,10 @@ func (p *Parser) Open() (f Format, name string, body []byte, serial int, ok bool
 
 // FormingCall reads the first call of a block body still being written: the tool's name
 // once its string is whole, and the argument text so far (up to the end of the
-// arguments' value once it is whole). It reads {"name", "arguments"} ("parameters"
-// too, and OpenAI's {"function": {…}} wrapper), the first object of an array of calls,
-// and for <function=name> the body itself. name is "" until the block names a tool.
+// arguments' value once it is whole, or where it stops being JSON). It reads {"name",
+// "arguments"} ("parameters" too), the first object of an array of calls, and for
+// <function=name> the body itself; name is "" until the block names a tool. Keys and
+// names are compared as written (a tool's name has nothing to escape).
 func FormingCall(f Format, tagName string, body []byte) (name string, args []byte) {
 	i := jsonv.SkipSpace(body, 0)
 	if f == FormatFunction {
@@ -41,45 +42,21 @@ func FormingCall(f Format, tagName string, body []byte) (name string, args []byt
 	if i >= len(body) || body[i] != '{' {
 		return "", nil
 	}
-	return formingObject(body, i)
-}
-
-// formingObject reads the members of the object at body[i] that FormingCall wants,
-// stopping where the text stops being whole.
-func formingObject(body []byte, i int) (name string, args []byte) {
 	for i++; ; i++ {
-		i = jsonv.SkipSpace(body, i)
-		if i >= len(body) || body[i] != '"' {
+		key := jsonv.SkipSpace(body, i)
+		end, whole := jsonv.ValueEnd(body, key)
+		if i = jsonv.SkipSpace(body, end); !whole || body[key] != '"' || i >= len(body) || body[i] != ':' {
 			return name, args
 		}
-		key, end, ok := jsonv.String(body, "", i)
-		if i = jsonv.SkipSpace(body, end); !ok || i >= len(body) || body[i] != ':' {
-			return name, args
+		i = jsonv.SkipSpace(body, i+1)
+		v := valueSoFar(body, i)
+		switch k := string(body[key:end]); {
+		case k == `"name"` && len(v) > 1 && v[0] == '"' && v[len(v)-1] == '"':
+			name = string(v[1 : len(v)-1])
+		case k == `"arguments"` || k == `"parameters"`:
+			args = v
 		}
-		if i = jsonv.SkipSpace(body, i+1); i >= len(body) {
-			return name, args
-		}
-		switch key {
-		case "name":
-			if body[i] != '"' {
-				break
-			}
-			s, _, ok := jsonv.String(body, "", i)
-			if !ok {
-				return name, args // not committed yet
-			}
-			name = s
-		case "arguments", "parameters":
-			args = valueSoFar(body, i)
-		case "function":
-			if body[i] == '{' {
-				if n, a := formingObject(body, i); n != "" {
-					name, args = n, a
-				}
-			}
-		}
-		end, whole := jsonv.ValueEnd(body, i)
-		if i = jsonv.SkipSpace(body, end); !whole || i >= len(body) || body[i] != ',' {
+		if i = jsonv.SkipSpace(body, i+len(v)); i >= len(body) || body[i] != ',' {
 			return name, args
 		}
 	}
@@ -88,11 +65,8 @@ func formingObject(body []byte, i int) (name string, args []byte) {
 // valueSoFar is the value at body[i]: up to its end when it is whole, else up to where
 // it stops being JSON (the end of what there is, while it is only cut short).
 func valueSoFar(body []byte, i int) []byte {
-	if i >= len(body) {
-		return nil
-	}
 	end, _ := jsonv.ValueEnd(body, i)
-	return body[i:min(end, len(body))]
+	return body[min(i, len(body)):min(end, len(body))]
 }
 
 // forming is what an attempt has shown of the call forming in the open block.
@@ -106,76 +80,53 @@ type forming struct {
 
 // form sends what is new of the call forming in the open block, after a chunk: its
 // name, once it names a tool offered this step, then its arguments as they grow. A
-// block that was shown forming and is gone unread (a candidate released as prose) is
-// dropped.
+// block shown forming that is gone unread (a candidate released as prose), or that
+// names another tool after all, is dropped.
 func (a *attempt) form() error {
 	f, tag, body, serial, ok := a.parser.Open()
-	if a.cur.on && (!ok || serial != a.cur.serial) {
-		if err := a.dropCurrent(); err != nil {
+	var name string
+	var args []byte
+	if ok {
+		name, args = FormingCall(f, tag, body)
+	}
+	if a.cur.on && (!ok || serial != a.cur.serial || name != "" && name != a.cur.name) {
+		if err := a.drop(a.cur.at); err != nil {
 			return err
 		}
 	}
-	if !ok {
+	if name == "" || !a.offers(name) || a.cur.on && a.cur.shown == len(args) {
 		return nil
-	}
-	name, args := FormingCall(f, tag, body)
-	if name == "" || !a.offers(name) || a.cur.on && a.cur.name == name && a.cur.shown == len(args) {
-		return nil
-	}
-	if a.cur.on && a.cur.name != name { // the block named another tool after all
-		if err := a.dropCurrent(); err != nil {
-			return err
-		}
-	}
-	if !a.cur.on {
-		a.formed = append(a.formed, a.n)
 	}
 	a.cur = forming{on: true, serial: serial, at: a.n, name: name, shown: len(args)}
-	return a.emit(loop.Delta{Forming: &loop.Forming{Index: a.n, Name: name, Arguments: string(args)}})
+	return a.show(loop.Forming{Index: a.n, Name: name, Arguments: string(args)})
 }
 
 // settle ends the forming call of block b, just read, whose first call that goes on (if
 // any) is first: shown whole (as the model wrote it) when it is the call that formed,
 // else dropped.
 func (a *attempt) settle(b *Block, first *Call) error {
-	if !a.cur.on {
+	c := a.cur
+	if !c.on {
 		return nil
 	}
-	if first == nil || first.Name != a.cur.name {
-		return a.dropCurrent()
+	if first == nil || first.Name != c.name {
+		return a.drop(c.at)
 	}
-	c := a.cur
 	a.cur = forming{}
-	if _, args := FormingCall(b.Format, first.Name, []byte(b.Body)); len(args) != c.shown {
-		return a.emit(loop.Delta{Forming: &loop.Forming{Index: c.at, Name: c.name, Arguments: string(args)}})
+	if _, args := FormingCall(b.Format, c.name, []byte(b.Body)); len(args) != c.shown {
+		return a.show(loop.Forming{Index: c.at, Name: c.name, Arguments: string(args)})
 	}
 	return nil
 }
 
-// dropCurrent takes back the call shown forming in the open block.
-func (a *attempt) dropCurrent() error {
-	c := a.cur
+// drop takes back the call shown forming at place at. A repair takes back every place
+// the attempt kept a call at: the loop ignores a drop where nothing formed.
+func (a *attempt) drop(at int) error {
 	a.cur = forming{}
-	for i := len(a.formed) - 1; i >= 0; i-- {
-		if a.formed[i] == c.at {
-			a.formed = append(a.formed[:i], a.formed[i+1:]...)
-			break
-		}
-	}
-	return a.emit(loop.Delta{Forming: &loop.Forming{Index: c.at, Name: c.name, Dropped: true}})
+	return a.show(loop.Forming{Index: at, Dropped: true})
 }
 
-// dropAll takes back every call the attempt showed forming: a repair asks for them all
-// again.
-func (a *attempt) dropAll() error {
-	for _, at := range a.formed {
-		if err := a.emit(loop.Delta{Forming: &loop.Forming{Index: at, Dropped: true}}); err != nil {
-			return err
-		}
-	}
-	a.formed, a.cur = nil, forming{}
-	return nil
-}
+func (a *attempt) show(f loop.Forming) error { return a.emit(loop.Delta{Forming: &f}) }
 
 // offers reports whether name is a tool offered this step.
 func (a *attempt) offers(name string) bool {

@@ -28,7 +28,7 @@ func TestFormingCall(t *testing.T) {
 		{"whole arguments end at their value", textproto.FormatTag, "", "\n" + `{"name": "get_weather", "arguments": {"city": "Paris"}}` + "\n</tool_", `get_weather|{"city": "Paris"}`},
 		{"parameters are arguments", textproto.FormatTag, "", `{"name": "get_time", "parameters": {"zone": "UTC"`, `get_time|{"zone": "UTC"`},
 		{"arguments before the name wait for it", textproto.FormatFence, "", `{"arguments": {"city": "Paris"}, "name": "get_weather"`, `get_weather|{"city": "Paris"}`},
-		{"OpenAI's wrapper is read through", textproto.FormatFence, "", `{"type": "function", "function": {"name": "get_weather", "arguments": {"ci`, `get_weather|{"ci`},
+		{"OpenAI's wrapper waits for the finished call", textproto.FormatFence, "", `{"type": "function", "function": {"name": "get_weather", "arguments": {"ci`, "|"},
 		{"the first call of an array", textproto.FormatFence, "", `[{"name": "get_weather", "arguments": {}}, {"name": "get_ti`, `get_weather|{}`},
 		{"a function tag names the tool, the body is the arguments", textproto.FormatFunction, "get_weather", `{"city": "Ber`, `get_weather|{"city": "Ber`},
 		{"a body that is not an object names nothing", textproto.FormatFence, "", `get_weather(city="Paris")`, "|"},

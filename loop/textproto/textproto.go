@@ -162,8 +162,10 @@ func (m *model) Step(ctx loop.Context, req *loop.Request, emit func(loop.Delta) 
 		}
 		why = mustCallSentence(choice) + "\n\nReply with the tool call only, in its own block exactly like this:\n\n" + callExample
 	}
-	if err := first.dropAll(); err != nil {
-		return err
+	for at := 0; at < first.n && first.forming; at++ {
+		if err := first.drop(at); err != nil { // the repair asks for them all again
+			return err
+		}
 	}
 	r.Messages = repairMessages(r.Messages, first.raw.String(), why)
 	second := &attempt{tools: tools, choice: choice, emit: emit, before: first.usage, forming: req.Forming}
@@ -235,7 +237,6 @@ type attempt struct {
 	forming bool    // the loop asks for calls as they form (forming.go)
 	n       int     // calls kept or passed on so far: the place of the next
 	cur     forming // the call forming in the open block
-	formed  []int   // the places of the calls shown forming, not dropped
 }
 
 // bounded passes the inner model's deltas to next and stops the step once they alone are
@@ -299,7 +300,7 @@ func (a *attempt) end() error {
 		return err
 	}
 	if a.cur.on { // the block was released as text at the end of the stream
-		return a.dropCurrent()
+		return a.drop(a.cur.at)
 	}
 	return nil
 }
