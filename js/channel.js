@@ -449,7 +449,7 @@ export class Channel {
     try {
       const generate = stash.get(m.fn);
       if (typeof generate !== "function") throw new TypeError("the backend's generate function is gone");
-      const out = await generate(m.request, { signal: ctrl.signal });
+      const out = await generate(m.request, m.live ? { signal: ctrl.signal, live: true } : { signal: ctrl.signal });
       if (!live()) return;
       if (out !== null && typeof out === "object" && typeof out[Symbol.asyncIterator] === "function") {
         const it = out[Symbol.asyncIterator]();

@@ -77,7 +77,7 @@ function engineCall(engine) {
 export function engineGenerate(engine) {
   const call = engineCall(engine);
   if (!call) throw new TypeError("invalid backend: backend.engine must be an object with createChatCompletion() (wllama) or chat.completions.create() (WebLLM)");
-  return async (request, { signal }) => {
+  return async (request, { signal, live }) => {
     const body = { ...request };
     if (!body.model) delete body.model;
     let out;
@@ -105,7 +105,8 @@ export function engineGenerate(engine) {
           // chunks that show the page nothing yet (wllama's first, the role alone; a tool
           // call's fragments, which the module relays once the stream has ended; the end
           // and the usage) are held and joined to the next, and cross with the first
-          // that brings text, or at the end: text still crosses as it comes.
+          // that brings text, or at the end: text still crosses as it comes. When the
+          // page listens for toolcalldelta (live), a call's fragments cross as they come.
           async next() {
             let held = null;
             for (;;) {
@@ -118,7 +119,7 @@ export function engineGenerate(engine) {
                 return { done: false, value: held };
               }
               const d = joined.choices[0]?.delta;
-              if (d && (shows(d.content) || shows(d.reasoning_content) || shows(d.reasoning))) return { done: false, value: joined };
+              if (d && (shows(d.content) || shows(d.reasoning_content) || shows(d.reasoning) || (live && d.tool_calls?.length > 0))) return { done: false, value: joined };
               held = joined;
             }
           },

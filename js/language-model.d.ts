@@ -604,6 +604,25 @@ export interface CompactedOverflowDetail {
   evicted: number;
 }
 
+/**
+ * The toolcalldelta event's detail: a tool call while the model is still writing it
+ * (beyond the spec). Provisional: only toolcall (or the call in an open loop's answer)
+ * says that a call happens, with the same callID; a call shown forming may come out
+ * otherwise, or be dropped.
+ */
+export interface ToolCallDeltaEventDetail {
+  /** The id the finished call will have. */
+  callID: string;
+  /** The tool, one offered this step. */
+  name: string;
+  /** The argument text so far, as the model wrote it. */
+  argumentsText: string;
+  /** argumentsText closed into an object (a string cut short is closed), or null. */
+  arguments: Record<string, unknown> | null;
+  /** true: the call will not come after all (its card goes). */
+  dropped: boolean;
+}
+
 /** The stepusage event's detail: one model step (beyond the spec). */
 export interface StepUsageEventDetail extends AgentPathDetail {
   /** The request, in tokens: the backend's figure, or the estimate (contextUsage's measure). */
@@ -644,6 +663,7 @@ export interface LanguageModelEventMap {
   toolresult: CustomEvent<ToolResultEventDetail>;
   stepusage: CustomEvent<StepUsageEventDetail>;
   reasoning: CustomEvent<ReasoningEventDetail>;
+  toolcalldelta: CustomEvent<ToolCallDeltaEventDetail>;
 }
 
 export interface LanguageModelParams {
@@ -781,6 +801,8 @@ export class LanguageModel<R extends PromptResult = PromptResult> extends EventT
   onstepusage: ((this: LanguageModel<R>, ev: CustomEvent<StepUsageEventDetail>) => any) | null;
   /** Each piece of what the model thinks, as it comes (beyond the spec). Sent only once listened for. */
   onreasoning: ((this: LanguageModel<R>, ev: CustomEvent<ReasoningEventDetail>) => any) | null;
+  /** A call as the model writes it: name, then arguments as they arrive (beyond the spec). Sent only once listened for. */
+  ontoolcalldelta: ((this: LanguageModel<R>, ev: CustomEvent<ToolCallDeltaEventDetail>) => any) | null;
   /** What the session's model steps have spent so far, failed prompts' included (beyond the spec). */
   readonly usage: LanguageModelUsage;
   /** The samplingMode given (else "balanced"); null on a session created with topK or temperature. */
@@ -915,6 +937,7 @@ declare global {
     ontoolresult: ((this: LanguageModel, ev: CustomEvent<self.ToolResultEventDetail>) => any) | null;
     onstepusage: ((this: LanguageModel, ev: CustomEvent<self.StepUsageEventDetail>) => any) | null;
     onreasoning: ((this: LanguageModel, ev: CustomEvent<self.ReasoningEventDetail>) => any) | null;
+    ontoolcalldelta: ((this: LanguageModel, ev: CustomEvent<self.ToolCallDeltaEventDetail>) => any) | null;
     readonly usage: self.LanguageModelUsage;
     /** The samplingMode given (else "balanced"); null on a session created with topK or temperature. */
     readonly samplingMode: self.SamplingMode | null;
@@ -937,6 +960,7 @@ declare global {
     toolresult: CustomEvent<self.ToolResultEventDetail>;
     stepusage: CustomEvent<self.StepUsageEventDetail>;
     reasoning: CustomEvent<self.ReasoningEventDetail>;
+    toolcalldelta: CustomEvent<self.ToolCallDeltaEventDetail>;
   }
 
   namespace LanguageModel {

@@ -69,7 +69,7 @@ export const FETCH_WINDOW = 1 << 20;
 /** @typedef {{type: "abort", target: number}} AbortMessage  aborts the request `target` */
 /** @typedef {{type: "tool-return", id: number, value?: unknown, error?: {message: string}}} ToolReturn  answers tool-execute / tool-approve `id` */
 /** @typedef {{type: "tool-progress", id: number, value?: unknown}} ToolProgress  a running execute's progress(value) */
-/** @typedef {{type: "listen", session: number, event: "toolcall" | "toolprogress" | "toolresult" | "contextoverflow" | "stepusage" | "reasoning"}} ListenMessage  from now on, send this session's events of this type */
+/** @typedef {{type: "listen", session: number, event: "toolcall" | "toolprogress" | "toolresult" | "contextoverflow" | "stepusage" | "reasoning" | "toolcalldelta"}} ListenMessage  from now on, send this session's events of this type */
 /** @typedef {{type: "tools", session: number, tools: object[]}} ToolsMessage  the session's tools from its next model step on (create({modelContext}), js/webmcp.js) */
 /** @typedef {{type: "approvals", session: number, tools: object[]}} ApprovalsMessage  the session's remembered decisions, whole: each the toolInfo approve was shown when it answered {allow: "always"}; a call runs unasked while its tool declares exactly one of them (js/approvals.js, loop/approvals.go) */
 /** @typedef {{type: "fetch-response", id: number, status: number, headers: Record<string, string>}} FetchResponse  the fetch `id` has its response (lower-case header names); the body follows */
@@ -85,10 +85,10 @@ export const FETCH_WINDOW = 1 << 20;
 /** @typedef {{type: "tool-execute", id: number, session: number, fn: number, call: WireCall}} ToolExecute  the page runs stash[fn](call.arguments, …) */
 /** @typedef {{type: "tool-approve", id: number, session: number, fn: number, call: WireCall, tool: string, toolInfo: {name: string, description: string, inputSchema: object, annotations: object, source: {kind: "page"|"webmcp"|"mcp", name?: string, origin?: string}}}} ToolApprove  the page answers true, false or a reason; toolInfo is the declaration that will run */
 /** @typedef {{type: "fetch", id: number, request: {method: string, url: string, headers: Record<string, string>, body: string}}} Fetch  the page runs fetch(url, {method, headers, body, signal, redirect: "manual"}) and refuses a redirect (fetch-end with an error); the headers may hold the API key and go to fetch only */
-/** @typedef {{type: "generate", id: number, fn: number, request: object}} Generate  the page runs stash[fn](request, {signal}) */
+/** @typedef {{type: "generate", id: number, fn: number, request: object, live?: boolean}} Generate  the page runs stash[fn](request, {signal, live}); live: an engine's driver passes tool-call fragments on at once */
 /** @typedef {{type: "fetch-more", id: number}} FetchMore  the engine has read one more FETCH_WINDOW of the fetch's body (in UTF-8 bytes, never fewer than the page's UTF-16 units): the page reads on while it has sent less than FETCH_WINDOW × (fetch-mores + 2) */
 /** @typedef {{type: "tool-abort" | "fetch-abort" | "generate-abort", id: number}} CallAbort  the call `id` is no longer awaited: abort its signal; later answers are dropped */
-/** @typedef {{type: "toolcall" | "toolprogress" | "toolresult" | "contextoverflow" | "stepusage" | "reasoning", session: number, detail: object}} SessionEvent  stepusage detail: {inputTokens, outputTokens, estimated, toolCalls, duration}; reasoning: {text}; contextoverflow: {evicted} and, when compactOnOverflow compacted, {compacted: true, contextUsageBefore, contextUsageAfter} */
+/** @typedef {{type: "toolcall" | "toolprogress" | "toolresult" | "contextoverflow" | "stepusage" | "reasoning" | "toolcalldelta", session: number, detail: object}} SessionEvent  stepusage detail: {inputTokens, outputTokens, estimated, toolCalls, duration}; reasoning: {text}; contextoverflow: {evicted} and, when compactOnOverflow compacted, {compacted: true, contextUsageBefore, contextUsageAfter} */
 /** @typedef {{type: "warning", detail: string}} Warning  a line for the console (console.warn): a secret too short to redact */
 /** @typedef {{type: "modelstep", session: number, detail: object}} ModelStep  one step of a record backend's model (loop/record, js/record.js) */
 /** @typedef {{type: "chunk", session: number, id: number, detail: string | {type: "tool-call", value: WireCall}}} Chunk */
@@ -98,4 +98,4 @@ export const FETCH_WINDOW = 1 << 20;
 /** @typedef {{text: string, calls?: WireCall[], contextUsage: number}} PromptResult */
 
 /** The messages that are session events, dispatched on the LanguageModel of `session`. */
-export const EVENT_TYPES = ["toolcall", "toolprogress", "toolresult", "contextoverflow", "stepusage", "reasoning"];
+export const EVENT_TYPES = ["toolcall", "toolprogress", "toolresult", "contextoverflow", "stepusage", "reasoning", "toolcalldelta"];

@@ -518,6 +518,12 @@ export class LanguageModel extends EventTarget {
   set onreasoning(h) {
     this.#setHandler("reasoning", h);
   }
+  get ontoolcalldelta() {
+    return this.#handlers.toolcalldelta ?? null;
+  }
+  set ontoolcalldelta(h) {
+    this.#setHandler("toolcalldelta", h);
+  }
   get ontoolresult() {
     return this.#handlers.toolresult ?? null;
   }

@@ -56,6 +56,7 @@ async function page(): Promise<void> {
   closed.addEventListener("reasoning", (e) => console.log(e.detail.text));
   const thought = closed.history.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((p) => p.type === "reasoning");
   console.log(thought.length);
+  closed.ontoolcalldelta = (e) => console.log(e.detail.callID, e.detail.name, e.detail.argumentsText.length, e.detail.arguments?.city, e.detail.dropped);
   closed.onstepusage = (e) => console.log(e.detail.inputTokens + e.detail.outputTokens, e.detail.estimated, e.detail.toolCalls > 0, e.detail.duration);
   const spent: number = closed.usage.inputTokens + closed.usage.outputTokens + closed.usage.steps - closed.usage.estimatedSteps;
   console.log(spent);

@@ -17,6 +17,7 @@ const (
 	EventContextOverflow EventType = "contextoverflow" // older messages were evicted
 	EventStepUsage       EventType = "stepusage"       // a model step ended: its tokens and time
 	EventReasoning       EventType = "reasoning"       // the model thought: Text is the new piece
+	EventToolCallDelta   EventType = "toolcalldelta"   // a call the model is still writing (forming.go)
 )
 
 // Event is one step event. Handlers run on the goroutine that produced the event (tool
@@ -35,6 +36,7 @@ type Event struct {
 	Before, After int
 	Step          *StepUsage // stepusage
 	Text          string     // reasoning
+	Forming       *Forming   // toolcalldelta
 }
 
 // StepUsage is what one model step spent: its input (the request) and output (the reply)

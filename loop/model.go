@@ -32,6 +32,9 @@ type Request struct {
 	// Backend is the one field a Model sets: a chain of backends (loop/chain) says which
 	// of its members answered, its index plus one, for the stepusage event and recordings.
 	Backend int
+	// Forming asks for Delta.Forming as calls are written: someone listens for
+	// toolcalldelta. A model that cannot tell may ignore it; without it a model sends none.
+	Forming bool
 }
 
 // ToolChoice tells the model whether it may, must or must not call tools.
@@ -48,6 +51,7 @@ type Delta struct {
 	Reasoning string
 	Call      *session.ToolCall // arguments complete; CallID may be empty (the loop assigns one)
 	Usage     *Usage
+	Forming   *Forming // provisional, only when Request.Forming asks: only Call says that a call happens
 }
 
 // Usage is what a backend reports of a step, when it knows.

@@ -453,6 +453,7 @@ func (r *run) step(ctx Context, msgs []session.Message, in int, toolsOn bool, ch
 			req.Tools = s.offer(choice)
 			r.tools = req.Tools
 		}
+		req.Forming = s.listens(EventToolCallDelta)
 	}
 	// What the step's deltas add up to, in one place: the callback then captures one
 	// pointer, not four variables each moved to the heap.
@@ -465,10 +466,17 @@ func (r *run) step(ctx Context, msgs []session.Message, in int, toolsOn bool, ch
 		calls        []session.ToolCall
 		usage        *Usage
 		out          int // bytes of text, reasoning and calls so far: the reply's size, bounded by the window
+		form         []formed
 	}{}
 	err := s.opts.Model.Step(ctx, req, func(d Delta) error {
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if d.Forming != nil {
+			if req.Forming {
+				r.form(&acc.form, d.Forming)
+			}
+			return nil
 		}
 		if d.Call != nil {
 			acc.out += len(d.Call.Name) + len(d.Call.Arguments)
@@ -505,6 +513,9 @@ func (r *run) step(ctx Context, msgs []session.Message, in int, toolsOn bool, ch
 	}
 	r.count(in+session.CostOf(tail), acc.out, usage, len(calls), req.Backend, t0)
 	r.reason = acc.reason.String()
+	if acc.form != nil {
+		formedIDs(calls, acc.form)
+	}
 	var seen map[string]bool // ids given so far in this step, once there are many
 	if len(calls) > 8 {
 		seen = make(map[string]bool, len(calls))

@@ -43,6 +43,8 @@ func eventBit(t loop.EventType) uint32 {
 		return 16
 	case loop.EventReasoning:
 		return 32
+	case loop.EventToolCallDelta:
+		return 64
 	}
 	return 0
 }
@@ -104,6 +106,8 @@ func eventDetail(e loop.Event) jsonv.RawMessage {
 		if u.Backend > 0 { // a chain's member (loop/chain)
 			field("backend", strconv.AppendInt(nil, int64(u.Backend-1), 10))
 		}
+	case loop.EventToolCallDelta:
+		b = formingDetail(b, e.Forming)
 	}
 	return append(b, '}')
 }

@@ -21,6 +21,17 @@ type pageGenerator struct {
 // Generate implements custom.Generator. When ctx ends, or emit wants no more, the page
 // is told (generate-abort) and aborts the signal it gave generate.
 func (g *pageGenerator) Generate(ctx loop.Context, request []byte, emit func(piece []byte) error) error {
+	return g.generate(ctx, request, false, emit)
+}
+
+// GenerateLive implements openai.LiveEngine: the generate message says live, and the
+// engine's driver (js/engine.js) passes a tool call's fragments on as they come, for
+// the toolcalldelta events.
+func (g *pageGenerator) GenerateLive(ctx loop.Context, request []byte, emit func(piece []byte) error) error {
+	return g.generate(ctx, request, true, emit)
+}
+
+func (g *pageGenerator) generate(ctx loop.Context, request []byte, live bool, emit func(piece []byte) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -31,7 +42,7 @@ func (g *pageGenerator) Generate(ctx loop.Context, request []byte, emit func(pie
 		s.end(ctx.Err())
 	})
 	defer stop()
-	g.h.write(&PageCall{Type: TypeGenerate, ID: id, Fn: g.fn, Request: request})
+	g.h.write(&PageCall{Type: TypeGenerate, ID: id, Fn: g.fn, Request: request, Live: live})
 	for {
 		items, err := s.next()
 		if ctx.Err() != nil {

@@ -358,10 +358,11 @@ type ErrorExtra struct {
 //	                                            answers fetch-response, fetch-chunks,
 //	                                            fetch-end. The headers may hold the API
 //	                                            key: the page passes them to fetch only
-//	generate     {id, fn, request}              run the generate with stash id fn on
+//	generate     {id, fn, request, live?}       run the generate with stash id fn on
 //	                                            request (custom.RenderRequest's object);
 //	                                            the page answers generate-pieces, then
-//	                                            generate-end
+//	                                            generate-end. live: an engine's driver
+//	                                            passes tool-call fragments on at once
 //	fetch-more   {id}                           the engine has read one more FetchWindow
 //	                                            of the fetch's body (counted in UTF-8
 //	                                            bytes of its text: never fewer than the
@@ -389,6 +390,9 @@ type PageCall struct {
 	// ToolInfo is a tool-approve's tool, the declaration that will run: {name,
 	// description, inputSchema, annotations, source} (toolInfo).
 	ToolInfo jsonv.RawMessage `json:"toolInfo,omitempty"`
+	// Live asks a generate to pass a tool call's fragments on as they come (a page
+	// listens for toolcalldelta: openai.LiveEngine).
+	Live bool `json:"live,omitempty"`
 }
 
 // Event is a session event or a chunk. For an event, Type is its name (toolcall,
@@ -399,6 +403,9 @@ type PageCall struct {
 //	toolresult      {call, result, duration (ms)}
 //	contextoverflow {evicted}
 //	reasoning       {text}: a piece of what the model thinks (loop.EventReasoning)
+//	toolcalldelta   {callID, name, argumentsText, arguments, dropped}: a call still
+//	                being written (loop.Forming); arguments is argumentsText closed
+//	                into an object (jsonv.Complete), or null
 //	modelstep       a recorded model step (loop/record), sent whether listened for or
 //	                not, to a session whose backend is {kind: "record"}
 //

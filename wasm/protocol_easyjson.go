@@ -232,6 +232,11 @@ func easyjsonE4425964EncodeLangmodelWasm9(out *jwriter.Writer, in PageCall) {
 		out.RawString(prefix)
 		out.Raw((in.ToolInfo).MarshalJSON())
 	}
+	if in.Live {
+		const prefix string = ",\"live\":"
+		out.RawString(prefix)
+		out.Bool(bool(in.Live))
+	}
 	out.RawByte('}')
 }
 

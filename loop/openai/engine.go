@@ -16,6 +16,14 @@ type Engine interface {
 	Generate(ctx loop.Context, request []byte, chunk func(chunk []byte) error) error
 }
 
+// LiveEngine is an Engine that can be asked to pass a tool call's fragments on as they
+// come rather than joined at the end of the stream (js/engine.js holds them by default,
+// since nothing reads them before then): the loop wants calls as they form
+// (loop.Request.Forming).
+type LiveEngine interface {
+	GenerateLive(ctx loop.Context, request []byte, chunk func(chunk []byte) error) error
+}
+
 // NewEngine returns a Model that runs its steps in e rather than on a server: the request
 // building, chunk assembly and usage are the server backend's own (buildRequest,
 // chunkReader); only the call differs. There is no retry (an engine in the page has no
@@ -34,9 +42,15 @@ func NewEngine(cfg Config, e Engine) *Model {
 // calls and usage. Tool calls are relayed once the stream has ended, as they are from a
 // server: an engine that fails mid-stream has made no call. The engine's own failure is
 // as the binding named it (js/engine.js words it).
-func (m *Model) engineStep(ctx loop.Context, body []byte, emit func(loop.Delta) error) error {
-	r := chunkReader{source: "the engine", emit: emit}
-	if err := m.engine.Generate(ctx, body, r.handle); err != nil {
+func (m *Model) engineStep(ctx loop.Context, body []byte, forming bool, emit func(loop.Delta) error) error {
+	r := chunkReader{source: "the engine", emit: emit, forming: forming}
+	var err error
+	if le, ok := m.engine.(LiveEngine); ok && forming {
+		err = le.GenerateLive(ctx, body, r.handle)
+	} else {
+		err = m.engine.Generate(ctx, body, r.handle)
+	}
+	if err != nil {
 		return err
 	}
 	return r.flush()

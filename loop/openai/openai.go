@@ -103,14 +103,15 @@ func (m *Model) step(ctx loop.Context, req *loop.Request, emit func(loop.Delta) 
 		return err
 	}
 	if m.engine != nil {
-		return m.engineStep(ctx, body, emit)
+		return m.engineStep(ctx, body, req.Forming, emit)
 	}
 	resp, err := m.send(ctx, body)
 	if err != nil {
 		return err
 	}
 	defer resp.Body.Close()
-	err = readStream(ctx, resp, emit)
+	r := chunkReader{source: "the server", emit: emit, forming: req.Forming}
+	err = r.read(ctx, resp)
 	if errors.Is(err, sse.ErrTooLarge) {
 		return session.Errorf(session.KindNetwork, session.ErrModel, "the server at %s sent a message larger than 4 MB", fetchport.Where(endpoint(m.cfg.BaseURL)))
 	}

@@ -32,6 +32,7 @@ type Assembler struct {
 type partialCall struct {
 	id, name string
 	args     strings.Builder
+	shown    int // bytes of args the last Forming showed, +1; 0: none yet (form)
 }
 
 // Add takes the tool-call deltas of one chunk. A delta without an index is the next call
@@ -80,6 +81,23 @@ func (a *Assembler) appendArguments(b *strings.Builder, args []byte) {
 	}
 }
 
+// form emits a loop.Forming for each call whose name is known and which has changed
+// since the last: its place (the order calls started in, which is the index order of
+// every server seen), id, name and argument text so far.
+func (a *Assembler) form(emit func(loop.Delta) error) error {
+	for at, idx := range a.order {
+		pc := a.calls[idx]
+		if pc.name == "" || pc.shown == pc.args.Len()+1 {
+			continue
+		}
+		pc.shown = pc.args.Len() + 1
+		if err := emit(loop.Delta{Forming: &loop.Forming{Index: at, CallID: pc.id, Name: pc.name, Arguments: pc.args.String()}}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Calls returns the assembled calls in index order. Empty arguments are {}.
 func (a *Assembler) Calls() []session.ToolCall {
 	idx := append([]int(nil), a.order...)
@@ -101,6 +119,11 @@ func (a *Assembler) Calls() []session.ToolCall {
 // stream: true.
 func readStream(ctx loop.Context, resp *Response, emit func(loop.Delta) error) error {
 	r := chunkReader{source: "the server", emit: emit}
+	return r.read(ctx, resp)
+}
+
+// read is readStream with the reader given.
+func (r *chunkReader) read(ctx loop.Context, resp *Response) error {
 	if strings.Contains(resp.Header["content-type"], "application/json") {
 		body, err := fetchport.ReadAll(io.LimitReader(resp.Body, maxEventSize+1))
 		if err == nil && len(body) > maxEventSize {
@@ -132,6 +155,7 @@ type chunkReader struct {
 	emit     func(loop.Delta) error
 	asm      Assembler
 	finished bool // a choice reported its finish_reason
+	forming  bool // the loop asks for calls as they form (loop.Request.Forming)
 	// c is reused: its slices keep their room from chunk to chunk.
 	c chunk
 }
@@ -164,6 +188,11 @@ func (r *chunkReader) handle(data []byte) error {
 			}
 		}
 		r.asm.Add(calls)
+		if r.forming && len(calls) > 0 {
+			if err := r.asm.form(r.emit); err != nil {
+				return err
+			}
+		}
 	}
 	if c.hasUsage {
 		return r.emit(loop.Delta{Usage: &loop.Usage{InputTokens: c.usage.prompt, OutputTokens: c.usage.completion}})

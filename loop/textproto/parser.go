@@ -116,6 +116,7 @@ type Parser struct {
 	// read (at runAt, runLen long) and the leading whitespace read (lead bytes from start)
 	runAt, runLen int
 	lead          int
+	serial        int // blocks entered: tells one open block from the next (Open)
 }
 
 // block is the state of the block being read. Indices are into Parser.buf.
@@ -325,6 +326,7 @@ func (p *Parser) inText(eof bool) bool {
 
 func (p *Parser) enter(f Format, open, body int, name string) {
 	p.state = stBlock
+	p.serial++
 	p.blk = block{format: f, open: open, body: body, scan: body, name: name,
 		skipInfo: f == FormatFence, first: -1, firstEnd: -1}
 }

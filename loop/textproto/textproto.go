@@ -158,7 +158,7 @@ func (m *model) Step(ctx loop.Context, req *loop.Request, emit func(loop.Delta) 
 	r.ToolChoice = loop.ToolChoice{}
 
 	noBare := req.ResponseConstraint != nil // a JSON object is then the answer, not a call
-	first := &attempt{tools: tools, choice: choice, emit: emit, mayRepair: true}
+	first := &attempt{tools: tools, choice: choice, emit: emit, mayRepair: true, forming: req.Forming}
 	first.parser.NoBareJSON = noBare
 	if err := m.inner.Step(ctx, &r, bounded(req.ContextWindow, first.delta)); err != nil {
 		return err
@@ -173,8 +173,13 @@ func (m *model) Step(ctx loop.Context, req *loop.Request, emit func(loop.Delta) 
 		}
 		why = mustCallSentence(choice) + "\n\nReply with the tool call only, in its own block exactly like this:\n\n" + callExample
 	}
+	for at := 0; at < first.n && first.forming; at++ {
+		if err := first.drop(at); err != nil { // the repair asks for them all again
+			return err
+		}
+	}
 	r.Messages = repairMessages(r.Messages, first.raw.String(), why)
-	second := &attempt{tools: tools, choice: choice, emit: emit, before: first.usage}
+	second := &attempt{tools: tools, choice: choice, emit: emit, before: first.usage, forming: req.Forming}
 	second.parser.NoBareJSON = noBare
 	if err := m.inner.Step(ctx, &r, bounded(req.ContextWindow, second.delta)); err != nil {
 		return err
@@ -239,6 +244,10 @@ type attempt struct {
 	blocks int
 	usage  *loop.Usage // the first attempt's, held
 	before *loop.Usage // in a repair: the first attempt's
+
+	forming bool    // the loop asks for calls as they form (forming.go)
+	n       int     // calls kept or passed on so far: the place of the next
+	cur     forming // the call forming in the open block
 }
 
 // bounded passes the inner model's deltas to next and stops the step once they alone are
@@ -273,8 +282,14 @@ func (a *attempt) delta(d loop.Delta) error {
 		if err := a.pieces(a.parser.Feed(d.Text)); err != nil {
 			return err
 		}
+		if a.forming {
+			if err := a.form(); err != nil {
+				return err
+			}
+		}
 	}
 	if d.Call != nil { // an inner model with some native tool use: trust its structure
+		a.n++
 		if a.mayRepair {
 			a.calls = append(a.calls, *d.Call)
 		} else if err := a.emit(loop.Delta{Call: d.Call}); err != nil {
@@ -297,7 +312,15 @@ func (a *attempt) delta(d loop.Delta) error {
 	return nil
 }
 
-func (a *attempt) end() error { return a.pieces(a.parser.Close()) }
+func (a *attempt) end() error {
+	if err := a.pieces(a.parser.Close()); err != nil {
+		return err
+	}
+	if a.cur.on { // the block was released as text at the end of the stream
+		return a.drop(a.cur.at)
+	}
+	return nil
+}
 
 func (a *attempt) pieces(ps []Piece) error {
 	for _, p := range ps {
@@ -322,28 +345,34 @@ func (a *attempt) block(b *Block) error {
 	if b.Err != nil {
 		if a.mayRepair {
 			a.issues = append(a.issues, "block "+strconv.Itoa(a.blocks)+" ("+b.Format.String()+") could not be read: "+b.Err.Error())
-			return nil
+			return a.settle(b, nil)
+		}
+		if err := a.settle(b, nil); err != nil {
+			return err
 		}
 		if s := visible(b.Body); s != "" {
 			return a.emit(loop.Delta{Text: s})
 		}
 		return nil
 	}
-	for _, c := range b.Calls {
+	var first *Call // the block's first call that goes on
+	for i, c := range b.Calls {
 		call := session.ToolCall{Name: c.Name, Arguments: c.Arguments}
 		if !a.mayRepair {
 			if err := a.emit(loop.Delta{Call: &call}); err != nil {
 				return err
 			}
-			continue
-		}
-		if msg := a.check(c); msg != "" {
+		} else if msg := a.check(c); msg != "" {
 			a.issues = append(a.issues, "block "+strconv.Itoa(a.blocks)+": "+msg)
 			continue
+		} else {
+			a.calls = append(a.calls, call)
 		}
-		a.calls = append(a.calls, call)
+		if a.n++; first == nil {
+			first = &b.Calls[i]
+		}
 	}
-	return nil
+	return a.settle(b, first)
 }
 
 // check validates a call against the tools offered; it returns the problem for the model.

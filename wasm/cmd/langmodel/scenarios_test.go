@@ -991,4 +991,38 @@ var scenarios = []scenario{
 		const sent = async (nonce) => (await stats(nonce)).bodies.map((b) => ["tools" in b, b.response_format?.json_schema?.schema?.required?.join() ?? null]);
 		return { answer, forced, closed: await sent("rc"), limit: await sent("rcl") };`,
 		`{"answer":{"city":"Paris","sky":"sun"},"forced":{"city":"Paris","sky":"sun"},"closed":[[true,"city,sky"],[true,"city,sky"]],"limit":[[true,"city,sky"],[true,"city,sky"],[false,"city,sky"]]}`},
+	// Calls that form live (issue 31 item 1): toolcalldelta while the model writes a call.
+	{"toolcalldelta: native calls form live, then come with the same ids", `
+		const s = await LanguageModel.create({ backend: openai("live", "openai_parallel.sse,vllm.sse"), tools: [getWeather(async (a) => "sunny in " + a.city)] });
+		const seen = [];
+		s.addEventListener("toolcalldelta", (e) => { const d = e.detail; seen.push([d.callID, d.name, d.argumentsText, d.arguments, d.dropped]); });
+		s.ontoolcall = (e) => seen.push(["toolcall", e.detail.call.callID, e.detail.call.arguments.city]);
+		await s.prompt("Weather in Paris and Tokyo?");
+		return seen;`,
+		`[["call_paris","get_weather","",null,false],["call_paris","get_weather","{\"ci",{},false],["call_tokyo","get_weather","",null,false],
+		  ["call_paris","get_weather","{\"city\": \"Par",{"city":"Par"},false],["call_tokyo","get_weather","{\"city\": \"Tok",{"city":"Tok"},false],
+		  ["call_paris","get_weather","{\"city\": \"Paris\"}",{"city":"Paris"},false],["call_tokyo","get_weather","{\"city\": \"Tokyo\"}",{"city":"Tokyo"},false],
+		  ["toolcall","call_paris","Paris"],["toolcall","call_tokyo","Tokyo"]]`},
+	{"toolcalldelta: a text-protocol call forms live from its block, the delimiters never shown", `
+		const s = await LanguageModel.create({ backend: openai("livetext", "textproto_call.sse,vllm.sse", { nativeTools: false }), tools: [getWeather((a) => "21°C in " + a.city)] });
+		const seen = [];
+		s.ontoolcalldelta = (e) => seen.push([e.detail.callID, e.detail.name, e.detail.argumentsText, e.detail.arguments]);
+		s.ontoolcall = (e) => seen.push(["toolcall", e.detail.call.callID]);
+		const chunks = await read(s.promptStreaming("Weather in Paris?"));
+		return { seen, text: chunks.join("") };`,
+		`{"seen":[["call_1","get_weather","{\"city\": \"Par",{"city":"Par"}],["call_1","get_weather","{\"city\": \"Paris\"}",{"city":"Paris"}],["toolcall","call_1"]],
+		  "text":"Let me check.\nSunny in Paris, 21°C."}`},
+	{"toolcalldelta: an in-page engine passes a call's fragments on as they come once listened for", fakeEngines + `
+		const run = async (listen) => {
+			const engine = wllama(calls(["call_a", "get_weather", { city: "Paris" }]), text("Sunny."));
+			const s = await LanguageModel.create({ backend: { kind: "engine", engine, contextWindow: 2048 }, tools: [getWeather((a) => "sunny in " + a.city)] });
+			const seen = [];
+			if (listen) s.ontoolcalldelta = (e) => seen.push(e.detail.argumentsText);
+			s.ontoolcall = (e) => seen.push("toolcall " + e.detail.call.callID);
+			const answer = await s.prompt("Weather in Paris?");
+			return { seen, answer };
+		};
+		return [await run(true), await run(false)];`,
+		`[{"seen":["","{\"c","{\"city","{\"city\":\"","{\"city\":\"Par","{\"city\":\"Paris\"","{\"city\":\"Paris\"}","toolcall call_a"],"answer":"Sunny."},
+		  {"seen":["toolcall call_a"],"answer":"Sunny."}]`},
 }
