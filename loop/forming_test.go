@@ -162,9 +162,3 @@ func TestForming_UnaskedDeltasAreIgnored(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "done", r.Text)
 }
-
-type modelFunc func(loop.Context, *loop.Request, func(loop.Delta) error) error
-
-func (f modelFunc) Step(ctx loop.Context, req *loop.Request, emit func(loop.Delta) error) error {
-	return f(ctx, req, emit)
-}
