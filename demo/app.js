@@ -12,6 +12,7 @@ import { EXAMPLES, makeTools, RULES } from "./tools.js";
 import { applyResult, entriesFromHistory, renderEntries, renderEntry, resultText, title } from "./view.js";
 import { download, forget, keep, recordable, replayPlan, saved } from "./keep.js";
 import { announce, registerTools, settled } from "./webmcp.js";
+import { thinkingBackend } from "./thinking.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -28,13 +29,14 @@ const state = {
   /** The options the current session was created with. */
   config: { loop: "closed", pause: false, maxToolCalls: 16, onLimit: "error", toolChoice: "auto", backend: SCRIPTED },
   entries: [],
-  calls: new Map(), // callID → {entry, call} of the live view
+  calls: new Map(), // keyOf(callID, path) → {entry, call} of the live view
   meta: { durations: new Map() }, // what the history does not keep, shown the same in both views
   seenAnnotations: new Map(), // tool name → annotations from toolcall events (tools the page does not know)
   waiters: new Map(), // callID → settle(decision): approvals and paused open-loop calls
   controller: null,
   busy: false,
   native: undefined,
+  thinkingDelay: 40, // the thinking demo model's pause between pieces, in ms
   loadProgress: [], // the module's download progress as create()'s monitor reported it
   ggufProgress: [], // the in-page model's, for the last one picked
 };
@@ -124,19 +126,66 @@ function liveText(chunk) {
   update(entry);
 }
 
-/** liveCall shows a call (once, however it is announced) and returns {entry, call}. */
-function liveCall(c, st) {
+// keyOf keys a call by the agent calls that led to it (an event's detail.path) and its
+// own callID: call IDs are a session's own, and a child's first call is call_1 too.
+const keyOf = (callID, path) => (path?.length ? path.map((c) => c.callID).join("/") + "/" : "") + callID;
+
+/**
+ * liveCall shows a call (once, however it is announced) and returns {entry, call}. A
+ * child session's call (path: the agent calls above it) goes inside its agent call's card.
+ */
+function liveCall(c, st, path) {
   const id = c.callID ?? c.callId;
-  const known = state.calls.get(id);
+  const key = keyOf(id, path);
+  const known = state.calls.get(key);
+  // The card that formed (formingCall) becomes the call, with its arguments as validated.
+  if (known?.call.state === "forming" && st !== "forming") setCall(known, { state: st, args: c.arguments ?? {}, argsText: undefined });
   if (known) return known;
-  let entry = state.entries.at(-1);
-  if (entry?.kind !== "calls" || entry.failed) entry = push({ kind: "calls", calls: [] });
   const call = { callID: id, name: c.name, args: c.arguments ?? {}, state: st };
-  entry.calls.push(call);
-  const ref = { entry, call };
-  state.calls.set(id, ref);
+  const parent = path?.length ? liveCall(path.at(-1), "running", path.slice(0, -1)) : null;
+  let entry;
+  if (parent) {
+    entry = parent.entry;
+    (parent.call.children ??= []).push(call);
+  } else {
+    entry = state.entries.at(-1);
+    if (entry?.kind !== "calls" || entry.failed) entry = push({ kind: "calls", calls: [] });
+    entry.calls.push(call);
+  }
+  const ref = { entry, call, key, parent };
+  state.calls.set(key, ref);
   update(entry);
   return ref;
+}
+
+// formingCall shows a call while the model writes it (the toolcalldelta event): a card
+// as soon as the name is known, its arguments filled in as they come, gone when the
+// call is dropped. The toolcall event then makes the same card (same callID) the call.
+function formingCall({ callID, name, argumentsText, arguments: partial, dropped }) {
+  const key = keyOf(callID);
+  const ref = state.calls.get(key);
+  if (dropped) {
+    if (ref?.call.state !== "forming") return;
+    state.calls.delete(key);
+    ref.entry.calls.splice(ref.entry.calls.indexOf(ref.call), 1);
+    if (ref.entry.calls.length === 0 && state.entries.at(-1) === ref.entry) {
+      state.entries.pop();
+      ref.entry.node.remove();
+    } else update(ref.entry);
+    return;
+  }
+  const r = ref ?? liveCall({ callID, name }, "forming");
+  if (r.call.state !== "forming") return;
+  setCall(r, partial ? { args: partial, argsText: undefined } : { argsText: argumentsText });
+}
+
+// liveThinking shows what the model thinks (the reasoning event) in a collapsed block
+// above the answer it leads to.
+function liveThinking(text) {
+  let entry = state.entries.at(-1);
+  if (entry?.kind !== "thinking" || entry.failed) entry = push({ kind: "thinking", text: "" });
+  entry.text += text;
+  update(entry);
 }
 
 function setCall(ref, fields) {
@@ -214,20 +263,22 @@ async function restoreSession(snapshot, config, monitor) {
 
 /** watch shows session's tool calls live, as its events report them. */
 function watch(session, opts) {
+  session.addEventListener("toolcalldelta", (e) => formingCall(e.detail));
+  session.addEventListener("reasoning", (e) => liveThinking(e.detail.text));
   session.addEventListener("toolcall", (e) => {
-    const { call, annotations: ann } = e.detail;
+    const { call, annotations: ann, path } = e.detail;
     if (ann && !byName.has(call.name)) state.seenAnnotations.set(call.name, ann);
-    const ref = liveCall(call, "requested");
-    if (opts.modelContext) announce(call.name, ref);
+    const ref = liveCall(call, "requested", path);
+    if (opts.modelContext && !path) announce(call.name, ref);
   });
   session.addEventListener("toolprogress", (e) => {
-    const ref = state.calls.get(e.detail.call.callID);
+    const ref = state.calls.get(keyOf(e.detail.call.callID, e.detail.path));
     if (ref && ref.call.state !== "success" && ref.call.state !== "error") setCall(ref, { state: "running", progress: e.detail.value });
   });
   session.addEventListener("toolresult", (e) => {
-    const ref = liveCall(e.detail.call, "running");
-    if (opts.modelContext) settled(e.detail.call.name, ref);
-    if (typeof e.detail.duration === "number") state.meta.durations.set(ref.call.callID, e.detail.duration);
+    const ref = liveCall(e.detail.call, "running", e.detail.path);
+    if (opts.modelContext && !e.detail.path) settled(e.detail.call.name, ref);
+    if (typeof e.detail.duration === "number" && !e.detail.path) state.meta.durations.set(ref.call.callID, e.detail.duration);
     applyResult(ref.call, e.detail.result);
     update(ref.entry);
   });
@@ -297,9 +348,9 @@ async function runWebMCP(tool, args, ref) {
 // runs; the others run at once. "Allow always" answers {allow: "always"}: the session
 // runs this tool unasked from then on, while it declares what was shown here
 // (docs/security.md "Approvals remembered"); the snapshot keeps it across a reload.
-async function approveClosed(call, tool) {
+async function approveClosed(call, tool, context) {
   if (!tool?.annotations?.destructiveHint && !tool?.annotations?.consequentialHint) return true;
-  const ref = liveCall(call, "approval");
+  const ref = liveCall(call, "approval", context?.path);
   ref.call.remembers = true;
   const d = await ask(ref, "approval", state.controller?.signal);
   return d === "always" ? { allow: "always" } : d === "run";
@@ -483,7 +534,7 @@ function setStep(text) {
   $("step").hidden = !text;
 }
 
-const BACKEND_LABELS = { scripted: "Offline demo model", openai: "OpenAI-compatible", browser: "Browser's own model", gguf: "In-page model" };
+const BACKEND_LABELS = { scripted: "Offline demo model", thinking: "Thinking demo model", custom: "Thinking demo model", openai: "OpenAI-compatible", browser: "Browser's own model", gguf: "In-page model" };
 
 function showStatus() {
   const s = state.session;
@@ -550,6 +601,7 @@ function backendFromForm() {
   }
   if (kind === "browser") return { kind };
   if (kind === "gguf") return ggufFromForm();
+  if (kind === "thinking") return thinkingBackend(state.thinkingDelay);
   return SCRIPTED;
 }
 
@@ -620,6 +672,7 @@ function showBackendFields() {
   $("gguf-fields").hidden = kind !== "gguf";
   showGGUFAvailability();
   $("scripted-info").hidden = kind !== "scripted";
+  $("thinking-info").hidden = kind !== "thinking";
   $("browser-info").hidden = kind !== "browser";
 }
 

@@ -8,10 +8,13 @@
 //   {kind: "user" | "system" | "assistant", text}
 //   {kind: "calls", calls: [Call]}      the tool calls between two texts, in order
 //   {kind: "notice", level, title, text, actions}   page messages (errors), live only
+//   {kind: "thinking", text}          what the model thought (reasoning events), live only
 // and may carry failed: true (a turn that failed and so is not in the history).
-// A Call is {callID, name, args, state, progress, result, error} where state is
-// "requested" | "paused" | "approval" | "running" | "success" | "error" | "unanswered"
-// | "stopped", result is an array of result parts and error a string.
+// A Call is {callID, name, args, argsText, state, progress, result, error, children}
+// where state is "forming" (the model is still writing it; argsText: its arguments so far
+// where they do not read as an object yet) | "requested" | "paused" | "approval" |
+// "running" | "success" | "error" | "unanswered" | "stopped", result is an array of
+// result parts, error a string, and children the calls of the session an agent tool ran.
 
 import { renderMarkdown } from "./markdown.js";
 
@@ -130,6 +133,7 @@ export function entriesFromHistory(history) {
 // ---------------------------------------------------------------- rendering
 
 const STATUS = {
+  forming: "writing…",
   requested: "queued",
   paused: "paused: run it or refuse it",
   approval: "needs your approval",
@@ -180,7 +184,7 @@ function renderCall(call, ctx, compact) {
   const head = el("div", "call-head");
   head.append(el("span", "call-dot"));
   if (!compact) head.append(el("span", "call-title", title(call.name, ctx.annotations?.(call.name))));
-  const brief = argsBrief(call.args);
+  const brief = call.argsText ? clip(call.argsText, 70) : argsBrief(call.args);
   if (brief) head.append(el("span", "call-brief", brief));
   head.append(el("span", "call-status", statusText(call, ctx.meta)));
   head.addEventListener("click", () => {
@@ -195,6 +199,12 @@ function renderCall(call, ctx, compact) {
     const dl = el("dl", "call-args");
     for (const k of keys) dl.append(el("dt", "", k), el("dd", "", json(call.args[k])));
     body.append(dl);
+  }
+  if (call.argsText && !compact) body.append(el("pre", "call-args-text", call.argsText));
+  if (call.children?.length) {
+    const sub = el("div", "call-children");
+    for (const c of call.children) sub.append(renderCall(c, ctx, false));
+    body.append(sub);
   }
   if (call.state === "running" && call.progress !== undefined) {
     const { fraction, message } = progressOf(call.progress);
@@ -292,6 +302,13 @@ export function renderEntry(entry, ctx = {}) {
       const b = el("div", "bubble md");
       b.append(renderMarkdown(entry.text));
       node.append(b);
+      break;
+    }
+    case "thinking": {
+      node = el("details", "thinking");
+      node.open = Boolean(entry.open);
+      node.addEventListener("toggle", () => (entry.open = node.open));
+      node.append(el("summary", "", "Thinking"), el("div", "thinking-text", entry.text));
       break;
     }
     case "calls":
