@@ -263,6 +263,7 @@ async function restoreSession(snapshot, config, monitor) {
 
 /** watch shows session's tool calls live, as its events report them. */
 function watch(session, opts) {
+  watchedWith.set(session, opts);
   session.addEventListener("toolcalldelta", (e) => formingCall(e.detail));
   session.addEventListener("reasoning", (e) => liveThinking(e.detail.text));
   session.addEventListener("toolcall", (e) => {
@@ -286,9 +287,17 @@ function watch(session, opts) {
   return session;
 }
 
+// watchedWith: each session's create() options, for the sessions made from it (compact).
+const watchedWith = new WeakMap();
+
 /** switchSession replaces the session by one made with config from initialPrompts. */
 async function switchSession(config, initialPrompts, monitor) {
   const session = await createSession(config, initialPrompts, monitor);
+  return adopt(session, config);
+}
+
+// adopt makes session the page's: the old one goes, the new one is kept across reloads.
+function adopt(session, config) {
   state.session?.destroy();
   state.session = session;
   state.config = config;
@@ -315,6 +324,30 @@ async function loadRecording(recording) {
     const { title: head, text } = describe(err);
     notice("error", `The recording could not be replayed: ${head}`, text);
     if (state.config !== before) await switchSession(before, state.session.history).catch(() => {});
+  }
+}
+
+/**
+ * compactSession swaps the session for a compacted one (session.compact(),
+ * docs/small-windows.md): the last two turns stay whole, tool results before them become
+ * stubs. The conversation is shown again from the new history, with contextUsage before
+ * and after.
+ */
+async function compactSession() {
+  if (state.busy || !state.session) return;
+  const old = state.session;
+  const before = old.contextUsage;
+  try {
+    const next = watch(await old.compact({ keepTurns: 2 }), watchedWith.get(old));
+    adopt(next, state.config);
+    const after = next.contextUsage;
+    rebuild(entriesFromHistory(next.history));
+    const text = `contextUsage ${before.toLocaleString("en")} → ${after.toLocaleString("en")}`;
+    const n = notice("info", "Compacted", `${text}: the last two turns are whole, the tool results before them were dropped.`);
+    Object.assign(n.node.dataset, { before: String(before), after: String(after) });
+  } catch (err) {
+    const { title: head, text } = describe(err);
+    notice("error", `Could not compact: ${head}`, text);
   }
 }
 
@@ -948,6 +981,7 @@ function wire() {
     await loadRecording(recording);
   });
   $("conversation-new").addEventListener("click", newConversation);
+  $("compact").addEventListener("click", compactSession);
   $("settings-toggle").addEventListener("click", () => document.body.classList.toggle("settings-open"));
   const choice = $("tool-choice");
   for (const t of TOOLS) choice.append(new Option(`only ${title(t.name, t.annotations)}`, `tool:${t.name}`));

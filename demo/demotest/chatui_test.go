@@ -3,6 +3,8 @@
 package demotest
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -76,4 +78,75 @@ func demoCallForms(t *testing.T, b *browsertest.Browser) {
 	}
 	require.Greater(t, len(partial[len(partial)-1]), len(`""`), "the argument grows as it is written: %v", partial)
 	shot(t, p, "call-forms")
+}
+
+type compacted struct {
+	Notice, Usage string
+	Before, After int
+	Swapped       bool
+	Results       []map[string]any
+	Cards         []card
+}
+
+const readCompacted = `return { notice: $$("#conversation .notice").at(-1)?.textContent ?? "", usage: $("#usage-text").textContent,
+	before: Number($$("#conversation .notice").at(-1)?.dataset.before), after: demo.session.contextUsage,
+	swapped: demo.session !== globalThis.old, results: toolResults(), cards: cards() };`
+
+// compactAfterThreeTurns has three turns with tool calls, then presses Compact.
+const compactAfterThreeTurns = `
+	say("Read file planets"); await idle();
+	say("List files"); await idle();
+	say("Calculate 2 + 2"); await idle();
+	globalThis.old = demo.session;
+	$("#compact").click();
+	await until(() => $$("#conversation .notice").length, "the compaction");
+	await idle();
+`
+
+// TestDemo_Compact: the header's Compact button swaps the session for session.compact()'s:
+// the tool results before the last two turns become stubs, the conversation is shown
+// from the new history, and a notice says contextUsage before → after, which the
+// context meter then shows.
+func TestDemo_Compact(t *testing.T) {
+	t.Parallel()
+	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
+		p := open(t, b, serve(t, nil))
+		got := eval[compacted](t, p, compactAfterThreeTurns+readCompacted)
+		shot(t, p, "compacted")
+		require.True(t, got.Swapped)
+		require.Less(t, got.After, got.Before)
+		require.Equal(t, fmt.Sprintf("CompactedcontextUsage %s → %s: the last two turns are whole, the tool results before them were dropped.", comma(got.Before), comma(got.After)), got.Notice)
+		require.Regexp(t, "^"+comma(got.After)+" / ", got.Usage)
+		require.Len(t, got.Results, 3)
+		require.NotContains(t, fmt.Sprint(got.Results[0]), "Jupiter", "the first result, before the last two turns, is a stub")
+		require.Contains(t, fmt.Sprint(got.Results[2]), "4")
+		require.Len(t, got.Cards, 3)
+	})
+}
+
+// TestDemo_CompactSurvivesReload: a compacted conversation is the one kept across a
+// reload (the new session is saved, not the old one).
+func TestDemo_CompactSurvivesReload(t *testing.T) {
+	t.Parallel()
+	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
+		p := open(t, b, serve(t, nil))
+		before := eval[[]any](t, p, compactAfterThreeTurns+`
+			const { snapshotStore } = await import("/js/language-model.js");
+			const store = snapshotStore("langmodel-demo");
+			const want = JSON.stringify(demo.session.history);
+			await until(() => globalThis.savedHistory === want || (store.load("chat").then((s) => (globalThis.savedHistory = JSON.stringify(s?.history))), false), "the compacted history saved");
+			return demo.session.history;`)
+		reload(t, p)
+		after := eval[[]any](t, p, `return demo.session.history;`)
+		require.Equal(t, before, after)
+	})
+}
+
+// comma writes n as the page does (toLocaleString("en")).
+func comma(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
