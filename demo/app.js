@@ -8,7 +8,7 @@
 // or markdown.js, which builds nodes with textContent and allows only http(s) links.
 
 import { install, LanguageModel, LanguageModelToolError, LanguageModelToolSuccess } from "../js/language-model.js";
-import { EXAMPLES, makeTools, RULES } from "./tools.js";
+import { EXAMPLES, makeTools, researcher, RULES } from "./tools.js";
 import { applyResult, entriesFromHistory, renderEntries, renderEntry, resultText, title } from "./view.js";
 import { download, forget, keep, recordable, replayPlan, saved } from "./keep.js";
 import { announce, registerTools, settled } from "./webmcp.js";
@@ -23,6 +23,7 @@ const TOOLS = makeTools({ notes, base: new URL(".", import.meta.url) });
 const byName = new Map(TOOLS.map((t) => [t.name, t]));
 
 const SCRIPTED = { kind: "scripted", rules: RULES };
+const RESEARCHER = researcher(byName);
 
 const state = {
   session: null,
@@ -141,7 +142,7 @@ function liveCall(c, st, path) {
   // The card that formed (formingCall) becomes the call, with its arguments as validated.
   if (known?.call.state === "forming" && st !== "forming") setCall(known, { state: st, args: c.arguments ?? {}, argsText: undefined });
   if (known) return known;
-  const call = { callID: id, name: c.name, args: c.arguments ?? {}, state: st };
+  const call = { callID: id, name: c.name, args: c.arguments ?? {}, state: st, nested: Boolean(path?.length) };
   const parent = path?.length ? liveCall(path.at(-1), "running", path.slice(0, -1)) : null;
   let entry;
   if (parent) {
@@ -231,6 +232,9 @@ function createOptions(config, initialPrompts, webmcp) {
     toolChoice: toolChoiceOption(config.toolChoice),
   };
   if (closed && webmcp) opts.modelContext = modelContext;
+  // The researcher, a session as a tool, in the closed loop (its child runs its own loop),
+  // beside the page's tools or the WebMCP context's.
+  if (closed) tools.push(RESEARCHER);
   if (closed) opts.toolUseConfig.approve = approveClosed;
   else opts.expectedOutputs = [{ type: "text" }, { type: "tool-call" }];
   // The page sends tool results back (open loop), and a session rebuilt from an edited
@@ -279,7 +283,10 @@ function watch(session, opts) {
   session.addEventListener("toolresult", (e) => {
     const ref = liveCall(e.detail.call, "running", e.detail.path);
     if (opts.modelContext && !e.detail.path) settled(e.detail.call.name, ref);
-    if (typeof e.detail.duration === "number" && !e.detail.path) state.meta.durations.set(ref.call.callID, e.detail.duration);
+    if (typeof e.detail.duration !== "number") {
+      // nothing to show
+    } else if (e.detail.path) ref.call.duration = e.detail.duration;
+    else state.meta.durations.set(ref.call.callID, e.detail.duration);
     applyResult(ref.call, e.detail.result);
     update(ref.entry);
   });

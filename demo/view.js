@@ -164,7 +164,7 @@ function argsBrief(args) {
 function statusText(call, meta) {
   if (call.state === "error" && /^the user (declined|refused)/.test(call.error ?? "")) return "declined";
   let s = STATUS[call.state] ?? call.state;
-  const d = meta?.durations?.get(call.callID);
+  const d = call.nested ? call.duration : meta?.durations?.get(call.callID); // call IDs are a session's own
   if (call.state === "success" && d !== undefined) s += ` · ${d < 10 ? d.toFixed(1) : Math.round(d)} ms`;
   return s;
 }

@@ -150,3 +150,41 @@ func comma(n int) string {
 	}
 	return s
 }
+
+// TestDemo_NestedCards: the researcher (a session as a tool) does its task with a tool
+// of its own; that call (the child's call_1, as the parent's call is) shows as a card of
+// its own inside the research call's card, done with its result, and the parent's
+// history holds the research call alone.
+func TestDemo_NestedCards(t *testing.T) {
+	t.Parallel()
+	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
+		p := open(t, b, serve(t, nil))
+		type nested struct {
+			Top, Inner                  []card
+			TopID, InnerID, InnerParent string
+			Calls                       []string
+		}
+		got := eval[nested](t, p, `
+			say("Research: look up planets"); await idle();
+			const read = (c) => ({ tool: c.dataset.tool, state: [...c.classList].find((k) => k.startsWith("state-")).slice(6),
+				status: c.querySelector(":scope > .call-head .call-status").textContent,
+				result: c.querySelector(":scope > .call-body > .call-result pre")?.textContent ?? "" });
+			const top = $$("#conversation .call").filter((c) => !c.parentElement.closest(".call"));
+			const inner = $$("#conversation .call-children .call");
+			top[0]?.scrollIntoView();
+			return { top: top.map(read), inner: inner.map(read), topID: top[0]?.dataset.callId, innerID: inner[0]?.dataset.callId,
+				innerParent: inner[0]?.parentElement.closest(".call").dataset.tool,
+				calls: demo.session.history.filter((m) => m.role === "tool-call").map((m) => m.content[0].value.name) };`)
+		shot(t, p, "nested-cards")
+		require.Len(t, got.Top, 1)
+		require.Equal(t, "research", got.Top[0].Tool)
+		require.Equal(t, "success", got.Top[0].State)
+		require.Len(t, got.Inner, 1)
+		require.Equal(t, "look_up_data_file", got.Inner[0].Tool)
+		require.Equal(t, "success", got.Inner[0].State)
+		require.Contains(t, got.Inner[0].Result, "Jupiter")
+		require.Equal(t, "research", got.InnerParent)
+		require.Equal(t, []string{"call_1", "call_1"}, []string{got.TopID, got.InnerID}, "the child's first call is call_1 too: cards are keyed by path and callID")
+		require.Equal(t, []string{"research"}, got.Calls)
+	})
+}
