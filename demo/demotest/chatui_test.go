@@ -188,3 +188,31 @@ func TestDemo_NestedCards(t *testing.T) {
 		require.Equal(t, []string{"research"}, got.Calls)
 	})
 }
+
+// TestDemo_Thinking: what the thinking demo model thinks (the reasoning event) shows in
+// a collapsed "Thinking" block above the answer it leads to, and nowhere in the answer.
+func TestDemo_Thinking(t *testing.T) {
+	t.Parallel()
+	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
+		p := open(t, b, serve(t, nil))
+		type thinking struct {
+			Kinds         []string
+			Summary, Text string
+			Open          bool
+			Answer        string
+		}
+		got := eval[thinking](t, p, watchCards+`
+			await useThinking();
+			say("Tell me a joke"); await idle();
+			const block = $("#conversation .thinking");
+			return { kinds: [...$("#conversation").children].map((e) => e.className), summary: block.querySelector("summary").textContent,
+				text: block.querySelector(".thinking-text").textContent, open: block.open, answer: lastAssistant() };`)
+		require.Equal(t, []string{"msg user", "thinking", "msg assistant"}, got.Kinds)
+		require.Equal(t, "Thinking", got.Summary)
+		require.False(t, got.Open)
+		require.Equal(t, "No tool fits this message; I answer it myself.", got.Text)
+		require.Equal(t, "You said: Tell me a joke", got.Answer)
+		require.NoError(t, p.Eval(t.Context(), `$("#conversation .thinking summary").click();`, nil))
+		shot(t, p, "thinking")
+	})
+}
