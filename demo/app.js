@@ -37,6 +37,7 @@ const state = {
   controller: null,
   busy: false,
   native: undefined,
+  mcp: null, // the MCP server connected, {url, name, token}: in this page only, never saved
   thinkingDelay: 40, // the thinking demo model's pause between pieces, in ms
   loadProgress: [], // the module's download progress as create()'s monitor reported it
   ggufProgress: [], // the in-page model's, for the last one picked
@@ -241,6 +242,7 @@ function createOptions(config, initialPrompts, webmcp) {
   // history gets its calls and results as initialPrompts: both are input.
   opts.expectedInputs = [{ type: "text" }, { type: "tool-call" }, { type: "tool-response" }];
   if (initialPrompts?.length) opts.initialPrompts = initialPrompts;
+  if (closed && state.mcp) opts.mcpServers = [mcpServer(state.mcp)];
   return opts;
 }
 
@@ -356,6 +358,47 @@ async function compactSession() {
     const { title: head, text } = describe(err);
     notice("error", `Could not compact: ${head}`, text);
   }
+}
+
+// mcpServer is create()'s mcpServers entry for the server the settings name. The token
+// goes in a header, which the module never shows (docs/security.md); the page keeps it in
+// state.mcp only, never in its saved config (keep.js): a reload forgets the server.
+function mcpServer({ url, name, token }) {
+  const server = { url, name };
+  if (token) server.headers = { Authorization: `Bearer ${token}` };
+  return server;
+}
+
+/**
+ * connectMCP creates the session again with the MCP server the settings name (or none:
+ * disconnect). The page cannot list the server's tools (the API has no such list); it
+ * shows what create() tells: that it connected, and how much more context the session
+ * takes with the server's tool declarations. Its tools show as cards when called.
+ */
+async function connectMCP(connect) {
+  if (state.busy) return;
+  const out = $("mcp-result");
+  const before = state.session?.contextUsage ?? 0;
+  const was = state.mcp;
+  state.mcp = connect ? { url: $("mcp-url").value.trim(), name: $("mcp-name").value.trim() || "server", token: $("mcp-token").value } : null;
+  out.className = "result";
+  out.textContent = connect ? "Connecting…" : "";
+  try {
+    if (state.mcp && !state.mcp.url) throw new TypeError("Type the server's URL.");
+    const session = await switchSession(state.config, state.session?.history);
+    const after = session.contextUsage;
+    out.className = "result ok";
+    out.textContent = state.mcp
+      ? `Connected to ${state.mcp.name}: its tools' declarations take ${(after - before).toLocaleString("en")} tokens of context (contextUsage ${before.toLocaleString("en")} → ${after.toLocaleString("en")}).`
+      : "Disconnected.";
+  } catch (err) {
+    state.mcp = was;
+    const { title: head, text } = describe(err);
+    out.className = "result error";
+    out.textContent = err instanceof TypeError ? err.message : `${head}. ${text}`;
+  }
+  $("mcp-connect").hidden = Boolean(state.mcp);
+  $("mcp-disconnect").hidden = !state.mcp;
 }
 
 // newConversation starts over: a session with no history, and nothing saved.
@@ -989,6 +1032,12 @@ function wire() {
   });
   $("conversation-new").addEventListener("click", newConversation);
   $("compact").addEventListener("click", compactSession);
+  $("mcp-connect").addEventListener("click", () => connectMCP(true));
+  $("mcp-disconnect").addEventListener("click", () => connectMCP(false));
+  $("mcp-fields").addEventListener("submit", (e) => {
+    e.preventDefault();
+    connectMCP(true);
+  });
   $("settings-toggle").addEventListener("click", () => document.body.classList.toggle("settings-open"));
   const choice = $("tool-choice");
   for (const t of TOOLS) choice.append(new Option(`only ${title(t.name, t.annotations)}`, `tool:${t.name}`));
