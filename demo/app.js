@@ -8,7 +8,7 @@
 // or markdown.js, which builds nodes with textContent and allows only http(s) links.
 
 import { install, LanguageModel, LanguageModelToolError, LanguageModelToolSuccess } from "../js/language-model.js";
-import { EXAMPLES, makeTools, researcher, RULES } from "./tools.js";
+import { EXAMPLES, makeTools, manyTools, researcher, RULES } from "./tools.js";
 import { applyResult, entriesFromHistory, renderEntries, renderEntry, resultText, title } from "./view.js";
 import { download, forget, keep, recordable, replayPlan, saved } from "./keep.js";
 import { announce, registerTools, settled } from "./webmcp.js";
@@ -24,6 +24,7 @@ const byName = new Map(TOOLS.map((t) => [t.name, t]));
 
 const SCRIPTED = { kind: "scripted", rules: RULES };
 const RESEARCHER = researcher(byName);
+let MANY; // manyTools(), made the first time the mode is on
 
 const state = {
   session: null,
@@ -32,6 +33,7 @@ const state = {
   entries: [],
   calls: new Map(), // keyOf(callID, path) → {entry, call} of the live view
   meta: { durations: new Map() }, // what the history does not keep, shown the same in both views
+  found: [], // the tools searches found (search_tools results), in order: the active set's growth
   seenAnnotations: new Map(), // tool name → annotations from toolcall events (tools the page does not know)
   waiters: new Map(), // callID → settle(decision): approvals and paused open-loop calls
   controller: null,
@@ -126,6 +128,19 @@ function liveText(chunk) {
   if (entry?.kind !== "assistant" || entry.failed) entry = push({ kind: "assistant", text: "" });
   entry.text += chunk;
   update(entry);
+}
+
+// foundTools adds the tools a search found (its result lists them, "- name(params): …")
+// to the active set shown in the settings.
+function foundTools(result) {
+  for (const m of resultText(result ?? []).matchAll(/^- ([A-Za-z0-9_.-]+)\(/gm)) if (!state.found.includes(m[1])) state.found.push(m[1]);
+  showActiveSet();
+}
+
+function showActiveSet() {
+  const on = state.config.loop === "closed" && state.config.manyTools;
+  $("active-set").hidden = !on;
+  $("active-set").textContent = on ? `Active set: search_tools${state.found.length ? ", " + state.found.join(", ") : " (nothing found yet)"} · ${MANY?.length ?? 0} more tools by search` : "";
 }
 
 // keyOf keys a call by the agent calls that led to it (an event's detail.path) and its
@@ -236,6 +251,11 @@ function createOptions(config, initialPrompts, webmcp) {
   // The researcher, a session as a tool, in the closed loop (its child runs its own loop),
   // beside the page's tools or the WebMCP context's.
   if (closed) tools.push(RESEARCHER);
+  // Many tools: a few hundred more, so that tool search takes over (closed loop).
+  if (closed && config.manyTools) {
+    MANY ??= manyTools();
+    for (const { name, description, inputSchema, annotations, run } of MANY) tools.push({ name, description, inputSchema, annotations, execute: (args) => run(args) });
+  }
   if (closed) opts.toolUseConfig.approve = approveClosed;
   else opts.expectedOutputs = [{ type: "text" }, { type: "tool-call" }];
   // The page sends tool results back (open loop), and a session rebuilt from an edited
@@ -276,6 +296,7 @@ function watch(session, opts) {
     const { call, annotations: ann, path } = e.detail;
     if (ann && !byName.has(call.name)) state.seenAnnotations.set(call.name, ann);
     const ref = liveCall(call, "requested", path);
+    if (e.detail.builtin) setCall(ref, { builtin: true });
     if (opts.modelContext && !path) announce(call.name, ref);
   });
   session.addEventListener("toolprogress", (e) => {
@@ -291,6 +312,7 @@ function watch(session, opts) {
     else state.meta.durations.set(ref.call.callID, e.detail.duration);
     applyResult(ref.call, e.detail.result);
     update(ref.entry);
+    if (e.detail.builtin && !e.detail.path) foundTools(ref.call.result);
   });
   session.addEventListener("contextoverflow", () => notice("info", "Context window full", "The oldest messages were evicted from the session to make room."));
   return session;
@@ -311,7 +333,9 @@ function adopt(session, config) {
   state.session = session;
   state.config = config;
   keep(session, config);
+  if (!config.manyTools) state.found = [];
   showStatus();
+  showActiveSet();
   return session;
 }
 
@@ -643,6 +667,7 @@ function readSettings() {
     maxToolCalls: Number.isFinite(max) && max >= 0 ? max : 16,
     onLimit: $("on-limit").value,
     toolChoice: $("tool-choice").value,
+    manyTools: $("many-tools").checked,
   };
 }
 
@@ -654,6 +679,7 @@ function syncSettingsForm() {
   $("max-calls").value = String(c.maxToolCalls);
   $("on-limit").value = c.onLimit;
   $("tool-choice").value = c.toolChoice;
+  $("many-tools").checked = Boolean(c.manyTools);
 }
 
 // applySettings recreates the session with the loop settings, keeping the conversation.
@@ -661,7 +687,7 @@ async function applySettings() {
   if (state.busy) return;
   const next = readSettings();
   $("pause-row").hidden = next.loop !== "open";
-  if (next.loop === state.config.loop && next.maxToolCalls === state.config.maxToolCalls && next.onLimit === state.config.onLimit && next.toolChoice === state.config.toolChoice) {
+  if (next.loop === state.config.loop && next.maxToolCalls === state.config.maxToolCalls && next.onLimit === state.config.onLimit && next.toolChoice === state.config.toolChoice && next.manyTools === state.config.manyTools) {
     state.config = next; // pause is the page's own: no new session
     return;
   }
@@ -991,7 +1017,7 @@ function wire() {
   });
   $("stop").addEventListener("click", () => state.controller?.abort(new DOMException("Stopped by the user.", "AbortError")));
   for (const r of document.querySelectorAll('input[name="loop"]')) r.addEventListener("change", applySettings);
-  for (const id of ["pause", "max-calls", "on-limit", "tool-choice"]) $(id).addEventListener("change", applySettings);
+  for (const id of ["pause", "max-calls", "on-limit", "tool-choice", "many-tools"]) $(id).addEventListener("change", applySettings);
   for (const r of document.querySelectorAll('input[name="display"]')) {
     r.addEventListener("change", () => {
       const inline = document.querySelector('input[name="display"]:checked').value === "inline";
@@ -1075,6 +1101,7 @@ async function boot() {
     state.session = session;
     keep(session, state.config);
     syncSettingsForm();
+    showActiveSet();
     if (before && session.history.length) {
       rebuild(entriesFromHistory(session.history));
       notice("info", "Conversation restored", `${session.history.length} messages, as they were before the page was reloaded.${restored}`);

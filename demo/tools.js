@@ -226,6 +226,7 @@ export const RULES = [
   { match: "world clock", tool: "get_current_time", arguments: { timeZone: "Europe/London" } },
   { match: "world clock", tool: "get_current_time", arguments: { timeZone: "America/New_York" } },
   { match: "research", tool: "research", arguments: { task: "{{text}}" } },
+  { match: "find a tool", tool: "search_tools", arguments: { query: "{{text}}" } },
   { match: "look up", tool: "look_up_data_file", arguments: { file: "{{text}}" } },
   { match: "time in", tool: "get_current_time", arguments: { timeZone: "{{text}}" } },
   { match: "calculate", tool: "calculate", arguments: { expression: "{{text}}" } },
@@ -263,6 +264,34 @@ export function researcher(toolByName) {
       toolUseConfig: { maxToolCalls: 4 },
     },
   };
+}
+
+const VERBS = ["get", "list", "convert", "check", "book", "cancel", "track", "count", "translate", "rate"];
+const NOUNS = ["currency", "weather", "flight", "hotel", "parcel", "invoice", "meeting", "recipe", "song", "playlist", "ticket", "train", "taxi", "table", "room", "stock", "loan", "payment", "order", "review", "photo", "album", "note", "task", "alarm", "timer", "contact", "email", "message", "document"];
+
+/**
+ * manyTools are the many-tools mode's 300 small generated tools (convert_currency,
+ * book_flight, …): with them the declarations outgrow a quarter of the context window, so
+ * the session offers the model search_tools and a small active set instead
+ * (docs/small-windows.md "Tool search"). Each answers with what it was asked.
+ */
+export function manyTools() {
+  const out = [];
+  for (const noun of NOUNS) {
+    for (const verb of VERBS) {
+      const name = `${verb}_${noun}`;
+      out.push({
+        name,
+        description: `${verb[0].toUpperCase()}${verb.slice(1)}s a ${noun}: a generated tool of the many-tools mode, which answers with its arguments.`,
+        inputSchema: { type: "object", properties: { id: { type: "string", description: `the ${noun}` } }, additionalProperties: false },
+        annotations: { readOnlyHint: true },
+        async run(args) {
+          return `${name} done: ${JSON.stringify(args ?? {})}`;
+        },
+      });
+    }
+  }
+  return out;
 }
 
 /** EXAMPLES are prompts that exercise the rules, shown as chips under the chat. */

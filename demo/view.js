@@ -21,6 +21,7 @@ import { renderMarkdown } from "./markdown.js";
 /** title is a tool's friendly title: annotations.title, else from the name. */
 export function title(name, annotations) {
   if (annotations?.title) return annotations.title;
+  if (name === "search_tools") return "Tool search"; // the engine's own (docs/small-windows.md)
   const words = String(name)
     .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
     .split(/[\s_\-.]+/)
@@ -178,7 +179,7 @@ function button(text, cls, onClick) {
 
 // renderCall renders one call: a card, or a compact row inside a group.
 function renderCall(call, ctx, compact) {
-  const node = el("div", `call state-${call.state}${compact ? " compact" : ""}${call.expanded ? " expanded" : ""}`);
+  const node = el("div", `call state-${call.state}${compact ? " compact" : ""}${call.expanded ? " expanded" : ""}${call.builtin ? " builtin" : ""}`);
   node.dataset.callId = call.callID;
   node.dataset.tool = call.name;
   const head = el("div", "call-head");

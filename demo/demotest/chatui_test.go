@@ -216,3 +216,43 @@ func TestDemo_Thinking(t *testing.T) {
 		shot(t, p, "thinking")
 	})
 }
+
+// TestDemo_ManyTools: "Many tools" adds 300 generated tools, so tool search takes over:
+// "Find a tool to convert currency" is the engine's search (a "Tool search" card marked
+// builtin, with the tools found), the active set shown in the settings grows by what it
+// found, and a found tool is then called and runs.
+func TestDemo_ManyTools(t *testing.T) {
+	t.Parallel()
+	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
+		p := open(t, b, serve(t, nil))
+		type page struct {
+			Before, Active string
+			Cards          []card
+			Builtin        []bool
+			Title          string
+		}
+		got := eval[page](t, p, `
+			$("#many-tools").click();
+			await until(() => demo.state.config.manyTools, "the many-tools session");
+			const before = $("#active-set").textContent;
+			say("Find a tool to convert currency"); await idle();
+			say('/convert_currency {"id": "100 USD"}'); await idle();
+			return { before, active: $("#active-set").textContent, cards: cards(),
+				builtin: $$("#conversation .call").map((c) => c.classList.contains("builtin")),
+				title: $("#conversation .call .call-title").textContent };`)
+		require.Equal(t, "Active set: search_tools (nothing found yet) · 300 more tools by search", got.Before)
+		require.Regexp(t, `^Active set: search_tools, convert_currency(, \w+)* · 300 more tools by search$`, got.Active)
+		require.Len(t, got.Cards, 2)
+		require.Equal(t, "search_tools", got.Cards[0].Tool)
+		require.Equal(t, "success", got.Cards[0].State)
+		require.Contains(t, got.Cards[0].Result, "- convert_currency(id): ")
+		require.Equal(t, "Tool search", got.Title)
+		require.Equal(t, []bool{true, false}, got.Builtin)
+		require.Equal(t, "convert_currency", got.Cards[1].Tool)
+		require.Equal(t, "success", got.Cards[1].State)
+		require.Equal(t, `convert_currency done: {"id":"100 USD"}`, got.Cards[1].Result)
+		shot(t, p, "many-tools")
+		require.NoError(t, p.Eval(t.Context(), `$("#settings-toggle").click(); $("#active-set").scrollIntoView(); await new Promise((r) => setTimeout(r, 300));`, nil))
+		shot(t, p, "many-tools-settings")
+	})
+}
