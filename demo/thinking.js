@@ -55,6 +55,11 @@ export function thinkingBackend(delay = 40) {
     if (results.length) {
       think(`The tool answered; I report what it said.`);
       for (const r of results) say(r.error !== undefined ? `${r.name} failed: ${r.error}\n` : `${r.name}: ${r.result}\n`);
+    } else if (/\bexample of a call\b/i.test(text)) {
+      // What looks like a call as it is written, and turns out to be prose: the card that
+      // formed is dropped (toolcalldelta's dropped: true).
+      think("They ask what a call looks like: I show one, which is not a call.");
+      say("Here is what a call looks like:\n```json\n" + JSON.stringify([{ name: "calculate", arguments: { expression: "2 + 2" } }, "an example, not a call"]) + "\n```\n", 3);
     } else {
       const call = callFor(text);
       if (call) {

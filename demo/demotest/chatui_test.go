@@ -256,3 +256,27 @@ func TestDemo_ManyTools(t *testing.T) {
 		shot(t, p, "many-tools-settings")
 	})
 }
+
+// TestDemo_CallDropped: a call shown forming that turns out not to be one (the thinking
+// model writes a call's JSON as an example, then more that makes it prose) loses its
+// card (toolcalldelta's dropped), and the text shows as the answer.
+func TestDemo_CallDropped(t *testing.T) {
+	t.Parallel()
+	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
+		p := open(t, b, serve(t, nil))
+		type page struct {
+			Seen   []seenCard
+			Cards  []card
+			Answer string
+		}
+		got := eval[page](t, p, watchCards+`
+			await useThinking();
+			say("Show me an example of a call"); await idle();
+			return { seen, cards: cards(), answer: lastAssistant() };`)
+		require.NotEmpty(t, got.Seen, "the call showed forming")
+		require.Equal(t, "calculate", got.Seen[0].Tool)
+		require.Equal(t, "forming", got.Seen[0].State)
+		require.Empty(t, got.Cards, "the card is gone")
+		require.Contains(t, got.Answer, `"an example, not a call"`)
+	})
+}
