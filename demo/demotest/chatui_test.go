@@ -54,9 +54,12 @@ func demoCallForms(t *testing.T, b *browsertest.Browser) {
 		Cards []card
 		Label string
 	}
-	got := eval[page](t, p, watchCards+`
+	require.NoError(t, p.Eval(t.Context(), watchCards+`
 		await useThinking();
 		say("What's the time in Tokyo?");
+		await until(() => $("#conversation .call.state-forming dd"), "the call forming");`, nil))
+	shot(t, p, "call-forming")
+	got := eval[page](t, p, `
 		await idle();
 		return { seen, cards: cards(), label: $("#backend-label").textContent };`)
 	require.Equal(t, "Thinking demo model", got.Label)
