@@ -8,10 +8,11 @@
 // or markdown.js, which builds nodes with textContent and allows only http(s) links.
 
 import { install, LanguageModel, LanguageModelToolError, LanguageModelToolSuccess } from "../js/language-model.js";
-import { EXAMPLES, makeTools, RULES } from "./tools.js";
+import { EXAMPLES, makeTools, manyTools, researcher, RULES } from "./tools.js";
 import { applyResult, entriesFromHistory, renderEntries, renderEntry, resultText, title } from "./view.js";
 import { download, forget, keep, recordable, replayPlan, saved } from "./keep.js";
 import { announce, registerTools, settled } from "./webmcp.js";
+import { thinkingBackend } from "./thinking.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -22,19 +23,24 @@ const TOOLS = makeTools({ notes, base: new URL(".", import.meta.url) });
 const byName = new Map(TOOLS.map((t) => [t.name, t]));
 
 const SCRIPTED = { kind: "scripted", rules: RULES };
+const RESEARCHER = researcher(byName);
+let MANY; // manyTools(), made the first time the mode is on
 
 const state = {
   session: null,
   /** The options the current session was created with. */
   config: { loop: "closed", pause: false, maxToolCalls: 16, onLimit: "error", toolChoice: "auto", backend: SCRIPTED },
   entries: [],
-  calls: new Map(), // callID → {entry, call} of the live view
+  calls: new Map(), // keyOf(callID, path) → {entry, call} of the live view
   meta: { durations: new Map() }, // what the history does not keep, shown the same in both views
+  found: [], // the tools searches found (search_tools results), in order: the active set's growth
   seenAnnotations: new Map(), // tool name → annotations from toolcall events (tools the page does not know)
   waiters: new Map(), // callID → settle(decision): approvals and paused open-loop calls
   controller: null,
   busy: false,
   native: undefined,
+  mcp: null, // the MCP server connected, {url, name, token}: in this page only, never saved
+  thinkingDelay: 40, // the thinking demo model's pause between pieces, in ms
   loadProgress: [], // the module's download progress as create()'s monitor reported it
   ggufProgress: [], // the in-page model's, for the last one picked
 };
@@ -124,19 +130,79 @@ function liveText(chunk) {
   update(entry);
 }
 
-/** liveCall shows a call (once, however it is announced) and returns {entry, call}. */
-function liveCall(c, st) {
+// foundTools adds the tools a search found (its result lists them, "- name(params): …")
+// to the active set shown in the settings.
+function foundTools(result) {
+  for (const m of resultText(result ?? []).matchAll(/^- ([A-Za-z0-9_.-]+)\(/gm)) if (!state.found.includes(m[1])) state.found.push(m[1]);
+  showActiveSet();
+}
+
+function showActiveSet() {
+  const on = state.config.loop === "closed" && state.config.manyTools;
+  $("active-set").hidden = !on;
+  $("active-set").textContent = on ? `Active set: search_tools${state.found.length ? ", " + state.found.join(", ") : " (nothing found yet)"} · ${MANY?.length ?? 0} more tools by search` : "";
+}
+
+// keyOf keys a call by the agent calls that led to it (an event's detail.path) and its
+// own callID: call IDs are a session's own, and a child's first call is call_1 too.
+const keyOf = (callID, path) => (path?.length ? path.map((c) => c.callID).join("/") + "/" : "") + callID;
+
+/**
+ * liveCall shows a call (once, however it is announced) and returns {entry, call}. A
+ * child session's call (path: the agent calls above it) goes inside its agent call's card.
+ */
+function liveCall(c, st, path) {
   const id = c.callID ?? c.callId;
-  const known = state.calls.get(id);
+  const key = keyOf(id, path);
+  const known = state.calls.get(key);
+  // The card that formed (formingCall) becomes the call, with its arguments as validated.
+  if (known?.call.state === "forming" && st !== "forming") setCall(known, { state: st, args: c.arguments ?? {}, argsText: undefined });
   if (known) return known;
-  let entry = state.entries.at(-1);
-  if (entry?.kind !== "calls" || entry.failed) entry = push({ kind: "calls", calls: [] });
-  const call = { callID: id, name: c.name, args: c.arguments ?? {}, state: st };
-  entry.calls.push(call);
-  const ref = { entry, call };
-  state.calls.set(id, ref);
+  const call = { callID: id, name: c.name, args: c.arguments ?? {}, state: st, nested: Boolean(path?.length) };
+  const parent = path?.length ? liveCall(path.at(-1), "running", path.slice(0, -1)) : null;
+  let entry;
+  if (parent) {
+    entry = parent.entry;
+    (parent.call.children ??= []).push(call);
+  } else {
+    entry = state.entries.at(-1);
+    if (entry?.kind !== "calls" || entry.failed) entry = push({ kind: "calls", calls: [] });
+    entry.calls.push(call);
+  }
+  const ref = { entry, call, key, parent };
+  state.calls.set(key, ref);
   update(entry);
   return ref;
+}
+
+// formingCall shows a call while the model writes it (the toolcalldelta event): a card
+// as soon as the name is known, its arguments filled in as they come, gone when the
+// call is dropped. The toolcall event then makes the same card (same callID) the call.
+function formingCall({ callID, name, argumentsText, arguments: partial, dropped }) {
+  const key = keyOf(callID);
+  const ref = state.calls.get(key);
+  if (dropped) {
+    if (ref?.call.state !== "forming") return;
+    state.calls.delete(key);
+    ref.entry.calls.splice(ref.entry.calls.indexOf(ref.call), 1);
+    if (ref.entry.calls.length === 0 && state.entries.at(-1) === ref.entry) {
+      state.entries.pop();
+      ref.entry.node.remove();
+    } else update(ref.entry);
+    return;
+  }
+  const r = ref ?? liveCall({ callID, name }, "forming");
+  if (r.call.state !== "forming") return;
+  setCall(r, partial ? { args: partial, argsText: undefined } : { argsText: argumentsText });
+}
+
+// liveThinking shows what the model thinks (the reasoning event) in a collapsed block
+// above the answer it leads to.
+function liveThinking(text) {
+  let entry = state.entries.at(-1);
+  if (entry?.kind !== "thinking" || entry.failed) entry = push({ kind: "thinking", text: "" });
+  entry.text += text;
+  update(entry);
 }
 
 function setCall(ref, fields) {
@@ -182,12 +248,21 @@ function createOptions(config, initialPrompts, webmcp) {
     toolChoice: toolChoiceOption(config.toolChoice),
   };
   if (closed && webmcp) opts.modelContext = modelContext;
+  // The researcher, a session as a tool, in the closed loop (its child runs its own loop),
+  // beside the page's tools or the WebMCP context's.
+  if (closed) tools.push(RESEARCHER);
+  // Many tools: a few hundred more, so that tool search takes over (closed loop).
+  if (closed && config.manyTools) {
+    MANY ??= manyTools();
+    for (const { name, description, inputSchema, annotations, run } of MANY) tools.push({ name, description, inputSchema, annotations, execute: (args) => run(args) });
+  }
   if (closed) opts.toolUseConfig.approve = approveClosed;
   else opts.expectedOutputs = [{ type: "text" }, { type: "tool-call" }];
   // The page sends tool results back (open loop), and a session rebuilt from an edited
   // history gets its calls and results as initialPrompts: both are input.
   opts.expectedInputs = [{ type: "text" }, { type: "tool-call" }, { type: "tool-response" }];
   if (initialPrompts?.length) opts.initialPrompts = initialPrompts;
+  if (closed && state.mcp) opts.mcpServers = [mcpServer(state.mcp)];
   return opts;
 }
 
@@ -214,35 +289,53 @@ async function restoreSession(snapshot, config, monitor) {
 
 /** watch shows session's tool calls live, as its events report them. */
 function watch(session, opts) {
+  watchedWith.set(session, opts);
+  session.addEventListener("toolcalldelta", (e) => formingCall(e.detail));
+  session.addEventListener("reasoning", (e) => liveThinking(e.detail.text));
   session.addEventListener("toolcall", (e) => {
-    const { call, annotations: ann } = e.detail;
+    const { call, annotations: ann, path } = e.detail;
     if (ann && !byName.has(call.name)) state.seenAnnotations.set(call.name, ann);
-    const ref = liveCall(call, "requested");
-    if (opts.modelContext) announce(call.name, ref);
+    const ref = liveCall(call, "requested", path);
+    if (e.detail.builtin) setCall(ref, { builtin: true });
+    if (opts.modelContext && !path) announce(call.name, ref);
   });
   session.addEventListener("toolprogress", (e) => {
-    const ref = state.calls.get(e.detail.call.callID);
+    const ref = state.calls.get(keyOf(e.detail.call.callID, e.detail.path));
     if (ref && ref.call.state !== "success" && ref.call.state !== "error") setCall(ref, { state: "running", progress: e.detail.value });
   });
   session.addEventListener("toolresult", (e) => {
-    const ref = liveCall(e.detail.call, "running");
-    if (opts.modelContext) settled(e.detail.call.name, ref);
-    if (typeof e.detail.duration === "number") state.meta.durations.set(ref.call.callID, e.detail.duration);
+    const ref = liveCall(e.detail.call, "running", e.detail.path);
+    if (opts.modelContext && !e.detail.path) settled(e.detail.call.name, ref);
+    if (typeof e.detail.duration !== "number") {
+      // nothing to show
+    } else if (e.detail.path) ref.call.duration = e.detail.duration;
+    else state.meta.durations.set(ref.call.callID, e.detail.duration);
     applyResult(ref.call, e.detail.result);
     update(ref.entry);
+    if (e.detail.builtin && !e.detail.path) foundTools(ref.call.result);
   });
   session.addEventListener("contextoverflow", () => notice("info", "Context window full", "The oldest messages were evicted from the session to make room."));
   return session;
 }
 
+// watchedWith: each session's create() options, for the sessions made from it (compact).
+const watchedWith = new WeakMap();
+
 /** switchSession replaces the session by one made with config from initialPrompts. */
 async function switchSession(config, initialPrompts, monitor) {
   const session = await createSession(config, initialPrompts, monitor);
+  return adopt(session, config);
+}
+
+// adopt makes session the page's: the old one goes, the new one is kept across reloads.
+function adopt(session, config) {
   state.session?.destroy();
   state.session = session;
   state.config = config;
   keep(session, config);
+  if (!config.manyTools) state.found = [];
   showStatus();
+  showActiveSet();
   return session;
 }
 
@@ -265,6 +358,71 @@ async function loadRecording(recording) {
     notice("error", `The recording could not be replayed: ${head}`, text);
     if (state.config !== before) await switchSession(before, state.session.history).catch(() => {});
   }
+}
+
+/**
+ * compactSession swaps the session for a compacted one (session.compact(),
+ * docs/small-windows.md): the last two turns stay whole, tool results before them become
+ * stubs. The conversation is shown again from the new history, with contextUsage before
+ * and after.
+ */
+async function compactSession() {
+  if (state.busy || !state.session) return;
+  const old = state.session;
+  const before = old.contextUsage;
+  try {
+    const next = watch(await old.compact({ keepTurns: 2 }), watchedWith.get(old));
+    adopt(next, state.config);
+    const after = next.contextUsage;
+    rebuild(entriesFromHistory(next.history));
+    const text = `contextUsage ${before.toLocaleString("en")} → ${after.toLocaleString("en")}`;
+    const n = notice("info", "Compacted", `${text}: the last two turns are whole, the tool results before them were dropped.`);
+    Object.assign(n.node.dataset, { before: String(before), after: String(after) });
+  } catch (err) {
+    const { title: head, text } = describe(err);
+    notice("error", `Could not compact: ${head}`, text);
+  }
+}
+
+// mcpServer is create()'s mcpServers entry for the server the settings name. The token
+// goes in a header, which the module never shows (docs/security.md); the page keeps it in
+// state.mcp only, never in its saved config (keep.js): a reload forgets the server.
+function mcpServer({ url, name, token }) {
+  const server = { url, name };
+  if (token) server.headers = { Authorization: `Bearer ${token}` };
+  return server;
+}
+
+/**
+ * connectMCP creates the session again with the MCP server the settings name (or none:
+ * disconnect). The page cannot list the server's tools (the API has no such list); it
+ * shows what create() tells: that it connected, and how much more context the session
+ * takes with the server's tool declarations. Its tools show as cards when called.
+ */
+async function connectMCP(connect) {
+  if (state.busy) return;
+  const out = $("mcp-result");
+  const before = state.session?.contextUsage ?? 0;
+  const was = state.mcp;
+  state.mcp = connect ? { url: $("mcp-url").value.trim(), name: $("mcp-name").value.trim() || "server", token: $("mcp-token").value } : null;
+  out.className = "result";
+  out.textContent = connect ? "Connecting…" : "";
+  try {
+    if (state.mcp && !state.mcp.url) throw new TypeError("Type the server's URL.");
+    const session = await switchSession(state.config, state.session?.history);
+    const after = session.contextUsage;
+    out.className = "result ok";
+    out.textContent = state.mcp
+      ? `Connected to ${state.mcp.name}: its tools' declarations take ${(after - before).toLocaleString("en")} tokens of context (contextUsage ${before.toLocaleString("en")} → ${after.toLocaleString("en")}).`
+      : "Disconnected.";
+  } catch (err) {
+    state.mcp = was;
+    const { title: head, text } = describe(err);
+    out.className = "result error";
+    out.textContent = err instanceof TypeError ? err.message : `${head}. ${text}`;
+  }
+  $("mcp-connect").hidden = Boolean(state.mcp);
+  $("mcp-disconnect").hidden = !state.mcp;
 }
 
 // newConversation starts over: a session with no history, and nothing saved.
@@ -297,9 +455,9 @@ async function runWebMCP(tool, args, ref) {
 // runs; the others run at once. "Allow always" answers {allow: "always"}: the session
 // runs this tool unasked from then on, while it declares what was shown here
 // (docs/security.md "Approvals remembered"); the snapshot keeps it across a reload.
-async function approveClosed(call, tool) {
+async function approveClosed(call, tool, context) {
   if (!tool?.annotations?.destructiveHint && !tool?.annotations?.consequentialHint) return true;
-  const ref = liveCall(call, "approval");
+  const ref = liveCall(call, "approval", context?.path);
   ref.call.remembers = true;
   const d = await ask(ref, "approval", state.controller?.signal);
   return d === "always" ? { allow: "always" } : d === "run";
@@ -483,7 +641,7 @@ function setStep(text) {
   $("step").hidden = !text;
 }
 
-const BACKEND_LABELS = { scripted: "Offline demo model", openai: "OpenAI-compatible", browser: "Browser's own model", gguf: "In-page model" };
+const BACKEND_LABELS = { scripted: "Offline demo model", thinking: "Thinking demo model", custom: "Thinking demo model", openai: "OpenAI-compatible", browser: "Browser's own model", gguf: "In-page model" };
 
 function showStatus() {
   const s = state.session;
@@ -509,6 +667,7 @@ function readSettings() {
     maxToolCalls: Number.isFinite(max) && max >= 0 ? max : 16,
     onLimit: $("on-limit").value,
     toolChoice: $("tool-choice").value,
+    manyTools: $("many-tools").checked,
   };
 }
 
@@ -520,6 +679,7 @@ function syncSettingsForm() {
   $("max-calls").value = String(c.maxToolCalls);
   $("on-limit").value = c.onLimit;
   $("tool-choice").value = c.toolChoice;
+  $("many-tools").checked = Boolean(c.manyTools);
 }
 
 // applySettings recreates the session with the loop settings, keeping the conversation.
@@ -527,7 +687,7 @@ async function applySettings() {
   if (state.busy) return;
   const next = readSettings();
   $("pause-row").hidden = next.loop !== "open";
-  if (next.loop === state.config.loop && next.maxToolCalls === state.config.maxToolCalls && next.onLimit === state.config.onLimit && next.toolChoice === state.config.toolChoice) {
+  if (next.loop === state.config.loop && next.maxToolCalls === state.config.maxToolCalls && next.onLimit === state.config.onLimit && next.toolChoice === state.config.toolChoice && next.manyTools === state.config.manyTools) {
     state.config = next; // pause is the page's own: no new session
     return;
   }
@@ -550,6 +710,7 @@ function backendFromForm() {
   }
   if (kind === "browser") return { kind };
   if (kind === "gguf") return ggufFromForm();
+  if (kind === "thinking") return thinkingBackend(state.thinkingDelay);
   return SCRIPTED;
 }
 
@@ -620,6 +781,7 @@ function showBackendFields() {
   $("gguf-fields").hidden = kind !== "gguf";
   showGGUFAvailability();
   $("scripted-info").hidden = kind !== "scripted";
+  $("thinking-info").hidden = kind !== "thinking";
   $("browser-info").hidden = kind !== "browser";
 }
 
@@ -855,7 +1017,7 @@ function wire() {
   });
   $("stop").addEventListener("click", () => state.controller?.abort(new DOMException("Stopped by the user.", "AbortError")));
   for (const r of document.querySelectorAll('input[name="loop"]')) r.addEventListener("change", applySettings);
-  for (const id of ["pause", "max-calls", "on-limit", "tool-choice"]) $(id).addEventListener("change", applySettings);
+  for (const id of ["pause", "max-calls", "on-limit", "tool-choice", "many-tools"]) $(id).addEventListener("change", applySettings);
   for (const r of document.querySelectorAll('input[name="display"]')) {
     r.addEventListener("change", () => {
       const inline = document.querySelector('input[name="display"]:checked').value === "inline";
@@ -895,6 +1057,13 @@ function wire() {
     await loadRecording(recording);
   });
   $("conversation-new").addEventListener("click", newConversation);
+  $("compact").addEventListener("click", compactSession);
+  $("mcp-connect").addEventListener("click", () => connectMCP(true));
+  $("mcp-disconnect").addEventListener("click", () => connectMCP(false));
+  $("mcp-fields").addEventListener("submit", (e) => {
+    e.preventDefault();
+    connectMCP(true);
+  });
   $("settings-toggle").addEventListener("click", () => document.body.classList.toggle("settings-open"));
   const choice = $("tool-choice");
   for (const t of TOOLS) choice.append(new Option(`only ${title(t.name, t.annotations)}`, `tool:${t.name}`));
@@ -932,6 +1101,7 @@ async function boot() {
     state.session = session;
     keep(session, state.config);
     syncSettingsForm();
+    showActiveSet();
     if (before && session.history.length) {
       rebuild(entriesFromHistory(session.history));
       notice("info", "Conversation restored", `${session.history.length} messages, as they were before the page was reloaded.${restored}`);

@@ -38,7 +38,13 @@ export function keep(session, config) {
   try {
     localStorage.setItem(CONFIG, JSON.stringify({ ...loop, backendKind: backend.kind }));
   } catch {}
-  stop = store.autosave(KEY, session, { onerror: (e) => console.warn("demo: the conversation could not be saved:", e) });
+  const onerror = (e) => console.warn("demo: the conversation could not be saved:", e);
+  const unsave = store.autosave(KEY, session, { onerror });
+  // The previous session's autosave, stopped, still writes a save it had waiting, which
+  // can land after this one's first (a session swapped for session.compact()'s at once):
+  // this session is saved once more when those have had time to land.
+  const again = setTimeout(() => store.save(KEY, session).catch(() => {}), 500);
+  stop = () => (clearTimeout(again), unsave());
 }
 
 /** forget drops the saved conversation. */

@@ -225,6 +225,9 @@ export const RULES = [
   { match: "world clock", tool: "get_current_time", arguments: { timeZone: "Asia/Tokyo" } },
   { match: "world clock", tool: "get_current_time", arguments: { timeZone: "Europe/London" } },
   { match: "world clock", tool: "get_current_time", arguments: { timeZone: "America/New_York" } },
+  { match: "research", tool: "research", arguments: { task: "{{text}}" } },
+  { match: "find a tool", tool: "search_tools", arguments: { query: "{{text}}" } },
+  { match: "look up", tool: "look_up_data_file", arguments: { file: "{{text}}" } },
   { match: "time in", tool: "get_current_time", arguments: { timeZone: "{{text}}" } },
   { match: "calculate", tool: "calculate", arguments: { expression: "{{text}}" } },
   { match: "read file", tool: "read_data_file", arguments: { file: "{{text}}" } },
@@ -233,6 +236,63 @@ export const RULES = [
   { match: "clear notes", tool: "clear_notes" },
   { match: "wait", tool: "wait_seconds", arguments: { seconds: 5 } },
 ];
+
+/**
+ * researcher is a session offered as a tool (an agent tool, docs/chat-ui.md "Sessions as
+ * tools"): the model hands it a task, a child session on the same model does it with one
+ * read-only tool of its own (the data files, as "Look up a data file"), and its answer is
+ * the call's result. The child's calls come as the parent's events with detail.path, and
+ * the page shows them inside the research call's card. toolByName gives the page's tools.
+ */
+export function researcher(toolByName) {
+  const read = toolByName.get("read_data_file");
+  return {
+    name: "research",
+    description: "Hands a task about the page's data files to a researcher, a helper with its own model and tools, and gives back its report.",
+    annotations: { title: "Researcher", readOnlyHint: true },
+    agent: {
+      initialPrompts: [{ role: "system", content: "You look things up in the page's data files and report what you found." }],
+      tools: [
+        {
+          name: "look_up_data_file",
+          description: read.description,
+          inputSchema: read.inputSchema,
+          annotations: { title: "Look up a data file", readOnlyHint: true, openWorldHint: false },
+          execute: (args, ctx) => read.run(args, { signal: ctx.signal, progress: ctx.progress ?? (() => {}) }),
+        },
+      ],
+      toolUseConfig: { maxToolCalls: 4 },
+    },
+  };
+}
+
+const VERBS = ["get", "list", "convert", "check", "book", "cancel", "track", "count", "translate", "rate"];
+const NOUNS = ["currency", "weather", "flight", "hotel", "parcel", "invoice", "meeting", "recipe", "song", "playlist", "ticket", "train", "taxi", "table", "room", "stock", "loan", "payment", "order", "review", "photo", "album", "note", "task", "alarm", "timer", "contact", "email", "message", "document"];
+
+/**
+ * manyTools are the many-tools mode's 300 small generated tools (convert_currency,
+ * book_flight, …): with them the declarations outgrow a quarter of the context window, so
+ * the session offers the model search_tools and a small active set instead
+ * (docs/small-windows.md "Tool search"). Each answers with what it was asked.
+ */
+export function manyTools() {
+  const out = [];
+  for (const noun of NOUNS) {
+    for (const verb of VERBS) {
+      const name = `${verb}_${noun}`;
+      out.push({
+        name,
+        description: `${verb[0].toUpperCase()}${verb.slice(1)}s a ${noun}: a generated tool of the many-tools mode, which answers with its arguments.`,
+        inputSchema: { type: "object", properties: { id: { type: "string", description: `the ${noun}` } }, additionalProperties: false },
+        annotations: { readOnlyHint: true },
+        async run(args) {
+          return `${name} done: ${JSON.stringify(args ?? {})}`;
+        },
+      });
+    }
+  }
+  return out;
+}
 
 /** EXAMPLES are prompts that exercise the rules, shown as chips under the chat. */
 export const EXAMPLES = [
@@ -245,5 +305,6 @@ export const EXAMPLES = [
   "Remember: buy oat milk",
   "Clear notes",
   "Wait a moment",
+  "Research: look up planets",
   "Tell me a **joke**",
 ];

@@ -8,16 +8,20 @@
 //   {kind: "user" | "system" | "assistant", text}
 //   {kind: "calls", calls: [Call]}      the tool calls between two texts, in order
 //   {kind: "notice", level, title, text, actions}   page messages (errors), live only
+//   {kind: "thinking", text}          what the model thought (reasoning events), live only
 // and may carry failed: true (a turn that failed and so is not in the history).
-// A Call is {callID, name, args, state, progress, result, error} where state is
-// "requested" | "paused" | "approval" | "running" | "success" | "error" | "unanswered"
-// | "stopped", result is an array of result parts and error a string.
+// A Call is {callID, name, args, argsText, state, progress, result, error, children}
+// where state is "forming" (the model is still writing it; argsText: its arguments so far
+// where they do not read as an object yet) | "requested" | "paused" | "approval" |
+// "running" | "success" | "error" | "unanswered" | "stopped", result is an array of
+// result parts, error a string, and children the calls of the session an agent tool ran.
 
 import { renderMarkdown } from "./markdown.js";
 
 /** title is a tool's friendly title: annotations.title, else from the name. */
 export function title(name, annotations) {
   if (annotations?.title) return annotations.title;
+  if (name === "search_tools") return "Tool search"; // the engine's own (docs/small-windows.md)
   const words = String(name)
     .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
     .split(/[\s_\-.]+/)
@@ -130,6 +134,7 @@ export function entriesFromHistory(history) {
 // ---------------------------------------------------------------- rendering
 
 const STATUS = {
+  forming: "writing…",
   requested: "queued",
   paused: "paused: run it or refuse it",
   approval: "needs your approval",
@@ -160,7 +165,7 @@ function argsBrief(args) {
 function statusText(call, meta) {
   if (call.state === "error" && /^the user (declined|refused)/.test(call.error ?? "")) return "declined";
   let s = STATUS[call.state] ?? call.state;
-  const d = meta?.durations?.get(call.callID);
+  const d = call.nested ? call.duration : meta?.durations?.get(call.callID); // call IDs are a session's own
   if (call.state === "success" && d !== undefined) s += ` · ${d < 10 ? d.toFixed(1) : Math.round(d)} ms`;
   return s;
 }
@@ -174,13 +179,13 @@ function button(text, cls, onClick) {
 
 // renderCall renders one call: a card, or a compact row inside a group.
 function renderCall(call, ctx, compact) {
-  const node = el("div", `call state-${call.state}${compact ? " compact" : ""}${call.expanded ? " expanded" : ""}`);
+  const node = el("div", `call state-${call.state}${compact ? " compact" : ""}${call.expanded ? " expanded" : ""}${call.builtin ? " builtin" : ""}`);
   node.dataset.callId = call.callID;
   node.dataset.tool = call.name;
   const head = el("div", "call-head");
   head.append(el("span", "call-dot"));
   if (!compact) head.append(el("span", "call-title", title(call.name, ctx.annotations?.(call.name))));
-  const brief = argsBrief(call.args);
+  const brief = call.argsText ? clip(call.argsText, 70) : argsBrief(call.args);
   if (brief) head.append(el("span", "call-brief", brief));
   head.append(el("span", "call-status", statusText(call, ctx.meta)));
   head.addEventListener("click", () => {
@@ -195,6 +200,12 @@ function renderCall(call, ctx, compact) {
     const dl = el("dl", "call-args");
     for (const k of keys) dl.append(el("dt", "", k), el("dd", "", json(call.args[k])));
     body.append(dl);
+  }
+  if (call.argsText && !compact) body.append(el("pre", "call-args-text", call.argsText));
+  if (call.children?.length) {
+    const sub = el("div", "call-children");
+    for (const c of call.children) sub.append(renderCall(c, ctx, false));
+    body.append(sub);
   }
   if (call.state === "running" && call.progress !== undefined) {
     const { fraction, message } = progressOf(call.progress);
@@ -292,6 +303,13 @@ export function renderEntry(entry, ctx = {}) {
       const b = el("div", "bubble md");
       b.append(renderMarkdown(entry.text));
       node.append(b);
+      break;
+    }
+    case "thinking": {
+      node = el("details", "thinking");
+      node.open = Boolean(entry.open);
+      node.addEventListener("toggle", () => (entry.open = node.open));
+      node.append(el("summary", "", "Thinking"), el("div", "thinking-text", entry.text));
       break;
     }
     case "calls":
