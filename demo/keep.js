@@ -39,12 +39,9 @@ export function keep(session, config) {
     localStorage.setItem(CONFIG, JSON.stringify({ ...loop, backendKind: backend.kind }));
   } catch {}
   const onerror = (e) => console.warn("demo: the conversation could not be saved:", e);
-  const unsave = store.autosave(KEY, session, { onerror });
-  // The previous session's autosave, stopped, still writes a save it had waiting, which
-  // can land after this one's first (a session swapped for session.compact()'s at once):
-  // this session is saved once more when those have had time to land.
-  const again = setTimeout(() => store.save(KEY, session).catch(() => {}), 500);
-  stop = () => (clearTimeout(again), unsave());
+  // The previous session's autosave, stopped above, writes nothing more (a session
+  // swapped for session.compact()'s is saved after it, never before).
+  stop = store.autosave(KEY, session, { onerror });
 }
 
 /** forget drops the saved conversation. */

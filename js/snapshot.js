@@ -267,8 +267,14 @@ export function snapshotStore(name = "language-model-snapshots") {
       const onCall = () => {};
       session.addEventListener("toolcall", onCall);
       const unwatch = watch(session, save);
+      // Stopping drops a save still waiting for the one being written: a page that stops
+      // one autosave and starts another on the same key (a session swapped for its
+      // compacted or restored successor) must not have the old snapshot land after the
+      // new one's. The write under way is in an IndexedDB transaction begun before any of
+      // the new autosave's, so it lands first.
       const stop = () => {
         unwatch();
+        next = null;
         session.removeEventListener("toolcall", onCall);
       };
       save();
