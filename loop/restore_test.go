@@ -170,14 +170,15 @@ func TestRestore_EmptyHistory(t *testing.T) {
 func TestRestore_PendingCallAsksApproval(t *testing.T) {
 	for _, tt := range []struct {
 		name  string
-		use   func(asked *int) loop.ToolUse
+		use   func(asked *atomic.Int32) loop.ToolUse
 		ran   int
-		asked int
+		asked int32
 	}{
-		{name: "without approve it is refused", use: func(*int) loop.ToolUse { return loop.ToolUse{} }},
-		{name: "approve is asked (about both pending calls), and its no holds", asked: 2, use: func(asked *int) loop.ToolUse {
+		{name: "without approve it is refused", use: func(*atomic.Int32) loop.ToolUse { return loop.ToolUse{} }},
+		// The two calls are asked about concurrently (parallel tools): the count is atomic.
+		{name: "approve is asked (about both pending calls), and its no holds", asked: 2, use: func(asked *atomic.Int32) loop.ToolUse {
 			return loop.ToolUse{Approve: func(loop.Context, session.ToolCall, *session.Tool) (bool, string, error) {
-				*asked++
+				asked.Add(1)
 				return false, "", nil
 			}}
 		}},
@@ -188,7 +189,7 @@ func TestRestore_PendingCallAsksApproval(t *testing.T) {
 			w["annotations"] = map[string]any{"destructiveHint": true}
 			tools, err := session.ParseTools(js(t, `[`+mustJSON(w)+`,`+mustJSON(decl("lookup", true, ""))+`]`), true)
 			require.NoError(t, err)
-			asked := 0
+			var asked atomic.Int32
 			s, err := loop.Restore(loop.Options{Model: scripted.New(scripted.Turn{Text: "Done."}), Runner: p, Tools: tools, ToolUse: tt.use(&asked)},
 				loop.Saved{Messages: jsonv.RawMessage(savedHistory), Initial: 1})
 			require.NoError(t, err)
@@ -196,7 +197,7 @@ func TestRestore_PendingCallAsksApproval(t *testing.T) {
 			_, err = s.Prompt(context.Background(), "go", loop.PromptOptions{})
 			require.NoError(t, err)
 			require.NotContains(t, p.Ran(), `weather{"city":"Paris"}`)
-			require.Equal(t, tt.asked, asked)
+			require.Equal(t, tt.asked, asked.Load())
 		})
 	}
 }
