@@ -148,9 +148,10 @@ check-clone:
 	@out=$$(git grep -n -I -e '\.\./shar[e]d' -e 'shar[e]d/testdata' -- ':!Makefile' ':!docs/docs_test.go' || true); \
 	  test -z "$$out" || (echo "$$out" && echo "check-clone: the lines above reach outside the repository, which a clone does not have" && exit 1)
 
-## check-imports: the import rules of docs/design.md ("The layout")
+## check-imports: the import rules of docs/design.md ("The layout"), over the files git
+## tracks (bench-compare's sources under build/ are another revision's)
 check-imports:
-	@leaks=$$(grep -rl --include='*.go' '"syscall/js"' . | grep -v '^./wasm/' || true); \
+	@leaks=$$(git grep -l '"syscall/js"' -- '*.go' | grep -v '^wasm/' || true); \
 	  test -z "$$leaks" || (echo "syscall/js outside wasm/ (docs/design.md): $$leaks" && exit 1)
 	@deps=$$($(GO) list -deps $(ENGINE) | grep -x -e net/http -e syscall/js || true); \
 	  test -z "$$deps" || (echo "the engine links $$deps (docs/design.md: no I/O in session/ and loop/)" && exit 1)
