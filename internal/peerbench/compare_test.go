@@ -27,7 +27,7 @@ var (
 	compareNew   = flag.String("compare.new", "", "BenchmarkCompare: the other build's directory")
 	compareNames = flag.String("compare.names", "base,new", "BenchmarkCompare: the two builds' names, comma-separated, for the table")
 	compareSteps = flag.String("compare.steps", "1,10,100,1000", "BenchmarkCompare: the loop lengths timed")
-	compareReps  = flag.Int("compare.reps", 4, "BenchmarkCompare: batches a build times for each step figure in a round, alternated (a b b a a b …); the fastest counts")
+	compareReps  = flag.Int("compare.reps", 4, "BenchmarkCompare: batches a build times for each step figure, and create()s on 10,000 messages, in a round, alternated (a b b a a b …); the fastest counts")
 	compareModes = flag.String("compare.modes", "page,worker", "BenchmarkCompare: the modes timed")
 	compareAll   = flag.Bool("compare.all", true, "BenchmarkCompare: false times the steps alone (no create() on 10,000 messages, no install())")
 )
@@ -154,10 +154,24 @@ func BenchmarkCompare(b *testing.B) {
 				if !*compareAll {
 					continue
 				}
-				for _, i := range order {
-					var got struct{ Create float64 }
-					require.NoError(b, pages[fmt.Sprint(i, mode)].Eval(ctx, `return bench.moduleHistory(LM, messages)`, &got))
-					t.add(fmt.Sprintf("history-%s-%d", mode, i), got.Create)
+				// create() alternated a b b a a b … as the steps are, the fastest counting: one
+				// create() a round moved with whichever build a garbage collection fell on.
+				var bestCreate [2]float64
+				for j := range *compareReps {
+					seq := order
+					if j%2 == 1 {
+						seq = []int{order[1], order[0]}
+					}
+					for _, i := range seq {
+						var got struct{ Create float64 }
+						require.NoError(b, pages[fmt.Sprint(i, mode)].Eval(ctx, `return bench.moduleHistory(LM, messages)`, &got))
+						if bestCreate[i] == 0 || got.Create < bestCreate[i] {
+							bestCreate[i] = got.Create
+						}
+					}
+				}
+				for i := range dirs {
+					t.add(fmt.Sprintf("history-%s-%d", mode, i), bestCreate[i])
 				}
 				for _, i := range order {
 					p := br.Open(b, base+"/")
