@@ -33,6 +33,11 @@ export async function sdkLoop(sdk, n, k) {
 // moduleLoop does the same with k sessions created beforehand (untimed: a page creates a
 // session once and prompts it), each prompted once.
 export async function moduleLoop(LanguageModel, n, k) {
+  return moduleRun(await modulePrep(LanguageModel, n, k), n);
+}
+
+// modulePrep creates moduleLoop's k sessions of n-step loops.
+export async function modulePrep(LanguageModel, n, k) {
   const turns = [];
   for (let i = 0; i < n; i++) turns.push({ calls: [{ name: "noop", arguments: {} }] });
   turns.push({ text: "done" });
@@ -44,9 +49,15 @@ export async function moduleLoop(LanguageModel, n, k) {
       toolUseConfig: { maxToolCalls: n, maxRepeatedCalls: 0 },
     }));
   }
+  return sessions;
+}
+
+// moduleRun prompts each of modulePrep's sessions once, then destroys them; it returns the
+// milliseconds per step.
+export async function moduleRun(sessions, n) {
   const t0 = performance.now();
   for (const s of sessions) if ((await s.prompt("go")) !== "done") throw new Error("module: not done");
-  const ms = (performance.now() - t0) / (n * k);
+  const ms = (performance.now() - t0) / (n * sessions.length);
   for (const s of sessions) s.destroy();
   return ms;
 }
