@@ -38,8 +38,8 @@ func argsDelta(first bool, args string) string {
 
 func TestRedact_SplitAcrossEvents(t *testing.T) {
 	const (
-		key   = "sk-proj-0123456789abcdefXYZ"
-		xkey  = "x/api key+1a2b3c4d" // percent-encodes to something else
+		key  = "sk-proj-0123456789abcdefXYZ"
+		xkey = "x/api key+1a2b3c4d" // percent-encodes to something else
 	)
 	forms := []struct {
 		name, form string
