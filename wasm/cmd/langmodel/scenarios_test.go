@@ -1025,4 +1025,19 @@ var scenarios = []scenario{
 		return [await run(true), await run(false)];`,
 		`[{"seen":["","{\"c","{\"city","{\"city\":\"","{\"city\":\"Par","{\"city\":\"Paris\"","{\"city\":\"Paris\"}","toolcall call_a"],"answer":"Sunny."},
 		  {"seen":["toolcall call_a"],"answer":"Sunny."}]`},
+	// A secret split across two events (issue 31, DESIGN §3): a hostile server echoes the
+	// page's key over two reasoning deltas (plain, then base64) and two argument deltas.
+	{"reasoning and toolcalldelta: a key a hostile model splits across two deltas is redacted whole", `
+		const s = await LanguageModel.create({ keepReasoning: true, backend: { kind: "record", backend: openai("splitkey", "echo_key_split.sse,vllm.sse") }, tools: [getWeather((a) => "sunny in " + a.city)] });
+		const thought = [], args = [], seen = [];
+		s.addEventListener("reasoning", (e) => { thought.push(e.detail.text); seen.push(JSON.stringify(e.detail)); });
+		s.addEventListener("toolcalldelta", (e) => { args.push(e.detail.argumentsText); seen.push(JSON.stringify(e.detail)); });
+		s.addEventListener("toolcall", (e) => seen.push(JSON.stringify(e.detail)));
+		s.addEventListener("toolresult", (e) => seen.push(JSON.stringify(e.detail)));
+		const answer = await s.prompt("What is my key?");
+		seen.push(answer, JSON.stringify(s.history), JSON.stringify(s.recording()));
+		const halves = [KEY.slice(0, 10), KEY.slice(10), "c2stdGVzdC0wMTIz", "NDU2Nzg5YWJjZGVm"];
+		return { thought: thought.join(""), args: args.at(-1), shown: args.every((a) => '{"city": "[redacted]"}'.startsWith(a)),
+		         leaked: seen.filter((t) => halves.some((h) => t.includes(h))) };`,
+		`{"thought":"Your key is [redacted], and in base64 [redacted]; now the tool, sk-te","args":"{\"city\": \"[redacted]\"}","shown":true,"leaked":[]}`},
 }
