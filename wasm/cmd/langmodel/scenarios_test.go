@@ -1040,4 +1040,31 @@ var scenarios = []scenario{
 		return { thought: thought.join(""), args: args.at(-1), shown: args.every((a) => '{"city": "[redacted]"}'.startsWith(a)),
 		         leaked: seen.filter((t) => halves.some((h) => t.includes(h))) };`,
 		`{"thought":"Your key is [redacted], and in base64 [redacted]; now the tool, sk-te","args":"{\"city\": \"[redacted]\"}","shown":true,"leaked":[]}`},
+	// A template that opens <think> in the prompt (issue 31): templateOpensThink.
+	{"reasoning: templateOpensThink reads a reply that starts inside <think>: its first part is reasoning, never text nor a call", fakeEngines + `
+		const reply = 'Paris? <tool_call>{"name":"get_weather","arguments":{"city":"Paris"}}</tool_call></think>\n\nSunny, I think.';
+		const run = async (backend) => {
+			let ran = 0;
+			const thought = [];
+			const s = await LanguageModel.create({ backend, tools: [getWeather(() => { ran++; return "sunny"; })] });
+			s.addEventListener("reasoning", (e) => thought.push(e.detail.text));
+			const chunks = await read(s.promptStreaming("Weather in Paris?"));
+			return { chunks: chunks.join(""), thought: thought.join(""), ran, history: s.history.length };
+		};
+		let n = 0;
+		const custom = (opened) => ({ kind: "custom", templateOpensThink: opened, generate: () => (n++ === 0 ? reply : "Done.") });
+		const engine = { kind: "engine", engine: wllama(text(reply)), nativeTools: false, templateOpensThink: true };
+		const opened = [await run(custom(true)), await run(engine)];
+		n = 0;
+		const unset = await run(custom(false));
+		const bad = await Promise.all([["custom", "yes"], ["custom", 1], ["engine", "true"]].map(([kind, v]) =>
+			LanguageModel.create({ backend: kind === "custom" ? { kind, generate: () => "x", templateOpensThink: v } : { kind, engine: wllama(), templateOpensThink: v } })
+				.then(() => "created", (e) => e.name + ": " + e.message)));
+		const openaiBad = await LanguageModel.create({ backend: openai("opensbad", "vllm.sse", { templateOpensThink: {} }) }).then(() => "created", (e) => e.name + ": " + e.message);
+		return { opened, unsetRan: unset.ran, bad, openaiBad };`,
+		`{"opened":[{"chunks":"Sunny, I think.","thought":"Paris? <tool_call>{\"name\":\"get_weather\",\"arguments\":{\"city\":\"Paris\"}}</tool_call>","ran":0,"history":2},
+		            {"chunks":"Sunny, I think.","thought":"Paris? <tool_call>{\"name\":\"get_weather\",\"arguments\":{\"city\":\"Paris\"}}</tool_call>","ran":0,"history":2}],
+		  "unsetRan":1,
+		  "bad":["TypeError: invalid backend: backend.templateOpensThink must be true or false","TypeError: invalid backend: backend.templateOpensThink must be true or false","TypeError: invalid backend: backend.templateOpensThink must be true or false"],
+		  "openaiBad":"TypeError: invalid backend: backend.templateOpensThink must be true or false"}`},
 }
