@@ -118,6 +118,8 @@ type run struct {
 	searchAt *toolrank.Searcher
 	activeAt toolrank.ActiveSet
 	tools    []session.Tool
+	// failed is Request.Failed: the chain's members that failed in this prompt.
+	failed uint64
 }
 
 func (s *Session) begin(ctx Context) *run {
@@ -446,6 +448,7 @@ func (r *run) step(ctx Context, msgs []session.Message, in int, toolsOn bool, ch
 		OmitConstraintInput: po.OmitConstraintInput,
 		SamplingMode:        s.opts.SamplingMode,
 		ContextWindow:       s.hist.Window(),
+		Failed:              &r.failed,
 	}
 	if toolsOn {
 		req.Tools = s.opts.Tools

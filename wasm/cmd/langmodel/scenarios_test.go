@@ -1067,4 +1067,14 @@ var scenarios = []scenario{
 		  "unsetRan":1,
 		  "bad":["TypeError: invalid backend: backend.templateOpensThink must be true or false","TypeError: invalid backend: backend.templateOpensThink must be true or false","TypeError: invalid backend: backend.templateOpensThink must be true or false"],
 		  "openaiBad":"TypeError: invalid backend: backend.templateOpensThink must be true or false"}`},
+	// A chain does not retry a failed member at every step (issue 31): within one prompt()
+	// it is skipped; the next prompt() starts again from the first.
+	{"chain: a member that failed is skipped for the rest of the prompt's steps, and asked again at the next prompt", `
+		let down = 0;
+		const generate = (req) => (req.messages.at(-1).role === "tool-result" ? "Sunny." : { type: "tool-call", value: { name: "weather", arguments: { city: "Paris" } } });
+		const s = await LanguageModel.create({ backend: { kind: "chain", backends: [
+			{ kind: "custom", generate: () => { down++; throw new DOMException("the engine cannot load", "NetworkError"); } },
+			{ kind: "custom", nativeTools: true, generate }] }, tools: [weather(() => "sunny")] });
+		return [await s.prompt("Weather?"), down, await s.prompt("And now?"), down, s.usage.steps];`,
+		`["Sunny.",1,"Sunny.",2,4]`},
 }
