@@ -299,6 +299,8 @@ export type OneBackend =
       secretHeaders?: string[];
       /** false: tool use through the text protocol, for servers or models without native tool calling. Default true. */
       nativeTools?: boolean;
+      /** true: the model's chat template opens <think> in the prompt (DeepSeek-R1's), so the reply starts inside it: what precedes its </think> is reasoning, never text nor a call. For a server or engine that does not send reasoning_content itself. Default false. */
+      templateOpensThink?: boolean;
       contextWindow?: number;
     }
   | { kind: "browser"; nativeTools?: boolean; contextWindow?: number }
@@ -307,6 +309,8 @@ export type OneBackend =
       generate(request: GenerateRequest, context: { signal: AbortSignal }): GenerateResult | Promise<GenerateResult>;
       /** true: generate receives tools and yields {type: "tool-call"} pieces itself. Default false: the text protocol. */
       nativeTools?: boolean;
+      /** true: the model's chat template opens <think> in the prompt (DeepSeek-R1's), so the reply starts inside it: what precedes its </think> is reasoning, never text nor a call. For a server or engine that does not send reasoning_content itself. Default false. */
+      templateOpensThink?: boolean;
       contextWindow?: number;
     }
   | {
@@ -317,6 +321,8 @@ export type OneBackend =
       model?: string;
       /** false: tool use through the text protocol, for a model whose chat template has no tools. Default true. */
       nativeTools?: boolean;
+      /** true: the model's chat template opens <think> in the prompt (DeepSeek-R1's), so the reply starts inside it: what precedes its </think> is reasoning, never text nor a call. For a server or engine that does not send reasoning_content itself. Default false. */
+      templateOpensThink?: boolean;
       /** The model's context size in tokens. Absent: the engine's own where it tells it (wllama: the n_ctx its model was loaded with), else the module's default. */
       contextWindow?: number;
     }
@@ -336,6 +342,8 @@ export type OneBackend =
       load?: object;
       /** false: tool use through the text protocol, for a model whose chat template has no tools. Default true. */
       nativeTools?: boolean;
+      /** true: the model's chat template opens <think> in the prompt (DeepSeek-R1's), so the reply starts inside it: what precedes its </think> is reasoning, never text nor a call. For a server or engine that does not send reasoning_content itself. Default false. */
+      templateOpensThink?: boolean;
       /** Absent: the context the engine was loaded with. */
       contextWindow?: number;
     };

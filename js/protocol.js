@@ -52,8 +52,8 @@ export const FETCH_WINDOW = 1 << 20;
 /** @typedef {{keepTurns?: number, dropToolResults?: boolean, summarize?: boolean}} CompactRules  session.compact()'s rules (absent: 2, true, false) */
 /**
  * @typedef {{kind?: "scripted", turns?: object[], rules?: object[], window?: number}
- *   | {kind: "openai", baseURL: string, model: string, apiKey?: string, headers?: Record<string, string>, nativeTools?: boolean, contextWindow?: number}
- *   | {kind: "custom", generate: number, nativeTools?: boolean, contextWindow?: number}
+ *   | {kind: "openai", baseURL: string, model: string, apiKey?: string, headers?: Record<string, string>, nativeTools?: boolean, contextWindow?: number, templateOpensThink?: boolean}
+ *   | {kind: "custom", generate: number, nativeTools?: boolean, contextWindow?: number, templateOpensThink?: boolean}
  *   | {kind: "browser", generate?: number, contextWindow?: number}} WireBackend
  *   generate: stash id (for "browser", js/'s driver of the native LanguageModel; absent when the browser has none)
  */

@@ -155,6 +155,7 @@ async function page(): Promise<void> {
       engine: { chat: { completions: { create: async () => ({ choices: [] }) } }, interruptGenerate() {} },
       model: "Qwen2.5-0.5B-Instruct-q4f16_1-MLC",
       nativeTools: false,
+      templateOpensThink: true,
     },
     // A GGUF model the module loads into the wllama module the page imported.
     {

@@ -31,8 +31,9 @@ type Forming struct {
 }
 
 // formed is the call the loop has seen forming at one place of the step: the id it gave
-// it and the tool it names.
-type formed struct{ id, name string }
+// it, the tool it names, and its whole argument text while the event showed only part
+// of it (Options.Release).
+type formed struct{ id, name, held string }
 
 // maxForming bounds the places a model may say it is forming calls at: a step with more
 // calls than this shows the rest only when they are complete.
@@ -61,8 +62,25 @@ func (r *run) form(at *[]formed, f *Forming) {
 			c.id, c.name = r.formID(*at, f.CallID), f.Name
 		}
 		e.CallID = c.id
+		c.held = ""
+		if rel := r.s.opts.Release; rel != nil {
+			if n := rel(e.Arguments); n < len(e.Arguments) {
+				c.held, e.Arguments = e.Arguments, e.Arguments[:n]
+			}
+		}
 	}
 	r.s.emit(Event{Type: EventToolCallDelta, Forming: &e})
+}
+
+// formEnd shows whole the arguments the call at place i was last shown with, when
+// Options.Release held back their tail: the call is complete (Delta.Call), so nothing
+// more can complete a secret there.
+func (r *run) formEnd(at []formed, i int) {
+	if i < len(at) && at[i].held != "" {
+		c := &at[i]
+		r.s.emit(Event{Type: EventToolCallDelta, Forming: &Forming{Index: i, CallID: c.id, Name: c.name, Arguments: c.held}})
+		c.held = ""
+	}
 }
 
 // formID is the id of a call that starts forming: the model's if no call of this step

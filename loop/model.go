@@ -32,6 +32,10 @@ type Request struct {
 	// Backend is the one field a Model sets: a chain of backends (loop/chain) says which
 	// of its members answered, its index plus one, for the stepusage event and recordings.
 	Backend int
+	// Failed is the prompt's memory of a chain's members that failed (loop/chain): a bit
+	// per member, set by the chain, kept by the loop across the steps of one prompt() and
+	// new for the next. nil: none kept (a compaction's summary step).
+	Failed *uint64
 	// Forming asks for Delta.Forming as calls are written: someone listens for
 	// toolcalldelta. A model that cannot tell may ignore it; without it a model sends none.
 	Forming bool

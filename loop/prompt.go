@@ -118,6 +118,8 @@ type run struct {
 	searchAt *toolrank.Searcher
 	activeAt toolrank.ActiveSet
 	tools    []session.Tool
+	// failed is Request.Failed: the chain's members that failed in this prompt.
+	failed uint64
 }
 
 func (s *Session) begin(ctx Context) *run {
@@ -446,6 +448,7 @@ func (r *run) step(ctx Context, msgs []session.Message, in int, toolsOn bool, ch
 		OmitConstraintInput: po.OmitConstraintInput,
 		SamplingMode:        s.opts.SamplingMode,
 		ContextWindow:       s.hist.Window(),
+		Failed:              &r.failed,
 	}
 	if toolsOn {
 		req.Tools = s.opts.Tools
@@ -463,6 +466,7 @@ func (r *run) step(ctx Context, msgs []session.Message, in int, toolsOn bool, ch
 	}
 	acc := &struct {
 		text, reason strings.Builder
+		held         string // the reasoning's tail the events hold back (Options.Release)
 		calls        []session.ToolCall
 		usage        *Usage
 		out          int // bytes of text, reasoning and calls so far: the reply's size, bounded by the window
@@ -473,6 +477,9 @@ func (r *run) step(ctx Context, msgs []session.Message, in int, toolsOn bool, ch
 			return err
 		}
 		if d.Forming != nil {
+			if acc.held != "" {
+				s.thoughtEnd(&acc.held) // the reasoning block has ended
+			}
 			if req.Forming {
 				r.form(&acc.form, d.Forming)
 			}
@@ -484,17 +491,23 @@ func (r *run) step(ctx Context, msgs []session.Message, in int, toolsOn bool, ch
 		if acc.out += len(d.Text) + len(d.Reasoning); session.TextCost(acc.out) > req.ContextWindow {
 			return ReplyTooLong(session.TextCost(acc.out), req.ContextWindow)
 		}
+		if d.Reasoning != "" {
+			s.thought(&acc.reason, &acc.held, d.Reasoning)
+		}
+		if acc.held != "" && (d.Text != "" || d.Call != nil) {
+			s.thoughtEnd(&acc.held) // the reasoning block has ended
+		}
 		if d.Text != "" {
 			acc.text.WriteString(d.Text)
 			if po.OnChunk != nil {
 				po.OnChunk(Chunk{Text: d.Text})
 			}
 		}
-		if d.Reasoning != "" {
-			s.thought(&acc.reason, d.Reasoning)
-		}
 		if d.Call != nil && toolsOn {
 			acc.calls = append(acc.calls, *d.Call)
+			if acc.form != nil {
+				r.formEnd(acc.form, len(acc.calls)-1)
+			}
 		}
 		if d.Usage != nil {
 			acc.usage = d.Usage
@@ -504,6 +517,9 @@ func (r *run) step(ctx Context, msgs []session.Message, in int, toolsOn bool, ch
 	calls, usage := acc.calls, acc.usage
 	if ctx.Err() != nil {
 		return "", nil, nil, abortError(ctx)
+	}
+	if acc.held != "" {
+		s.thoughtEnd(&acc.held)
 	}
 	if err != nil {
 		if session.KindOf(err) == session.KindOperation && !errors.Is(err, session.ErrModel) {
@@ -613,14 +629,36 @@ func isJSONObject(b jsonv.RawMessage) bool {
 }
 
 // thought passes a piece of the model's reasoning to the page that listens, and keeps it
-// in b under KeepReasoning. Not inlined: the step's callback is the hot path.
+// in b under KeepReasoning. What Options.Release holds back waits in held, before the
+// next piece, until the block ends (thoughtEnd). Not inlined: the step's callback is the
+// hot path.
 //
 //go:noinline
-func (s *Session) thought(b *strings.Builder, text string) {
+func (s *Session) thought(b *strings.Builder, held *string, text string) {
 	if s.opts.KeepReasoning {
 		b.WriteString(text)
 	}
-	s.emit(Event{Type: EventReasoning, Text: text})
+	if !s.listens(EventReasoning) {
+		return
+	}
+	if s.opts.Release != nil {
+		text = *held + text
+		n := s.opts.Release(text)
+		text, *held = text[:n], text[n:]
+		if text == "" {
+			return
+		}
+	}
+	s.opts.OnEvent(Event{Type: EventReasoning, Text: text})
+}
+
+// thoughtEnd sends what thought held back: the reasoning block has ended (the step's
+// text, a call, or the step's end follows), so no more of it can complete a secret.
+//
+//go:noinline
+func (s *Session) thoughtEnd(held *string) {
+	s.emit(Event{Type: EventReasoning, Text: *held})
+	*held = ""
 }
 
 // assistant is a step's assistant message: its reasoning first (kept under

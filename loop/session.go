@@ -42,6 +42,12 @@ type Options struct {
 	// neither builds nor times the others (a page that does not listen pays nothing for
 	// them). nil: every type is wanted.
 	Listens func(EventType) bool
+	// Release, when set, is how many leading bytes of a text still being written the
+	// reasoning and toolcalldelta events may show now; the rest is held back until more
+	// comes, the reasoning block ends or the call is whole. The binding's redactor
+	// (redact.Redactor.Release): a tail that may begin a secret waits, so that a secret a
+	// model splits over two deltas is redacted whole (docs/design.md "Secrets").
+	Release func(text string) int
 	// Now reads the clock that times tools: the time elapsed since any fixed instant
 	// (a duration, not a time.Time: see RATIONALE.md "How does the module stay under
 	// 850 KB?"). nil means the time since the session was created, by time.Since.

@@ -89,6 +89,7 @@ func (h *Handler) newModel(raw jsonv.RawMessage) (loop.Model, error) {
 			TextTools:     !c.boolean("nativeTools", true),
 			ContextWindow: c.window(),
 		}
+		opened := c.opensThink()
 		fn := c.integer("generate")
 		if c.err == nil && server && !(strings.HasPrefix(cfg.BaseURL, "http://") || strings.HasPrefix(cfg.BaseURL, "https://") || strings.HasPrefix(cfg.BaseURL, "/")) {
 			c.fail("backend.baseURL must start with http://, https:// or /")
@@ -106,7 +107,7 @@ func (h *Handler) newModel(raw jsonv.RawMessage) (loop.Model, error) {
 		} else {
 			m = openai.NewEngine(cfg, &pageGenerator{h: h, fn: int64(fn)})
 		}
-		m = loop.Thinking(m, false) // beneath the text protocol: no call is read in thinking
+		m = loop.Thinking(m, opened) // beneath the text protocol: no call is read in thinking
 		if cfg.TextTools {
 			m = textproto.Wrap(m, textproto.Options{})
 		}
@@ -126,6 +127,7 @@ func (h *Handler) newModel(raw jsonv.RawMessage) (loop.Model, error) {
 		// tool use), handles tools itself only when it says so.
 		native := c.boolean("nativeTools", false)
 		window := c.window()
+		opened := c.opensThink()
 		if c.err != nil {
 			return nil, c.err
 		}
@@ -135,7 +137,7 @@ func (h *Handler) newModel(raw jsonv.RawMessage) (loop.Model, error) {
 			}
 			return nil, badBackend("backend.generate must be a function")
 		}
-		m := loop.Thinking(custom.New(&pageGenerator{h: h, fn: int64(fn)}, window), false)
+		m := loop.Thinking(custom.New(&pageGenerator{h: h, fn: int64(fn)}, window), opened)
 		if native {
 			return m, nil
 		}
@@ -187,6 +189,12 @@ func (c *config) boolean(name string, def bool) bool {
 	}
 	return b
 }
+
+// opensThink reads templateOpensThink: the model's chat template opens the <think>
+// block in the prompt (DeepSeek-R1's), so its reply starts inside it and has only the
+// </think> (loop.Thinking, docs/reasoning.md). For a server or engine that does not
+// detect that and send reasoning_content itself.
+func (c *config) opensThink() bool { return c.boolean("templateOpensThink", false) }
 
 func (c *config) integer(name string) int {
 	v, ok := c.obj[name]

@@ -703,11 +703,22 @@ func (s *Stream) Push(piece string) string {
 	if s.r.Empty() {
 		return piece
 	}
-	st := s.r.p.Load()
 	text := s.held + piece
-	// Hold from the earliest position that could begin a form not complete yet (a
-	// shorter form complete there may be the start of a longer one), and from the start
-	// of a match that crosses it.
+	cut := s.r.Release(text)
+	s.held = text[cut:]
+	return s.r.String(text[:cut])
+}
+
+// Release is how many of the leading bytes of text, a text still being written (a
+// stream's, or the reasoning and forming calls the events show), may go out now: all
+// but a tail that could begin a form not complete yet (a shorter form complete there may
+// be the start of a longer one), and the start of a match that crosses it. What goes out
+// is still to be redacted; the rest waits for more text or for the text's end.
+func (r *Redactor) Release(text string) int {
+	if r.Empty() {
+		return len(text)
+	}
+	st := r.p.Load()
 	cut := len(text) - st.hold(text)
 	for pos := 0; pos < cut; {
 		start, end, _ := st.next(text, pos, false)
@@ -715,14 +726,11 @@ func (s *Stream) Push(piece string) string {
 			break
 		}
 		if end > cut {
-			cut = start
-			break
+			return start
 		}
 		pos = end
 	}
-	s.held = text[cut:]
-	out, _ := st.replace(text[:cut], false)
-	return out
+	return cut
 }
 
 // Flush returns what is held back, redacted.

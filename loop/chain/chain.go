@@ -8,6 +8,11 @@
 // that cannot load. The next member gets the same request (history and tools). Once a
 // member has given a delta, its failure is the step's: two members' answers are never
 // spliced. An abort (the context done) stops the chain at once.
+//
+// A member that failed is skipped for the rest of the prompt's steps (Request.Failed), so
+// that an engine that cannot load or a server that is down costs its time once a prompt;
+// the next prompt starts again from the first member (a page that prefers its on-device
+// model wants it back when it can).
 package chain
 
 import (
@@ -34,6 +39,14 @@ func (m *Model) Step(ctx loop.Context, req *loop.Request, emit func(loop.Delta) 
 		if member == nil {
 			continue
 		}
+		var bit uint64 // past 64 members, none is remembered
+		if i < 64 {
+			bit = 1 << i
+		}
+		if req.Failed != nil && *req.Failed&bit != 0 {
+			msg += "; backends[" + strconv.Itoa(i) + "]: failed earlier in this prompt"
+			continue
+		}
 		started := false
 		err = member.Step(ctx, req, func(d loop.Delta) error {
 			started = true
@@ -44,6 +57,9 @@ func (m *Model) Step(ctx loop.Context, req *loop.Request, emit func(loop.Delta) 
 			return err
 		}
 		msg += "; backends[" + strconv.Itoa(i) + "]: " + strings.TrimPrefix(err.Error(), "the model failed: ")
+		if req.Failed != nil {
+			*req.Failed |= bit
+		}
 	}
 	return &session.Error{Kind: session.KindOf(err), Rule: session.ErrModel, Msg: msg}
 }

@@ -1025,4 +1025,56 @@ var scenarios = []scenario{
 		return [await run(true), await run(false)];`,
 		`[{"seen":["","{\"c","{\"city","{\"city\":\"","{\"city\":\"Par","{\"city\":\"Paris\"","{\"city\":\"Paris\"}","toolcall call_a"],"answer":"Sunny."},
 		  {"seen":["toolcall call_a"],"answer":"Sunny."}]`},
+	// A secret split across two events (issue 31, DESIGN §3): a hostile server echoes the
+	// page's key over two reasoning deltas (plain, then base64) and two argument deltas.
+	{"reasoning and toolcalldelta: a key a hostile model splits across two deltas is redacted whole", `
+		const s = await LanguageModel.create({ keepReasoning: true, backend: { kind: "record", backend: openai("splitkey", "echo_key_split.sse,vllm.sse") }, tools: [getWeather((a) => "sunny in " + a.city)] });
+		const thought = [], args = [], seen = [];
+		s.addEventListener("reasoning", (e) => { thought.push(e.detail.text); seen.push(JSON.stringify(e.detail)); });
+		s.addEventListener("toolcalldelta", (e) => { args.push(e.detail.argumentsText); seen.push(JSON.stringify(e.detail)); });
+		s.addEventListener("toolcall", (e) => seen.push(JSON.stringify(e.detail)));
+		s.addEventListener("toolresult", (e) => seen.push(JSON.stringify(e.detail)));
+		const answer = await s.prompt("What is my key?");
+		seen.push(answer, JSON.stringify(s.history), JSON.stringify(s.recording()));
+		const halves = [KEY.slice(0, 10), KEY.slice(10), "c2stdGVzdC0wMTIz", "NDU2Nzg5YWJjZGVm"];
+		return { thought: thought.join(""), args: args.at(-1), shown: args.every((a) => '{"city": "[redacted]"}'.startsWith(a)),
+		         leaked: seen.filter((t) => halves.some((h) => t.includes(h))) };`,
+		`{"thought":"Your key is [redacted], and in base64 [redacted]; now the tool, sk-te","args":"{\"city\": \"[redacted]\"}","shown":true,"leaked":[]}`},
+	// A template that opens <think> in the prompt (issue 31): templateOpensThink.
+	{"reasoning: templateOpensThink reads a reply that starts inside <think>: its first part is reasoning, never text nor a call", fakeEngines + `
+		const reply = 'Paris? <tool_call>{"name":"get_weather","arguments":{"city":"Paris"}}</tool_call></think>\n\nSunny, I think.';
+		const run = async (backend) => {
+			let ran = 0;
+			const thought = [];
+			const s = await LanguageModel.create({ backend, tools: [getWeather(() => { ran++; return "sunny"; })] });
+			s.addEventListener("reasoning", (e) => thought.push(e.detail.text));
+			const chunks = await read(s.promptStreaming("Weather in Paris?"));
+			return { chunks: chunks.join(""), thought: thought.join(""), ran, history: s.history.length };
+		};
+		let n = 0;
+		const custom = (opened) => ({ kind: "custom", templateOpensThink: opened, generate: () => (n++ === 0 ? reply : "Done.") });
+		const engine = { kind: "engine", engine: wllama(text(reply)), nativeTools: false, templateOpensThink: true };
+		const opened = [await run(custom(true)), await run(engine)];
+		n = 0;
+		const unset = await run(custom(false));
+		const bad = await Promise.all([["custom", "yes"], ["custom", 1], ["engine", "true"]].map(([kind, v]) =>
+			LanguageModel.create({ backend: kind === "custom" ? { kind, generate: () => "x", templateOpensThink: v } : { kind, engine: wllama(), templateOpensThink: v } })
+				.then(() => "created", (e) => e.name + ": " + e.message)));
+		const openaiBad = await LanguageModel.create({ backend: openai("opensbad", "vllm.sse", { templateOpensThink: {} }) }).then(() => "created", (e) => e.name + ": " + e.message);
+		return { opened, unsetRan: unset.ran, bad, openaiBad };`,
+		`{"opened":[{"chunks":"Sunny, I think.","thought":"Paris? <tool_call>{\"name\":\"get_weather\",\"arguments\":{\"city\":\"Paris\"}}</tool_call>","ran":0,"history":2},
+		            {"chunks":"Sunny, I think.","thought":"Paris? <tool_call>{\"name\":\"get_weather\",\"arguments\":{\"city\":\"Paris\"}}</tool_call>","ran":0,"history":2}],
+		  "unsetRan":1,
+		  "bad":["TypeError: invalid backend: backend.templateOpensThink must be true or false","TypeError: invalid backend: backend.templateOpensThink must be true or false","TypeError: invalid backend: backend.templateOpensThink must be true or false"],
+		  "openaiBad":"TypeError: invalid backend: backend.templateOpensThink must be true or false"}`},
+	// A chain does not retry a failed member at every step (issue 31): within one prompt()
+	// it is skipped; the next prompt() starts again from the first.
+	{"chain: a member that failed is skipped for the rest of the prompt's steps, and asked again at the next prompt", `
+		let down = 0;
+		const generate = (req) => (req.messages.at(-1).role === "tool-result" ? "Sunny." : { type: "tool-call", value: { name: "weather", arguments: { city: "Paris" } } });
+		const s = await LanguageModel.create({ backend: { kind: "chain", backends: [
+			{ kind: "custom", generate: () => { down++; throw new DOMException("the engine cannot load", "NetworkError"); } },
+			{ kind: "custom", nativeTools: true, generate }] }, tools: [weather(() => "sunny")] });
+		return [await s.prompt("Weather?"), down, await s.prompt("And now?"), down, s.usage.steps];`,
+		`["Sunny.",1,"Sunny.",2,4]`},
 }
