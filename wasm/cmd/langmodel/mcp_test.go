@@ -302,6 +302,17 @@ var mcpScenarios = []mcpScenario{
 			await moved.prompt("d");
 			return { asked, listed, log: (await serverLog()).filter((l) => l.startsWith("deleted")) };`,
 		want: `{"asked":["/a","moved /d"],"listed":[["delete_file","mcp","files",true]],"log":["deleted /a","deleted /b","deleted /c"]}`,
+	},	{
+		name: "listTools: the servers' tools with the server's name and origin beside the page's, never its headers",
+		token: "s3cret-token",
+		js: `const s = await LanguageModel.create({ mcpServers: [{ url: MCP, name: "srv", headers: { Authorization: "Bearer s3cret-token" } }],
+				tools: [{ name: "weather", description: "Page weather", execute: () => "page" }], backend: script({ text: "hi" }) });
+			const listed = await s.listTools();
+			const w = listed.find((t) => t.name === "srv__weather");
+			return { names: listed.map((t) => t.name + " " + t.source.kind + (t.source.name ? " " + t.source.name : "")), origin: MCP.startsWith(w.source.origin + "/"),
+				weather: [w.description, w.annotations.readOnlyHint, w.inputSchema.required, w.active], secret: JSON.stringify(listed).includes("s3cret") };`,
+		want: `{"names":["weather page","add_news mcp srv","crash mcp srv","delete_file mcp srv","forecast mcp srv","hang mcp srv","plain mcp srv","slow mcp srv","srv__weather mcp srv"],
+			"origin":true,"weather":["Weather in a city",true,["city"],true],"secret":false}`,
 	},
 }
 
