@@ -395,9 +395,9 @@ function mcpServer({ url, name, token }) {
 
 /**
  * connectMCP creates the session again with the MCP server the settings name (or none:
- * disconnect). The page cannot list the server's tools (the API has no such list); it
- * shows what create() tells: that it connected, and how much more context the session
- * takes with the server's tool declarations. Its tools show as cards when called.
+ * disconnect). It shows that it connected, how much more context the session takes with
+ * the server's tool declarations, and the server's tools (session.listTools()). Its tools
+ * show as cards when called.
  */
 async function connectMCP(connect) {
   if (state.busy) return;
@@ -415,6 +415,7 @@ async function connectMCP(connect) {
     out.textContent = state.mcp
       ? `Connected to ${state.mcp.name}: its tools' declarations take ${(after - before).toLocaleString("en")} tokens of context (contextUsage ${before.toLocaleString("en")} → ${after.toLocaleString("en")}).`
       : "Disconnected.";
+    showMCPTools(state.mcp ? (await session.listTools()).filter((t) => t.source.kind === "mcp") : []);
   } catch (err) {
     state.mcp = was;
     const { title: head, text } = describe(err);
@@ -423,6 +424,23 @@ async function connectMCP(connect) {
   }
   $("mcp-connect").hidden = Boolean(state.mcp);
   $("mcp-disconnect").hidden = !state.mcp;
+}
+
+// showMCPTools lists the MCP server's tools under the settings' result: each its name as
+// the model calls it, its title and description (the server's words, shown as text only).
+function showMCPTools(tools) {
+  const list = $("mcp-tools");
+  list.replaceChildren(
+    ...tools.map((t) => {
+      const li = document.createElement("li");
+      const name = document.createElement("code");
+      name.textContent = t.name;
+      const title = t.annotations?.title;
+      li.append(name, ` ${title ? title + ": " : ""}${t.description}`);
+      return li;
+    }),
+  );
+  list.hidden = tools.length === 0;
 }
 
 // newConversation starts over: a session with no history, and nothing saved.

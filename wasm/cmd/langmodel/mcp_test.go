@@ -361,7 +361,8 @@ func TestBrowser_MCP(t *testing.T) {
 // TestNode_MCP runs the module's MCP client under Node (js/language-model.node.js)
 // against a server written with the official TypeScript SDK (internal/npm/mcp-server.mjs):
 // a list, text and image content, isError, progress, a destructive tool refused and
-// approved, and the DELETE at the last destroy.
+// approved, the server's tools as session.listTools() lists them, and the DELETE at the
+// last destroy.
 func TestNode_MCP(t *testing.T) {
 	node, err := exec.LookPath("node")
 	require.NoError(t, err, "Node 20 is needed for the tests")
@@ -402,7 +403,8 @@ func TestNode_MCP(t *testing.T) {
 		await s.prompt("Go");
 		const approved = await LanguageModel.create({ mcpServers: [{ url: MCP, trusted: true }], toolUseConfig: { approve: () => true }, backend: script(call("delete_file", { path: "/b" }), { text: "deleted" }) });
 		await approved.prompt("Delete");
-		const got = { history: lines(s), progress, approved: lines(approved)[1] };
+		const listed = (await s.listTools()).map((t) => [t.name, t.source.kind, t.source.name, t.active].join(" "));
+		const got = { history: lines(s), progress, approved: lines(approved)[1], listed };
 		s.destroy();
 		approved.destroy();
 		for (;;) { const log = await (await fetch(LOG)).json(); if (log.filter((l) => l === "DELETE").length === 2) break; await new Promise((r) => setTimeout(r, 10)); }
@@ -419,6 +421,7 @@ func TestNode_MCP(t *testing.T) {
 		"assistant: done"],
 		"progress":["half","all"],
 		"approved":"result delete_file [{\"type\":\"text\",\"value\":\"deleted /b\"}]",
+		"listed":["weather mcp mcp1 true","forecast mcp mcp1 true","slow mcp mcp1 true","delete_file mcp mcp1 true"],
 		"log":["deleted /b","DELETE","DELETE"]}`, decodeLast(t, out))
 }
 
