@@ -10,7 +10,7 @@
 import { install, LanguageModel, LanguageModelToolError, LanguageModelToolSuccess } from "../js/language-model.js";
 import { EXAMPLES, makeTools, manyTools, researcher, RULES } from "./tools.js";
 import { applyResult, entriesFromHistory, renderEntries, renderEntry, resultText, title } from "./view.js";
-import { download, forget, keep, recordable, replayPlan, saved } from "./keep.js";
+import { download, forget, keep, keepExtras, recordable, replayPlan, saved } from "./keep.js";
 import { announce, registerTools, settled } from "./webmcp.js";
 import { thinkingBackend } from "./thinking.js";
 
@@ -200,9 +200,36 @@ function formingCall({ callID, name, argumentsText, arguments: partial, dropped 
 // above the answer it leads to.
 function liveThinking(text) {
   let entry = state.entries.at(-1);
-  if (entry?.kind !== "thinking" || entry.failed) entry = push({ kind: "thinking", text: "" });
+  // from: the history's length as the reasoning comes; it leads to the next message that
+  // is not the user's (saveExtras).
+  if (entry?.kind !== "thinking" || entry.failed) entry = push({ kind: "thinking", text: "", from: state.session?.history.length ?? 0 });
   entry.text += text;
   update(entry);
+}
+
+// saveExtras keeps what the view shows and the history does not hold (keep.js
+// keepExtras): each Thinking block by the index of the message it leads to, and each
+// agent call's nested cards by its call's index and callID. A failed turn's are not kept
+// (its messages are not in the history).
+function saveExtras() {
+  const history = state.session?.history ?? [];
+  const thinking = {};
+  const children = {};
+  for (const e of state.entries) {
+    if (e.failed) continue;
+    if (e.kind === "thinking") {
+      let at = e.at ?? e.from;
+      while (at < history.length && history[at].role === "user") at++;
+      if (at < history.length) thinking[(e.at = at)] = e.text;
+    }
+    if (e.kind !== "calls") continue;
+    for (const c of e.calls) {
+      if (!c.children?.length) continue;
+      c.at ??= history.findLastIndex((m) => m.role === "tool-call" && m.content?.some?.((p) => p.type === "tool-call" && (p.value.callID ?? p.value.callId) === c.callID));
+      if (c.at >= 0) children[c.at + "/" + c.callID] = c.children;
+    }
+  }
+  keepExtras({ thinking, children });
 }
 
 function setCall(ref, fields) {
@@ -375,6 +402,7 @@ async function compactSession() {
     adopt(next, state.config);
     const after = next.contextUsage;
     rebuild(entriesFromHistory(next.history));
+    saveExtras(); // the indices have moved: none of the old ones is kept
     const text = `contextUsage ${before.toLocaleString("en")} → ${after.toLocaleString("en")}`;
     const n = notice("info", "Compacted", `${text}: the last two turns are whole, the tool results before them were dropped.`);
     Object.assign(n.node.dataset, { before: String(before), after: String(after) });
@@ -508,6 +536,7 @@ async function send(text) {
     failed(err, turn);
   } finally {
     for (const settle of [...state.waiters.values()]) settle("abort");
+    saveExtras();
     state.controller = null;
     setStep("");
     setBusy(false);
@@ -1121,7 +1150,7 @@ async function boot() {
     syncSettingsForm();
     showActiveSet();
     if (before && session.history.length) {
-      rebuild(entriesFromHistory(session.history));
+      rebuild(entriesFromHistory(session.history, before.extras));
       notice("info", "Conversation restored", `${session.history.length} messages, as they were before the page was reloaded.${restored}`);
     }
     $("loading").hidden = true;
