@@ -302,8 +302,9 @@ var mcpScenarios = []mcpScenario{
 			await moved.prompt("d");
 			return { asked, listed, log: (await serverLog()).filter((l) => l.startsWith("deleted")) };`,
 		want: `{"asked":["/a","moved /d"],"listed":[["delete_file","mcp","files",true]],"log":["deleted /a","deleted /b","deleted /c"]}`,
-	},	{
-		name: "listTools: the servers' tools with the server's name and origin beside the page's, never its headers",
+	},
+	{
+		name:  "listTools: the servers' tools with the server's name and origin beside the page's, never its headers",
 		token: "s3cret-token",
 		js: `const s = await LanguageModel.create({ mcpServers: [{ url: MCP, name: "srv", headers: { Authorization: "Bearer s3cret-token" } }],
 				tools: [{ name: "weather", description: "Page weather", execute: () => "page" }], backend: script({ text: "hi" }) });
