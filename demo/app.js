@@ -10,7 +10,7 @@
 import { install, LanguageModel, LanguageModelToolError, LanguageModelToolSuccess } from "../js/language-model.js";
 import { EXAMPLES, makeTools, manyTools, researcher, RULES } from "./tools.js";
 import { applyResult, entriesFromHistory, renderEntries, renderEntry, resultText, title } from "./view.js";
-import { download, forget, keep, recordable, replayPlan, saved } from "./keep.js";
+import { download, forget, keep, keepExtras, recordable, replayPlan, saved } from "./keep.js";
 import { announce, registerTools, settled } from "./webmcp.js";
 import { thinkingBackend } from "./thinking.js";
 
@@ -200,9 +200,36 @@ function formingCall({ callID, name, argumentsText, arguments: partial, dropped 
 // above the answer it leads to.
 function liveThinking(text) {
   let entry = state.entries.at(-1);
-  if (entry?.kind !== "thinking" || entry.failed) entry = push({ kind: "thinking", text: "" });
+  // from: the history's length as the reasoning comes; it leads to the next message that
+  // is not the user's (saveExtras).
+  if (entry?.kind !== "thinking" || entry.failed) entry = push({ kind: "thinking", text: "", from: state.session?.history.length ?? 0 });
   entry.text += text;
   update(entry);
+}
+
+// saveExtras keeps what the view shows and the history does not hold (keep.js
+// keepExtras): each Thinking block by the index of the message it leads to, and each
+// agent call's nested cards by its call's index and callID. A failed turn's are not kept
+// (its messages are not in the history).
+function saveExtras() {
+  const history = state.session?.history ?? [];
+  const thinking = {};
+  const children = {};
+  for (const e of state.entries) {
+    if (e.failed) continue;
+    if (e.kind === "thinking") {
+      let at = e.at ?? e.from;
+      while (at < history.length && history[at].role === "user") at++;
+      if (at < history.length) thinking[(e.at = at)] = e.text;
+    }
+    if (e.kind !== "calls") continue;
+    for (const c of e.calls) {
+      if (!c.children?.length) continue;
+      c.at ??= history.findLastIndex((m) => m.role === "tool-call" && m.content?.some?.((p) => p.type === "tool-call" && (p.value.callID ?? p.value.callId) === c.callID));
+      if (c.at >= 0) children[c.at + "/" + c.callID] = c.children;
+    }
+  }
+  keepExtras({ thinking, children });
 }
 
 function setCall(ref, fields) {
@@ -375,6 +402,7 @@ async function compactSession() {
     adopt(next, state.config);
     const after = next.contextUsage;
     rebuild(entriesFromHistory(next.history));
+    saveExtras(); // the indices have moved: none of the old ones is kept
     const text = `contextUsage ${before.toLocaleString("en")} → ${after.toLocaleString("en")}`;
     const n = notice("info", "Compacted", `${text}: the last two turns are whole, the tool results before them were dropped.`);
     Object.assign(n.node.dataset, { before: String(before), after: String(after) });
@@ -395,9 +423,9 @@ function mcpServer({ url, name, token }) {
 
 /**
  * connectMCP creates the session again with the MCP server the settings name (or none:
- * disconnect). The page cannot list the server's tools (the API has no such list); it
- * shows what create() tells: that it connected, and how much more context the session
- * takes with the server's tool declarations. Its tools show as cards when called.
+ * disconnect). It shows that it connected, how much more context the session takes with
+ * the server's tool declarations, and the server's tools (session.listTools()). Its tools
+ * show as cards when called.
  */
 async function connectMCP(connect) {
   if (state.busy) return;
@@ -415,6 +443,7 @@ async function connectMCP(connect) {
     out.textContent = state.mcp
       ? `Connected to ${state.mcp.name}: its tools' declarations take ${(after - before).toLocaleString("en")} tokens of context (contextUsage ${before.toLocaleString("en")} → ${after.toLocaleString("en")}).`
       : "Disconnected.";
+    showMCPTools(state.mcp ? (await session.listTools()).filter((t) => t.source.kind === "mcp") : []);
   } catch (err) {
     state.mcp = was;
     const { title: head, text } = describe(err);
@@ -423,6 +452,23 @@ async function connectMCP(connect) {
   }
   $("mcp-connect").hidden = Boolean(state.mcp);
   $("mcp-disconnect").hidden = !state.mcp;
+}
+
+// showMCPTools lists the MCP server's tools under the settings' result: each its name as
+// the model calls it, its title and description (the server's words, shown as text only).
+function showMCPTools(tools) {
+  const list = $("mcp-tools");
+  list.replaceChildren(
+    ...tools.map((t) => {
+      const li = document.createElement("li");
+      const name = document.createElement("code");
+      name.textContent = t.name;
+      const title = t.annotations?.title;
+      li.append(name, ` ${title ? title + ": " : ""}${t.description}`);
+      return li;
+    }),
+  );
+  list.hidden = tools.length === 0;
 }
 
 // newConversation starts over: a session with no history, and nothing saved.
@@ -490,6 +536,7 @@ async function send(text) {
     failed(err, turn);
   } finally {
     for (const settle of [...state.waiters.values()]) settle("abort");
+    saveExtras();
     state.controller = null;
     setStep("");
     setBusy(false);
@@ -1103,7 +1150,7 @@ async function boot() {
     syncSettingsForm();
     showActiveSet();
     if (before && session.history.length) {
-      rebuild(entriesFromHistory(session.history));
+      rebuild(entriesFromHistory(session.history, before.extras));
       notice("info", "Conversation restored", `${session.history.length} messages, as they were before the page was reloaded.${restored}`);
     }
     $("loading").hidden = true;

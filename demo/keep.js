@@ -6,6 +6,8 @@ import { snapshotStore } from "../js/language-model.js";
 
 const KEY = "chat";
 const CONFIG = "langmodel-demo-config";
+// What the page showed and the history does not hold (keepExtras), beside the snapshot.
+const EXTRAS = "langmodel-demo-extras";
 // Without IndexedDB (or storage) nothing survives a reload, and the page works as before.
 let store = null;
 try {
@@ -23,7 +25,7 @@ export async function saved() {
   try {
     const snapshot = await store.load(KEY);
     if (!snapshot) return null;
-    return { snapshot, config: JSON.parse(localStorage.getItem(CONFIG) ?? "{}") };
+    return { snapshot, config: JSON.parse(localStorage.getItem(CONFIG) ?? "{}"), extras: JSON.parse(localStorage.getItem(EXTRAS) ?? "null") ?? undefined };
   } catch (e) {
     console.warn("demo: the saved conversation could not be read:", e);
     return null;
@@ -44,10 +46,28 @@ export function keep(session, config) {
   stop = store.autosave(KEY, session, { onerror });
 }
 
+/**
+ * keepExtras saves what the conversation showed that its history does not hold, for the
+ * view rebuilt after a reload (view.js entriesFromHistory): {thinking: {index: text}, the
+ * model's reasoning before the history's message at index; children: {"index/callID":
+ * [Call]}, the calls an agent tool's child session ran, under the call at index}. The
+ * children are a child session's, which no snapshot holds (it is gone once it answered);
+ * the reasoning is the model's, which the history keeps only under keepReasoning, and
+ * then sends back to the model.
+ */
+export function keepExtras(extras) {
+  try {
+    localStorage.setItem(EXTRAS, JSON.stringify(extras));
+  } catch {}
+}
+
 /** forget drops the saved conversation. */
 export async function forget() {
   stop();
   stop = () => {};
+  try {
+    localStorage.removeItem(EXTRAS);
+  } catch {}
   await store?.delete(KEY);
 }
 

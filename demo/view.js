@@ -8,7 +8,7 @@
 //   {kind: "user" | "system" | "assistant", text}
 //   {kind: "calls", calls: [Call]}      the tool calls between two texts, in order
 //   {kind: "notice", level, title, text, actions}   page messages (errors), live only
-//   {kind: "thinking", text}          what the model thought (reasoning events), live only
+//   {kind: "thinking", text, at}      what the model thought (reasoning events), before the history's message at (keep.js keepExtras)
 // and may carry failed: true (a turn that failed and so is not in the history).
 // A Call is {callID, name, args, argsText, state, progress, result, error, children}
 // where state is "forming" (the model is still writing it; argsText: its arguments so far
@@ -95,13 +95,16 @@ function textOf(content) {
 }
 
 /** entriesFromHistory turns session.history (draft-PR form, or Chrome's) into entries. */
-export function entriesFromHistory(history) {
+export function entriesFromHistory(history, extras = {}) {
   const entries = [];
   const calls = new Map();
   const last = () => entries.at(-1);
-  const addCall = (v) => {
+  // at is the index of the call's message: an agent call's children are kept under it.
+  const addCall = (v, at) => {
     if (last()?.kind !== "calls") entries.push({ kind: "calls", calls: [] });
-    const call = { callID: v.callID ?? v.callId, name: v.name, args: v.arguments ?? {}, state: "unanswered" };
+    const call = { callID: v.callID ?? v.callId, name: v.name, args: v.arguments ?? {}, state: "unanswered", at };
+    const children = extras?.children?.[at + "/" + call.callID];
+    if (Array.isArray(children)) call.children = children;
     last().calls.push(call);
     calls.set(call.callID, call);
   };
@@ -109,15 +112,17 @@ export function entriesFromHistory(history) {
     const call = calls.get(v.callID ?? v.callId);
     if (call) applyResult(call, v);
   };
-  for (const m of history) {
+  history.forEach((m, at) => {
+    const thought = extras?.thinking?.[at];
+    if (typeof thought === "string") entries.push({ kind: "thinking", text: thought, at });
     const parts = typeof m.content === "string" ? [{ type: "text", value: m.content }] : (m.content ?? []);
     for (const p of parts) {
-      if (p.type === "tool-call") addCall(p.value);
+      if (p.type === "tool-call") addCall(p.value, at);
       else if (p.type === "tool-result" || p.type === "tool-response") addResult(p.value);
     }
     const text = textOf(m.content);
-    if (m.role === "tool-call" || m.role === "tool-result" || m.role === "tool-response") continue;
-    if (text === "" && parts.length > 0) continue;
+    if (m.role === "tool-call" || m.role === "tool-result" || m.role === "tool-response") return;
+    if (text === "" && parts.length > 0) return;
     if (m.role === "assistant") {
       // Consecutive assistant texts stream as one text live.
       if (last()?.kind === "assistant") last().text += text;
@@ -127,7 +132,7 @@ export function entriesFromHistory(history) {
     } else {
       entries.push({ kind: "user", text });
     }
-  }
+  });
   return entries;
 }
 

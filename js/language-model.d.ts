@@ -223,6 +223,12 @@ export interface ApprovedTool {
   source: ToolSource;
 }
 
+/** A tool of a session (session.listTools()): its declaration as approve is shown it, and whether the model is offered it now. */
+export interface ListedTool extends ApprovedTool {
+  /** False while tool search keeps it out of the tools offered (the model may find it); else true. */
+  active: boolean;
+}
+
 export interface ToolSearchOptions {
   /** Of the context window the declarations may take; above it the model searches. */
   share?: number;
@@ -827,6 +833,8 @@ export class LanguageModel<R extends PromptResult = PromptResult> extends EventT
   readonly approvals: ApprovedTool[];
   /** Forgets the decision about the tool named name, or all of them: approve is asked again. */
   revokeApproval(name?: string): undefined;
+  /** The session's tools as its next step has them: the page's, its WebMCP ones and its MCP servers' (beyond the spec). */
+  listTools(): Promise<ListedTool[]>;
   /** The model steps a {kind: "record"} backend ran, clones' included (beyond the spec); replay with backend {...recording, strict: true}. */
   recording(): Recording;
 
@@ -957,6 +965,8 @@ declare global {
     readonly approvals: self.ApprovedTool[];
     /** Forgets the decision about the tool named name, or all of them. */
     revokeApproval(name?: string): undefined;
+    /** The session's tools: the page's, its WebMCP ones and its MCP servers'. */
+    listTools(): Promise<self.ListedTool[]>;
   }
 
   interface LanguageModelEventMap {

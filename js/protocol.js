@@ -26,7 +26,7 @@
 // A request for a destroyed key is answered with InvalidStateError.
 
 /** Exchanged by hello; bump it whenever a message changes shape (ProtocolVersion in Go). */
-export const PROTOCOL_VERSION = 9;
+export const PROTOCOL_VERSION = 10;
 
 /** The pace of a fetch's body in UTF-16 units (FetchWindow in Go): see FetchMore. */
 export const FETCH_WINDOW = 1 << 20;
@@ -62,7 +62,7 @@ export const FETCH_WINDOW = 1 << 20;
 /** @typedef {{type: "prompt", id: number, session: number, input: unknown, stream?: boolean, responseConstraint?: unknown, omitResponseConstraintInput?: boolean, toolChoice?: WireToolChoice, activeTools?: string[]}} PromptRequest  reply value: PromptResult; with stream, Chunks first */
 /** @typedef {{type: "append" | "measure", id: number, session: number, input: unknown}} InputRequest  reply value: SessionInfo (append), number (measure) */
 /** @typedef {{type: "clone", id: number, session: number, clone: number, compact?: CompactRules}} CloneRequest  reply value: SessionInfo of the new key `clone`; with compact, its history compacted by those rules (session.compact()) */
-/** @typedef {{type: "destroy" | "history" | "usage", id: number, session: number, packed?: boolean}} SessionRequest  reply value: null, the transcript, SessionInfo; history and usage also answer synchronously through channel.query; a synchronous history query with packed: true is answered packed (pack.js unpackHistory) */
+/** @typedef {{type: "destroy" | "history" | "usage" | "tool-list", id: number, session: number, packed?: boolean}} SessionRequest  reply value: null, the transcript, SessionInfo, ListedTool[] (tool-list: session.listTools()); history and usage also answer synchronously through channel.query; a synchronous history query with packed: true is answered packed (pack.js unpackHistory) */
 
 // ---- page → engine: notifications ----
 
@@ -96,6 +96,7 @@ export const FETCH_WINDOW = 1 << 20;
 /** @typedef {{mode?: "none"|"open"|"closed"|"hybrid", contextUsage: number, contextWindow: number, initial?: number, usage?: Usage}} SessionInfo  initial (create and clone; absent when 0): how many messages are initial prompts; usage: session.usage, absent before the first model step */
 /** @typedef {{inputTokens: number, outputTokens: number, steps: number, estimatedSteps: number}} Usage  what a session's model steps have spent (session.usage) */
 /** @typedef {{text: string, calls?: WireCall[], contextUsage: number}} PromptResult */
+/** @typedef {{name: string, description: string, inputSchema: object, annotations: object, source: {kind: "page"|"webmcp"|"mcp", name?: string, origin?: string}, active: boolean}} ListedTool  a tool-list entry: the toolInfo of a tool-approve, and whether the model is offered it now (tool search) */
 
 /** The messages that are session events, dispatched on the LanguageModel of `session`. */
 export const EVENT_TYPES = ["toolcall", "toolprogress", "toolresult", "contextoverflow", "stepusage", "reasoning", "toolcalldelta"];

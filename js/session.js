@@ -293,6 +293,19 @@ export class LanguageModel extends EventTarget {
   }
 
   /**
+   * listTools() resolves to the session's tools as its next step has them, wherever they
+   * come from: the page's tools, its WebMCP tools and the MCP servers' (only the engine
+   * knows those), each {name, description, inputSchema, annotations, source: {kind:
+   * "page"|"webmcp"|"mcp", name?, origin?}, active}, as approve is shown them (an MCP
+   * server's headers never are); active is false for a tool that tool search keeps from
+   * the model for now (beyond the spec; docs/chat-ui.md "A session's tools").
+   */
+  async listTools() {
+    if (this.#destroyed) throw this.#gone();
+    return this.#channel.request({ type: "tool-list", session: this.#key }, { inflight: this.#inflight });
+  }
+
+  /**
    * revokeApproval(name) forgets the decision about the tool named name, or every
    * decision without a name: approve is asked again from the next call on.
    */

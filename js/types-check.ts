@@ -16,6 +16,7 @@ import {
   type Recording,
   type Snapshot,
   type ApprovedTool,
+  type ListedTool,
   type ChatCompletionsRequest,
   type Message,
   type ModelContext,
@@ -227,6 +228,9 @@ async function page(): Promise<void> {
   const remembering = await LanguageModel.create({ tools: [weather], toolUseConfig: { approve: async (call, tool) => (tool.source.kind === "page" ? { allow: "always" } : call.name === "ok") } });
   const allowed: ApprovedTool[] = remembering.approvals;
   console.log(allowed.map((t) => `${t.name} from ${t.source.kind}`), remembering.revokeApproval("weather"), remembering.revokeApproval());
+  // A session's tools, wherever they come from (session.listTools()).
+  const listed: ListedTool[] = await remembering.listTools();
+  console.log(listed.map((t) => (t.source.kind === "mcp" ? `${t.source.name}: ${t.name}` : t.name) + (t.active ? "" : " (found by search)")));
   await LanguageModel.restore(remembering.snapshot(), { tools: [weather], toolUseConfig: { approve: () => ({ allow: "once" }) }, keepApprovals: true });
   // @ts-expect-error allow is "once" or "always"
   await LanguageModel.create({ tools: [weather], toolUseConfig: { approve: () => ({ allow: "alwyas" }) } });

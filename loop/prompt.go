@@ -256,7 +256,9 @@ func (s *Session) prompt(ctx Context, input any, po PromptOptions) (Result, erro
 	}
 	s.takeTools() // tools that came and went since the last step (toolset.go)
 	if po.ActiveTools != nil && s.search != nil {
+		s.toolsMu.Lock() // Listed may be reading the active set
 		s.search.Reset(s.opts.Tools, po.ActiveTools)
+		s.toolsMu.Unlock()
 		s.hist.SetBase(s.search.Active.Cost)
 		if err := r.fit(); err != nil {
 			return Result{}, r.fail(err)

@@ -69,7 +69,13 @@ func newSearcher(tools []session.Tool, use ToolSearch, window int, keep []sessio
 func (s *Session) offer(choice ToolChoice) []session.Tool {
 	q := s.search
 	if choice.Mode == "tool" && choice.Name != SearchToolName {
-		if t := s.tools[choice.Name]; t != nil && q.Add(t) {
+		s.toolsMu.Lock() // Listed may be reading the active set
+		added := false
+		if t := s.tools[choice.Name]; t != nil {
+			added = q.Add(t)
+		}
+		s.toolsMu.Unlock()
+		if added {
 			s.hist.SetBase(q.Active.Cost)
 		}
 	}
@@ -130,4 +136,22 @@ func (r *run) search(c session.ToolCall) session.ToolResult {
 // offered reports whether the step offered the model a tool named name (search mode).
 func (r *run) offered(name string) bool {
 	return toolrank.Find(r.tools, name) != nil
+}
+
+// Listed returns the tools the session's next step will have (a set SetTools left
+// included) and, in search mode, those of them the model is offered now: nil when it is
+// offered every one. It is the page's listing of a session's tools (session.listTools(),
+// wasm/toollist.go); a step under way may add to the active set as soon as it returns.
+// Both are read-only (the active set's slice is never written in place).
+func (s *Session) Listed() (tools, active []session.Tool) {
+	s.toolsMu.Lock()
+	defer s.toolsMu.Unlock()
+	tools = s.opts.Tools
+	if s.nextTools != nil {
+		tools = *s.nextTools
+	}
+	if s.search != nil {
+		active = s.search.Active.Tools
+	}
+	return tools, active
 }

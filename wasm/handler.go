@@ -265,7 +265,7 @@ func (h *Handler) handle(b []byte, tail int) {
 			h.clone(raw, env.ID)
 		case TypeDestroy:
 			h.destroy(raw, env.ID)
-		case TypeHistory, TypeUsage:
+		case TypeHistory, TypeUsage, TypeToolList:
 			r, _ := h.query(raw.raw, false)
 			h.write(r)
 		// Notifications have no reply; a malformed one is answered to id 0, since their
@@ -618,7 +618,7 @@ func (h *Handler) query(raw []byte, packedOK bool) (r *Reply, packed *[]session.
 	e := h.sessions[req.Session]
 	h.mu.Unlock()
 	switch {
-	case req.Type != TypeHistory && req.Type != TypeUsage:
+	case req.Type != TypeHistory && req.Type != TypeUsage && req.Type != TypeToolList:
 		r.Error = protocolError(session.KindType, "cannot query %q", req.Type)
 	case e == nil:
 		r.Error = errUnknownSession(req.Session)
@@ -629,6 +629,8 @@ func (h *Handler) query(raw []byte, packedOK bool) (r *Reply, packed *[]session.
 		r.OK, r.Value = true, session.MarshalMessages(h.redactMessages(e.s.Messages()))
 	case req.Type == TypeHistory:
 		r.OK, r.Value = true, e.s.History()
+	case req.Type == TypeToolList:
+		r.OK, r.Value = true, toolList(e.s)
 	default:
 		r.OK, r.Value = true, marshal(info(e.s, false))
 	}

@@ -36,7 +36,7 @@ import (
 //go:generate go run ./internal/trimjson -neither envelope,HelloRequest,CreateRequest,CreateOptions,ToolUseConfig,PromptRequest,InputRequest,CloneRequest,AbortMessage,PageReturn,ToolProgress -out Reply,PageCall,Event,SessionInfo,Usage,PromptResult,WireError,ErrorExtra protocol_easyjson.go
 
 // ProtocolVersion is exchanged by hello. Bump it whenever a message changes shape.
-const ProtocolVersion = 9
+const ProtocolVersion = 10
 
 // Message types, page → engine.
 const (
@@ -50,6 +50,7 @@ const (
 	TypeDestroy       = "destroy"
 	TypeHistory       = "history"
 	TypeUsage         = "usage"
+	TypeToolList      = "tool-list" // session.listTools(): the session's tools (toollist.go)
 	TypeAbort         = "abort"
 	TypeToolReturn    = "tool-return"
 	TypeToolProgress  = "tool-progress"
@@ -233,9 +234,9 @@ type CloneRequest struct {
 	Compact *CompactConfig `json:"compact,omitempty"`
 }
 
-// SessionRequest is destroy, history and usage: a session alone (an InputRequest without
-// input). Reply value: null for destroy, the transcript (draft-PR form) for history,
-// SessionInfo for usage. history and usage may also be asked synchronously
+// SessionRequest is destroy, history, usage and tool-list: a session alone (an
+// InputRequest without input). Reply value: null for destroy, the transcript (draft-PR
+// form) for history, SessionInfo for usage, the tools (toolList) for tool-list. history and usage may also be asked synchronously
 // (Handler.Query).
 type SessionRequest = InputRequest
 

@@ -154,10 +154,20 @@ func comma(n int) string {
 	return s
 }
 
+// waitSaved waits until the saved conversation (keep.js, autosave) holds the session's
+// history as it is.
+const waitSaved = `
+	const { snapshotStore } = await import("/js/language-model.js");
+	const store = snapshotStore("langmodel-demo");
+	const want = JSON.stringify(demo.session.history);
+	await until(() => globalThis.savedHistory === want || (store.load("chat").then((s) => (globalThis.savedHistory = JSON.stringify(s?.history))), false), "the conversation saved");
+`
+
 // TestDemo_NestedCards: the researcher (a session as a tool) does its task with a tool
 // of its own; that call (the child's call_1, as the parent's call is) shows as a card of
 // its own inside the research call's card, done with its result, and the parent's
 // history holds the research call alone.
+// After a reload, the conversation restored shows them the same (keep.js keepExtras).
 func TestDemo_NestedCards(t *testing.T) {
 	t.Parallel()
 	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
@@ -167,8 +177,7 @@ func TestDemo_NestedCards(t *testing.T) {
 			TopID, InnerID, InnerParent string
 			Calls                       []string
 		}
-		got := eval[nested](t, p, `
-			say("Research: look up planets"); await idle();
+		const readNested = `
 			const read = (c) => ({ tool: c.dataset.tool, state: [...c.classList].find((k) => k.startsWith("state-")).slice(6),
 				status: c.querySelector(":scope > .call-head .call-status").textContent,
 				result: c.querySelector(":scope > .call-body > .call-result pre")?.textContent ?? "" });
@@ -177,8 +186,17 @@ func TestDemo_NestedCards(t *testing.T) {
 			top[0]?.scrollIntoView();
 			return { top: top.map(read), inner: inner.map(read), topID: top[0]?.dataset.callId, innerID: inner[0]?.dataset.callId,
 				innerParent: inner[0]?.parentElement.closest(".call").dataset.tool,
-				calls: demo.session.history.filter((m) => m.role === "tool-call").map((m) => m.content[0].value.name) };`)
+				calls: demo.session.history.filter((m) => m.role === "tool-call").map((m) => m.content[0].value.name) };`
+		got := eval[nested](t, p, `say("Research: look up planets"); await idle();`+readNested)
 		shot(t, p, "nested-cards")
+		// After a reload, the restored conversation shows the child's card again, nested as it was.
+		eval[bool](t, p, waitSaved+`return true;`)
+		reload(t, p)
+		after := eval[nested](t, p, readNested)
+		require.Len(t, after.Top, 1)
+		require.Equal(t, "done", after.Top[0].Status, "the history keeps no durations: the restored call is done, unmeasured")
+		after.Top[0].Status = got.Top[0].Status
+		require.Equal(t, got, after, "the nested cards are rebuilt after a reload")
 		require.Len(t, got.Top, 1)
 		require.Equal(t, "research", got.Top[0].Tool)
 		require.Equal(t, "success", got.Top[0].State)
@@ -193,7 +211,8 @@ func TestDemo_NestedCards(t *testing.T) {
 }
 
 // TestDemo_Thinking: what the thinking demo model thinks (the reasoning event) shows in
-// a collapsed "Thinking" block above the answer it leads to, and nowhere in the answer.
+// a collapsed "Thinking" block above the answer it leads to, and nowhere in the answer;
+// after a reload, the conversation restored shows it there again (keep.js keepExtras).
 func TestDemo_Thinking(t *testing.T) {
 	t.Parallel()
 	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
@@ -204,12 +223,18 @@ func TestDemo_Thinking(t *testing.T) {
 			Open          bool
 			Answer        string
 		}
+		const readThinking = `
+			const block = $("#conversation .thinking");
+			return { kinds: [...$("#conversation").children].map((e) => e.className).filter((k) => !k.startsWith("notice")), summary: block?.querySelector("summary").textContent,
+				text: block?.querySelector(".thinking-text").textContent, open: block?.open, answer: lastAssistant() };`
 		got := eval[thinking](t, p, watchCards+`
 			await useThinking();
-			say("Tell me a joke"); await idle();
-			const block = $("#conversation .thinking");
-			return { kinds: [...$("#conversation").children].map((e) => e.className), summary: block.querySelector("summary").textContent,
-				text: block.querySelector(".thinking-text").textContent, open: block.open, answer: lastAssistant() };`)
+			say("Tell me a joke"); await idle();`+readThinking)
+		// After a reload, the restored conversation shows the Thinking block again, where it was.
+		eval[bool](t, p, waitSaved+`return true;`)
+		reload(t, p)
+		after := eval[thinking](t, p, readThinking)
+		require.Equal(t, got, after, "the Thinking block is rebuilt after a reload")
 		require.Equal(t, []string{"msg user", "thinking", "msg assistant"}, got.Kinds)
 		require.Equal(t, "Thinking", got.Summary)
 		require.False(t, got.Open)

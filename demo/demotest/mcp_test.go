@@ -26,9 +26,10 @@ func connectMCP(url, tok string) string {
 }
 
 // TestDemo_MCPServer: the settings connect an MCP server (URL, name, token): the session
-// is created again with it, the result says so, and the offline model's "/weather {…}"
-// calls the server's tool, a card titled by the server's annotations that ends in
-// success with its result.
+// is created again with it, the result says so, the server's tools are listed
+// (session.listTools()), and the offline model's "/weather {…}" calls the server's tool,
+// a card titled by the server's annotations that ends in success with its result;
+// disconnecting empties the list.
 func TestDemo_MCPServer(t *testing.T) {
 	t.Parallel()
 	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
@@ -39,17 +40,27 @@ func TestDemo_MCPServer(t *testing.T) {
 			Result, Title string
 			Cards         []card
 			Disconnect    bool
+			Tools, After  []string
 		}
 		got := eval[page](t, p, connectMCP(srv.URL, token)+`
 			const result = $("#mcp-result").textContent;
+			const tools = [...document.querySelectorAll("#mcp-tools li")].map((li) => li.textContent);
 			say('/weather {"city": "Paris"}'); await idle();
-			return { result, cards: cards(), title: $("#conversation .call .call-title").textContent, disconnect: !$("#mcp-disconnect").hidden };`)
+			const title = $("#conversation .call .call-title").textContent, disconnect = !$("#mcp-disconnect").hidden;
+			$("#mcp-disconnect").click();
+			await until(() => $("#mcp-result").textContent === "Disconnected.", "the disconnection");
+			const after = $("#mcp-tools").hidden ? [] : [...document.querySelectorAll("#mcp-tools li")].map((li) => li.textContent);
+			return { result, cards: cards(), title, disconnect, tools, after };`)
 		require.Regexp(t, `^Connected to weather-server: its tools' declarations take [\d,]+ tokens of context \(contextUsage [\d,]+ → [\d,]+\)\.$`, got.Result)
 		require.Len(t, got.Cards, 1)
 		require.Equal(t, card{Tool: "weather", State: "success", Status: got.Cards[0].Status, Result: got.Cards[0].Result}, got.Cards[0])
 		require.Contains(t, got.Cards[0].Result, "Sunny in Paris")
 		require.Equal(t, "Weather", got.Title)
 		require.True(t, got.Disconnect)
+		require.Equal(t, []string{"add_news Adds the news tool", "crash Drops every connection", "delete_file Deletes a file",
+			"forecast Forecast for a city", "hang Runs until cancelled", "plain A tool with no annotations", "slow A slow job that reports progress",
+			"weather Weather: Weather in a city"}, got.Tools, "the server's tools are listed once connected, titled by their annotations")
+		require.Empty(t, got.After, "disconnecting empties the list")
 		shot(t, p, "mcp-server")
 	})
 }

@@ -303,6 +303,18 @@ var mcpScenarios = []mcpScenario{
 			return { asked, listed, log: (await serverLog()).filter((l) => l.startsWith("deleted")) };`,
 		want: `{"asked":["/a","moved /d"],"listed":[["delete_file","mcp","files",true]],"log":["deleted /a","deleted /b","deleted /c"]}`,
 	},
+	{
+		name:  "listTools: the servers' tools with the server's name and origin beside the page's, never its headers",
+		token: "s3cret-token",
+		js: `const s = await LanguageModel.create({ mcpServers: [{ url: MCP, name: "srv", headers: { Authorization: "Bearer s3cret-token" } }],
+				tools: [{ name: "weather", description: "Page weather", execute: () => "page" }], backend: script({ text: "hi" }) });
+			const listed = await s.listTools();
+			const w = listed.find((t) => t.name === "srv__weather");
+			return { names: listed.map((t) => t.name + " " + t.source.kind + (t.source.name ? " " + t.source.name : "")), origin: MCP.startsWith(w.source.origin + "/"),
+				weather: [w.description, w.annotations.readOnlyHint, w.inputSchema.required, w.active], secret: JSON.stringify(listed).includes("s3cret") };`,
+		want: `{"names":["weather page","add_news mcp srv","crash mcp srv","delete_file mcp srv","forecast mcp srv","hang mcp srv","plain mcp srv","slow mcp srv","srv__weather mcp srv"],
+			"origin":true,"weather":["Weather in a city",true,["city"],true],"secret":false}`,
+	},
 }
 
 // TestModule_MCP plays the MCP scenarios in the real .wasm under wazero, through the
@@ -350,7 +362,8 @@ func TestBrowser_MCP(t *testing.T) {
 // TestNode_MCP runs the module's MCP client under Node (js/language-model.node.js)
 // against a server written with the official TypeScript SDK (internal/npm/mcp-server.mjs):
 // a list, text and image content, isError, progress, a destructive tool refused and
-// approved, and the DELETE at the last destroy.
+// approved, the server's tools as session.listTools() lists them, and the DELETE at the
+// last destroy.
 func TestNode_MCP(t *testing.T) {
 	node, err := exec.LookPath("node")
 	require.NoError(t, err, "Node 20 is needed for the tests")
@@ -391,7 +404,8 @@ func TestNode_MCP(t *testing.T) {
 		await s.prompt("Go");
 		const approved = await LanguageModel.create({ mcpServers: [{ url: MCP, trusted: true }], toolUseConfig: { approve: () => true }, backend: script(call("delete_file", { path: "/b" }), { text: "deleted" }) });
 		await approved.prompt("Delete");
-		const got = { history: lines(s), progress, approved: lines(approved)[1] };
+		const listed = (await s.listTools()).map((t) => [t.name, t.source.kind, t.source.name, t.active].join(" "));
+		const got = { history: lines(s), progress, approved: lines(approved)[1], listed };
 		s.destroy();
 		approved.destroy();
 		for (;;) { const log = await (await fetch(LOG)).json(); if (log.filter((l) => l === "DELETE").length === 2) break; await new Promise((r) => setTimeout(r, 10)); }
@@ -408,6 +422,7 @@ func TestNode_MCP(t *testing.T) {
 		"assistant: done"],
 		"progress":["half","all"],
 		"approved":"result delete_file [{\"type\":\"text\",\"value\":\"deleted /b\"}]",
+		"listed":["weather mcp mcp1 true","forecast mcp mcp1 true","slow mcp mcp1 true","delete_file mcp mcp1 true"],
 		"log":["deleted /b","DELETE","DELETE"]}`, decodeLast(t, out))
 }
 

@@ -1077,4 +1077,29 @@ var scenarios = []scenario{
 			{ kind: "custom", nativeTools: true, generate }] }, tools: [weather(() => "sunny")] });
 		return [await s.prompt("Weather?"), down, await s.prompt("And now?"), down, s.usage.steps];`,
 		`["Sunny.",1,"Sunny.",2,4]`},
+	// A session's tools (session.listTools(), docs/chat-ui.md "A session's tools").
+	{"listTools: the page's tools and its WebMCP ones, with their source; a clone's; InvalidStateError once destroyed", `
+		const mc = { getTools: async () => [{ name: "open_page", description: "Opens a page", inputSchema: { type: "object", properties: { url: { type: "string" } } }, annotations: { readOnlyHint: true } }],
+			executeTool: async () => "{}" };
+		const s = await LanguageModel.create({ modelContext: mc, tools: [weather(() => "sun")], backend: script({ text: "hi" }) });
+		const listed = await s.listTools();
+		const c = await s.clone();
+		s.destroy();
+		return { listed, destroyed: await caught(s.listTools()), clone: (await c.listTools()).map((t) => t.name + " " + t.source.kind) };`,
+		`{"listed":[{"name":"weather","description":"Weather in a city","inputSchema":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]},"annotations":{},"source":{"kind":"page"},"active":true},
+		  {"name":"open_page","description":"Opens a page","inputSchema":{"type":"object","properties":{"url":{"type":"string"}}},"annotations":{"readOnlyHint":true},"source":{"kind":"webmcp"},"active":true}],
+		 "destroyed":"InvalidStateError","clone":["weather page","open_page webmcp"]}`},
+	{"listTools: under tool search, active is true for the pinned tools and those the model found, false for the rest", `
+		const tools = Array.from({ length: 300 }, (_, i) => ({ name: "page_action_" + i, description: "Runs action " + i + " of this page.", inputSchema: { type: "object", properties: { target: { type: "string" } } } }));
+		tools[150] = { name: "convert_currency", description: "Convert an amount of money from one currency to another.",
+			inputSchema: { type: "object", properties: { amount: { type: "number" }, from: { type: "string" }, to: { type: "string" } } } };
+		const mc = { getTools: async () => tools, executeTool: async () => JSON.stringify({ content: [{ type: "text", text: "92 EUR" }] }) };
+		const s = await LanguageModel.create({ modelContext: mc, toolUseConfig: { toolSearch: { pinned: ["page_action_7"] } },
+			backend: { kind: "scripted", window: 4096, turns: [{ calls: [{ name: "search_tools", arguments: { query: "convert currency" } }] }, { text: "Found it." }] } });
+		const active = async () => (await s.listTools()).filter((t) => t.active).map((t) => t.name);
+		const before = await active();
+		await s.prompt("100 USD in EUR?");
+		const all = await s.listTools();
+		return { count: all.length, before, after: await active(), builtin: all.some((t) => t.name === "search_tools") };`,
+		`{"count":300,"before":["page_action_7"],"after":["page_action_7","convert_currency"],"builtin":false}`},
 }
