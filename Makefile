@@ -262,9 +262,10 @@ size: wasm
 	@as=$$(grep -o -m1 -e '-> errors\.As$$' $(BUILD)/langmodel.deps || true); \
 	  test -z "$$as" || { echo "size: the module links errors.As ($$as): internal/reflectlite's assignability, about 10 KB brotli; use errors.AsType" >&2; exit 1; }
 
-## test-wasm-js: the binding's Handler tests compiled to GOOS=js and run by Go's wasm runner
+## test-wasm-js: the binding's Handler tests compiled to GOOS=js and run by Go's wasm runner,
+## and the module's timers on Node's setTimeout (wasm/cmd/langmodel/timers_js_test.go)
 test-wasm-js:
-	PATH="$(GOROOT)/lib/wasm:$$PATH" GOOS=js GOARCH=wasm $(GO) test -count=1 ./wasm/ ./wasm/internal/jsonw/
+	PATH="$(GOROOT)/lib/wasm:$$PATH" GOOS=js GOARCH=wasm $(GO) test -count=1 ./wasm/ ./wasm/internal/jsonw/ ./wasm/cmd/langmodel/
 
 ## browser-table: play TestBrowser_Engines in every engine and write its table into README.md,
 ## between the "browsers:begin" and "browsers:end" markers of the "Browsers" section

@@ -28,6 +28,9 @@ type pageTimer struct {
 	handle js.Value // what setTimeout returned, for clearTimeout
 }
 
+// pages is the module's pageTimers, once installTimers has run.
+var pages *pageTimers
+
 // installTimers makes the page's setTimeout the engine's timers; main calls it before
 // anything can start one.
 func installTimers() {
@@ -39,6 +42,7 @@ func installTimers() {
 		}
 		return nil
 	})
+	pages = p
 	clock.Install(p.schedule)
 }
 
