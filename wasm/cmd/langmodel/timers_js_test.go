@@ -20,7 +20,7 @@ func TestPageTimers(t *testing.T) {
 	t.Cleanup(func() { clock.Install(nil) })
 	p := pages
 	for _, tc := range []struct {
-		name  string
+		name string
 		play func(t *testing.T) []bool // what Stop reported
 		said []bool
 	}{
