@@ -1,7 +1,6 @@
 package loop
 
 import (
-	"context"
 	"sync"
 	"sync/atomic"
 )
@@ -28,9 +27,21 @@ type CancelFunc func()
 // calls after the first do nothing.
 type CancelCauseFunc func(cause error)
 
-// Canceled is the Err of a context ended by its CancelFunc: context.Canceled itself, so
-// that errors.Is(err, context.Canceled) holds whichever kind of context ended.
-var Canceled = context.Canceled
+// Canceled is the Err of a context ended by its CancelFunc. It is not context.Canceled,
+// whose package the module does not link (with package time behind it: issue 29), but it
+// says the same ("context canceled") and is one for errors.Is, so that
+// errors.Is(err, context.Canceled) holds whichever kind of context ended.
+var Canceled error = canceled{}
+
+type canceled struct{}
+
+func (canceled) Error() string { return "context canceled" }
+
+// Is makes errors.Is(Canceled, context.Canceled) true, by the text package context gives
+// its error, which is as fixed as the value (the module cannot name the value).
+func (canceled) Is(target error) bool {
+	return target != nil && target.Error() == "context canceled"
+}
 
 type background struct{}
 

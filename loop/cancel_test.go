@@ -3,6 +3,7 @@ package loop
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -111,8 +112,8 @@ func TestCancel_AsPackageContext(t *testing.T) {
 			default:
 				require.False(t, tc.done, "Done is open")
 			}
-			require.Equal(t, tc.err, c.Err())
-			require.Equal(t, tc.cause, Cause(c))
+			sameErr(t, tc.err, c.Err())
+			sameErr(t, tc.cause, Cause(c))
 		})
 	}
 }
@@ -127,7 +128,7 @@ func TestCancel_DetachedChildren(t *testing.T) {
 	live, _ := WithCancel(p)
 	require.Len(t, p.(*canceler).hooks, 1, "only the live child")
 	cancelParent()
-	require.Equal(t, context.Canceled, live.Err())
+	sameErr(t, context.Canceled, live.Err())
 	require.Empty(t, p.(*canceler).hooks)
 }
 
@@ -216,10 +217,45 @@ func TestCancel_hammer(t *testing.T) {
 		wg.Wait()
 		for _, c := range children {
 			ended(t, c)
-			require.Equal(t, context.Canceled, c.Err())
+			sameErr(t, context.Canceled, c.Err())
 		}
 		mu.Lock()
 		require.LessOrEqual(t, runs, len(children))
 		mu.Unlock()
 	}
+}
+
+// sameErr: got is want for a Go caller: errors.Is holds, and it says the same. The
+// module's Canceled is not context.Canceled's value (package context is not linked,
+// internal/clock) but stands for it.
+func sameErr(t *testing.T, want, got error) {
+	t.Helper()
+	if want == nil {
+		require.NoError(t, got)
+		return
+	}
+	require.ErrorIs(t, got, want)
+	require.EqualError(t, got, want.Error())
+}
+
+// TestCanceled_IsPackageContexts: errors.Is(err, context.Canceled) holds for Canceled and
+// what wraps it, and for nothing else.
+func TestCanceled_IsPackageContexts(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		err    error
+		target error
+		want   bool
+	}{
+		{"Canceled is context.Canceled", Canceled, context.Canceled, true},
+		{"wrapped, it still is", fmt.Errorf("the prompt: %w", Canceled), context.Canceled, true},
+		{"joined, it still is", errors.Join(errors.New("other"), Canceled), context.Canceled, true},
+		{"it is not a deadline", Canceled, context.DeadlineExceeded, false},
+		{"nor an error of another text", Canceled, errors.New("context cancelled"), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			require.Equal(t, tc.want, errors.Is(tc.err, tc.target))
+		})
+	}
+	require.EqualError(t, Canceled, "context canceled")
 }

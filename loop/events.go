@@ -1,8 +1,6 @@
 package loop
 
 import (
-	"time"
-
 	"langmodel/internal/jsonv"
 	"langmodel/session"
 )
@@ -28,7 +26,7 @@ type Event struct {
 	Tool     *session.Tool       // toolcall: its annotations; nil for an unknown tool. toolresult: the search tool for its own (builtin)
 	Progress jsonv.RawMessage    // toolprogress
 	Result   *session.ToolResult // toolresult
-	Duration time.Duration       // toolresult, stepusage
+	Duration Duration            // toolresult, stepusage
 	Evicted  int                 // contextoverflow: how many messages the first eviction of the operation removed, or a compaction
 	// Compacted marks a contextoverflow that compactOnOverflow answered: the history was
 	// compacted from Before to After units of context usage (each compaction sends one).

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"strconv"
 	"strings"
-	"time"
 
 	"langmodel/internal/jsonv"
 	"langmodel/loop/internal/toolrank"
@@ -462,7 +461,7 @@ func (r *run) step(ctx Context, msgs []session.Message, in int, toolsOn bool, ch
 	}
 	// What the step's deltas add up to, in one place: the callback then captures one
 	// pointer, not four variables each moved to the heap.
-	var t0 time.Duration
+	var t0 Duration
 	if s.listens(EventStepUsage) {
 		t0 = s.opts.Now()
 	}
@@ -575,7 +574,7 @@ func (r *run) step(ctx Context, msgs []session.Message, in int, toolsOn bool, ch
 // sends its stepusage event to a page that listens. The input is the request, the
 // output its reply (out bytes of text and calls): the backend's figures when it reported
 // them, else the estimate contextUsage is measured in.
-func (r *run) count(in, out int, usage *Usage, calls, backend int, t0 time.Duration) {
+func (r *run) count(in, out int, usage *Usage, calls, backend int, t0 Duration) {
 	s := r.s
 	u := StepUsage{ToolCalls: calls, Backend: backend}
 	if usage != nil {
@@ -688,7 +687,7 @@ func (s *Session) listens(t EventType) bool {
 }
 
 // clock reads Options.Now for timing a toolresult event, when one would be sent.
-func (s *Session) clock() time.Duration {
+func (s *Session) clock() Duration {
 	if s.listens(EventToolResult) {
 		return s.opts.Now()
 	}

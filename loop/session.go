@@ -2,9 +2,9 @@ package loop
 
 import (
 	"errors"
+	"langmodel/internal/clock"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"langmodel/loop/internal/toolrank"
 	"langmodel/session"
@@ -50,8 +50,9 @@ type Options struct {
 	Release func(text string) int
 	// Now reads the clock that times tools: the time elapsed since any fixed instant
 	// (a duration, not a time.Time: see RATIONALE.md "How does the module stay under
-	// 850 KB?"). nil means the time since the session was created, by time.Since.
-	Now func() time.Duration
+	// 850 KB?"). nil means clock.Now, the monotonic clock (package time natively, the
+	// runtime's under js/wasm: internal/clock).
+	Now func() Duration
 }
 
 // Session is a live conversation: a history, its tools and model, and a queue of
@@ -103,8 +104,7 @@ func New(opts Options) (*Session, error) {
 		return nil, errors.New("loop: tools have execute but Options.Runner is nil")
 	}
 	if opts.Now == nil {
-		t0 := time.Now()
-		opts.Now = func() time.Duration { return time.Since(t0) }
+		opts.Now = clock.Now
 	}
 	window := opts.ContextWindow
 	if window <= 0 {

@@ -1,7 +1,6 @@
 package session
 
 import (
-	"context"
 	"errors"
 
 	"langmodel/internal/sfmt"
@@ -97,10 +96,34 @@ func KindOf(err error) Kind {
 	if e, ok := errors.AsType[*Error](err); ok {
 		return e.Kind
 	}
-	switch {
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+	if contextEnded(err) {
 		return KindAbort
-	default:
-		return KindOperation
 	}
+	return KindOperation
+}
+
+// contextEnded reports whether err is or wraps the error of a context that ended:
+// context.Canceled, context.DeadlineExceeded (a Go caller's context) or loop.Canceled.
+// By their text, which package context fixes as firmly as the values: naming the values
+// would link package context, and package time behind it, into the module (issue 29).
+func contextEnded(err error) bool {
+	for err != nil {
+		if s := err.Error(); s == "context canceled" || s == "context deadline exceeded" {
+			return true
+		}
+		switch u := err.(type) {
+		case interface{ Unwrap() error }:
+			err = u.Unwrap()
+		case interface{ Unwrap() []error }:
+			for _, e := range u.Unwrap() {
+				if contextEnded(e) {
+					return true
+				}
+			}
+			return false
+		default:
+			return false
+		}
+	}
+	return false
 }

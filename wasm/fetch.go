@@ -2,8 +2,8 @@ package wasm
 
 import (
 	"errors"
-	"time"
 
+	"langmodel/internal/clock"
 	"langmodel/internal/order"
 	"langmodel/internal/redact"
 	"langmodel/loop"
@@ -150,7 +150,7 @@ func lowerASCII(s string) string {
 
 // defaultBodyGrace is how long a body closed before its end may take to end by itself
 // before the page is told to abort its fetch.
-const defaultBodyGrace = time.Second
+const defaultBodyGrace = loop.Second
 
 // bodyTail is how much text a body closed before its end may hold unread, or receive
 // after, and still be left the grace to end: the rest of a stream after [DONE] (a blank
@@ -176,7 +176,7 @@ func (b *fetchBody) Close() error {
 			grace = defaultBodyGrace
 		}
 		abort := func() { b.h.abortCall(b.id, TypeFetchAbort) } // at most once: it forgets the call
-		t := time.AfterFunc(grace, abort)
+		t := clock.AfterFunc(grace, abort)                      // the page's setTimeout (internal/clock)
 		unread := len(b.buf)
 		for _, q := range b.queue {
 			unread += len(q)

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"langmodel/internal/clock"
 )
 
 // testKey is the API key of these tests: it must never appear in a message the engine
@@ -123,7 +125,7 @@ func TestFetch_BodyEnd(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := newPage(t)
-			p.h.bodyGrace = tc.grace
+			p.h.bodyGrace = clock.Duration(tc.grace)
 			p.fetch = func(p *fakePage, m msg, _ context.Context) {
 				id := num(m["id"])
 				p.sendMsg(msg{"type": "fetch-response", "id": id, "status": 200, "headers": msg{"content-type": "text/event-stream"}})
@@ -168,7 +170,7 @@ func TestFetch_BodyLeft(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := newPage(t)
-			p.h.bodyGrace = time.Hour
+			p.h.bodyGrace = clock.Duration(time.Hour)
 			p.fetch = func(p *fakePage, m msg, _ context.Context) {
 				id := num(m["id"])
 				p.sendMsg(msg{"type": "fetch-response", "id": id, "status": 200, "headers": msg{"content-type": "text/event-stream"}})

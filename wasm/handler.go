@@ -14,7 +14,6 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"langmodel/internal/jsonv"
 	"langmodel/internal/redact"
@@ -51,7 +50,7 @@ type Handler struct {
 	calls    map[int64]*pageCall // engine → page calls awaiting the page's answers
 	nextCall atomic.Int64
 
-	bodyGrace time.Duration // how long a closed fetch body may take to end; 0: defaultBodyGrace (fetch.go)
+	bodyGrace loop.Duration // how long a closed fetch body may take to end; 0: defaultBodyGrace (fetch.go)
 
 	// red holds every secret any session of the page was given (apiKey, credential
 	// headers, configured URLs' user-info and query values: a superset of each

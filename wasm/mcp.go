@@ -4,7 +4,6 @@ import (
 	"errors"
 	"strconv"
 	"strings"
-	"time"
 
 	"langmodel/internal/jsonv"
 	"langmodel/loop"
@@ -99,7 +98,7 @@ func mcpServers(raw jsonv.RawMessage) ([]mcp.Server, error) {
 			if err != nil || !(ms > 0 && ms < 1e12) {
 				return nil, badServer(at + ".timeout must be a positive number of milliseconds")
 			}
-			s.Timeout = time.Duration(ms * float64(time.Millisecond))
+			s.Timeout = loop.Duration(ms * float64(loop.Millisecond))
 		}
 		out = append(out, s)
 	}

@@ -384,9 +384,9 @@ func TestListen_Bounds(t *testing.T) {
 				return "application/json", toolsPage(id, "t", 1, "d", "")
 			}}
 			m.stream = func(ctx loop.Context) io.Reader { return row.stream(ctx, stop) }
-			c := &client{t: m, srv: Server{URL: "mem:/mcp", Name: "mem"}, silence: silence}
+			c := &client{t: m, srv: Server{URL: "mem:/mcp", Name: "mem"}, silence: loop.Duration(silence)}
 			if row.silence > 0 {
-				c.silence = row.silence
+				c.silence = loop.Duration(row.silence)
 			}
 			require.NoError(t, c.connect(loop.Background()))
 			t.Cleanup(c.close)

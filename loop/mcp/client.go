@@ -24,8 +24,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
+	"langmodel/internal/clock"
 	"langmodel/internal/jsonv"
 	"langmodel/internal/redact"
 	"langmodel/loop"
@@ -72,7 +72,7 @@ const (
 // for the session's life, deaf to every change. A quiet server costs one GET per
 // ListenSilence; a stream that the server ends, that fails or breaks a bound (an event
 // over maxMessage) is not opened again: list changes then come with answers to calls.
-const ListenSilence = 5 * time.Minute
+const ListenSilence = 5 * loop.Minute
 
 // ErrServer is the rule a failing MCP server breaks (session.Error's rule).
 var ErrServer = errors.New("MCP server")
@@ -85,7 +85,7 @@ type Server struct {
 	// SecretHeaders names the headers beyond the credential ones (redact.IsSecretHeader)
 	// whose values are secrets (the entry's secretHeaders).
 	SecretHeaders []string
-	Timeout       time.Duration // how long the server may stay silent in a request; 0: DefaultTimeout
+	Timeout       loop.Duration // how long the server may stay silent in a request; 0: DefaultTimeout
 	Trusted       bool          // the page trusts its output: not framed as untrusted content (loop/policy.go)
 }
 
@@ -103,7 +103,7 @@ type client struct {
 	set         *Set // told of notifications/tools/list_changed (set.changed(index))
 	index       int
 	stopListen  loop.CancelFunc
-	silence     time.Duration // how long the server's own stream may say nothing; 0: ListenSilence
+	silence     loop.Duration // how long the server's own stream may say nothing; 0: ListenSilence
 
 	redOnce sync.Once
 	red     redact.Redactor // the server's credential headers, its URL's user-info and query
@@ -203,7 +203,7 @@ func (c *client) listenOnce(ctx loop.Context) (silent bool) {
 		silence = ListenSilence
 	}
 	var quiet atomic.Bool
-	timer := time.AfterFunc(silence, func() { quiet.Store(true); cancel() })
+	timer := clock.AfterFunc(silence, func() { quiet.Store(true); cancel() })
 	defer timer.Stop()
 	resp, err := c.t.Do(sctx, c.request("GET", nil, "text/event-stream"))
 	if err == nil {
@@ -216,9 +216,9 @@ func (c *client) listenOnce(ctx loop.Context) (silent bool) {
 }
 
 // heard is a stream's body that restarts the silence timer (reset) at every byte that
-// arrives. A func, not the *time.Timer: heard becomes an io.Reader, and a Timer's type
-// (its channel of time.Time) in an interface links time's formatting, 17 KB brotli
-// (RATIONALE.md "How does the module stay under 850 KB?").
+// arrives. A func, not the *clock.Timer: heard stays an io.Reader of two words that
+// knows nothing of timers. A Reset that moves the silence later asks nothing of the page
+// (internal/clock), so a byte costs no call to JS.
 type heard struct {
 	r     io.Reader
 	reset func()
@@ -327,7 +327,7 @@ func (c *client) ask(ctx loop.Context, r *reply, params []byte) (any, error) {
 	// The server has Timeout to answer or to say anything (progress) from one message to
 	// the next: a server that falls silent fails the call, the loop going on.
 	rctx, cancel := loop.WithCancel(ctx)
-	r.timer = time.AfterFunc(c.timeout(), func() { r.silent.Store(true); cancel() })
+	r.timer = clock.AfterFunc(c.timeout(), func() { r.silent.Store(true); cancel() })
 	res, err := c.exchange(rctx, envelope(id, method, params), r)
 	r.timer.Stop()
 	if rctx.Err() != nil && method != "initialize" {
@@ -347,9 +347,9 @@ func (c *client) ask(ctx loop.Context, r *reply, params []byte) (any, error) {
 
 // DefaultTimeout is how long a server may stay silent during a request (mcpServers'
 // timeout when the page gives none).
-const DefaultTimeout = 60 * time.Second
+const DefaultTimeout = 60 * loop.Second
 
-func (c *client) timeout() time.Duration {
+func (c *client) timeout() loop.Duration {
 	if c.srv.Timeout > 0 {
 		return c.srv.Timeout
 	}
@@ -363,8 +363,8 @@ type reply struct {
 	id       int64
 	method   string
 	progress func(jsonv.RawMessage)
-	timer    *time.Timer // the request's silence, reset at every message
-	silent   atomic.Bool // the timer fired
+	timer    *clock.Timer // the request's silence, reset at every message
+	silent   atomic.Bool  // the timer fired
 	// used counts the bytes of the messages the server sent (from where the caller
 	// started it: tools/list counts over all its pages); budget, when not 0, bounds it.
 	used, budget int

@@ -13,8 +13,8 @@ package openai
 
 import (
 	"errors"
-	"time"
 
+	"langmodel/internal/clock"
 	"langmodel/internal/redact"
 	"langmodel/loop"
 	"langmodel/loop/internal/fetchport"
@@ -62,7 +62,7 @@ type Model struct {
 	engine    Engine          // an in-page engine instead of a server (NewEngine); nil for a server
 	red       redact.Redactor // the key, credential headers, baseURL's user-info and query
 	// Sleep waits between retries; tests replace it. It returns early with ctx's error.
-	Sleep func(ctx loop.Context, d time.Duration) error
+	Sleep func(ctx loop.Context, d loop.Duration) error
 }
 
 // New returns a Model that sends its requests through t.
@@ -137,7 +137,7 @@ func (m *Model) send(ctx loop.Context, body []byte) (*Response, error) {
 		if !retryable(resp.Status) || attempt >= m.cfg.MaxRetries {
 			return nil, failure
 		}
-		if err := m.Sleep(ctx, backoff(attempt, resp.Header["retry-after"], time.Now())); err != nil {
+		if err := m.Sleep(ctx, backoff(attempt, resp.Header["retry-after"], clock.Unix())); err != nil {
 			return nil, err
 		}
 	}
@@ -161,12 +161,11 @@ func endpoint(base string) string {
 	return base + "/chat/completions"
 }
 
-// sleep waits d or until ctx ends. Through time.AfterFunc, not time.NewTimer: a Timer's
-// channel carries a time.Time, and converting it to an interface keeps time's formatting
-// in the module (RATIONALE.md "How does the module stay under 850 KB?").
-func sleep(ctx loop.Context, d time.Duration) error {
+// sleep waits d or until ctx ends, on the host's timers (internal/clock: the module links
+// no package time).
+func sleep(ctx loop.Context, d loop.Duration) error {
 	elapsed := make(chan struct{})
-	t := time.AfterFunc(d, func() { close(elapsed) })
+	t := clock.AfterFunc(d, func() { close(elapsed) })
 	defer t.Stop()
 	select {
 	case <-elapsed:

@@ -79,14 +79,14 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 const key = "sk-test-0123456789abcdef"
 
-func newModel(t *testing.T, answers ...answer) (*openai.Model, *server, *[]time.Duration) {
+func newModel(t *testing.T, answers ...answer) (*openai.Model, *server, *[]loop.Duration) {
 	t.Helper()
 	srv := &server{answers: answers}
 	ts := httptest.NewServer(srv)
 	t.Cleanup(ts.Close)
 	m := openai.New(openai.Config{BaseURL: ts.URL + "/v1/", Model: "m", APIKey: key}, httpTransport{client: ts.Client()})
-	var waits []time.Duration
-	m.Sleep = func(ctx loop.Context, d time.Duration) error { waits = append(waits, d); return ctx.Err() }
+	var waits []loop.Duration
+	m.Sleep = func(ctx loop.Context, d loop.Duration) error { waits = append(waits, d); return ctx.Err() }
 	return m, srv, &waits
 }
 
@@ -149,7 +149,7 @@ func TestStep_Faults(t *testing.T) {
 		answers []answer
 		kind    session.Kind
 		message string
-		waits   []time.Duration
+		waits   []loop.Duration
 		got     []string
 	}{
 		{"401 with the server's message, key redacted", []answer{{status: 401, file: "openai_401.json"}}, session.KindNotAllowed,
@@ -157,11 +157,11 @@ func TestStep_Faults(t *testing.T) {
 		{"Ollama's 404 error body", []answer{{status: 404, file: "ollama_404.json"}}, session.KindOperation,
 			`the model failed: the server answered 404: model "llama9" not found, try pulling it first`, nil, nil},
 		{"429 retried after Retry-After, then success", []answer{{status: 429, header: map[string]string{"Retry-After": "2"}, body: `{"error":{"message":"slow down"}}`}, {file: "vllm.sse"}}, "",
-			"", []time.Duration{2 * time.Second}, []string{"Sunny", " in Paris, 21°C.", "usage 45/8"}},
+			"", []loop.Duration{2 * loop.Second}, []string{"Sunny", " in Paris, 21°C.", "usage 45/8"}},
 		{"500 retried with growing backoff, then the error", []answer{{status: 500, body: "upstream exploded"}}, session.KindOperation,
-			"the model failed: the server answered 500: upstream exploded", []time.Duration{500 * time.Millisecond, time.Second, 2 * time.Second}, nil},
+			"the model failed: the server answered 500: upstream exploded", []loop.Duration{500 * loop.Millisecond, loop.Second, 2 * loop.Second}, nil},
 		{"Retry-After beyond the cap is capped", []answer{{status: 503, header: map[string]string{"Retry-After": "3600"}}, {file: "ollama.sse"}}, "",
-			"", []time.Duration{20 * time.Second}, []string{"usage 151/21", `call call_k2x9m4qa get_weather {"city":"Paris"}`}},
+			"", []loop.Duration{20 * loop.Second}, []string{"usage 151/21", `call call_k2x9m4qa get_weather {"city":"Paris"}`}},
 		{"invalid JSON in a chunk", []answer{{file: "invalid_chunk.sse"}}, session.KindOperation,
 			"the model failed: malformed data from the server: unexpected end of JSON input", nil, []string{"Hel"}},
 		{"connection dropped mid-stream", []answer{{file: "dropped.sse"}}, session.KindNetwork,

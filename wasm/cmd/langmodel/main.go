@@ -1,8 +1,8 @@
 //go:build js && wasm
 
 // Command langmodel is the WebAssembly module a page loads (GOOS=js GOARCH=wasm). It is
-// the only file with syscall/js: it moves bytes between the page and wasm.Port and does
-// nothing else. The page reaches it through these exports (js/port.js), called only while
+// the only package with syscall/js: it moves bytes between the page and wasm.Port, and
+// lends the engine the page's timers (timers.go), and does nothing else. The page reaches it through these exports (js/port.js), called only while
 // the module waits (never from inside one of its calls to JS):
 //
 //	lm_inbox(n) → ptr      a buffer of n bytes for the page's next message
@@ -36,6 +36,7 @@ var (
 )
 
 func main() {
+	installTimers()
 	port = wasm.NewPort()
 	if ready := js.Global().Get("__langmodel_ready"); ready.Type() == js.TypeFunction {
 		ready.Invoke()
