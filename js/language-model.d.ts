@@ -631,6 +631,12 @@ export interface StepUsageEventDetail extends AgentPathDetail {
   outputTokens: number;
   /** true when the backend reported no figures and these are the estimate. */
   estimated: boolean;
+  /**
+   * Of inputTokens, those the backend found already processed in its prompt-prefix cache
+   * (usage.prompt_tokens_details.cached_tokens of the openai and gguf backends: llama.cpp,
+   * wllama, OpenAI); absent where the backend does not report it.
+   */
+  cachedTokens?: number;
   /** How many tool calls the step made (0: it answered in text). */
   toolCalls: number;
   /** Milliseconds the step took. */

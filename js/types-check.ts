@@ -58,6 +58,7 @@ async function page(): Promise<void> {
   console.log(thought.length);
   closed.ontoolcalldelta = (e) => console.log(e.detail.callID, e.detail.name, e.detail.argumentsText.length, e.detail.arguments?.city, e.detail.dropped);
   closed.onstepusage = (e) => console.log(e.detail.inputTokens + e.detail.outputTokens, e.detail.estimated, e.detail.toolCalls > 0, e.detail.duration);
+  closed.addEventListener("stepusage", (e) => console.log(`${e.detail.cachedTokens ?? "?"} of ${e.detail.inputTokens} cached`));
   const spent: number = closed.usage.inputTokens + closed.usage.outputTokens + closed.usage.steps - closed.usage.estimatedSteps;
   console.log(spent);
   // Tool search: a quarter of the window for declarations, one tool pinned; a prompt sets its tools.

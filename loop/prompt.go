@@ -562,6 +562,7 @@ func (r *run) count(in, out int, usage *Usage, calls, backend int, t0 time.Durat
 	u := StepUsage{ToolCalls: calls, Backend: backend}
 	if usage != nil {
 		u.InputTokens, u.OutputTokens = usage.InputTokens, usage.OutputTokens
+		u.CachedTokens, u.Cached = usage.CachedTokens, usage.Cached
 	} else {
 		u.Estimated = true
 		u.InputTokens = in // contextUsage, declarations included

@@ -332,7 +332,9 @@ func (a *attempt) delta(d loop.Delta) error {
 		case a.before != nil:
 			// The repair's input holds the broken reply and the repair message, which the
 			// history will not: count the first request's input and the answer's output.
-			return a.emit(loop.Delta{Usage: &loop.Usage{InputTokens: a.before.InputTokens, OutputTokens: d.Usage.OutputTokens}})
+			u := *a.before // its input, and what the engine had cached of it
+			u.OutputTokens = d.Usage.OutputTokens
+			return a.emit(loop.Delta{Usage: &u})
 		default:
 			return a.emit(loop.Delta{Usage: d.Usage})
 		}
