@@ -106,6 +106,9 @@ type run struct {
 	// compacted is set while an overflow the operation has compacted for lasts
 	// (compactOnOverflow, roomFor): cleared once the history fits again.
 	compacted bool
+	// floor is the least the history held since the operation last compacted it (0:
+	// it has not), roomFor's measure of what a compaction would find to free.
+	floor int
 	// spent is what the prompt's model steps have spent in tokens, steps how many there
 	// were (toolUseConfig.maxTokens); asked counts each call the model asked for, by
 	// tool and canonical arguments (maxRepeatedCalls).
@@ -157,6 +160,9 @@ func (r *run) fit() error {
 	r.compacted = false
 	if n > 0 {
 		r.start -= n
+		if r.floor > 0 {
+			r.floor = min(r.floor, r.s.hist.Usage())
+		}
 		if !r.overflowed {
 			r.overflowed = true
 			r.s.emit(Event{Type: EventContextOverflow, Evicted: n})
