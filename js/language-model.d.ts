@@ -735,6 +735,12 @@ export interface Snapshot {
   approving: string[];
   /** The decisions remembered (version 3 on): restored only with restore()'s keepApprovals. */
   approvals?: ApprovedTool[];
+  /**
+   * Tool search's active set (version 4 on; absent when the session's tools fit): the
+   * tool names offered, in order, those found by searches included; active again after
+   * restore(), those that still fit the share.
+   */
+  activeTools?: string[];
 }
 
 /** LanguageModel.restore()'s options: what a snapshot cannot hold. */

@@ -65,6 +65,8 @@ async function page(): Promise<void> {
   const many = await LanguageModel.create({ tools: [weather], toolUseConfig: { toolSearch: { share: 0.25, pinned: ["get_weather"] } } });
   many.addEventListener("toolcall", (e) => console.log(e.detail.builtin === true ? "searched" : e.detail.call.name));
   console.log(await many.prompt("Weather?", { activeTools: ["get_weather"] }));
+  const found: string[] = many.snapshot().activeTools ?? []; // the active set, kept by a snapshot
+  console.log(found.includes("get_weather"));
   // Compaction: by hand (a new session) and on overflow, with the usage before and after.
   const shorter: LanguageModel<string> = await closed.compact({ keepTurns: 2, dropToolResults: true, summarize: true, signal: AbortSignal.timeout(5000) });
   console.log(shorter.contextUsage < closed.contextUsage);

@@ -127,6 +127,17 @@ func (r *run) search(c session.ToolCall) session.ToolResult {
 	return session.ToolResult{CallID: c.CallID, Name: c.Name, Parts: []session.ResultPart{{Type: "text", Text: text}}}
 }
 
+// ActiveTools names the tools of the active set, in order (the search tool, the pinned,
+// then those found or named by activeTools), as of the last completed change; nil when
+// the session does not search. A snapshot keeps them (Saved.Active).
+func (s *Session) ActiveTools() []string {
+	var names []string
+	for _, t := range s.view.Load().active {
+		names = append(names, t.Name)
+	}
+	return names
+}
+
 // offered reports whether the step offered the model a tool named name (search mode).
 func (r *run) offered(name string) bool {
 	return toolrank.Find(r.tools, name) != nil

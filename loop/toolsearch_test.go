@@ -339,3 +339,41 @@ func (m *prompts) Step(ctx loop.Context, req *loop.Request, emit func(loop.Delta
 	m.seen = append(m.seen, b.String())
 	return m.Script.Step(ctx, req, emit)
 }
+
+// TestToolSearch_Restore: the active set survives a snapshot (Saved.Active): a restored
+// session offers the tools the original had found from its first step on; one restored
+// without them (a snapshot from before version 4) offers the search tool alone.
+func TestToolSearch_Restore(t *testing.T) {
+	convert := call("convert_currency", `{"amount":100,"from":"USD","to":"EUR"}`)
+	f := newFixture(t, setup{turns: calls("Found.", search("convert money to euros")), tools: manyTools(true), window: 4096,
+		funcs: map[string]toolFunc{"convert_currency": echo}})
+	require.NoError(t, f.create)
+	_, err := f.s.Prompt(loop.Background(), "Find the currency tool.", loop.PromptOptions{})
+	require.NoError(t, err)
+	require.Equal(t, []string{"search_tools", "convert_currency"}, f.s.ActiveTools())
+	for _, tc := range []struct {
+		name    string
+		active  []string
+		offered []string
+	}{
+		{"with the active set saved", f.s.ActiveTools(), []string{"search_tools", "convert_currency"}},
+		{"a snapshot without it", nil, []string{"search_tools"}},
+		{"names that are no tools are skipped", []string{"search_tools", "gone", "convert_currency"}, []string{"search_tools", "convert_currency"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := scripted.New(scripted.Turn{Calls: []scripted.Call{convert}}, scripted.Turn{Text: "92 EUR."})
+			r, err := loop.Restore(loop.Options{Model: m, Runner: f.page, Tools: f.tools, ContextWindow: 4096},
+				loop.Saved{Messages: jsonv.RawMessage(f.s.History()), Active: tc.active})
+			require.NoError(t, err)
+			defer r.Destroy()
+			require.Equal(t, tc.offered, r.ActiveTools())
+			_, err = r.Prompt(loop.Background(), "100 USD in EUR?", loop.PromptOptions{})
+			require.NoError(t, err)
+			require.Equal(t, tc.offered, m.Requests()[0].Tools, "the first step's tools")
+		})
+	}
+	n, err := loop.New(loop.Options{Model: scripted.New(), Runner: f.page, Tools: f.tools[:1], ContextWindow: 4096})
+	require.NoError(t, err)
+	defer n.Destroy()
+	require.Nil(t, n.ActiveTools(), "the tools fit: no active set")
+}

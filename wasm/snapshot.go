@@ -19,6 +19,8 @@ type RestoreInfo struct {
 	// Running holds the ids of the calls whose execute was running when the snapshot
 	// was taken, as the keys of an object ({callID: true, …}).
 	Running []string `json:"running,omitempty"`
+	// Active names tool search's active set (snapshot version 4; absent before).
+	Active []string `json:"-"`
 }
 
 func (m *RestoreInfo) field(key string, v value) error {
@@ -32,6 +34,12 @@ func (m *RestoreInfo) field(key string, v value) error {
 	case "running":
 		m.Running = nil
 		return v.object((*callIDs)(&m.Running))
+	case "active":
+		var raw jsonv.RawMessage
+		err := v.raw(&raw)
+		d, _ := decodeOptional(raw)
+		m.Active = toolNames(d)
+		return err
 	}
 	return nil
 }
@@ -64,7 +72,7 @@ func (l *callIDs) field(key string, _ value) error {
 
 // restore creates the session a snapshot saved: opts.InitialPrompts is its transcript.
 func restore(opts loop.Options, r *RestoreInfo) (*loop.Session, error) {
-	saved := loop.Saved{Messages: opts.InitialPrompts, Initial: r.Initial, Usage: r.Usage, Running: r.Running, Totals: r.Totals}
+	saved := loop.Saved{Messages: opts.InitialPrompts, Initial: r.Initial, Usage: r.Usage, Running: r.Running, Totals: r.Totals, Active: r.Active}
 	if raw, ok := saved.Messages.(jsonv.RawMessage); ok && len(raw) == 0 {
 		saved.Messages = nil
 	}
