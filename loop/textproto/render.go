@@ -28,21 +28,21 @@ func DefaultPrompt(tools []session.Tool, choice loop.ToolChoice) string {
 	b.WriteString("- " + mustCallSentence(choice) + "\n\n")
 	b.WriteString("## Available tools\n")
 	for i := range tools {
-		declare(&b, &tools[i])
+		b.WriteString(declaration(&tools[i]))
 	}
 	return b.String()
 }
 
-// declare writes a tool's declaration as the tools list has it: name, description and
+// declaration is a tool's declaration as the tools list has it: name, description and
 // input schema.
-func declare(b *strings.Builder, t *session.Tool) {
-	b.WriteString("\n### " + t.Name + "\n" + t.Description + "\nInput schema: ")
-	if len(t.InputSchema) == 0 {
-		b.WriteString(`{"type":"object"}`)
-	} else {
-		b.Write(t.InputSchema)
+//
+//go:noinline
+func declaration(t *session.Tool) string {
+	schema := string(t.InputSchema)
+	if schema == "" {
+		schema = `{"type":"object"}`
 	}
-	b.WriteByte('\n')
+	return "\n### " + t.Name + "\n" + t.Description + "\nInput schema: " + schema + "\n"
 }
 
 // foundHeading introduces, after a search_tools result, the declarations of the tools it
@@ -55,31 +55,34 @@ const foundHeading = "## Available tools found by search_tools\n"
 // from the next step on; declared here, after the result that found them, rather than
 // in the tools list atop the system prompt, they join the prompt at its end, and the
 // prompt an engine has processed (its cached prefix: wllama, llama.cpp's server) stays
-// the start of the next one. The result names each tool it found as "\n- name(".
+// the start of the next one. The result, one text, names each tool it found as
+// "\n- name(".
+//
+//go:noinline
 func declareFound(m session.Message, orig []session.Part, decl []session.Tool, done []bool) session.Message {
-	var b strings.Builder
+	found := ""
 	for _, p := range orig {
-		if p.Result == nil || p.Result.Name != loop.SearchToolName || p.Result.Failed {
+		r := p.Result
+		if r == nil || r.Name != loop.SearchToolName || len(r.Parts) != 1 {
 			continue
 		}
-		text := resultText(p.Result.Parts)
 		for i := range decl {
-			if !done[i] && strings.Contains(text, "\n- "+decl[i].Name+"(") {
-				if done[i] = true; b.Len() == 0 {
-					b.WriteString(foundHeading)
-				}
-				declare(&b, &decl[i])
+			if !done[i] && strings.Contains(r.Parts[0].Text, "\n- "+decl[i].Name+"(") {
+				done[i] = true
+				found += declaration(&decl[i])
 			}
 		}
 	}
-	if b.Len() > 0 {
-		m.Parts = appendText(m.Parts, strings.TrimSuffix(b.String(), "\n"))
+	if found != "" {
+		m.Parts = appendText(m.Parts, foundHeading+found[:len(found)-1])
 	}
 	return m
 }
 
 // searching returns tools when they hold tool search's built-in (the tools found are
 // then declared where they were found: declareFound), nil otherwise.
+//
+//go:noinline
 func searching(tools []session.Tool) []session.Tool {
 	for i := range tools {
 		if tools[i].Name == loop.SearchToolName && tools[i].Source.Kind == session.SourceBuiltin {

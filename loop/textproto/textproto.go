@@ -211,6 +211,8 @@ func offered(req *loop.Request) ([]session.Tool, loop.ToolChoice) {
 
 // atop returns the tools the list atop the system prompt declares: tools without those
 // of decl that the history declares where a search found them (done).
+//
+//go:noinline
 func atop(tools, decl []session.Tool, done []bool) []session.Tool {
 	if decl == nil {
 		return tools
@@ -224,6 +226,9 @@ func atop(tools, decl []session.Tool, done []bool) []session.Tool {
 	return out
 }
 
+// toolIndex is where the tool named name is in tools, -1 when none is there.
+//
+//go:noinline
 func toolIndex(tools []session.Tool, name string) int {
 	for i := range tools {
 		if tools[i].Name == name {
