@@ -131,9 +131,13 @@ func (r *run) search(c session.ToolCall) session.ToolResult {
 // then those found or named by activeTools), as of the last completed change; nil when
 // the session does not search. A snapshot keeps them (Saved.Active).
 func (s *Session) ActiveTools() []string {
-	var names []string
-	for _, t := range s.view.Load().active {
-		names = append(names, t.Name)
+	active := s.view.Load().active
+	if active == nil {
+		return nil
+	}
+	names := make([]string, len(active))
+	for i := range active {
+		names[i] = active[i].Name
 	}
 	return names
 }

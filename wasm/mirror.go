@@ -107,16 +107,7 @@ func (m *Mirror) Changes() []byte {
 				`,"outputTokens":`, t.OutputTokens), `,"steps":`, t.Steps), `,"estimatedSteps":`, t.Estimated)
 			b = append(b, '}')
 		}
-		for i, name := range now.active {
-			sep := `,`
-			if i == 0 {
-				sep = `,"activeTools":[`
-			}
-			b = jsonv.AppendString(append(b, sep...), name)
-		}
-		if now.active != nil {
-			b = append(b, ']')
-		}
+		b = appendActive(b, now.active)
 		for i, r := range runs {
 			sep := `,[`
 			if i == 0 {
@@ -137,6 +128,24 @@ func (m *Mirror) Changes() []byte {
 		return nil
 	}
 	return append(append(b, ']'), lines.Bytes()...)
+}
+
+// appendActive appends ,"activeTools":[names…] to b, nothing when names is nil (the
+// session does not search): the mirror's changes and SessionInfo carry it.
+//
+//go:noinline
+func appendActive(b []byte, names []string) []byte {
+	for i, name := range names {
+		sep := `,`
+		if i == 0 {
+			sep = `,"activeTools":[`
+		}
+		b = jsonv.AppendString(append(b, sep...), name)
+	}
+	if names != nil {
+		b = append(b, ']')
+	}
+	return b
 }
 
 // appendNum appends s and n in decimal to b.

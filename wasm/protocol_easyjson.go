@@ -90,17 +90,8 @@ func easyjsonE4425964EncodeLangmodelWasm4(out *jwriter.Writer, in SessionInfo) {
 		out.RawString(prefix)
 		(*in.Usage).MarshalEasyJSON(out)
 	}
-	if len(in.ActiveTools) != 0 {
-		const prefix string = ",\"activeTools\":"
-		out.RawString(prefix)
-		out.RawByte('[')
-		for v, s := range in.ActiveTools {
-			if v > 0 {
-				out.RawByte(',')
-			}
-			out.String(string(s))
-		}
-		out.RawByte(']')
+	if in.ActiveTools != nil {
+		out.Buffer.Buf = appendActive(out.Buffer.Buf, in.ActiveTools)
 	}
 	out.RawByte('}')
 }

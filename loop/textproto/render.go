@@ -81,13 +81,9 @@ func declareFound(m session.Message, orig []session.Part, decl []session.Tool, d
 
 // searching returns tools when they hold tool search's built-in (the tools found are
 // then declared where they were found: declareFound), nil otherwise.
-//
-//go:noinline
 func searching(tools []session.Tool) []session.Tool {
-	for i := range tools {
-		if tools[i].Name == loop.SearchToolName && tools[i].Source.Kind == session.SourceBuiltin {
-			return tools
-		}
+	if k := toolIndex(tools, loop.SearchToolName); k >= 0 && tools[k].Source.Kind == session.SourceBuiltin {
+		return tools
 	}
 	return nil
 }
