@@ -79,10 +79,11 @@ func declareFound(m session.Message, orig []session.Part, decl []session.Tool, d
 	return m
 }
 
-// searching returns tools when they hold tool search's built-in (the tools found are
-// then declared where they were found: declareFound), nil otherwise.
+// searching returns tools when they are tool search's active set, which begins with the
+// built-in (the tools found are then declared where they were found: declareFound), nil
+// otherwise: one look, so that a step that does not search pays nothing more.
 func searching(tools []session.Tool) []session.Tool {
-	if k := toolIndex(tools, loop.SearchToolName); k >= 0 && tools[k].Source.Kind == session.SourceBuiltin {
+	if toolIndex(tools[:min(len(tools), 1)], loop.SearchToolName) == 0 && tools[0].Source.Kind == session.SourceBuiltin {
 		return tools
 	}
 	return nil
