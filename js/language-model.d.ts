@@ -645,6 +645,12 @@ export interface StepUsageEventDetail extends AgentPathDetail {
   outputTokens: number;
   /** true when the backend reported no figures and these are the estimate. */
   estimated: boolean;
+  /**
+   * Of inputTokens, those the backend found already processed in its prompt-prefix cache
+   * (usage.prompt_tokens_details.cached_tokens of the openai and gguf backends: llama.cpp,
+   * wllama, OpenAI); absent where the backend does not report it.
+   */
+  cachedTokens?: number;
   /** How many tool calls the step made (0: it answered in text). */
   toolCalls: number;
   /** Milliseconds the step took. */
@@ -743,6 +749,12 @@ export interface Snapshot {
   approving: string[];
   /** The decisions remembered (version 3 on): restored only with restore()'s keepApprovals. */
   approvals?: ApprovedTool[];
+  /**
+   * Tool search's active set (version 4 on; absent when the session's tools fit): the
+   * tool names offered, in order, those found by searches included; active again after
+   * restore(), those that still fit the share.
+   */
+  activeTools?: string[];
 }
 
 /** LanguageModel.restore()'s options: what a snapshot cannot hold. */

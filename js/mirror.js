@@ -77,7 +77,7 @@ class WorkerPort {
   #worker;
   #receive = null;
   #early = []; // messages that came before connect
-  #copies = new Map(); // session key → {usage, spent (session.usage), msgs: [each message packed, or its JSON (pack.js splitPacked)]}
+  #copies = new Map(); // session key → {usage, spent (session.usage), activeTools (tool search's), msgs: [each message packed, or its JSON (pack.js splitPacked)]}
   #pinged = 0; // pace
   #ponged = 0;
   #waiting = [];
@@ -134,7 +134,7 @@ class WorkerPort {
     const c = this.#copies.get(session);
     if (type !== "history" && type !== "usage") return reply(undefined, { name: "TypeError", message: `cannot query "${type}"` });
     if (!c) return reply(undefined, { name: "InvalidStateError", message: `the session has been destroyed (session key ${session})` });
-    if (type === "usage") return reply(`{"contextUsage":${c.usage}${c.spent ? `,"usage":${JSON.stringify(c.spent)}` : ""}}`);
+    if (type === "usage") return reply(`{"contextUsage":${c.usage}${c.spent ? `,"usage":${JSON.stringify(c.spent)}` : ""}${c.activeTools ? `,"activeTools":${JSON.stringify(c.activeTools)}` : ""}}`);
     return packedReply(c.msgs);
   }
 
@@ -158,7 +158,7 @@ class WorkerPort {
   // #apply applies one change (wasm.Mirror.Changes): the runs of the copy that stay,
   // then the messages added after them, cut out of added from at on. Returns where the
   // next change's messages begin.
-  #apply({ session, gone, usage, spent, keep, add }, added, at) {
+  #apply({ session, gone, usage, spent, activeTools, keep, add }, added, at) {
     if (gone) {
       this.#copies.delete(session);
       return at;
@@ -173,7 +173,7 @@ class WorkerPort {
       for (const [from, n] of keep ?? []) for (let i = from; i < from + n; i++) msgs.push(old[i]);
     }
     if (add) at = splitPacked(added, at, add, msgs);
-    this.#copies.set(session, { usage, spent, msgs });
+    this.#copies.set(session, { usage, spent, activeTools, msgs });
     return at;
   }
 }

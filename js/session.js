@@ -76,6 +76,7 @@ export class LanguageModel extends EventTarget {
   #samplingMode; // as the engine reports it
   #usage;
   #spent; // session.usage
+  #active; // tool search's active set, as the engine last published it (undefined: no search)
   #window;
   #initial; // how many messages of the history are initial prompts
   #destroyed = false;
@@ -99,6 +100,7 @@ export class LanguageModel extends EventTarget {
     this.#samplingMode = info.samplingMode;
     this.#usage = info.contextUsage;
     this.#spent = info.usage ?? { inputTokens: 0, outputTokens: 0, steps: 0, estimatedSteps: 0 };
+    this.#active = info.activeTools;
     this.#window = info.contextWindow;
     this.#initial = info.initial ?? 0;
     channel.listen(key, (type, detail) => this.#dispatch(type, detail));
@@ -278,7 +280,7 @@ export class LanguageModel extends EventTarget {
   snapshot() {
     if (this.#destroyed) throw this.#gone();
     const { history, json } = this.#channel.historyOf(this.#key);
-    return snapshotOf(this.#shared.data, history, json, this.contextUsage, this.usage, this.contextWindow, this.#initial, (pending) => this.#channel.callsOf(this.#key, pending), rememberedOf(this.#key, true));
+    return snapshotOf(this.#shared.data, history, json, this.contextUsage, this.usage, this.contextWindow, this.#initial, (pending) => this.#channel.callsOf(this.#key, pending), rememberedOf(this.#key, true), this.#active);
   }
 
   /**
@@ -430,6 +432,7 @@ export class LanguageModel extends EventTarget {
       const r = this.#channel.query({ type: "usage", session: this.#key });
       this.#usage = r.contextUsage;
       this.#spent = r.usage ?? this.#spent;
+      this.#active = r.activeTools;
     } catch {
       // the last values known
     }

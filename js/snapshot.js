@@ -9,15 +9,16 @@ import { keptApprovals } from "./approvals.js";
 import { packText } from "./pack.js";
 
 /** The version snapshot() writes. restore() takes every version up to it. */
-export const SNAPSHOT_VERSION = 3;
+export const SNAPSHOT_VERSION = 4;
 
 // snapshotOf builds a snapshot from what the session knows. data is the session's wire
 // options (webidl.js wireOptions): the backend, the stash ids and initialPrompts stay out.
 // callsOf(pending) is the channel's: the calls running or asking approval among pending.
 // calls holds the messages of history that may hold tool calls and results, in order (all
 // but those of one text part: channel.js historyOf). approvals are the decisions
-// remembered (approvals.js), as the engine described each declaration.
-export function snapshotOf(data, history, calls, usage, spent, contextWindow, initial, callsOf, approvals) {
+// remembered (approvals.js), as the engine described each declaration. activeTools names
+// tool search's active set (undefined when the session does not search: then absent).
+export function snapshotOf(data, history, calls, usage, spent, contextWindow, initial, callsOf, approvals, activeTools) {
   const options = {};
   for (const k of ["expectedInputs", "expectedOutputs", "samplingMode", "temperature", "topK", "toolChoice", "keepReasoning", "compactOnOverflow"]) {
     if (data[k] !== undefined && data[k] !== null) options[k] = data[k];
@@ -54,6 +55,7 @@ export function snapshotOf(data, history, calls, usage, spent, contextWindow, in
     running: asked.running,
     approving: asked.approving,
     approvals,
+    ...(Array.isArray(activeTools) ? { activeTools: [...activeTools] } : {}),
   };
 }
 
@@ -158,6 +160,13 @@ export function restoreOptions(snapshot, options) {
       if (!Number.isSafeInteger(usage[k]) || usage[k] < 0) throw dataError(`the snapshot's usage.${k} is not a whole number`);
       restore.totals[k] = usage[k];
     }
+  }
+  // Tool search's active set (version 4 on): its tools are active again, those that still
+  // fit the share; a name that is no tool of the session is skipped, as a pinned one is.
+  const active = snapshot.activeTools;
+  if (active !== undefined) {
+    if (!Array.isArray(active) || active.some((n) => typeof n !== "string")) throw dataError("the snapshot's activeTools is not a list of tool names");
+    restore.active = active;
   }
   // The remembered decisions (version 3 on) come back only when the page says the
   // snapshot is its own (keepApprovals: true), and only to a session that asks approve: a

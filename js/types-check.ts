@@ -59,12 +59,15 @@ async function page(): Promise<void> {
   console.log(thought.length);
   closed.ontoolcalldelta = (e) => console.log(e.detail.callID, e.detail.name, e.detail.argumentsText.length, e.detail.arguments?.city, e.detail.dropped);
   closed.onstepusage = (e) => console.log(e.detail.inputTokens + e.detail.outputTokens, e.detail.estimated, e.detail.toolCalls > 0, e.detail.duration);
+  closed.addEventListener("stepusage", (e) => console.log(`${e.detail.cachedTokens ?? "?"} of ${e.detail.inputTokens} cached`));
   const spent: number = closed.usage.inputTokens + closed.usage.outputTokens + closed.usage.steps - closed.usage.estimatedSteps;
   console.log(spent);
   // Tool search: a quarter of the window for declarations, one tool pinned; a prompt sets its tools.
   const many = await LanguageModel.create({ tools: [weather], toolUseConfig: { toolSearch: { share: 0.25, pinned: ["get_weather"] } } });
   many.addEventListener("toolcall", (e) => console.log(e.detail.builtin === true ? "searched" : e.detail.call.name));
   console.log(await many.prompt("Weather?", { activeTools: ["get_weather"] }));
+  const found: string[] = many.snapshot().activeTools ?? []; // the active set, kept by a snapshot
+  console.log(found.includes("get_weather"));
   // Compaction: by hand (a new session) and on overflow, with the usage before and after.
   const shorter: LanguageModel<string> = await closed.compact({ keepTurns: 2, dropToolResults: true, summarize: true, signal: AbortSignal.timeout(5000) });
   console.log(shorter.contextUsage < closed.contextUsage);

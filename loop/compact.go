@@ -80,10 +80,16 @@ func lastUser(msgs []session.Message) *session.Message {
 // overflow, so that the engine's cached prefix is rewritten once, not at every step. What
 // the compaction cannot free, eviction then does (fit); when even that fails, a failed
 // step's results are tried again smaller (keepResults) without a second compaction.
+// A compaction that leaves the history near the window (a summary as long as what it
+// replaced, kept turns that fill it) would otherwise run again at the next step, and the
+// next, each a summary step and a prompt rewritten: the history must have grown by half
+// the window beyond the least it held since the last compaction (floor) before the next
+// one; overflows before that evict, as without compaction.
 func (r *run) roomFor() error {
 	s := r.s
 	c := s.opts.CompactOnOverflow
-	if r.compacted || s.hist.Usage() <= s.hist.Window() {
+	u, w := s.hist.Usage(), s.hist.Window()
+	if r.compacted || u <= w || r.floor > 0 && u-r.floor < w/2 {
 		return nil
 	}
 	r.compacted = true
@@ -95,6 +101,7 @@ func (r *run) roomFor() error {
 	kept := nh.Len() - (h.Len() - from) // where the kept turns begin now
 	r.start = max(r.start, from) - from + kept
 	s.hist = nh
+	r.floor = nh.Usage()
 	s.publish()
 	s.emit(Event{Type: EventContextOverflow, Evicted: max(h.Len()-nh.Len(), 0), Compacted: true, Before: h.Usage(), After: nh.Usage()})
 	return nil

@@ -225,10 +225,13 @@ func TestCompactOnOverflow(t *testing.T) {
 		wantErr   string
 		asks      int
 		compacted int
+		evicted   int // operations that evicted (one contextoverflow each)
 	}{
 		{name: "without compaction the loop cannot fit", wantErr: "QuotaExceededError"},
 		{name: "dropping old results", c: &loop.Compaction{KeepTurns: 2, DropResults: true}, compacted: 1},
 		{name: "summarizing old turns", c: &loop.Compaction{KeepTurns: 2, Summarize: true}, summary: "Cities 0 to 30 are fine.", asks: 1, compacted: 1},
+		{name: "a summary that does not make the history fit: compacted once, then evicted as without compaction", c: &loop.Compaction{KeepTurns: 2, Summarize: true},
+			summary: strings.Repeat("Every city is fine. ", 760), asks: 1, compacted: 1, evicted: 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -244,9 +247,11 @@ func TestCompactOnOverflow(t *testing.T) {
 			require.Len(t, p.Ran(), 50)
 			require.Equal(t, tc.asks, m.asked)
 			var compactions []string
+			evictions := 0
 			for _, e := range p.events {
-				if e.Type == loop.EventContextOverflow {
-					require.True(t, e.Compacted, "the loop compacted instead of evicting")
+				if e.Type == loop.EventContextOverflow && !e.Compacted {
+					evictions++
+				} else if e.Type == loop.EventContextOverflow {
 					require.Greater(t, e.Before, 4096)
 					require.Less(t, e.After, e.Before)
 					compactions = append(compactions, strconv.Itoa(e.Before)+" -> "+strconv.Itoa(e.After))
@@ -254,6 +259,7 @@ func TestCompactOnOverflow(t *testing.T) {
 			}
 			t.Logf("contextUsage before -> after each compaction: %v; at the end %d", compactions, s.ContextUsage())
 			require.Len(t, compactions, tc.compacted)
+			require.Equal(t, tc.evicted, evictions, "contextoverflow events of an eviction")
 			require.LessOrEqual(t, s.ContextUsage(), 4096)
 			msgs := s.Messages()
 			require.Equal(t, "system: You check the weather of many cities.", line(msgs[0]), "the system prompt stays")

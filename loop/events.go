@@ -43,6 +43,8 @@ type Event struct {
 type StepUsage struct {
 	InputTokens, OutputTokens int
 	Estimated                 bool // the figures are the estimate: the backend reported none
+	CachedTokens              int  // of InputTokens, those the backend had cached (Usage.CachedTokens)
+	Cached                    bool // the backend reported CachedTokens
 	ToolCalls                 int
 	Backend                   int // Request.Backend: which member of a chain answered, plus one
 }

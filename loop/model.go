@@ -61,6 +61,11 @@ type Delta struct {
 // Usage is what a backend reports of a step, when it knows.
 type Usage struct {
 	InputTokens, OutputTokens int
+	// CachedTokens are the input tokens the backend found already processed, in its
+	// prompt-prefix cache (OpenAI's and llama.cpp's usage.prompt_tokens_details.cached_tokens;
+	// wllama's too); Cached says that it reported them.
+	CachedTokens int
+	Cached       bool
 }
 
 // Windowed is implemented by models that know their context window.

@@ -105,6 +105,9 @@ type run struct {
 	// compacted is set while an overflow the operation has compacted for lasts
 	// (compactOnOverflow, roomFor): cleared once the history fits again.
 	compacted bool
+	// floor is the least the history held since the operation last compacted it (0:
+	// it has not), roomFor's measure of what a compaction would find to free.
+	floor int
 	// spent is what the prompt's model steps have spent in tokens, steps how many there
 	// were (toolUseConfig.maxTokens); asked counts each call the model asked for, by
 	// tool and canonical arguments (maxRepeatedCalls).
@@ -158,6 +161,9 @@ func (r *run) fit() error {
 	r.compacted = false
 	if n > 0 {
 		r.start -= n
+		if r.floor > 0 {
+			r.floor = min(r.floor, r.s.hist.Usage())
+		}
 		if !r.overflowed {
 			r.overflowed = true
 			r.s.emit(Event{Type: EventContextOverflow, Evicted: n})
@@ -579,6 +585,7 @@ func (r *run) count(in, out int, usage *Usage, calls, backend int, t0 Duration) 
 	u := StepUsage{ToolCalls: calls, Backend: backend}
 	if usage != nil {
 		u.InputTokens, u.OutputTokens = usage.InputTokens, usage.OutputTokens
+		u.CachedTokens, u.Cached = usage.CachedTokens, usage.Cached
 	} else {
 		u.Estimated = true
 		u.InputTokens = in // contextUsage, declarations included

@@ -20,6 +20,9 @@ type Saved struct {
 	Running []string
 	// Totals is what the session's model steps had spent (session.usage).
 	Totals Totals
+	// Active names the tools of tool search's active set (ActiveTools): they are active
+	// again, in order, those that fit the share, when the restored session searches.
+	Active []string
 }
 
 // Restore creates a session from a saved one, with opts as New takes them (their
@@ -48,6 +51,10 @@ func Restore(opts Options, saved Saved) (*Session, error) {
 	}
 	s.opts.Expected = expected
 	s.totals = saved.Totals
+	if q := s.search; q != nil {
+		q.Reset(s.opts.Tools, saved.Active)
+		s.hist.SetBase(q.Active.Cost)
+	}
 	if err := s.hist.Restored(saved.Initial, saved.Usage); err != nil {
 		s.Destroy()
 		return nil, err

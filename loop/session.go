@@ -91,6 +91,7 @@ type view struct {
 	msgs   []session.Message
 	usage  int
 	totals Totals
+	active []session.Tool // tool search's active set (nil: the session does not search)
 }
 
 // New creates a session: it validates the initial prompts against the explainer's rules
@@ -190,7 +191,13 @@ func (s *Session) MeasureContextUsage(input any) (int, error) {
 func anyCall(string) bool { return true }
 
 func (s *Session) publish() {
-	s.view.Store(&view{msgs: s.hist.Messages(), usage: s.hist.Usage(), totals: s.totals})
+	v := &view{msgs: s.hist.Messages(), usage: s.hist.Usage(), totals: s.totals}
+	if s.search != nil {
+		s.toolsMu.Lock() // a step's searches may run side by side (runTools)
+		v.active = s.search.Active.Tools
+		s.toolsMu.Unlock()
+	}
+	s.view.Store(v)
 }
 
 // Usage is what the session's model steps have spent, as of the last completed change

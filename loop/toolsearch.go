@@ -133,6 +133,21 @@ func (r *run) search(c session.ToolCall) session.ToolResult {
 	return session.ToolResult{CallID: c.CallID, Name: c.Name, Parts: []session.ResultPart{{Type: "text", Text: text}}}
 }
 
+// ActiveTools names the tools of the active set, in order (the search tool, the pinned,
+// then those found or named by activeTools), as of the last completed change; nil when
+// the session does not search. A snapshot keeps them (Saved.Active).
+func (s *Session) ActiveTools() []string {
+	active := s.view.Load().active
+	if active == nil {
+		return nil
+	}
+	names := make([]string, len(active))
+	for i := range active {
+		names[i] = active[i].Name
+	}
+	return names
+}
+
 // offered reports whether the step offered the model a tool named name (search mode).
 func (r *run) offered(name string) bool {
 	return toolrank.Find(r.tools, name) != nil

@@ -249,7 +249,7 @@ func TestToolSearch_TextProtocol(t *testing.T) {
 	p := &page{funcs: map[string]toolFunc{"convert_currency": func(loop.Context, map[string]any, func(jsonv.RawMessage)) (any, error) { return "0.92 EUR", nil }}}
 	tools, err := session.ParseTools(manyTools(true), false)
 	require.NoError(t, err)
-	rec := &systems{Script: inner}
+	rec := &prompts{Script: inner}
 	s, err := loop.New(loop.Options{Model: textproto.Wrap(rec, textproto.Options{}), Runner: p, Tools: tools, ContextWindow: 4096})
 	require.NoError(t, err)
 	defer s.Destroy()
@@ -260,36 +260,29 @@ func TestToolSearch_TextProtocol(t *testing.T) {
 	require.Len(t, rec.seen, 3)
 	require.Contains(t, rec.seen[0], "### search_tools\n")
 	require.NotContains(t, rec.seen[0], "### convert_currency\n")
-	require.Contains(t, rec.seen[1], "### convert_currency\n")
-	require.True(t, strings.HasPrefix(rec.seen[1], rec.seen[0][:strings.Index(rec.seen[0], "### search_tools")]), "the found tool joins after what was sent")
-}
-
-// systems records the system prompt of each step of a Script.
-type systems struct {
-	*scripted.Script
-	seen []string
-}
-
-func (m *systems) Step(ctx loop.Context, req *loop.Request, emit func(loop.Delta) error) error {
-	m.seen = append(m.seen, req.Messages[0].Text())
-	return m.Script.Step(ctx, req, emit)
+	require.True(t, strings.HasPrefix(rec.seen[1], rec.seen[0]), "the second step's prompt starts with the whole of the first's")
+	// The tool found is declared after the search's result, as the tools list declares
+	// its tools, and nowhere else.
+	found := "```\n\n## Available tools found by search_tools\n\n### convert_currency\nConvert an amount of money from one currency to another.\nInput schema: {\"properties\":{\"amount\""
+	require.Equal(t, 1, strings.Count(rec.seen[1], "### convert_currency\n"))
+	require.Contains(t, rec.seen[1], found)
+	require.Greater(t, strings.Index(rec.seen[1], found), strings.Index(rec.seen[1], "```tool_result"))
+	require.True(t, strings.HasPrefix(rec.seen[2], rec.seen[1]), "the third step's prompt starts with the whole of the second's")
 }
 
 // TestToolSearch_PrefixStable: the prompt-prefix cache's view of a 20-step loop with tool
-// search on, through the text protocol (the tools are rendered atop the system prompt,
-// as chat templates do): each step's prompt starts with the whole of the previous
-// step's, except after a search that found a tool, where the tools block grew at its
-// end and the prompt is the same up to there. Logged: the share of each step's prompt
-// that the previous one had already sent (what an engine would find cached).
+// search on, through the text protocol: the tools list atop the system prompt stays the
+// one the loop started with, and the tools a search finds are declared after its result,
+// so each step's prompt starts with the whole of the previous step's, after a search
+// that found a tool too. Logged: the share of each step's prompt that the previous one
+// had already sent (what an engine would find cached), at least 90 % overall.
 func TestToolSearch_PrefixStable(t *testing.T) {
 	block := func(name, args string) scripted.Turn {
 		return scripted.Turn{Text: "```tool_call\n{\"name\": \"" + name + "\", \"arguments\": " + args + "}\n```"}
 	}
 	var turns []scripted.Turn
-	searches := map[int]bool{} // the steps that follow a search that finds a tool
 	for i, q := range []string{"convert currency", "archive photo", "share playlist"} {
 		turns = append(turns, block("search_tools", `{"query":"`+q+`"}`))
-		searches[len(turns)] = true
 		name := []string{"convert_currency", "archive_photo", "share_playlist"}[i]
 		for k := 0; k < 5; k++ {
 			turns = append(turns, block(name, `{"amount":`+string(rune('1'+k))+`,"from":"USD","to":"EUR","id":"x"}`))
@@ -324,14 +317,12 @@ func TestToolSearch_PrefixStable(t *testing.T) {
 		}
 		cached, total = cached+n, total+len(cur)
 		shares = append(shares, strconv.Itoa(100*n/len(cur))+"%")
-		if searches[i] {
-			require.Less(t, n, len(prev), "step %d: the tools grew", i+1)
-			require.Greater(t, n, strings.Index(prev, "### search_tools"), "step %d: the prompt is the same up to the tools' end", i+1)
-			continue
-		}
 		require.Equal(t, len(prev), n, "step %d starts with the whole of step %d's prompt", i+1, i)
 	}
+	require.Equal(t, 1, strings.Count(rec.seen[19], "### search_tools\n"))
+	require.Equal(t, 3, strings.Count(rec.seen[19], "## Available tools found by search_tools\n"), "each search that found a tool declares it after its result")
 	t.Logf("20 steps, tool search on: the share of each step's prompt (bytes) the step before had sent: %v; overall %d%%", shares, 100*cached/total)
+	require.GreaterOrEqual(t, 100*cached/total, 90)
 }
 
 // prompts records the whole prompt of each step of a Script, its messages' text in order.
@@ -347,4 +338,42 @@ func (m *prompts) Step(ctx loop.Context, req *loop.Request, emit func(loop.Delta
 	}
 	m.seen = append(m.seen, b.String())
 	return m.Script.Step(ctx, req, emit)
+}
+
+// TestToolSearch_Restore: the active set survives a snapshot (Saved.Active): a restored
+// session offers the tools the original had found from its first step on; one restored
+// without them (a snapshot from before version 4) offers the search tool alone.
+func TestToolSearch_Restore(t *testing.T) {
+	convert := call("convert_currency", `{"amount":100,"from":"USD","to":"EUR"}`)
+	f := newFixture(t, setup{turns: calls("Found.", search("convert money to euros")), tools: manyTools(true), window: 4096,
+		funcs: map[string]toolFunc{"convert_currency": echo}})
+	require.NoError(t, f.create)
+	_, err := f.s.Prompt(loop.Background(), "Find the currency tool.", loop.PromptOptions{})
+	require.NoError(t, err)
+	require.Equal(t, []string{"search_tools", "convert_currency"}, f.s.ActiveTools())
+	for _, tc := range []struct {
+		name    string
+		active  []string
+		offered []string
+	}{
+		{"with the active set saved", f.s.ActiveTools(), []string{"search_tools", "convert_currency"}},
+		{"a snapshot without it", nil, []string{"search_tools"}},
+		{"names that are no tools are skipped", []string{"search_tools", "gone", "convert_currency"}, []string{"search_tools", "convert_currency"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := scripted.New(scripted.Turn{Calls: []scripted.Call{convert}}, scripted.Turn{Text: "92 EUR."})
+			r, err := loop.Restore(loop.Options{Model: m, Runner: f.page, Tools: f.tools, ContextWindow: 4096},
+				loop.Saved{Messages: jsonv.RawMessage(f.s.History()), Active: tc.active})
+			require.NoError(t, err)
+			defer r.Destroy()
+			require.Equal(t, tc.offered, r.ActiveTools())
+			_, err = r.Prompt(loop.Background(), "100 USD in EUR?", loop.PromptOptions{})
+			require.NoError(t, err)
+			require.Equal(t, tc.offered, m.Requests()[0].Tools, "the first step's tools")
+		})
+	}
+	n, err := loop.New(loop.Options{Model: scripted.New(), Runner: f.page, Tools: f.tools[:1], ContextWindow: 4096})
+	require.NoError(t, err)
+	defer n.Destroy()
+	require.Nil(t, n.ActiveTools(), "the tools fit: no active set")
 }

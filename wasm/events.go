@@ -101,6 +101,9 @@ func eventDetail(e loop.Event) jsonv.RawMessage {
 		field("inputTokens", strconv.AppendInt(nil, int64(u.InputTokens), 10))
 		field("outputTokens", strconv.AppendInt(nil, int64(u.OutputTokens), 10))
 		field("estimated", strconv.AppendBool(nil, u.Estimated))
+		if u.Cached { // the backend's prompt-prefix cache (issue 30 item 6)
+			field("cachedTokens", strconv.AppendInt(nil, int64(u.CachedTokens), 10))
+		}
 		field("toolCalls", strconv.AppendInt(nil, int64(u.ToolCalls), 10))
 		field("duration", strconv.AppendFloat(nil, float64(e.Duration.Microseconds())/1000, 'f', -1, 64))
 		if u.Backend > 0 { // a chain's member (loop/chain)

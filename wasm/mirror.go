@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"unsafe"
 
+	"langmodel/internal/jsonv"
 	"langmodel/loop"
 	"langmodel/session"
 )
@@ -33,6 +34,7 @@ type mirrored struct {
 	usage  int
 	totals loop.Totals
 	live   bool
+	active []string // tool search's active set: it changes with the history
 }
 
 // NewMirror returns a Mirror of h's sessions, which the page has not seen yet.
@@ -47,12 +49,13 @@ func NewMirror(h *Handler) *Mirror {
 // the length frames it); any other message as j, its JSON (the draft-PR form
 // session.history exports) and a "\n". Each change is one of
 //
-//	{"session": key, "usage": n, "spent": {…}, "keep": [[from, count], …], "add": count}
+//	{"session": key, "usage": n, "spent": {…}, "activeTools": […], "keep": [[from, count], …], "add": count}
 //	{"session": key, "gone": true}
 //
 // keep lists the runs of the page's copy that stay, in order (absent: none), and add how
 // many of the messages, taken in order, follow them. spent is session.usage (Usage),
-// absent before the first model step. gone: the session was destroyed.
+// absent before the first model step; activeTools, tool search's active set (absent when
+// the session does not search), which a snapshot keeps. gone: the session was destroyed.
 // Sessions are reported in key order. The page keeps each message as it came
 // (js/mirror.js, pack.js splitPacked) and builds session.history from them as from a
 // packed query: a text is copied, not escaped, and never parsed (RATIONALE.md "Why does
@@ -78,7 +81,7 @@ func (m *Mirror) Changes() []byte {
 	now := make([]mirrored, len(keys))
 	for i, k := range keys {
 		if e := m.h.sessions[k]; e != nil {
-			now[i] = mirrored{msgs: e.s.Messages(), usage: e.s.ContextUsage(), totals: e.s.Usage(), live: true}
+			now[i] = mirrored{msgs: e.s.Messages(), usage: e.s.ContextUsage(), totals: e.s.Usage(), live: true, active: e.s.ActiveTools()}
 		}
 	}
 	m.h.mu.Unlock()
@@ -104,6 +107,7 @@ func (m *Mirror) Changes() []byte {
 				`,"outputTokens":`, t.OutputTokens), `,"steps":`, t.Steps), `,"estimatedSteps":`, t.Estimated)
 			b = append(b, '}')
 		}
+		b = appendActive(b, now.active)
 		for i, r := range runs {
 			sep := `,[`
 			if i == 0 {
@@ -124,6 +128,24 @@ func (m *Mirror) Changes() []byte {
 		return nil
 	}
 	return append(append(b, ']'), lines.Bytes()...)
+}
+
+// appendActive appends ,"activeTools":[names…] to b, nothing when names is nil (the
+// session does not search): the mirror's changes and SessionInfo carry it.
+//
+//go:noinline
+func appendActive(b []byte, names []string) []byte {
+	for i, name := range names {
+		sep := `,`
+		if i == 0 {
+			sep = `,"activeTools":[`
+		}
+		b = jsonv.AppendString(append(b, sep...), name)
+	}
+	if names != nil {
+		b = append(b, ']')
+	}
+	return b
 }
 
 // appendNum appends s and n in decimal to b.

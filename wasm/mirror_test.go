@@ -311,3 +311,30 @@ func mirrorBenchPage(msg string) *fakePage {
 	p.ok("create", `"session":1,"initialPrompts":[`+msgs.String()+`],"options":{"backend":{"kind":"scripted","window":10000000}}`)
 	return p
 }
+
+// TestMirror_ActiveTools: a session that searches for its tools mirrors its active set
+// with the history (a snapshot in worker mode keeps it), and the usage query answers it;
+// a session whose tools fit has none.
+func TestMirror_ActiveTools(t *testing.T) {
+	p := newPage(t)
+	m := NewMirror(p.h)
+	copies := map[int64]*copyOf{}
+	var tools []string
+	for i := 0; i < 300; i++ {
+		tools = append(tools, fmt.Sprintf(`{"name":"page_action_%d","description":"Runs action %d of this page.","inputSchema":{"type":"object"},"hasExecute":true,"execute":7}`, i, i))
+	}
+	tools[150] = weatherTool
+	p.ok("create", `"session":1,"options":{"tools":[`+strings.Join(tools, ",")+`],"backend":{"kind":"scripted","window":4096,"turns":[`+
+		`{"calls":[{"name":"search_tools","arguments":{"query":"weather in a city"}}]},{"text":"Found."}]}}`)
+	p.ok("create", `"session":2,"options":{"tools":[`+weatherTool+`],`+script(`{"text":"one"}`)+`}`)
+	require.Contains(t, string(m.Changes()), `[{"session":1,"usage":`)
+	p.ok("prompt", `"session":1,"input":"Find the weather tool."`)
+	changes := m.Changes()
+	require.Contains(t, string(changes), `"activeTools":["search_tools","weather"],"add":4}]`)
+	apply(t, copies, changes)
+	requireMirrored(t, p, copies, 1)
+	u := decodeMsg(t, p.h.Query([]byte(`{"type":"usage","id":0,"session":1}`)))
+	require.Equal(t, []any{"search_tools", "weather"}, u["value"].(map[string]any)["activeTools"])
+	u = decodeMsg(t, p.h.Query([]byte(`{"type":"usage","id":0,"session":2}`)))
+	require.NotContains(t, u["value"], "activeTools", "the tools fit: no search")
+}

@@ -437,6 +437,9 @@ type SessionInfo struct {
 	// Usage is what the session's model steps have spent (session.usage); absent
 	// before the first step.
 	Usage *Usage `json:"usage,omitempty"`
+	// ActiveTools names tool search's active set (loop.Session.ActiveTools), which a
+	// snapshot keeps; absent when the session does not search.
+	ActiveTools []string `json:"activeTools,omitempty"`
 }
 
 // Usage is session.usage: what a session's model steps have spent, in tokens (the

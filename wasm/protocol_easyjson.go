@@ -90,6 +90,9 @@ func easyjsonE4425964EncodeLangmodelWasm4(out *jwriter.Writer, in SessionInfo) {
 		out.RawString(prefix)
 		(*in.Usage).MarshalEasyJSON(out)
 	}
+	if in.ActiveTools != nil {
+		out.Buffer.Buf = appendActive(out.Buffer.Buf, in.ActiveTools)
+	}
 	out.RawByte('}')
 }
 

@@ -19,6 +19,9 @@ type RestoreInfo struct {
 	// Running holds the ids of the calls whose execute was running when the snapshot
 	// was taken, as the keys of an object ({callID: true, …}).
 	Running []string `json:"running,omitempty"`
+	// active names tool search's active set, a JSON array (snapshot version 4; absent
+	// before).
+	active jsonv.RawMessage
 }
 
 func (m *RestoreInfo) field(key string, v value) error {
@@ -32,6 +35,8 @@ func (m *RestoreInfo) field(key string, v value) error {
 	case "running":
 		m.Running = nil
 		return v.object((*callIDs)(&m.Running))
+	case "active":
+		return v.raw(&m.active)
 	}
 	return nil
 }
@@ -65,6 +70,10 @@ func (l *callIDs) field(key string, _ value) error {
 // restore creates the session a snapshot saved: opts.InitialPrompts is its transcript.
 func restore(opts loop.Options, r *RestoreInfo) (*loop.Session, error) {
 	saved := loop.Saved{Messages: opts.InitialPrompts, Initial: r.Initial, Usage: r.Usage, Running: r.Running, Totals: r.Totals}
+	if r.active != nil {
+		d, _ := decodeOptional(r.active)
+		saved.Active = toolNames(d)
+	}
 	if raw, ok := saved.Messages.(jsonv.RawMessage); ok && len(raw) == 0 {
 		saved.Messages = nil
 	}

@@ -31,7 +31,10 @@ type message struct {
 	toolCalls []toolCallDelta
 }
 
-type usage struct{ prompt, completion int }
+type usage struct {
+	prompt, completion, cached int
+	hasCached                  bool
+}
 
 type toolCallDelta struct {
 	index    int
@@ -95,6 +98,14 @@ func (u *usage) member(r *reader, key memberKey, depth int) {
 		r.intField(&u.prompt, "usage", "prompt_tokens", depth)
 	case key.is("completion_tokens"):
 		r.intField(&u.completion, "usage", "completion_tokens", depth)
+	case key.is("prompt_tokens_details"):
+		r.structField("usage", "prompt_tokens_details", depth, func(key memberKey, depth int) {
+			if key.is("cached_tokens") {
+				u.hasCached = r.intField(&u.cached, "usage.prompt_tokens_details", "cached_tokens", depth)
+			} else {
+				r.skip(depth)
+			}
+		})
 	default:
 		r.skip(depth)
 	}

@@ -68,6 +68,16 @@ func TestEngineModel_Step(t *testing.T) {
 			`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c","function":{"name":"f","arguments":"{}"}}]}}]}`,
 			`{"id":"","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":655,"completion_tokens":8}}`,
 		}, want: []loop.Delta{{Usage: &loop.Usage{InputTokens: 655, OutputTokens: 8}}, call("c", "f", `{}`)}},
+		{name: "the prompt tokens llama.cpp had cached pass through (wllama, llama.cpp's server, OpenAI)", chunks: []string{
+			`{"choices":[{"index":0,"delta":{"content":"Hi."},"finish_reason":"stop"}]}`,
+			`{"choices":[],"usage":{"prompt_tokens":228,"completion_tokens":4,"total_tokens":232,"prompt_tokens_details":{"cached_tokens":179}}}`,
+		}, want: []loop.Delta{{Text: "Hi."}, {Usage: &loop.Usage{InputTokens: 228, OutputTokens: 4, CachedTokens: 179, Cached: true}}}},
+		{name: "none cached is reported as none", chunks: []string{
+			`{"choices":[],"usage":{"prompt_tokens":179,"completion_tokens":4,"prompt_tokens_details":{"audio_tokens":0,"cached_tokens":0}}}`,
+		}, want: []loop.Delta{{Usage: &loop.Usage{InputTokens: 179, OutputTokens: 4, Cached: true}}}},
+		{name: "details without cached tokens report none", chunks: []string{
+			`{"choices":[],"usage":{"prompt_tokens":179,"completion_tokens":4,"prompt_tokens_details":null}}`,
+		}, want: []loop.Delta{{Usage: &loop.Usage{InputTokens: 179, OutputTokens: 4}}}},
 		{name: "a whole completion instead of chunks", chunks: []string{
 			`{"choices":[{"index":0,"message":{"role":"assistant","content":"Hi."},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":2}}`,
 		}, want: []loop.Delta{{Text: "Hi."}, {Usage: &loop.Usage{InputTokens: 5, OutputTokens: 2}}}},

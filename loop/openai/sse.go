@@ -195,7 +195,8 @@ func (r *chunkReader) handle(data []byte) error {
 		}
 	}
 	if c.hasUsage {
-		return r.emit(loop.Delta{Usage: &loop.Usage{InputTokens: c.usage.prompt, OutputTokens: c.usage.completion}})
+		u := c.usage
+		return r.emit(loop.Delta{Usage: &loop.Usage{InputTokens: u.prompt, OutputTokens: u.completion, CachedTokens: u.cached, Cached: u.hasCached}})
 	}
 	return nil
 }

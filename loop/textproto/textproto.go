@@ -122,8 +122,12 @@ func (w *windowed) ContextWindow() int { return w.w.ContextWindow() }
 // Step runs one step of the inner model over the text protocol, with at most one
 // repair round.
 func (m *model) Step(ctx loop.Context, req *loop.Request, emit func(loop.Delta) error) error {
-	msgs := convert(req.Messages)
 	tools, choice := offered(req)
+	var decl []session.Tool
+	if len(tools) > 0 {
+		decl = searching(req.Tools)
+	}
+	msgs, done := convert(req.Messages, decl)
 	r := *req
 	r.Messages, r.Tools = msgs, nil
 	if len(tools) == 0 {
@@ -143,7 +147,7 @@ func (m *model) Step(ctx loop.Context, req *loop.Request, emit func(loop.Delta) 
 	if render == nil {
 		render = DefaultPrompt
 	}
-	sys := render(tools, choice)
+	sys := render(atop(tools, decl, done), choice)
 	if c := req.ResponseConstraint; len(c) > 0 {
 		// The constraint binds the answer, not the calls: an inner model that enforces it
 		// (a grammar, Chrome's responseConstraint) could write no call block. A step that
@@ -203,6 +207,35 @@ func offered(req *loop.Request) ([]session.Tool, loop.ToolChoice) {
 		}
 	}
 	return req.Tools, loop.ToolChoice{Mode: "auto"}
+}
+
+// atop returns the tools the list atop the system prompt declares: tools without those
+// of decl that the history declares where a search found them (done).
+//
+//go:noinline
+func atop(tools, decl []session.Tool, done []bool) []session.Tool {
+	if decl == nil {
+		return tools
+	}
+	out := make([]session.Tool, 0, len(tools))
+	for i := range tools {
+		if k := toolIndex(decl, tools[i].Name); k < 0 || !done[k] {
+			out = append(out, tools[i])
+		}
+	}
+	return out
+}
+
+// toolIndex is where the tool named name is in tools, -1 when none is there.
+//
+//go:noinline
+func toolIndex(tools []session.Tool, name string) int {
+	for i := range tools {
+		if tools[i].Name == name {
+			return i
+		}
+	}
+	return -1
 }
 
 // repairMessages is the request of a repair round: the first request, the model's reply,
@@ -304,7 +337,9 @@ func (a *attempt) delta(d loop.Delta) error {
 		case a.before != nil:
 			// The repair's input holds the broken reply and the repair message, which the
 			// history will not: count the first request's input and the answer's output.
-			return a.emit(loop.Delta{Usage: &loop.Usage{InputTokens: a.before.InputTokens, OutputTokens: d.Usage.OutputTokens}})
+			u := *a.before // its input, and what the engine had cached of it
+			u.OutputTokens = d.Usage.OutputTokens
+			return a.emit(loop.Delta{Usage: &u})
 		default:
 			return a.emit(loop.Delta{Usage: d.Usage})
 		}

@@ -851,7 +851,7 @@ var scenarios = []scenario{
 			notBoolean: await caught(LanguageModel.restore(snap, { tools: [tool()], toolUseConfig: { approve }, keepApprovals: "yes" })),
 			notAList: await caught(LanguageModel.restore(bad, { tools: [tool()], toolUseConfig: { approve }, keepApprovals: true })),
 		};`,
-		`{"version":3,"kept":[["weather","page"]],"plain":[1,0],"kept2":[0,1],"tampered":[1,1],"notBoolean":"TypeError","notAList":"DataError"}`},
+		`{"version":4,"kept":[["weather","page"]],"plain":[1,0],"kept2":[0,1],"tampered":[1,1],"notBoolean":"TypeError","notAList":"DataError"}`},
 	{"tool search: 300 WebMCP tools on a 4,096-token window; the model searches, and calls the tool found", `
 		const tools = Array.from({ length: 300 }, (_, i) => ({ name: "page_action_" + i, description: "Runs action " + i + " of this page.", inputSchema: { type: "object", properties: { target: { type: "string" } } } }));
 		tools[150] = { name: "convert_currency", description: "Convert an amount of money from one currency to another.",
@@ -1102,4 +1102,22 @@ var scenarios = []scenario{
 		const all = await s.listTools();
 		return { count: all.length, before, after: await active(), builtin: all.some((t) => t.name === "search_tools") };`,
 		`{"count":300,"before":["page_action_7"],"after":["page_action_7","convert_currency"],"builtin":false}`},
+	{"tool search: the tools a search found stay active after a restore; a version 3 snapshot restores with the search tool alone", `
+		const ran = [];
+		const tools = Array.from({ length: 300 }, (_, i) => ({ name: "page_action_" + i, description: "Runs action " + i + " of this page.",
+			inputSchema: { type: "object", properties: { target: { type: "string" } } }, execute: () => "done" }));
+		tools[150] = { name: "get_weather", description: "The weather in a city", inputSchema: getWeather().inputSchema, execute: ({ city }) => (ran.push(city), "sunny") };
+		const s = await LanguageModel.create({ tools, backend: { kind: "scripted", turns: [{ calls: [{ name: "search_tools", arguments: { query: "weather in a city" } }] }, { text: "Found it." }] } });
+		await s.prompt("Find the weather tool.");
+		const snap = JSON.parse(JSON.stringify(s.snapshot()));
+		const again = () => ({ backend: { kind: "scripted", turns: [{ calls: [{ name: "get_weather", arguments: { city: "Oslo" } }] }, { text: "Done." }] }, tools });
+		const r = await LanguageModel.restore(snap, again());
+		await r.prompt("Weather in Oslo?");
+		const { activeTools, ...v3 } = { ...snap, version: 3 };
+		const old = await LanguageModel.restore(v3, again());
+		await old.prompt("Weather in Oslo?");
+		const bad = await LanguageModel.restore({ ...snap, activeTools: "get_weather" }, again()).then(() => "restored", (e) => e.name + ": " + e.message);
+		return { version: snap.version, activeTools, restored: r.snapshot().activeTools, ran, old: old.snapshot().activeTools, bad };`,
+		`{"version":4,"activeTools":["search_tools","get_weather"],"restored":["search_tools","get_weather"],"ran":["Oslo"],"old":["search_tools"],
+		"bad":"DataError: LanguageModel.restore(): the snapshot's activeTools is not a list of tool names"}`},
 }

@@ -77,7 +77,7 @@ func TestModule_SnapshotApprovals(t *testing.T) {
 		return { asked, tail: tail(s, 3), listed: s.approvals.map((t) => t.name), same: JSON.stringify(again.approvals) === JSON.stringify(JSON.parse(SNAP).approvals), version: again.version };`)
 	require.NoError(t, err)
 	requireJSON(t, `{"asked":[],"tail":["tool-result forget call_2 [{\"type\":\"text\",\"value\":\"forgotten\"}]","user go on","assistant Done."],
-		"listed":["forget"],"same":true,"version":3}`, v)
+		"listed":["forget"],"same":true,"version":4}`, v)
 }
 
 // snapshotScenarios are played in the module under wazero (TestModule_Snapshot).
@@ -102,7 +102,7 @@ var snapshotScenarios = []scenario{
 		const old = await LanguageModel.restore(v1, { backend: { kind: "scripted", turns: [] } });
 		const bad = await LanguageModel.restore({ ...snap, usage: { ...snap.usage, steps: -1 } }, { backend: { kind: "scripted", turns: [] } }).then(() => "restored", (e) => e.name);
 		return { version: snap.version, saved: snap.usage, restored: r.usage, old: old.usage, bad };`,
-		`{"version":3,"saved":{"inputTokens":30,"outputTokens":4,"steps":1,"estimatedSteps":0},"restored":{"inputTokens":30,"outputTokens":4,"steps":1,"estimatedSteps":0},
+		`{"version":4,"saved":{"inputTokens":30,"outputTokens":4,"steps":1,"estimatedSteps":0},"restored":{"inputTokens":30,"outputTokens":4,"steps":1,"estimatedSteps":0},
 		"old":{"inputTokens":0,"outputTokens":0,"steps":0,"estimatedSteps":0},"bad":"DataError"}`},
 	{"open loop: calls handed back before the reload are the page's to answer after it", `
 		const tools = [{ name: "weather", description: "Weather in a city", inputSchema: schema }];
@@ -165,7 +165,7 @@ var snapshotScenarios = []scenario{
 			await err(snap, { tools: [tools[1], tools[0]] }),
 			await err(withApprove.snapshot(), { tools }),
 		];`,
-		`["NotSupportedError: LanguageModel.restore(): snapshot version 99 is newer than this module's (3); restore it with the module that saved it, or a later one",
+		`["NotSupportedError: LanguageModel.restore(): snapshot version 99 is newer than this module's (4); restore it with the module that saved it, or a later one",
 		"DataError: LanguageModel.restore(): the snapshot has no version",
 		"DataError: LanguageModel.restore(): the snapshot is a string, and not JSON",
 		"DataError: LanguageModel.restore(): the snapshot's history is not an array",

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -52,6 +53,83 @@ func TestBrowser_GGUFToolSearch(t *testing.T) {
 						measured: steps.every(([n, est]) => !est && n > 0 && n < 2048), grew: steps.length === 2 && steps[1][0] > steps[0][0] };`, &got))
 				requireJSON(t, `{"answer":"I found the weather tool.","events":["search_tools (builtin)"],"roles":["user","tool-call","tool-result","assistant"],
 					"found":"Tools found, which you can call from your next reply on:\n- get_weather(city): The weather in a city","window":4096,"measured":true,"grew":true}`, got)
+			})
+		}
+	})
+}
+
+// cacheScript is a toy model behind a template without tools (the text protocol, as for
+// a model whose template has none): it searches for a weather tool at every step (the
+// text protocol's results are no <tool_response>, so it never stops calling).
+var cacheScript = toygguf.Script{
+	Calls:         []toygguf.Call{{Name: "search_tools", Arguments: `{"query": "weather in a city"}`}},
+	Template:      toygguf.ChatMLTemplate,
+	ContextLength: 16384,
+}
+
+// TestBrowser_GGUFPrefixCache: what real llama.cpp (wllama, the gguf backend) finds in
+// its prompt-prefix cache over a 20-step closed loop with tool search on, through the
+// text protocol (issue 30 item 6): 300 page tools and 12 weather tools, a model that
+// searches for weather at every step (the first three searches find 5, 5 and 3 tools,
+// the others none) until the call limit stops the prompt. The tools a search finds are
+// declared after its result, so every step's prompt starts with the whole of the step
+// before's, and llama.cpp reports it cached (stepusage's cachedTokens, its
+// usage.prompt_tokens_details.cached_tokens): at least 90 % of the steps' prompt tokens,
+// the first step's (a cold cache) included, no step compacting. The figures are logged,
+// per step and in total.
+func TestBrowser_GGUFPrefixCache(t *testing.T) {
+	h := browsertest.WllamaHandlers(t)
+	h["/cache.gguf"] = browsertest.GGUF(t, cacheScript)
+	for path, handler := range moduleHandlers(t) {
+		h[path] = handler
+	}
+	base := browsertest.Serve(t, "", h)
+	browsertest.EachOwn(t, func(t *testing.T, b *browsertest.Browser) {
+		for _, m := range modes {
+			t.Run(m.name, func(t *testing.T) {
+				p := b.Open(t, base+"/")
+				var got struct {
+					End       string    `json:"end"`
+					Steps     [][2]*int `json:"steps"`
+					Found     []int     `json:"found"`
+					Overflows int       `json:"overflows"`
+				}
+				require.NoError(t, p.Eval(engineCtx(t), m.prelude()+ggufPage+`
+					const { LanguageModel } = lm;
+					const schema = { type: "object", properties: { target: { type: "string" } } };
+					const tools = Array.from({ length: 300 }, (_, i) => ({ name: "page_action_" + i, description: "Runs action " + i + " of this page.", inputSchema: schema, execute: () => "done" }));
+					const cities = ["Paris", "London", "Rome", "Berlin", "Madrid", "Lisbon", "Vienna", "Prague", "Oslo", "Dublin", "Athens", "Warsaw"];
+					cities.forEach((c, i) => tools[10 + 20 * i] = { name: "weather_" + c.toLowerCase(), description: "The weather in " + c + " today",
+						inputSchema: { type: "object", properties: { day: { type: "string" } } }, execute: () => "sunny" });
+					const system = "You are the assistant of a travel page. Answer briefly, in the user's language, and use the page's tools for anything about the trip. ".repeat(10);
+					const s = await LanguageModel.create({ backend: gguf("/cache.gguf?" + run, { load: { n_ctx: 16384 } }), tools,
+						initialPrompts: [{ role: "system", content: system }], toolUseConfig: { maxToolCalls: 19, maxRepeatedCalls: 0 } });
+					const steps = [];
+					let overflows = 0;
+					s.onstepusage = (e) => steps.push([e.detail.inputTokens, e.detail.cachedTokens]);
+					s.oncontextoverflow = () => overflows++;
+					const found = [];
+					s.ontoolresult = (e) => found.push(e.detail.result.result[0].value.split("\n- ").length - 1);
+					const end = await caught(s.prompt("What is the weather in Paris, London and Rome?"));
+					return { end, steps, found, overflows };`, &got))
+				require.Equal(t, "OperationError: tool call limit reached: maxToolCalls is 19 and the model asked for call 20 (search_tools)", got.End)
+				require.Equal(t, []int{5, 5, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, got.Found, "the tools each search found")
+				require.Zero(t, got.Overflows, "no step compacts or evicts")
+				require.Len(t, got.Steps, 20)
+				input, cached := 0, 0
+				var shares []string
+				for i, st := range got.Steps {
+					require.NotNil(t, st[1], "step %d: llama.cpp reports its cached tokens", i+1)
+					if i > 0 {
+						require.GreaterOrEqual(t, *st[1], *got.Steps[i-1][0], "step %d: the whole of step %d's prompt was cached", i+1, i)
+					}
+					input, cached = input+*st[0], cached+*st[1]
+					shares = append(shares, strconv.Itoa(*st[1])+"/"+strconv.Itoa(*st[0]))
+				}
+				first := *got.Steps[0][0]
+				t.Logf("%s, 20 steps, tool search on, text protocol: cached/prompt tokens per step %v; in all %d of %d (%d %%); after the first step (a cold cache) %d of %d (%d %%)",
+					m.name, shares, cached, input, 100*cached/input, cached, input-first, 100*cached/(input-first))
+				require.GreaterOrEqual(t, 100*cached/input, 90)
 			})
 		}
 	})
