@@ -47,6 +47,12 @@ type Handler struct {
 	sessions map[int64]*entry          // written only while reading
 	inflight map[int64]loop.CancelFunc // page request id → cancel, for abort
 
+	// replyValue encodes a reply's value here (guarded by replyMu), and the reply copies
+	// it into the message: a prompt's answer costs no buffer of its own.
+	replyMu  sync.Mutex
+	replyW   jsonw.Writer
+	replyBuf []byte
+
 	callsMu  sync.Mutex
 	calls    map[int64]*pageCall // engine → page calls awaiting the page's answers
 	nextCall atomic.Int64
@@ -210,7 +216,16 @@ func (h *Handler) reply(id int64, value []byte, werr *WireError) {
 func (h *Handler) replyErr(id int64, err error) { h.reply(id, nil, wireError(err)) }
 
 func (h *Handler) replyValue(id int64, v marshaler) {
-	b, err := marshalJSON(v)
+	h.replyMu.Lock()
+	defer h.replyMu.Unlock()
+	w := &h.replyW
+	*w = jsonw.Writer{Buffer: jsonw.Buffer{Buf: h.replyBuf[:0]}}
+	v.MarshalEasyJSON(w)
+	b, err := w.Buffer.Buf, w.Error
+	*w = jsonw.Writer{}
+	if cap(b) <= 64<<10 { // a large answer's buffer is not kept
+		h.replyBuf = b[:0]
+	}
 	if err != nil {
 		h.reply(id, nil, internalError(err))
 		return
