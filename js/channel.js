@@ -73,7 +73,8 @@ export class Channel {
   // after it wait, so the engine still gets them in order; if it rejects, so does this.
   // inflight, when given, holds the request's reject while it is pending (a session's
   // destroy() rejects them all).
-  request(msg, { signal, onChunk, inflight } = {}) {
+  // onSettle, when given, is called as the request settles, before its promise does.
+  request(msg, { signal, onChunk, inflight, onSettle } = {}) {
     if (this.#dead) return Promise.reject(this.#dead);
     if (signal?.aborted) return Promise.reject(abortReason(signal));
     const id = this.#next++;
@@ -83,6 +84,7 @@ export class Channel {
         this.#pending.delete(id);
         signal?.removeEventListener("abort", onAbort);
         inflight?.delete(rejectIt);
+        onSettle?.();
         fn(v);
       };
       const rejectIt = settle(reject);
@@ -301,8 +303,10 @@ export class Channel {
   }
 
   // #call runs fn for the engine call m and sends its tool-return, unless the engine
-  // stopped waiting meanwhile (tool-abort). fn gets the call's LazyAbort.
-  async #call(m, fn) {
+  // stopped waiting meanwhile (tool-abort). fn gets the call's LazyAbort and returns the
+  // answer or a promise of it; finish, when given, turns the answer into the value sent
+  // (one async function a call, not two: an execute is a step's largest cost in the face).
+  async #call(m, fn, finish) {
     const ctrl = new LazyAbort(m.session);
     this.#running.set(m.id, ctrl);
     const kind = m.type === "tool-approve" ? "approving" : "running";
@@ -312,7 +316,8 @@ export class Channel {
     this.#sessions.get(m.session)?.("calls"); // the session's snapshot changed
     let reply;
     try {
-      reply = { type: "tool-return", id: m.id, value: await fn(ctrl) };
+      const v = await fn(ctrl);
+      reply = { type: "tool-return", id: m.id, value: finish ? finish(v) : v };
     } catch (e) {
       reply = { type: "tool-return", id: m.id, error: { message: errorMessage(e) } };
     }
@@ -323,27 +328,15 @@ export class Channel {
   }
 
   #execute(m) {
-    this.#call(m, async (ctrl) => {
-      const execute = stash.get(m.fn);
-      if (typeof execute !== "function") throw new TypeError(`tool ${m.call.name} has no execute`);
-      const progress = (value) => {
-        if (!ctrl.aborted) this.notify({ type: "tool-progress", id: m.id, value: plain(value) });
-      };
-      const callID = m.call.callID;
-      const context = {
-        callID,
-        callId: callID,
-        get signal() {
-          return ctrl.signal;
-        },
-        progress,
-        [SESSION_KEY]: m.session, // whose call: an agent tool's parent (js/agents.js)
-      };
-      const result = await execute(m.call.arguments, context);
-      if (result instanceof LanguageModelToolError) throw new Error(result.errorMessage);
-      if (result instanceof LanguageModelToolSuccess) return plain(result.result);
-      return plain(result);
-    });
+    this.#call(
+      m,
+      (ctrl) => {
+        const execute = stash.get(m.fn);
+        if (typeof execute !== "function") throw new TypeError(`tool ${m.call.name} has no execute`);
+        return execute(m.call.arguments, new ToolContext(this, m, ctrl));
+      },
+      toolValue,
+    );
   }
 
   #approve(m) {
@@ -488,6 +481,46 @@ export class Channel {
     if (!live()) return;
     this.#running.delete(m.id);
     this.notify(end);
+  }
+}
+
+// toolValue is the value a tool's execute answered, as it crosses.
+function toolValue(result) {
+  if (result instanceof LanguageModelToolError) throw new Error(result.errorMessage);
+  if (result instanceof LanguageModelToolSuccess) return plain(result.result);
+  return plain(result);
+}
+
+// ToolContext is execute's second argument: {callID, callId, signal, progress}. signal and
+// progress are getters on the class, made when first read (most tools read neither): an
+// object literal with a getter would build a closure and a fresh object shape per call.
+class ToolContext {
+  #channel;
+  #m;
+  #ctrl;
+  #progress = null;
+
+  constructor(channel, m, ctrl) {
+    this.#channel = channel;
+    this.#m = m;
+    this.#ctrl = ctrl;
+    this.callID = m.call.callID;
+    this.callId = m.call.callID;
+    this[SESSION_KEY] = m.session; // whose call: an agent tool's parent (js/agents.js)
+  }
+
+  get signal() {
+    return this.#ctrl.signal;
+  }
+
+  get progress() {
+    if (!this.#progress) {
+      const channel = this.#channel, ctrl = this.#ctrl, id = this.#m.id;
+      this.#progress = (value) => {
+        if (!ctrl.aborted) channel.notify({ type: "tool-progress", id, value: plain(value) });
+      };
+    }
+    return this.#progress;
   }
 }
 

@@ -12,7 +12,7 @@ import { EVENT_TYPES } from "./protocol.js";
 import { ready, runtime } from "./runtime.js";
 import { recorded, recordingOf, startRecording } from "./record.js";
 import { forget, rememberedOf, setRemembered, shown } from "./approvals.js";
-import { changed, restoreOptions, snapshotOf } from "./snapshot.js";
+import { changed, changedSoon, restoreOptions, snapshotOf } from "./snapshot.js";
 import { stash } from "./stash.js";
 import { promptStream } from "./stream.js";
 import { LanguageModelToolCall, resultObject } from "./tools.js";
@@ -84,6 +84,10 @@ export class LanguageModel extends EventTarget {
   #untie = null; // removes the listener of create()'s signal
   #unfollow = null; // stops following create()'s modelContext (js/webmcp.js)
   #inflight = new Set(); // rejecters of this session's pending calls
+  // #settled is called as each request settles: the snapshot may have changed, which its
+  // watchers hear in a microtask, as a reaction to the request's promise would have them
+  // (without a promise and two closures per request where nothing watches).
+  #settled = () => changedSoon(this);
   #handlers = {}; // event type → the on<type> handler (a listener is added when first set, as HTML does)
   #listening = new Set(); // the engine's event types this session has asked for (listen)
 
@@ -249,11 +253,7 @@ export class LanguageModel extends EventTarget {
     if (this.#destroyed) return Promise.reject(this.#gone());
     msg.session = this.#key;
     const ready = msg.input instanceof Promise ? msg.input.then((input) => ({ ...msg, input })) : msg;
-    const done = this.#channel.request(ready, { signal, onChunk, inflight: this.#inflight });
-    done.then(
-      () => changed(this),
-      () => changed(this),
-    );
+    const done = this.#channel.request(ready, { signal, onChunk, inflight: this.#inflight, onSettle: this.#settled });
     // A parent's agents count their calls per prompt (js/agents.js).
     if (this.#shared.agents && msg.type === "prompt") done.finally(() => agentNodes.settled(this.#key)).catch(() => {});
     return done;
