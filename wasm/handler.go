@@ -335,18 +335,22 @@ func (h *Handler) sessionInput(id, key int64, raw []byte) (*entry, any, bool) {
 	return e, input, true
 }
 
-// track makes request id abortable.
+// track makes request id abortable; untrack(id, cancel) ends it once it is answered
+// (a pair of calls, not a closure per request).
 func (h *Handler) track(id int64) (loop.Context, loop.CancelFunc) {
 	ctx, cancel := loop.WithCancel(loop.Background())
 	h.mu.Lock()
 	h.inflight[id] = cancel
 	h.mu.Unlock()
-	return ctx, func() {
-		cancel()
-		h.mu.Lock()
-		delete(h.inflight, id)
-		h.mu.Unlock()
-	}
+	return ctx, cancel
+}
+
+// untrack ends request id's context (track).
+func (h *Handler) untrack(id int64, cancel loop.CancelFunc) {
+	cancel()
+	h.mu.Lock()
+	delete(h.inflight, id)
+	h.mu.Unlock()
 }
 
 func (h *Handler) hello(raw *message, id int64) {
@@ -511,7 +515,7 @@ func (h *Handler) prompt(raw *message, id int64) {
 		h.replyErr(req.ID, err)
 		return
 	}
-	ctx, done := h.track(req.ID)
+	ctx, cancel := h.track(req.ID)
 	po := loop.PromptOptions{OmitConstraintInput: req.OmitResponseConstraintInput, ToolChoice: choice, ActiveTools: active}
 	if len(req.ResponseConstraint) > 0 && !bytes.Equal(req.ResponseConstraint, []byte("null")) {
 		po.ResponseConstraint = req.ResponseConstraint
@@ -528,7 +532,7 @@ func (h *Handler) prompt(raw *message, id int64) {
 	}
 	s := e.s
 	s.PromptAsync(ctx, input, po, func(r loop.Result, err error) {
-		done()
+		h.untrack(req.ID, cancel)
 		if flush != nil {
 			flush()
 		}
@@ -549,10 +553,10 @@ func (h *Handler) appendInput(raw *message, id int64) {
 	if !ok {
 		return
 	}
-	ctx, done := h.track(req.ID)
+	ctx, cancel := h.track(req.ID)
 	s := e.s
 	s.AppendAsync(ctx, input, func(err error) {
-		done()
+		h.untrack(req.ID, cancel)
 		if err != nil {
 			h.replyErr(req.ID, err)
 			return
