@@ -83,7 +83,7 @@ export class LanguageModel extends EventTarget {
   #destroyReason; // what calls reject with once destroyed by create()'s signal
   #untie = null; // removes the listener of create()'s signal
   #unfollow = null; // stops following create()'s modelContext (js/webmcp.js)
-  #inflight = new Set(); // rejecters of this session's pending calls
+  #inflight = new Set(); // this session's pending requests (channel.js Pending)
   // #settled is called as each request settles: the snapshot may have changed, which its
   // watchers hear in a microtask, as a reaction to the request's promise would have them
   // (without a promise and two closures per request where nothing watches).
@@ -585,7 +585,7 @@ export class LanguageModel extends EventTarget {
     this.#unfollow?.();
     const err = reason ?? new DOMException("The session has been destroyed.", "AbortError");
     this.#channel.abortSession(this.#key, err);
-    for (const fail of [...this.#inflight]) fail(err);
+    for (const p of [...this.#inflight]) p.reject(err);
     this.#channel.unlisten(this.#key);
     if (this.#shared.agents) agentNodes.detach(this.#key);
     forget(this.#key);
