@@ -15,7 +15,7 @@ export class Channel {
   #port;
   #fetchFn;
   #next = 1;
-  #pending = new Map(); // request id → {resolve, reject, onChunk}
+  #pending = new Map(); // request id → its Pending
   #running = new Map(); // engine call id → AbortController of a running execute/approve/fetch/generate
   #more = new Map(); // engine call id → a running fetch's fetch-more handler
   #answered = new Set(); // request ids whose reply has arrived and waits for its microtask
@@ -71,58 +71,61 @@ export class Channel {
   //
   // msg may be a Promise of the message (inputs with Blobs being read): requests posted
   // after it wait, so the engine still gets them in order; if it rejects, so does this.
-  // inflight, when given, holds the request's reject while it is pending (a session's
+  // inflight, when given, holds the request's Pending while it is pending (a session's
   // destroy() rejects them all).
-  request(msg, { signal, onChunk, inflight } = {}) {
+  // onSettle, when given, is called as the request settles, before its promise does.
+  request(msg, { signal, onChunk, inflight, onSettle } = {}) {
     if (this.#dead) return Promise.reject(this.#dead);
     if (signal?.aborted) return Promise.reject(abortReason(signal));
     const id = this.#next++;
-    return new Promise((resolve, reject) => {
-      let onAbort;
-      const settle = (fn) => (v) => {
-        this.#pending.delete(id);
-        signal?.removeEventListener("abort", onAbort);
-        inflight?.delete(rejectIt);
-        fn(v);
-      };
-      const rejectIt = settle(reject);
-      this.#pending.set(id, { resolve: settle(resolve), reject: rejectIt, onChunk });
-      inflight?.add(rejectIt);
-      let sent = false;
-      if (signal) {
-        onAbort = () => {
-          const p = this.#pending.get(id);
-          if (!p || this.#answered.has(id)) return;
-          // A reply that arrives while the abort is being sent settles the promise: a
-          // result the engine had finished is kept (the history has it), and an error,
-          // its AbortError or one that was on its way before the engine heard the abort
-          // (a failed fetch, an overflow: the history is as before either way), becomes
-          // the signal's own reason (see #receive).
-          p.abortedWith = { reason: abortReason(signal) };
-          if (sent) this.notify({ type: "abort", target: id });
-          if (this.#answered.has(id)) return;
-          // A module in a Worker rolls back after this returns: its reply (an AbortError)
-          // rejects with the reason, so that session.history agrees (mirror.js).
-          if (sent && this.#port.remote) return;
-          p.reject(p.abortedWith.reason);
-        };
-        signal.addEventListener("abort", onAbort);
-      }
-      const send = (m, failed, why) => {
-        if (!this.#pending.has(id)) return; // aborted, failed or destroyed before it left
-        if (failed) {
-          this.#pending.get(id).reject(why);
-          return;
-        }
-        sent = true;
-        m.id = id;
-        this.notify(m);
-      };
-      // A request nothing can abort (no signal; destroy() rejects it whenever it comes)
-      // and that nothing waits before leaves at once, without a microtask of its own.
-      if (!signal && !this.#flushing && !(msg instanceof Promise)) send(msg, false, undefined);
-      else this.#post(msg, send);
+    const p = new Pending(this.#pending, id, signal, inflight, onSettle, onChunk);
+    const promise = new Promise((resolve, reject) => {
+      p.ok = resolve;
+      p.no = reject;
     });
+    this.#pending.set(id, p);
+    inflight?.add(p);
+    let sent = false;
+    if (signal) {
+      p.onAbort = () => {
+        if (this.#pending.get(id) !== p || this.#answered.has(id)) return;
+        // A reply that arrives while the abort is being sent settles the promise: a
+        // result the engine had finished is kept (the history has it), and an error,
+        // its AbortError or one that was on its way before the engine heard the abort
+        // (a failed fetch, an overflow: the history is as before either way), becomes
+        // the signal's own reason (see #receive).
+        p.abortedWith = { reason: abortReason(signal) };
+        if (sent) this.notify({ type: "abort", target: id });
+        if (this.#answered.has(id)) return;
+        // A module in a Worker rolls back after this returns: its reply (an AbortError)
+        // rejects with the reason, so that session.history agrees (mirror.js).
+        if (sent && this.#port.remote) return;
+        p.reject(p.abortedWith.reason);
+      };
+      signal.addEventListener("abort", p.onAbort);
+    }
+    // A request nothing can abort (no signal; destroy() rejects it whenever it comes)
+    // and that nothing waits before leaves at once, without a microtask of its own.
+    if (!signal && !this.#flushing && !(msg instanceof Promise)) {
+      try {
+        msg.id = id;
+        this.notify(msg);
+      } catch (e) {
+        p.reject(e); // as a throw in the promise's executor would
+      }
+      return promise;
+    }
+    this.#post(msg, (m, failed, why) => {
+      if (this.#pending.get(id) !== p) return; // aborted, failed or destroyed before it left
+      if (failed) {
+        p.reject(why);
+        return;
+      }
+      sent = true;
+      m.id = id;
+      this.notify(m);
+    });
+    return promise;
   }
 
   // #post calls send(msg) in a microtask, after the sends posted before it. A msg that is
@@ -301,8 +304,10 @@ export class Channel {
   }
 
   // #call runs fn for the engine call m and sends its tool-return, unless the engine
-  // stopped waiting meanwhile (tool-abort). fn gets the call's LazyAbort.
-  async #call(m, fn) {
+  // stopped waiting meanwhile (tool-abort). fn gets the call's LazyAbort and returns the
+  // answer or a promise of it; finish, when given, turns the answer into the value sent
+  // (one async function a call, not two: an execute is a step's largest cost in the face).
+  async #call(m, fn, finish) {
     const ctrl = new LazyAbort(m.session);
     this.#running.set(m.id, ctrl);
     const kind = m.type === "tool-approve" ? "approving" : "running";
@@ -312,7 +317,8 @@ export class Channel {
     this.#sessions.get(m.session)?.("calls"); // the session's snapshot changed
     let reply;
     try {
-      reply = { type: "tool-return", id: m.id, value: await fn(ctrl) };
+      const v = await fn(ctrl);
+      reply = { type: "tool-return", id: m.id, value: finish ? finish(v) : v };
     } catch (e) {
       reply = { type: "tool-return", id: m.id, error: { message: errorMessage(e) } };
     }
@@ -323,27 +329,15 @@ export class Channel {
   }
 
   #execute(m) {
-    this.#call(m, async (ctrl) => {
-      const execute = stash.get(m.fn);
-      if (typeof execute !== "function") throw new TypeError(`tool ${m.call.name} has no execute`);
-      const progress = (value) => {
-        if (!ctrl.aborted) this.notify({ type: "tool-progress", id: m.id, value: plain(value) });
-      };
-      const callID = m.call.callID;
-      const context = {
-        callID,
-        callId: callID,
-        get signal() {
-          return ctrl.signal;
-        },
-        progress,
-        [SESSION_KEY]: m.session, // whose call: an agent tool's parent (js/agents.js)
-      };
-      const result = await execute(m.call.arguments, context);
-      if (result instanceof LanguageModelToolError) throw new Error(result.errorMessage);
-      if (result instanceof LanguageModelToolSuccess) return plain(result.result);
-      return plain(result);
-    });
+    this.#call(
+      m,
+      (ctrl) => {
+        const execute = stash.get(m.fn);
+        if (typeof execute !== "function") throw new TypeError(`tool ${m.call.name} has no execute`);
+        return execute(m.call.arguments, new ToolContext(this, m, ctrl));
+      },
+      toolValue,
+    );
   }
 
   #approve(m) {
@@ -488,6 +482,87 @@ export class Channel {
     if (!live()) return;
     this.#running.delete(m.id);
     this.notify(end);
+  }
+}
+
+// Pending is a request awaiting its reply (Channel.request): resolve and reject settle it
+// once, taking it out of the channel's pending map, its session's inflight set and its
+// signal's listeners first. One object a request, not a closure per way it may end.
+class Pending {
+  ok = null; // the promise's resolve
+  no = null; // and reject
+  onAbort = null; // the signal's listener, when there is a signal
+  abortedWith = null; // {reason} once the signal has aborted
+  #map;
+  #id;
+  #signal;
+  #inflight;
+  #onSettle;
+
+  constructor(map, id, signal, inflight, onSettle, onChunk) {
+    this.#map = map;
+    this.#id = id;
+    this.#signal = signal;
+    this.#inflight = inflight;
+    this.#onSettle = onSettle;
+    this.onChunk = onChunk;
+  }
+
+  #settle() {
+    this.#map.delete(this.#id);
+    this.#signal?.removeEventListener("abort", this.onAbort);
+    this.#inflight?.delete(this);
+    this.#onSettle?.();
+  }
+
+  resolve(v) {
+    this.#settle();
+    this.ok(v);
+  }
+
+  reject(e) {
+    this.#settle();
+    this.no(e);
+  }
+}
+
+// toolValue is the value a tool's execute answered, as it crosses.
+function toolValue(result) {
+  if (result instanceof LanguageModelToolError) throw new Error(result.errorMessage);
+  if (result instanceof LanguageModelToolSuccess) return plain(result.result);
+  return plain(result);
+}
+
+// ToolContext is execute's second argument: {callID, callId, signal, progress}. signal and
+// progress are getters on the class, made when first read (most tools read neither): an
+// object literal with a getter would build a closure and a fresh object shape per call.
+class ToolContext {
+  #channel;
+  #m;
+  #ctrl;
+  #progress = null;
+
+  constructor(channel, m, ctrl) {
+    this.#channel = channel;
+    this.#m = m;
+    this.#ctrl = ctrl;
+    this.callID = m.call.callID;
+    this.callId = m.call.callID;
+    this[SESSION_KEY] = m.session; // whose call: an agent tool's parent (js/agents.js)
+  }
+
+  get signal() {
+    return this.#ctrl.signal;
+  }
+
+  get progress() {
+    if (!this.#progress) {
+      const channel = this.#channel, ctrl = this.#ctrl, id = this.#m.id;
+      this.#progress = (value) => {
+        if (!ctrl.aborted) channel.notify({ type: "tool-progress", id, value: plain(value) });
+      };
+    }
+    return this.#progress;
   }
 }
 

@@ -12,7 +12,7 @@ import { EVENT_TYPES } from "./protocol.js";
 import { ready, runtime } from "./runtime.js";
 import { recorded, recordingOf, startRecording } from "./record.js";
 import { forget, rememberedOf, setRemembered, shown } from "./approvals.js";
-import { changed, restoreOptions, snapshotOf } from "./snapshot.js";
+import { changed, changedSoon, restoreOptions, snapshotOf } from "./snapshot.js";
 import { stash } from "./stash.js";
 import { promptStream } from "./stream.js";
 import { LanguageModelToolCall, resultObject } from "./tools.js";
@@ -84,7 +84,11 @@ export class LanguageModel extends EventTarget {
   #destroyReason; // what calls reject with once destroyed by create()'s signal
   #untie = null; // removes the listener of create()'s signal
   #unfollow = null; // stops following create()'s modelContext (js/webmcp.js)
-  #inflight = new Set(); // rejecters of this session's pending calls
+  #inflight = new Set(); // this session's pending requests (channel.js Pending)
+  // #settled is called as each request settles: the snapshot may have changed, which its
+  // watchers hear in a microtask, as a reaction to the request's promise would have them
+  // (without a promise and two closures per request where nothing watches).
+  #settled = () => changedSoon(this);
   #handlers = {}; // event type → the on<type> handler (a listener is added when first set, as HTML does)
   #listening = new Set(); // the engine's event types this session has asked for (listen)
 
@@ -251,11 +255,7 @@ export class LanguageModel extends EventTarget {
     if (this.#destroyed) return Promise.reject(this.#gone());
     msg.session = this.#key;
     const ready = msg.input instanceof Promise ? msg.input.then((input) => ({ ...msg, input })) : msg;
-    const done = this.#channel.request(ready, { signal, onChunk, inflight: this.#inflight });
-    done.then(
-      () => changed(this),
-      () => changed(this),
-    );
+    const done = this.#channel.request(ready, { signal, onChunk, inflight: this.#inflight, onSettle: this.#settled });
     // A parent's agents count their calls per prompt (js/agents.js).
     if (this.#shared.agents && msg.type === "prompt") done.finally(() => agentNodes.settled(this.#key)).catch(() => {});
     return done;
@@ -601,7 +601,7 @@ export class LanguageModel extends EventTarget {
     this.#unfollow?.();
     const err = reason ?? new DOMException("The session has been destroyed.", "AbortError");
     this.#channel.abortSession(this.#key, err);
-    for (const fail of [...this.#inflight]) fail(err);
+    for (const p of [...this.#inflight]) p.reject(err);
     this.#channel.unlisten(this.#key);
     if (this.#shared.agents) agentNodes.detach(this.#key);
     forget(this.#key);

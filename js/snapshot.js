@@ -187,6 +187,11 @@ export function changed(session) {
   if (fns) for (const fn of fns) fn();
 }
 
+// changedSoon calls changed(session) in a microtask, if anything watches the session.
+export function changedSoon(session) {
+  if (watchers.has(session)) queueMicrotask(() => changed(session));
+}
+
 function watch(session, fn) {
   let fns = watchers.get(session);
   if (!fns) watchers.set(session, (fns = new Set()));

@@ -14,6 +14,8 @@ import { stash } from "./stash.js";
 // Getters and toJSON run; what they throw propagates unchanged. With blobs (a Map), each
 // Blob is recorded there and replaced by what the map holds for it (see wireInput).
 export function plain(value, kind = "DataError", blobs = null) {
+  // What needs no walk (a prompt's text, an option left out) skips making one.
+  if (value === undefined || typeof value === "string" || typeof value === "boolean") return value;
   const stack = [];
   const fail = (what) => {
     const msg = `${what} cannot be sent to the language model`;
@@ -75,6 +77,7 @@ export function plain(value, kind = "DataError", blobs = null) {
 // these, since reading them is asynchronous; the channel sends such a request once it is
 // ready, still in order (Channel.request).
 export function wireInput(value) {
+  if (typeof value === "string") return value; // a text prompt: nothing to read
   const blobs = new Map();
   const copy = plain(value, "DataError", blobs);
   if (blobs.size === 0) return copy;

@@ -326,14 +326,20 @@ func (s *Session) prompt(ctx Context, input any, po PromptOptions) (Result, erro
 		// Closed or hybrid: calls to tools without execute go back to the page; the loop
 		// answers all others, up to the limit.
 		var mine, page []session.ToolCall
-		for _, c := range calls {
+		for i, c := range calls {
 			// An open session that searches (tool search) gets here too: the loop
 			// answers the searches, the page every other call.
 			if t := s.tools[c.Name]; t != &searchTool && (s.mode == ModeOpen || t != nil && !t.HasExecute) {
+				if page == nil {
+					mine = append([]session.ToolCall(nil), calls[:i]...) // mine so far, copied once
+				}
 				page = append(page, c)
-			} else {
+			} else if page != nil {
 				mine = append(mine, c)
 			}
+		}
+		if page == nil {
+			mine = calls[:len(calls):len(calls)] // all the loop's (the usual case): no copy; admit only reads it
 		}
 		runNow, refused, reasons, err := r.admit(mine, used)
 		if err != nil {

@@ -79,7 +79,7 @@ type Session struct {
 	view     atomic.Pointer[view]           // what readers outside the queue see
 	approved atomic.Pointer[[]session.Tool] // the decisions remembered (approvals.go)
 
-	life    Context // done when the session is destroyed
+	life    *canceler // done when the session is destroyed, with ErrDestroyed as its cause (newLife)
 	destroy CancelFunc
 
 	mu sync.Mutex
@@ -141,7 +141,7 @@ func New(opts Options) (*Session, error) {
 		return nil, &session.Error{Kind: session.KindQuotaExceeded, Rule: session.ErrQuotaExceeded,
 			Requested: s.hist.Usage(), Quota: window, Msg: session.ErrQuotaExceeded.Error() + ": the tool declarations need more than the context window"}
 	}
-	s.life, s.destroy = WithCancel(Background())
+	s.life, s.destroy = newLife()
 	s.publish()
 	return s, nil
 }
@@ -190,6 +190,13 @@ func (s *Session) MeasureContextUsage(input any) (int, error) {
 
 func anyCall(string) bool { return true }
 
+// newLife is a session's life: destroy ends it with ErrDestroyed as its cause, which the
+// operations hanging from it (submit) end with.
+func newLife() (*canceler, CancelFunc) {
+	c := newCanceler(Background())
+	return c, func() { c.cancel(Canceled, session.ErrDestroyed) }
+}
+
 func (s *Session) publish() {
 	v := &view{msgs: s.hist.Messages(), usage: s.hist.Usage(), totals: s.totals}
 	if s.search != nil {
@@ -229,8 +236,11 @@ func (s *Session) submit(ctx Context, op func(ctx Context) error) {
 		defer t.end()
 		opCtx, cancel := WithCancelCause(ctx)
 		defer cancel(nil)
-		stop := AfterFunc(s.life, func() { cancel(session.ErrDestroyed) })
-		defer stop()
+		// The session's end ends the operation at once, with ErrDestroyed: opCtx hangs
+		// from s.life too, as a child (no AfterFunc's closures and goroutine a prompt).
+		if id, added := s.life.hook(hook{child: opCtx.(*canceler)}); added {
+			defer s.life.remove(id)
+		}
 		_ = t.wait(opCtx) // on abort, op sees the done context and reports it
 		if s.life.Err() != nil {
 			cancel(session.ErrDestroyed) // AfterFunc runs asynchronously; do not race it
@@ -305,7 +315,7 @@ func (s *Session) cloneAsync(ctx Context, adjust func(*Options), done func(*Sess
 			q := *s.search // shares what is never written in place
 			c.search = &q
 		}
-		c.life, c.destroy = WithCancel(Background())
+		c.life, c.destroy = newLife()
 		c.publish()
 		done(c, nil)
 		return nil

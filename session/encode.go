@@ -97,6 +97,7 @@ func (c *ToolCall) appendJSON(b *bytes.Buffer) {
 // MarshalJSON writes the call as the page sees it: {callID, callId, name, arguments}.
 func (c ToolCall) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
+	b.Grow(2*len(c.CallID) + len(c.Name) + len(c.Arguments) + 64) // one buffer, not two: each step's call is encoded so
 	c.appendJSON(&b)
 	return b.Bytes(), nil
 }

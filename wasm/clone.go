@@ -23,10 +23,10 @@ func (h *Handler) clone(raw *message, id int64) {
 		return
 	}
 	pt := &pageTools{h: h, key: req.Clone, fns: e.tools.fns, approveFn: e.tools.approveFn, mcp: e.tools.mcp, own: e.tools.own}
-	ctx, done := h.track(req.ID)
+	ctx, cancel := h.track(req.ID)
 	adjust := func(o *loop.Options) { h.bind(o, pt) }
 	end := func(ns *loop.Session, err error) {
-		done()
+		h.untrack(req.ID, cancel)
 		if !h.post(inItem{fn: func() { h.cloned(req.ID, e, req.Clone, ns, pt, err) }}) && ns != nil {
 			ns.Destroy()
 		}

@@ -46,6 +46,12 @@ type Handler struct {
 	sessions map[int64]*entry          // written only while reading
 	inflight map[int64]loop.CancelFunc // page request id → cancel, for abort
 
+	// replyValue encodes a reply's value here (guarded by replyMu), and the reply copies
+	// it into the message: a prompt's answer costs no buffer of its own.
+	replyMu  sync.Mutex
+	replyW   jsonw.Writer
+	replyBuf []byte
+
 	callsMu  sync.Mutex
 	calls    map[int64]*pageCall // engine → page calls awaiting the page's answers
 	nextCall atomic.Int64
@@ -209,7 +215,16 @@ func (h *Handler) reply(id int64, value []byte, werr *WireError) {
 func (h *Handler) replyErr(id int64, err error) { h.reply(id, nil, wireError(err)) }
 
 func (h *Handler) replyValue(id int64, v marshaler) {
-	b, err := marshalJSON(v)
+	h.replyMu.Lock()
+	defer h.replyMu.Unlock()
+	w := &h.replyW
+	*w = jsonw.Writer{Buffer: jsonw.Buffer{Buf: h.replyBuf[:0]}}
+	v.MarshalEasyJSON(w)
+	b, err := w.Buffer.Buf, w.Error
+	*w = jsonw.Writer{}
+	if cap(b) <= 64<<10 { // a large answer's buffer is not kept
+		h.replyBuf = b[:0]
+	}
 	if err != nil {
 		h.reply(id, nil, internalError(err))
 		return
@@ -319,18 +334,22 @@ func (h *Handler) sessionInput(id, key int64, raw []byte) (*entry, any, bool) {
 	return e, input, true
 }
 
-// track makes request id abortable.
+// track makes request id abortable; untrack(id, cancel) ends it once it is answered
+// (a pair of calls, not a closure per request).
 func (h *Handler) track(id int64) (loop.Context, loop.CancelFunc) {
 	ctx, cancel := loop.WithCancel(loop.Background())
 	h.mu.Lock()
 	h.inflight[id] = cancel
 	h.mu.Unlock()
-	return ctx, func() {
-		cancel()
-		h.mu.Lock()
-		delete(h.inflight, id)
-		h.mu.Unlock()
-	}
+	return ctx, cancel
+}
+
+// untrack ends request id's context (track).
+func (h *Handler) untrack(id int64, cancel loop.CancelFunc) {
+	cancel()
+	h.mu.Lock()
+	delete(h.inflight, id)
+	h.mu.Unlock()
 }
 
 func (h *Handler) hello(raw *message, id int64) {
@@ -495,7 +514,7 @@ func (h *Handler) prompt(raw *message, id int64) {
 		h.replyErr(req.ID, err)
 		return
 	}
-	ctx, done := h.track(req.ID)
+	ctx, cancel := h.track(req.ID)
 	po := loop.PromptOptions{OmitConstraintInput: req.OmitResponseConstraintInput, ToolChoice: choice, ActiveTools: active}
 	if len(req.ResponseConstraint) > 0 && !bytes.Equal(req.ResponseConstraint, []byte("null")) {
 		po.ResponseConstraint = req.ResponseConstraint
@@ -512,7 +531,7 @@ func (h *Handler) prompt(raw *message, id int64) {
 	}
 	s := e.s
 	s.PromptAsync(ctx, input, po, func(r loop.Result, err error) {
-		done()
+		h.untrack(req.ID, cancel)
 		if flush != nil {
 			flush()
 		}
@@ -533,10 +552,10 @@ func (h *Handler) appendInput(raw *message, id int64) {
 	if !ok {
 		return
 	}
-	ctx, done := h.track(req.ID)
+	ctx, cancel := h.track(req.ID)
 	s := e.s
 	s.AppendAsync(ctx, input, func(err error) {
-		done()
+		h.untrack(req.ID, cancel)
 		if err != nil {
 			h.replyErr(req.ID, err)
 			return

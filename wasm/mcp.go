@@ -109,10 +109,10 @@ func mcpServers(raw jsonv.RawMessage) ([]mcp.Server, error) {
 // finishes the creation in order with the page's messages (finish). The request's abort
 // stops the connecting.
 func (h *Handler) connectMCP(id int64, servers []mcp.Server, opts loop.Options, pt *pageTools, finish func(loop.Options)) {
-	ctx, done := h.track(id)
+	ctx, cancel := h.track(id)
 	go func() {
 		set, err := mcp.Connect(ctx, &pageFetch{h: h}, servers)
-		done()
+		h.untrack(id, cancel)
 		var tools []session.Tool
 		if err == nil {
 			if tools, err = set.Tools(opts.Tools); err != nil {
