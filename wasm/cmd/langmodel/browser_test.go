@@ -13,6 +13,7 @@ import (
 
 	"langmodel/internal/browsertest"
 	"langmodel/internal/replay"
+	"langmodel/internal/toygguf"
 	"langmodel/wasm"
 )
 
@@ -36,6 +37,19 @@ func moduleHandlers(t testing.TB) map[string]http.Handler {
 		"/js/wasm_exec.js":   browsertest.File(browsertest.WasmExecJS(t)),
 		"/r/":                &replay.Server{Split: 64, Pause: time.Millisecond},
 	}
+}
+
+// ggufServer serves wllama, the module and each toy model at its path (a GGUF test's
+// page), and returns its base URL.
+func ggufServer(t testing.TB, models map[string]toygguf.Script) string {
+	h := browsertest.WllamaHandlers(t)
+	for path, s := range models {
+		h[path] = browsertest.GGUF(t, s)
+	}
+	for path, handler := range moduleHandlers(t) {
+		h[path] = handler
+	}
+	return browsertest.Serve(t, "", h)
 }
 
 // browserPrelude loads and installs the face in the page, as module_test.go does in

@@ -18,12 +18,7 @@ import (
 // reasoning event, never the answer, the stream or the history, and under keepReasoning
 // the history keeps it and the next step is sent it.
 func TestBrowser_GGUFReasoning(t *testing.T) {
-	h := browsertest.WllamaHandlers(t)
-	h["/think.gguf"] = browsertest.GGUF(t, toygguf.WeatherThinking)
-	for path, handler := range moduleHandlers(t) {
-		h[path] = handler
-	}
-	base := browsertest.Serve(t, "", h)
+	base := ggufServer(t, map[string]toygguf.Script{"/think.gguf": toygguf.WeatherThinking})
 	browsertest.EachOwn(t, func(t *testing.T, b *browsertest.Browser) {
 		for _, m := range modes {
 			t.Run(m.name, func(t *testing.T) {

@@ -27,12 +27,7 @@ var searchScript = toygguf.Script{
 // found is in the next step's tools; each step's prompt tokens, as llama.cpp counts
 // them, stay far below the window.
 func TestBrowser_GGUFToolSearch(t *testing.T) {
-	h := browsertest.WllamaHandlers(t)
-	h["/search.gguf"] = browsertest.GGUF(t, searchScript)
-	for path, handler := range moduleHandlers(t) {
-		h[path] = handler
-	}
-	base := browsertest.Serve(t, "", h)
+	base := ggufServer(t, map[string]toygguf.Script{"/search.gguf": searchScript})
 	browsertest.EachOwn(t, func(t *testing.T, b *browsertest.Browser) {
 		for _, m := range modes {
 			t.Run(m.name, func(t *testing.T) {
@@ -78,12 +73,7 @@ var cacheScript = toygguf.Script{
 // the first step's (a cold cache) included, no step compacting. The figures are logged,
 // per step and in total.
 func TestBrowser_GGUFPrefixCache(t *testing.T) {
-	h := browsertest.WllamaHandlers(t)
-	h["/cache.gguf"] = browsertest.GGUF(t, cacheScript)
-	for path, handler := range moduleHandlers(t) {
-		h[path] = handler
-	}
-	base := browsertest.Serve(t, "", h)
+	base := ggufServer(t, map[string]toygguf.Script{"/cache.gguf": cacheScript})
 	browsertest.EachOwn(t, func(t *testing.T, b *browsertest.Browser) {
 		for _, m := range modes {
 			t.Run(m.name, func(t *testing.T) {
