@@ -360,7 +360,7 @@ var backendScenarios = []hostScenario{
 		  "user: what is it? | {\"base64\":\"iVBORw==\",\"mimeType\":\"image/png\",\"type\":\"bytes\"}",
 		  "assistant: one", "user: and then?", "assistant: two"]}`}},
 
-	{browserOnly: true, scenario: scenario{"image sources Chrome takes cross as PNG", `
+	{browserOnly: true, dom: true, scenario: scenario{"image sources Chrome takes cross as PNG", `
 		const canvas = document.createElement("canvas");
 		canvas.width = 3; canvas.height = 2;
 		const g = canvas.getContext("2d");
@@ -384,7 +384,7 @@ var backendScenarios = []hostScenario{
 		`{"canvas":["image/png",true,"3x2"],"imageData":["image/png",true,"3x2"],"bitmap":["image/png",true,"3x2"],"offscreen":["image/png",true,"3x2"],
 		  "unloaded":"InvalidStateError","unchanged":true}`}},
 
-	{browserOnly: true, scenario: scenario{"an AudioBuffer crosses as 16-bit WAV", `
+	{browserOnly: true, dom: true, scenario: scenario{"an AudioBuffer crosses as 16-bit WAV", `
 		const buffer = new AudioBuffer({ length: 3, numberOfChannels: 2, sampleRate: 8000 });
 		buffer.copyToChannel(new Float32Array([0, 1, -1]), 0);
 		buffer.copyToChannel(new Float32Array([0.5, -0.5, 0]), 1);

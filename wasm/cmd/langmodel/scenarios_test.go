@@ -37,12 +37,15 @@ type scenario struct {
 }
 
 // hostScenario is a scenario with what some need of their host: setup runs before
-// install() (a stand-in for the browser's native LanguageModel), and browserOnly ones
-// use what goja lacks (async generators) and run in Chromium only.
+// install() (a stand-in for the browser's native LanguageModel), browserOnly ones use
+// what goja lacks (async generators) and run in the browsers (and Node) only, and dom
+// ones use the DOM's media types (document, AudioBuffer), which Node has not either
+// (README "Node"): the browsers alone play them.
 type hostScenario struct {
 	scenario
 	setup       string
 	browserOnly bool
+	dom         bool
 }
 
 // allScenarios is every scenario: the engine's (below), the backends'
