@@ -106,6 +106,7 @@ export interface ToolAnnotations {
   untrustedContentHint?: boolean;
 }
 
+/** execute's second argument; signal and progress are getters, made when first read (so `{...context}` copies neither). */
 export interface ToolContext {
   callID: string;
   callId: string;
