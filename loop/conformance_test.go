@@ -95,6 +95,27 @@ func TestContextOverflow_OncePerOverflow(t *testing.T) {
 	}
 }
 
+// TestResponseConstraint_RepairOffersNoTools: with tools, a constrained answer that fails
+// the check is repaired in a step that offers no tools: the repair asks for the answer
+// alone, and a backend that holds the constraint while decoding (an in-page engine's
+// grammar) can only hold it on a step where the model need not call (issue 30 item 5).
+func TestResponseConstraint_RepairOffersNoTools(t *testing.T) {
+	f := newFixture(t, setup{
+		turns: []scripted.Turn{{Calls: []scripted.Call{call("time", `{}`)}}, {Text: "It is noon."}, {Text: `{"n": 12}`}},
+		tools: []any{decl("time", true, "")},
+		funcs: map[string]toolFunc{"time": echo},
+	})
+	require.NoError(t, f.create)
+	r, err := f.s.Prompt(context.Background(), "What time is it?", loop.PromptOptions{ResponseConstraint: jsonv.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`)})
+	require.NoError(t, err)
+	require.Equal(t, `{"n": 12}`, r.Text)
+	reqs := f.model.Requests()
+	require.Len(t, reqs, 3)
+	require.Len(t, reqs[0].Tools, 1, "the call's step offers the tool")
+	require.Len(t, reqs[1].Tools, 1, "the answer's step offers it too: the model may call again")
+	require.Empty(t, reqs[2].Tools, "the repair round asks for the answer alone")
+}
+
 func TestResponseConstraint(t *testing.T) {
 	// DESIGN.md §3 / issue 9 item 7: every constrained answer is checked; a failed one gets
 	// one repair round; then SyntaxError (the explainer: "unable to produce a response that

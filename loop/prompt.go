@@ -275,7 +275,9 @@ func (s *Session) prompt(ctx Context, input any, po PromptOptions) (Result, erro
 		if s.takeTools(); s.mode == ModeNone {
 			toolsOn = false
 		}
-		text, calls, usage, err := r.step(ctx, s.hist.Messages(), s.hist.Usage(), toolsOn, choice, po, repair)
+		// A repair round asks for the answer alone: it offers no tools, so that a backend
+		// may hold the constraint while decoding (loop/openai, the text protocol).
+		text, calls, usage, err := r.step(ctx, s.hist.Messages(), s.hist.Usage(), toolsOn && repair == nil, choice, po, repair)
 		if err != nil {
 			return Result{}, r.fail(err)
 		}

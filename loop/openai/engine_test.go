@@ -134,3 +134,32 @@ func TestEngineModel_Request(t *testing.T) {
 	require.Equal(t, "get_weather", e.request["tools"].([]any)[0].(map[string]any)["function"].(map[string]any)["name"])
 	require.Equal(t, 0.0, e.request["temperature"])
 }
+
+// TestEngineModel_ResponseFormat: an in-page engine gets response_format only on a step
+// that offers no tools: it holds it by a grammar over the whole reply (wllama), which
+// would leave the model no way to call (issue 30 item 5; TestBrowser_Wllama's row
+// "responseConstraint with tools" over real llama.cpp).
+func TestEngineModel_ResponseFormat(t *testing.T) {
+	tools := []session.Tool{{Name: "get_weather", Description: "Weather of a city", InputSchema: jsonv.RawMessage(`{"type":"object"}`)}}
+	for _, tc := range []struct {
+		name   string
+		tools  []session.Tool
+		choice string
+		format bool
+	}{
+		{"no tools: sent", nil, "auto", true},
+		{"tools offered: withheld", tools, "auto", false},
+		{"a call required: withheld", tools, "required", false},
+		{"tools declared, toolChoice none: sent", tools, "none", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := &fakeEngine{}
+			req := &loop.Request{Messages: []session.Message{session.TextMessage(session.RoleUser, "Hi")}, Tools: tc.tools,
+				ToolChoice: loop.ToolChoice{Mode: tc.choice}, ResponseConstraint: jsonv.RawMessage(`{"type":"object"}`)}
+			require.NoError(t, openai.NewEngine(openai.Config{}, e).Step(context.Background(), req, func(loop.Delta) error { return nil }))
+			_, has := e.request["response_format"]
+			require.Equal(t, tc.format, has)
+			require.NotNil(t, req.ResponseConstraint, "the loop's request is left as it was")
+		})
+	}
+}

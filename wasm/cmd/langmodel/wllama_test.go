@@ -116,6 +116,20 @@ func TestBrowser_Wllama(t *testing.T) {
 						const answer = JSON.parse(await s.prompt("Hi", { responseConstraint: schema }));
 						return { free, keys: Object.keys(answer), ok: typeof answer.ok, calls };`,
 						`{"free":"Hello from llama.cpp.","keys":["ok"],"ok":"boolean","calls":2}`},
+					{"responseConstraint with tools: the call is written freely, the answer held by the grammar", `
+						// issue 30 item 5: a step that offers tools sends no response_format (the
+						// grammar would leave the model no way to call); its answer ("It is sunny
+						// in Paris.") fails the check, and the repair round, which offers no tools,
+						// sends it: llama.cpp's grammar then writes JSON that matches.
+						const w = await engine("weather");
+						const formats = [];
+						const counted = { createChatCompletion: (req) => (formats.push(Boolean(req.response_format)), w.createChatCompletion(req)) };
+						const schema = { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"], additionalProperties: false };
+						const ran = [];
+						const s = await LanguageModel.create({ backend: { kind: "engine", engine: counted }, tools: [getWeather((a) => (ran.push(a.city), "sunny"))] });
+						const answer = JSON.parse(await s.prompt(ask, { responseConstraint: schema }));
+						return { ran, keys: Object.keys(answer), roles: s.history.map((m) => m.role), formats };`,
+						`{"ran":["Paris"],"keys":["ok"],"roles":["user","tool-call","tool-result","assistant"],"formats":[false,false,true]}`},
 					{"abort mid-generation", `
 						// wllama as it is, its third chunk (the first is the role, the second the
 						// first text) held back until the prompt's abort has reached the engine's
