@@ -43,14 +43,13 @@ func TestDemo_MCPServer(t *testing.T) {
 			Tools, After  []string
 		}
 		got := eval[page](t, p, connectMCP(srv.URL, token)+`
-			const result = $("#mcp-result").textContent;
-			const tools = [...document.querySelectorAll("#mcp-tools li")].map((li) => li.textContent);
+			const listed = () => $("#mcp-tools").hidden ? [] : [...document.querySelectorAll("#mcp-tools li")].map((li) => li.textContent);
+			const result = $("#mcp-result").textContent, tools = listed();
 			say('/weather {"city": "Paris"}'); await idle();
 			const title = $("#conversation .call .call-title").textContent, disconnect = !$("#mcp-disconnect").hidden;
 			$("#mcp-disconnect").click();
 			await until(() => $("#mcp-result").textContent === "Disconnected.", "the disconnection");
-			const after = $("#mcp-tools").hidden ? [] : [...document.querySelectorAll("#mcp-tools li")].map((li) => li.textContent);
-			return { result, cards: cards(), title, disconnect, tools, after };`)
+			return { result, cards: cards(), title, disconnect, tools, after: listed() };`)
 		require.Regexp(t, `^Connected to weather-server: its tools' declarations take [\d,]+ tokens of context \(contextUsage [\d,]+ → [\d,]+\)\.$`, got.Result)
 		require.Len(t, got.Cards, 1)
 		require.Equal(t, card{Tool: "weather", State: "success", Status: got.Cards[0].Status, Result: got.Cards[0].Result}, got.Cards[0])

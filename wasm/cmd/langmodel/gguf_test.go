@@ -287,13 +287,7 @@ func TestBrowser_GGUFWeightsHeldOnce(t *testing.T) {
 	big.FeedForward = 65536
 	model, err := toygguf.Bytes(big)
 	require.NoError(t, err)
-	h := browsertest.WllamaHandlers(t)
-	h["/weather.gguf"] = browsertest.GGUF(t, toygguf.Weather)
-	h["/big.gguf"] = browsertest.GGUF(t, big)
-	for path, handler := range moduleHandlers(t) {
-		h[path] = handler
-	}
-	base := browsertest.Serve(t, "", h)
+	base := ggufServer(t, map[string]toygguf.Script{"/weather.gguf": toygguf.Weather, "/big.gguf": big})
 	browsertest.EachOwn(t, func(t *testing.T, b *browsertest.Browser) {
 		p := b.Open(t, base+"/")
 		var got struct {

@@ -17,19 +17,16 @@ import (
 // compat build and the harness, browsertest.WllamaHandlers) and the project's toy GGUF
 // models (internal/toygguf) at /<name>.gguf.
 func serveWllama(t *testing.T) string {
-	h := browsertest.WllamaHandlers(t)
+	models := map[string]toygguf.Script{}
 	for name, s := range map[string]toygguf.Script{
 		"weather": toygguf.Weather, "text": toygguf.WeatherWithText, "always": toygguf.AlwaysCalls,
 		"two": toygguf.TwoCalls, "hello": toygguf.Hello,
 		// A chat template without tools, and a model that calls in the module's text protocol.
 		"chatml-call": {Text: "```tool_call\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n```", Template: toygguf.ChatMLTemplate},
 	} {
-		h["/"+name+".gguf"] = browsertest.GGUF(t, s)
+		models["/"+name+".gguf"] = s
 	}
-	for path, handler := range moduleHandlers(t) {
-		h[path] = handler
-	}
-	return browsertest.Serve(t, "", h)
+	return ggufServer(t, models)
 }
 
 // wllamaPage loads a toy model into a wllama engine (engine(name)) and defines the tool
