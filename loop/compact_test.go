@@ -2,13 +2,13 @@ package loop_test
 
 import (
 	"context"
-	"langmodel/internal/jsonv"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"langmodel/internal/jsonv"
 	"langmodel/loop"
 	"langmodel/loop/scripted"
 	"langmodel/session"

@@ -2,10 +2,10 @@ package loop
 
 import (
 	"errors"
-	"langmodel/internal/clock"
 	"sync"
 	"sync/atomic"
 
+	"langmodel/internal/clock"
 	"langmodel/loop/internal/toolrank"
 	"langmodel/session"
 )
@@ -243,7 +243,7 @@ func (s *Session) submit(ctx Context, op func(ctx Context) error) {
 		}
 		_ = t.wait(opCtx) // on abort, op sees the done context and reports it
 		if s.life.Err() != nil {
-			cancel(session.ErrDestroyed) // AfterFunc runs asynchronously; do not race it
+			cancel(session.ErrDestroyed) // the life had ended before hook, which then added nothing
 		}
 		_ = op(opCtx)
 	})

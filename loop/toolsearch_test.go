@@ -1,7 +1,6 @@
 package loop_test
 
 import (
-	"langmodel/internal/jsonv"
 	"strconv"
 	"strings"
 	"sync"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"langmodel/internal/jsonv"
 	"langmodel/loop"
 	"langmodel/loop/scripted"
 	"langmodel/loop/textproto"
