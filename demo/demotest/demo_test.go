@@ -277,10 +277,12 @@ func demoProgressAndStop(t *testing.T, b *browsertest.Browser) {
 		say("Calculate 2^10"); await idle();
 		globalThis.before = demo.session.history.length;
 		say("Wait a moment");
-		await until(() => $("#conversation .call.state-running .call-progress progress") && $("#conversation .call-progress span")?.textContent.startsWith("1."), "progress");`, nil))
+		await until(() => $("#conversation .call.state-running .call-progress progress") && $("#conversation .call-progress span")?.textContent.startsWith("1."), "progress");
+		globalThis.progress = $("#conversation .call-progress span").textContent;`, nil))
+	// The progress is read when it is first seen: the screenshot can take longer than
+	// the tool's next report, which would move it to "2.0 s".
 	shot(t, p, "progress")
 	got := eval[result](t, p, `
-		const progress = $("#conversation .call-progress span").textContent;
 		$("#stop").click();
 		await idle();
 		const r = {
