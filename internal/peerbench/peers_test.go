@@ -74,19 +74,31 @@ answer((await generateText({ model, prompt: "hello" })).text);
 func moduleStart(face, config string) string {
 	return `<script type="module">
 // How long install()'s compiling and instantiation take, from the first call to either
-// (compileStreaming overlaps the download) to the instance.
+// (compileStreaming overlaps the download) to the instance; and when each phase of the
+// start ended (ms since navigation, for the breakdown): the first WebAssembly call (the
+// face evaluated, the fetch started), the module compiled, the instance made, install()
+// resolved (Go's runtime, package initialisation and main until the module is ready),
+// create() and the first prompt.
 let t0;
+const marks = (globalThis.startMarks = { faceLoaded: performance.now() });
+const realFetch = fetch;
+globalThis.fetch = async (...a) => { marks.fetchCalled ??= performance.now(); const r = await realFetch(...a); marks.fetchHeaders ??= performance.now(); return r; };
 for (const name of ["compile", "compileStreaming", "instantiate", "instantiateStreaming"]) {
 	const real = WebAssembly[name];
 	WebAssembly[name] = async (...args) => {
-		t0 ??= performance.now();
-		try { return await real(...args); } finally { globalThis.compileMs = performance.now() - t0; }
+		t0 ??= marks.wasmCall = performance.now();
+		try { return await real(...args); } finally {
+			globalThis.compileMs = performance.now() - t0;
+			marks[name.startsWith("compile") ? "compiled" : "instantiated"] = performance.now();
+		}
 	};
 }
 import { install } from "` + face + `";
 try {
 	await install(` + config + `);
+	marks.installed = performance.now();
 	const s = await LanguageModel.create({ backend: { kind: "scripted", turns: [{ text: "hi" }] } });
+	marks.created = performance.now();
 	answer(await s.prompt("hello"));
 } catch (e) {
 	answer(e.name + ": " + e.message); // fails the round at once, with what went wrong
@@ -299,6 +311,19 @@ func (t *table) start(b *testing.B, ctx context.Context, base, side string) {
 		t.add("compile-cold-"+side, cold.Compile)
 		t.add("compile-warm-"+side, warm.Compile)
 	}
+	if side == "module" {
+		for visit, st := range map[string]startTimes{"cold": cold, "warm": warm} {
+			at := 0.0
+			for _, p := range startPhases {
+				end, ok := st.Marks[p.mark]
+				if !ok { // a phase the face skipped (no separate compile): it took no time
+					end = at
+				}
+				t.add("phase-"+visit+"-"+p.mark, end-at)
+				at = end
+			}
+		}
+	}
 }
 
 // ownBrowser starts a headless Chromium of the benchmark's own, with a fresh profile on
@@ -322,7 +347,24 @@ func ownBrowser(tb testing.TB) (context.Context, context.CancelFunc) {
 	}
 }
 
-type startTimes struct{ Ms, Longest, Compile float64 }
+type startTimes struct {
+	Ms, Longest, Compile float64
+	Marks                map[string]float64 // the module page's phase ends, see moduleStart
+}
+
+// startPhases are the breakdown's phases of the module page's start, each from the end
+// of the one before (the first from navigation) to the mark it names.
+var startPhases = []struct{ name, mark string }{
+	{"navigation to the face evaluated", "faceLoaded"},
+	{"to install()'s fetch", "fetchCalled"},
+	{"to the fetch's response", "fetchHeaders"},
+	{"to the first WebAssembly call", "wasmCall"},
+	{"compileStreaming (overlapping the download)", "compiled"},
+	{"WebAssembly.instantiate", "instantiated"},
+	{"Go's start until the module is ready (runtime, package init, main)", "installed"},
+	{"the first create()", "created"},
+	{"the first prompt()", "answer"},
+}
 
 // waitStart waits for the page's first answer and returns when it came (ms since
 // navigation) and the longest main-thread task before it.
@@ -334,7 +376,8 @@ func waitStart(b *testing.B, ctx context.Context) startTimes {
 		await new Promise((r) => setTimeout(r, 200)); // long tasks are reported late
 		let longest = 0;
 		for (const t of longTasks) if (t.start < ms) longest = Math.max(longest, t.duration);
-		return { Ms: ms, Longest: longest, Compile: globalThis.compileMs ?? 0 };
+		const marks = globalThis.startMarks ? { ...startMarks, answer: ms } : null;
+		return { Ms: ms, Longest: longest, Compile: globalThis.compileMs ?? 0, Marks: marks };
 	})()`, chromedp.EvalAwaitPromise))
 	require.NoError(b, err)
 	return st
@@ -467,6 +510,13 @@ func (t *table) String() string {
 	for _, side := range []string{"module", "plain"} {
 		fmt.Fprintf(&s, "compiling and instantiating (from the first WebAssembly call to the instance; compileStreaming overlaps the download), %s page: first visit %s, repeat visit %s\n",
 			side, t.cell("compile-cold-"+side, "ms"), t.cell("compile-warm-"+side, "ms"))
+	}
+	if len(t.samples["phase-cold-answer"]) > 0 {
+		s.WriteString("\nwhere the module page's start goes (medians of each phase, ms; each from the end of the one before):\n\n")
+		s.WriteString("| phase | first visit | repeat visit |\n|---|---|---|\n")
+		for _, p := range startPhases {
+			fmt.Fprintf(&s, "| %s | %s | %s |\n", p.name, t.cell("phase-cold-"+p.mark, "ms"), t.cell("phase-warm-"+p.mark, "ms"))
+		}
 	}
 	return s.String()
 }
