@@ -258,7 +258,7 @@ export type GeneratePiece =
   /** What the model thinks: never the answer; the reasoning event shows it. */
   | { type: "reasoning"; value: string }
   | { type: "tool-call"; value: { callID?: string; callId?: string; name: string; arguments?: Record<string, unknown> | string } }
-  | { type: "usage"; value: { inputTokens?: number; outputTokens?: number } };
+  | { type: "usage"; value: { inputTokens?: number; outputTokens?: number; cachedTokens?: number } };
 
 export type GenerateResult = GeneratePiece | GeneratePiece[] | AsyncIterable<GeneratePiece> | null | undefined;
 
@@ -649,7 +649,7 @@ export interface StepUsageEventDetail extends AgentPathDetail {
   /**
    * Of inputTokens, those the backend found already processed in its prompt-prefix cache
    * (usage.prompt_tokens_details.cached_tokens of the openai and gguf backends: llama.cpp,
-   * wllama, OpenAI); absent where the backend does not report it.
+   * wllama, OpenAI; a custom backend's usage piece); absent where the backend does not report it.
    */
   cachedTokens?: number;
   /** How many tool calls the step made (0: it answered in text). */
@@ -672,6 +672,8 @@ export interface LanguageModelUsage {
   steps: number;
   /** Of steps, those whose figures are the estimate (the backend reported none). */
   estimatedSteps: number;
+  /** Of inputTokens, those the backends reported cached: the steps' stepusage cachedTokens, summed (0 where none reported them). */
+  cachedTokens: number;
 }
 
 export interface LanguageModelEventMap {
@@ -715,7 +717,8 @@ export interface RecordedTurn {
   text?: string;
   chunks?: string[];
   calls?: { callID?: string; name: string; arguments?: unknown }[];
-  usage?: { inputTokens: number; outputTokens: number };
+  /** cachedTokens: where the backend reported them (stepusage's cachedTokens). */
+  usage?: { inputTokens: number; outputTokens: number; cachedTokens?: number };
   error?: { name: string; message: string };
   hang?: boolean;
   /** A chain's member that answered: its index in backends. */

@@ -94,7 +94,7 @@ export const FETCH_WINDOW = 1 << 20;
 /** @typedef {{type: "chunk", session: number, id: number, detail: string | {type: "tool-call", value: WireCall}}} Chunk */
 /** @typedef {{callID: string, callId: string, name: string, arguments: object}} WireCall */
 /** @typedef {{mode?: "none"|"open"|"closed"|"hybrid", contextUsage: number, contextWindow: number, initial?: number, usage?: Usage}} SessionInfo  initial (create and clone; absent when 0): how many messages are initial prompts; usage: session.usage, absent before the first model step */
-/** @typedef {{inputTokens: number, outputTokens: number, steps: number, estimatedSteps: number}} Usage  what a session's model steps have spent (session.usage) */
+/** @typedef {{inputTokens: number, outputTokens: number, steps: number, estimatedSteps: number, cachedTokens: number}} Usage  what a session's model steps have spent (session.usage) */
 /** @typedef {{text: string, calls?: WireCall[], contextUsage: number}} PromptResult */
 /** @typedef {{name: string, description: string, inputSchema: object, annotations: object, source: {kind: "page"|"webmcp"|"mcp", name?: string, origin?: string}, active: boolean}} ListedTool  a tool-list entry: the toolInfo of a tool-approve, and whether the model is offered it now (tool search) */
 

@@ -103,7 +103,7 @@ export class LanguageModel extends EventTarget {
     this.#mode = info.mode;
     this.#samplingMode = info.samplingMode;
     this.#usage = info.contextUsage;
-    this.#spent = info.usage ?? { inputTokens: 0, outputTokens: 0, steps: 0, estimatedSteps: 0 };
+    this.#spent = info.usage ?? { inputTokens: 0, outputTokens: 0, steps: 0, estimatedSteps: 0, cachedTokens: 0 };
     this.#active = info.activeTools;
     this.#window = info.contextWindow;
     this.#initial = info.initial ?? 0;
@@ -440,10 +440,12 @@ export class LanguageModel extends EventTarget {
 
   /**
    * usage is what the session's model steps have spent so far (beyond the spec):
-   * {inputTokens, outputTokens, steps, estimatedSteps}, in the backend's tokens where it
-   * reported them and the estimate (contextUsage's measure) where not, estimatedSteps
-   * counting the steps with only the estimate. Steps of failed and aborted prompts count
-   * (their tokens were spent); a clone and a restored session start from the original's.
+   * {inputTokens, outputTokens, steps, estimatedSteps, cachedTokens}, in the backend's
+   * tokens where it reported them and the estimate (contextUsage's measure) where not,
+   * estimatedSteps counting the steps with only the estimate, cachedTokens the input
+   * tokens the backends reported cached (stepusage's cachedTokens, summed). Steps of failed
+   * and aborted prompts count (their tokens were spent); a clone and a restored session
+   * start from the original's.
    */
   get usage() {
     this.#query();

@@ -156,7 +156,8 @@ export function restoreOptions(snapshot, options) {
   // session.usage (version 2 on): a version 1 snapshot's session starts from nothing.
   if (usage !== null && typeof usage === "object") {
     restore.totals = {};
-    for (const k of ["inputTokens", "outputTokens", "steps", "estimatedSteps"]) {
+    for (const k of ["inputTokens", "outputTokens", "steps", "estimatedSteps", "cachedTokens"]) {
+      if (k === "cachedTokens" && usage[k] === undefined) continue; // before it was kept: none
       if (!Number.isSafeInteger(usage[k]) || usage[k] < 0) throw dataError(`the snapshot's usage.${k} is not a whole number`);
       restore.totals[k] = usage[k];
     }

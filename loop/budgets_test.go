@@ -178,7 +178,7 @@ func TestPrompt_Stops(t *testing.T) {
 func TestPrompt_StepUsage(t *testing.T) {
 	f := newFixture(t, setup{
 		turns: []scripted.Turn{
-			{Calls: []scripted.Call{call("weather", `{"city":"Paris"}`)}, Usage: &loop.Usage{InputTokens: 70, OutputTokens: 9}},
+			{Calls: []scripted.Call{call("weather", `{"city":"Paris"}`)}, Usage: &loop.Usage{InputTokens: 70, OutputTokens: 9, CachedTokens: 50, Cached: true}},
 			{Text: "Sunny."},
 			{Error: &scripted.StepError{Kind: session.KindOperation, Message: "down"}},
 		},
@@ -191,14 +191,15 @@ func TestPrompt_StepUsage(t *testing.T) {
 	require.NoError(t, err)
 	steps := f.page.steps
 	require.Len(t, steps, 2)
-	require.Equal(t, loop.StepUsage{InputTokens: 70, OutputTokens: 9, ToolCalls: 1}, steps[0], "the backend's figures")
+	require.Equal(t, loop.StepUsage{InputTokens: 70, OutputTokens: 9, CachedTokens: 50, Cached: true, ToolCalls: 1}, steps[0], "the backend's figures")
 	require.True(t, steps[1].Estimated, "no figures from the backend: the estimate, marked")
 	require.Zero(t, steps[1].ToolCalls)
 	require.Equal(t, session.TextCost(len("Sunny.")), steps[1].OutputTokens)
 	// The estimate of the input is contextUsage as the step was asked: the whole history
 	// but the answer.
 	require.Equal(t, f.s.ContextUsage()-session.Cost(session.TextMessage(session.RoleAssistant, "Sunny.")), steps[1].InputTokens)
-	want := loop.Totals{InputTokens: 70 + steps[1].InputTokens, OutputTokens: 9 + steps[1].OutputTokens, Steps: 2, Estimated: 1}
+	want := loop.Totals{InputTokens: 70 + steps[1].InputTokens, OutputTokens: 9 + steps[1].OutputTokens, Steps: 2, Estimated: 1,
+		CachedTokens: 50} // the step that reported none adds none
 	require.Equal(t, want, f.s.Usage())
 
 	_, err = f.s.Prompt(context.Background(), "Again?", loop.PromptOptions{})

@@ -58,6 +58,9 @@ type Totals struct {
 	InputTokens, OutputTokens int
 	Steps                     int
 	Estimated                 int // of Steps, those whose figures are the estimate
+	// CachedTokens are, of InputTokens, those the backends reported cached
+	// (StepUsage.CachedTokens); a step whose backend reports none adds nothing.
+	CachedTokens int
 }
 
 // add counts one step.
@@ -65,6 +68,7 @@ func (t *Totals) add(u StepUsage) {
 	t.InputTokens += u.InputTokens
 	t.OutputTokens += u.OutputTokens
 	t.Steps++
+	t.CachedTokens += u.CachedTokens
 	if u.Estimated {
 		t.Estimated++
 	}

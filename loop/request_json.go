@@ -52,9 +52,13 @@ func (r *Request) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// AppendJSON appends u as {"inputTokens", "outputTokens"}.
+// AppendJSON appends u as {"inputTokens", "outputTokens"}, with "cachedTokens" when the
+// backend reported them.
 func (u Usage) AppendJSON(b []byte) []byte {
 	b = strconv.AppendInt(append(b, `{"inputTokens":`...), int64(u.InputTokens), 10)
 	b = strconv.AppendInt(append(b, `,"outputTokens":`...), int64(u.OutputTokens), 10)
+	if u.Cached {
+		b = strconv.AppendInt(append(b, `,"cachedTokens":`...), int64(u.CachedTokens), 10)
+	}
 	return append(b, '}')
 }

@@ -463,7 +463,7 @@ func (h *Handler) register(e *entry) {
 func info(s *loop.Session, withMode bool) *SessionInfo {
 	i := &SessionInfo{ContextUsage: s.ContextUsage(), ContextWindow: s.ContextWindow(), ActiveTools: s.ActiveTools()}
 	if t := s.Usage(); t.Steps > 0 {
-		i.Usage = &Usage{InputTokens: t.InputTokens, OutputTokens: t.OutputTokens, Steps: t.Steps, EstimatedSteps: t.Estimated}
+		i.Usage = &Usage{InputTokens: t.InputTokens, OutputTokens: t.OutputTokens, Steps: t.Steps, EstimatedSteps: t.Estimated, CachedTokens: t.CachedTokens}
 	}
 	if withMode {
 		i.Mode = string(s.Mode())

@@ -105,6 +105,7 @@ func (m *Mirror) Changes() []byte {
 		if t := now.totals; t.Steps > 0 {
 			b = appendNum(appendNum(appendNum(appendNum(b, `,"spent":{"inputTokens":`, t.InputTokens),
 				`,"outputTokens":`, t.OutputTokens), `,"steps":`, t.Steps), `,"estimatedSteps":`, t.Estimated)
+			b = appendNum(b, `,"cachedTokens":`, t.CachedTokens)
 			b = append(b, '}')
 		}
 		b = appendActive(b, now.active)

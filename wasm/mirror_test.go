@@ -149,14 +149,14 @@ func TestMirror_Changes(t *testing.T) {
 		}, `[{"session":1,"usage":6,"add":1}]` + "\ns8:be brief", []int64{1}},
 		{"unchanged", func() { p.ok("hello", helloVersion) }, ``, []int64{1}},
 		{"prompt: only the new messages", func() { p.ok("prompt", `"session":1,"input":"hi"`) },
-			`[{"session":1,"usage":16,"spent":{"inputTokens":11,"outputTokens":1,"steps":1,"estimatedSteps":1},"keep":[[0,1]],"add":2}]` + "\nu2:hia3:one", []int64{1}},
+			`[{"session":1,"usage":16,"spent":{"inputTokens":11,"outputTokens":1,"steps":1,"estimatedSteps":1,"cachedTokens":0},"keep":[[0,1]],"add":2}]` + "\nu2:hia3:one", []int64{1}},
 		{"a failed prompt leaves no change", func() {
 			p.fails("prompt", `"session":1,"input":"`+strings.Repeat("y", 400)+`"`, "QuotaExceededError")
 		}, ``, []int64{1}},
 		{"clone: the whole history for the new key", func() { p.ok("clone", `"session":1,"clone":2`) },
-			`[{"session":2,"usage":16,"spent":{"inputTokens":11,"outputTokens":1,"steps":1,"estimatedSteps":1},"add":3}]` + "\ns8:be briefu2:hia3:one", []int64{1, 2}},
+			`[{"session":2,"usage":16,"spent":{"inputTokens":11,"outputTokens":1,"steps":1,"estimatedSteps":1,"cachedTokens":0},"add":3}]` + "\ns8:be briefu2:hia3:one", []int64{1, 2}},
 		{"eviction: the oldest turn goes, the initial prompt and the rest stay", func() { p.ok("prompt", `"session":1,"input":"`+long+`"`) },
-			`[{"session":1,"usage":50,"spent":{"inputTokens":61,"outputTokens":2,"steps":2,"estimatedSteps":2},"keep":[[0,1],[2,1]],"add":2}]` + "\nu120:" + long + "a3:two", []int64{1, 2}},
+			`[{"session":1,"usage":50,"spent":{"inputTokens":61,"outputTokens":2,"steps":2,"estimatedSteps":2,"cachedTokens":0},"keep":[[0,1],[2,1]],"add":2}]` + "\nu120:" + long + "a3:two", []int64{1, 2}},
 		{"destroy", func() { p.ok("destroy", `"session":2`) }, `[{"session":2,"gone":true}]`, []int64{1}},
 	} {
 		t.Run(step.name, func(t *testing.T) {
@@ -206,20 +206,20 @@ func TestMirror_Rollback(t *testing.T) {
 		return len(p.logged("chunk")) > 0
 	}, 5*time.Second, time.Millisecond)
 	changes := m.Changes()
-	require.Equal(t, `[{"session":1,"usage":15,"spent":{"inputTokens":5,"outputTokens":1,"steps":1,"estimatedSteps":1},"keep":[[0,2]],"add":1}]`+"\nu1:b", string(changes))
+	require.Equal(t, `[{"session":1,"usage":15,"spent":{"inputTokens":5,"outputTokens":1,"steps":1,"estimatedSteps":1,"cachedTokens":0},"keep":[[0,2]],"add":1}]`+"\nu1:b", string(changes))
 	apply(t, copies, changes)
 	requireMirrored(t, p, copies, 1)
 
 	p.send(fmt.Sprintf(`{"type":"abort","target":%d}`, id))
 	require.Equal(t, "AbortError", p.wait(id)["error"].(map[string]any)["name"])
 	changes = m.Changes()
-	require.Equal(t, `[{"session":1,"usage":10,"spent":{"inputTokens":5,"outputTokens":1,"steps":1,"estimatedSteps":1},"keep":[[0,2]]}]`, string(changes))
+	require.Equal(t, `[{"session":1,"usage":10,"spent":{"inputTokens":5,"outputTokens":1,"steps":1,"estimatedSteps":1,"cachedTokens":0},"keep":[[0,2]]}]`, string(changes))
 	apply(t, copies, changes)
 	requireMirrored(t, p, copies, 1)
 
 	p.ok("prompt", `"session":1,"input":"c"`) // appends to a copy of the array: matched by identity
 	changes = m.Changes()
-	require.Equal(t, `[{"session":1,"usage":21,"spent":{"inputTokens":20,"outputTokens":3,"steps":2,"estimatedSteps":2},"keep":[[0,2]],"add":2}]`+"\nu1:ca5:after", string(changes))
+	require.Equal(t, `[{"session":1,"usage":21,"spent":{"inputTokens":20,"outputTokens":3,"steps":2,"estimatedSteps":2,"cachedTokens":0},"keep":[[0,2]],"add":2}]`+"\nu1:ca5:after", string(changes))
 	apply(t, copies, changes)
 	requireMirrored(t, p, copies, 1)
 }

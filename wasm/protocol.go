@@ -444,7 +444,8 @@ type SessionInfo struct {
 
 // Usage is session.usage: what a session's model steps have spent, in tokens (the
 // backend's figures where it reported them, else the estimate), and how many steps
-// there were, and of them how many had only the estimate (loop.Totals).
+// there were, and of them how many had only the estimate, and of the input tokens how
+// many the backends reported cached (loop.Totals).
 //
 //easyjson:json
 type Usage struct {
@@ -452,6 +453,7 @@ type Usage struct {
 	OutputTokens   int `json:"outputTokens"`
 	Steps          int `json:"steps"`
 	EstimatedSteps int `json:"estimatedSteps"`
+	CachedTokens   int `json:"cachedTokens"`
 }
 
 // PromptResult is a prompt's answer: the text, the calls handed back to the page

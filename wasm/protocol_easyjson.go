@@ -105,6 +105,8 @@ func easyjsonE4425964EncodeLangmodelWasmUsage(out *jwriter.Writer, in Usage) {
 	out.Int(int(in.Steps))
 	out.RawString(",\"estimatedSteps\":")
 	out.Int(int(in.EstimatedSteps))
+	out.RawString(",\"cachedTokens\":")
+	out.Int(int(in.CachedTokens))
 	out.RawByte('}')
 }
 

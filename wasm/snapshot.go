@@ -54,6 +54,8 @@ func (t *totals) field(key string, v value) error {
 		return v.int(&t.Steps)
 	case "estimatedSteps":
 		return v.int(&t.Estimated)
+	case "cachedTokens":
+		return v.int(&t.CachedTokens)
 	}
 	return nil
 }

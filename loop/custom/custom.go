@@ -7,8 +7,8 @@
 // that session.history exports, the tool declarations, toolChoice, responseConstraint) and
 // reads back what the page's generator produced, piece by piece: a string is text; an
 // object is {type: "text", value}, {type: "reasoning", value} (what the model thinks: never
-// the answer), {type: "tool-call", value: {callID?, name, arguments}}
-// or {type: "usage", value: {inputTokens, outputTokens}}. The Generator port carries both
+// the answer), {type: "tool-call", value: {callID?, name, arguments}} or {type: "usage",
+// value: {inputTokens, outputTokens, cachedTokens?}}. The Generator port carries both
 // directions as JSON; the binding in wasm/ implements it over the module's channel.
 package custom
 
@@ -99,7 +99,9 @@ func ParsePiece(piece []byte) (loop.Delta, error) {
 			return loop.Delta{Call: &session.ToolCall{CallID: id, Name: name, Arguments: args}}, nil
 		case "usage":
 			u, _ := p["value"].(map[string]any)
-			return loop.Delta{Usage: &loop.Usage{InputTokens: intOf(u["inputTokens"]), OutputTokens: intOf(u["outputTokens"])}}, nil
+			_, cached := u["cachedTokens"].(jsonv.Number)
+			return loop.Delta{Usage: &loop.Usage{InputTokens: intOf(u["inputTokens"]), OutputTokens: intOf(u["outputTokens"]),
+				CachedTokens: intOf(u["cachedTokens"]), Cached: cached}}, nil
 		}
 	}
 	return loop.Delta{}, bad("a piece must be a string or {type: \"text\" | \"reasoning\" | \"tool-call\" | \"usage\", value}")

@@ -17,7 +17,7 @@ import (
 // it ends, in the order the steps ran: one turn of the scripted backend's script,
 //
 //	{"request": {…}, "chunks": ["…"], "calls": [{callID, name, arguments}],
-//	 "usage": {inputTokens, outputTokens}, "backend": 0, "error": {name, message}, "hang": true}
+//	 "usage": {inputTokens, outputTokens, cachedTokens?}, "backend": 0, "error": {name, message}, "hang": true}
 //
 // with request as loop.Request.AppendJSON writes it and only the other fields that are
 // set (backend: the index of the chain's member that answered, loop/chain). A step that failed records its error; one aborted (its context done) records

@@ -66,7 +66,7 @@ func recording(t *testing.T, turns []scripted.Turn, reqs []*loop.Request) (map[s
 func TestRecord_ReplaysWhatWasRecorded(t *testing.T) {
 	turns := []scripted.Turn{
 		{Chunks: []string{"Let me ", "look."}, Calls: []scripted.Call{{ID: "c1", Name: "weather", Arguments: jsonv.RawMessage(`{"city":"Oslo"}`)}}, Usage: &loop.Usage{InputTokens: 12, OutputTokens: 5}},
-		{Text: "It rains in Oslo."},
+		{Text: "It rains in Oslo.", Usage: &loop.Usage{InputTokens: 20, OutputTokens: 4, CachedTokens: 12, Cached: true}},
 		{Error: &scripted.StepError{Kind: session.KindNotAllowed, Message: "quota"}},
 	}
 	reqs := []*loop.Request{request("Be brief.", "Weather in Oslo?", weather), request("Be brief.", "Weather in Oslo?", weather), request("Be brief.", "Again?")}
@@ -84,6 +84,7 @@ func TestRecord_ReplaysWhatWasRecorded(t *testing.T) {
 		}
 	}
 	require.Equal(t, []string{"text Let me ", "text look.", `call c1 weather {"city":"Oslo"}`, `usage {"inputTokens":12,"outputTokens":5}`}, want[0])
+	require.Equal(t, []string{"text It rains in Oslo.", `usage {"inputTokens":20,"outputTokens":4,"cachedTokens":12}`}, want[1], "the cached tokens the backend reported replay")
 }
 
 func TestRecord_KeepsNoBackendDetail(t *testing.T) {

@@ -69,7 +69,8 @@ func (r *reader) turn(o map[string]any) Turn {
 		t.Calls = append(t.Calls, Call{ID: r.str(c["callID"], "callID"), Name: r.str(c["name"], "name"), Arguments: r.raw(c["arguments"])})
 	}
 	if u := r.object(o["usage"], "usage"); u != nil {
-		t.Usage = &loop.Usage{InputTokens: r.integer(u["inputTokens"], "usage.inputTokens"), OutputTokens: r.integer(u["outputTokens"], "usage.outputTokens")}
+		t.Usage = &loop.Usage{InputTokens: r.integer(u["inputTokens"], "usage.inputTokens"), OutputTokens: r.integer(u["outputTokens"], "usage.outputTokens"),
+			CachedTokens: r.integer(u["cachedTokens"], "usage.cachedTokens"), Cached: u["cachedTokens"] != nil}
 	}
 	t.Request = o["request"]
 	if e := r.object(o["error"], "error"); e != nil {

@@ -210,9 +210,9 @@ var scenarios = []scenario{
 		"TypeError: toolUseConfig.maxTokens must be a whole number, 0 or more (0: no limit), not many",
 		"TypeError: toolUseConfig.maxTokens must be a whole number, 0 or more (0: no limit), not 2.5"]`},
 
-	{"stepusage: one event per model step, and session.usage adds them up", `
+	{"stepusage: one event per model step, and session.usage adds them up, the cached tokens the backend reported too", `
 		const s = await LanguageModel.create({
-			backend: script({ calls: [{ name: "weather", arguments: { city: "Oslo" } }], usage: { inputTokens: 50, outputTokens: 7 } }, { text: "Sunny." }),
+			backend: script({ calls: [{ name: "weather", arguments: { city: "Oslo" } }], usage: { inputTokens: 50, outputTokens: 7, cachedTokens: 30 } }, { text: "Sunny." }),
 			tools: [weather(() => "sun")] });
 		const before = s.usage;
 		const steps = [];
@@ -222,9 +222,9 @@ var scenarios = []scenario{
 		const u = s.usage;
 		return { before, steps: steps.map(({ inputTokens, ...d }) => d), first: steps[0].inputTokens, seen, usage: { ...u, inputTokens: u.inputTokens - 50 - steps[1].inputTokens },
 			clone: (await s.clone()).usage.steps };`,
-		`{"before":{"inputTokens":0,"outputTokens":0,"steps":0,"estimatedSteps":0},
-		"steps":[{"outputTokens":7,"estimated":false,"toolCalls":1,"timed":true},{"outputTokens":2,"estimated":true,"toolCalls":0,"timed":true}],
-		"first":50,"seen":2,"usage":{"inputTokens":0,"outputTokens":9,"steps":2,"estimatedSteps":1},"clone":2}`},
+		`{"before":{"inputTokens":0,"outputTokens":0,"steps":0,"estimatedSteps":0,"cachedTokens":0},
+		"steps":[{"outputTokens":7,"estimated":false,"cachedTokens":30,"toolCalls":1,"timed":true},{"outputTokens":2,"estimated":true,"toolCalls":0,"timed":true}],
+		"first":50,"seen":2,"usage":{"inputTokens":0,"outputTokens":9,"steps":2,"estimatedSteps":1,"cachedTokens":30},"clone":2}`},
 
 	{"streaming", `
 		const s = await LanguageModel.create({

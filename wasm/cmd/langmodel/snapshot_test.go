@@ -93,17 +93,23 @@ var snapshotScenarios = []scenario{
 			samplingMode: r.samplingMode, answer: await r.prompt("x"), n: r.history.length,
 			cloneInitial: (await r.clone()).snapshot().initial };`,
 		`{"same":true,"initial":3,"usage":true,"samplingMode":"creative","answer":"two","n":7,"cloneInitial":3}`},
-	{"a snapshot keeps session.usage; a version 1 snapshot restores with none", `
-		const s = await LanguageModel.create({ backend: { kind: "scripted", turns: [{ text: "one", usage: { inputTokens: 30, outputTokens: 4 } }] } });
+	{"a snapshot keeps session.usage, the cached tokens too; a version 1 snapshot restores with none", `
+		const s = await LanguageModel.create({ backend: { kind: "scripted", turns: [{ text: "one", usage: { inputTokens: 30, outputTokens: 4, cachedTokens: 20 } }] } });
+		let step;
+		s.onstepusage = (e) => step = e.detail.cachedTokens;
 		await s.prompt("more");
 		const snap = s.snapshot();
 		const r = await LanguageModel.restore(snap, { backend: { kind: "scripted", turns: [] } });
 		const { usage: _, ...v1 } = { ...snap, version: 1 };
 		const old = await LanguageModel.restore(v1, { backend: { kind: "scripted", turns: [] } });
+		const { cachedTokens: __, ...uncounted } = snap.usage; // saved before the total was kept
+		const before = await LanguageModel.restore({ ...snap, usage: uncounted }, { backend: { kind: "scripted", turns: [] } });
 		const bad = await LanguageModel.restore({ ...snap, usage: { ...snap.usage, steps: -1 } }, { backend: { kind: "scripted", turns: [] } }).then(() => "restored", (e) => e.name);
-		return { version: snap.version, saved: snap.usage, restored: r.usage, old: old.usage, bad };`,
-		`{"version":4,"saved":{"inputTokens":30,"outputTokens":4,"steps":1,"estimatedSteps":0},"restored":{"inputTokens":30,"outputTokens":4,"steps":1,"estimatedSteps":0},
-		"old":{"inputTokens":0,"outputTokens":0,"steps":0,"estimatedSteps":0},"bad":"DataError"}`},
+		const badCached = await LanguageModel.restore({ ...snap, usage: { ...snap.usage, cachedTokens: 1.5 } }, { backend: { kind: "scripted", turns: [] } }).then(() => "restored", (e) => e.name);
+		return { version: snap.version, step, saved: snap.usage, restored: r.usage, clone: (await r.clone()).usage.cachedTokens, old: old.usage,
+			before: before.usage.cachedTokens, bad, badCached };`,
+		`{"version":4,"step":20,"saved":{"inputTokens":30,"outputTokens":4,"steps":1,"estimatedSteps":0,"cachedTokens":20},"restored":{"inputTokens":30,"outputTokens":4,"steps":1,"estimatedSteps":0,"cachedTokens":20},
+		"clone":20,"old":{"inputTokens":0,"outputTokens":0,"steps":0,"estimatedSteps":0,"cachedTokens":0},"before":0,"bad":"DataError","badCached":"DataError"}`},
 	{"open loop: calls handed back before the reload are the page's to answer after it", `
 		const tools = [{ name: "weather", description: "Weather in a city", inputSchema: schema }];
 		const s = await LanguageModel.create({ tools, expectedOutputs: [{ type: "text" }, { type: "tool-call" }],

@@ -70,8 +70,8 @@ var cacheScript = toygguf.Script{
 // declared after its result, so every step's prompt starts with the whole of the step
 // before's, and llama.cpp reports it cached (stepusage's cachedTokens, its
 // usage.prompt_tokens_details.cached_tokens): at least 90 % of the steps' prompt tokens,
-// the first step's (a cold cache) included, no step compacting. The figures are logged,
-// per step and in total.
+// the first step's (a cold cache) included, no step compacting, session.usage's
+// cachedTokens their sum. The figures are logged, per step and in total.
 //
 // Not in WebKit: its engine is wllama's compat build (Asyncify, 32-bit memory), which
 // crashed inside llama_context::decode on this test's 9,000-token prompts once in CI
@@ -93,6 +93,7 @@ func TestBrowser_GGUFPrefixCache(t *testing.T) {
 					Steps     [][2]*int `json:"steps"`
 					Found     []int     `json:"found"`
 					Overflows int       `json:"overflows"`
+					Total     int       `json:"total"`
 				}
 				require.NoError(t, p.Eval(engineCtx(t), m.prelude()+ggufPage+`
 					const { LanguageModel } = lm;
@@ -111,7 +112,7 @@ func TestBrowser_GGUFPrefixCache(t *testing.T) {
 					const found = [];
 					s.ontoolresult = (e) => found.push(e.detail.result.result[0].value.split("\n- ").length - 1);
 					const end = await caught(s.prompt("What is the weather in Paris, London and Rome?"));
-					return { end, steps, found, overflows };`, &got))
+					return { end, steps, found, overflows, total: s.usage.cachedTokens };`, &got))
 				require.Equal(t, "OperationError: tool call limit reached: maxToolCalls is 19 and the model asked for call 20 (search_tools)", got.End)
 				require.Equal(t, []int{5, 5, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, got.Found, "the tools each search found")
 				require.Zero(t, got.Overflows, "no step compacts or evicts")
@@ -126,6 +127,7 @@ func TestBrowser_GGUFPrefixCache(t *testing.T) {
 					input, cached = input+*st[0], cached+*st[1]
 					shares = append(shares, strconv.Itoa(*st[1])+"/"+strconv.Itoa(*st[0]))
 				}
+				require.Equal(t, cached, got.Total, "session.usage.cachedTokens sums the steps'")
 				first := *got.Steps[0][0]
 				t.Logf("%s, 20 steps, tool search on, text protocol: cached/prompt tokens per step %v; in all %d of %d (%d %%); after the first step (a cold cache) %d of %d (%d %%)",
 					m.name, shares, cached, input, 100*cached/input, cached, input-first, 100*cached/(input-first))
