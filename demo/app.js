@@ -208,13 +208,14 @@ function liveThinking(text) {
 }
 
 // saveExtras keeps what the view shows and the history does not hold (keep.js
-// keepExtras): each Thinking block by the index of the message it leads to, and each
-// agent call's nested cards by its call's index and callID. A failed turn's are not kept
-// (its messages are not in the history).
+// keepExtras): each Thinking block by the index of the message it leads to, each agent
+// call's nested cards by its call's index and callID, and each call's duration by its
+// callID. A failed turn's are not kept (its messages are not in the history).
 function saveExtras() {
   const history = state.session?.history ?? [];
   const thinking = {};
   const children = {};
+  const durations = {};
   for (const e of state.entries) {
     if (e.failed) continue;
     if (e.kind === "thinking") {
@@ -224,12 +225,14 @@ function saveExtras() {
     }
     if (e.kind !== "calls") continue;
     for (const c of e.calls) {
+      const ms = state.meta.durations.get(c.callID);
+      if (ms !== undefined) durations[c.callID] = ms;
       if (!c.children?.length) continue;
       c.at ??= history.findLastIndex((m) => m.role === "tool-call" && m.content?.some?.((p) => p.type === "tool-call" && (p.value.callID ?? p.value.callId) === c.callID));
       if (c.at >= 0) children[c.at + "/" + c.callID] = c.children;
     }
   }
-  keepExtras({ thinking, children });
+  keepExtras({ thinking, children, durations });
 }
 
 function setCall(ref, fields) {
@@ -1150,6 +1153,7 @@ async function boot() {
     syncSettingsForm();
     showActiveSet();
     if (before && session.history.length) {
+      for (const [id, ms] of Object.entries(before.extras?.durations ?? {})) if (Number.isFinite(ms)) state.meta.durations.set(id, ms);
       rebuild(entriesFromHistory(session.history, before.extras));
       notice("info", "Conversation restored", `${session.history.length} messages, as they were before the page was reloaded.${restored}`);
     }

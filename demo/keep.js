@@ -50,7 +50,8 @@ export function keep(session, config) {
  * keepExtras saves what the conversation showed that its history does not hold, for the
  * view rebuilt after a reload (view.js entriesFromHistory): {thinking: {index: text}, the
  * model's reasoning before the history's message at index; children: {"index/callID":
- * [Call]}, the calls an agent tool's child session ran, under the call at index}. The
+ * [Call]}, the calls an agent tool's child session ran, under the call at index;
+ * durations: {callID: ms}, how long each call took, shown on its card}. The
  * children are a child session's, which no snapshot holds (it is gone once it answered);
  * the reasoning is the model's, which the history keeps only under keepReasoning, and
  * then sends back to the model.

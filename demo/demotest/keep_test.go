@@ -28,8 +28,8 @@ func reload(t *testing.T, p *browsertest.Page) {
 }
 
 // TestDemo_ReloadAndContinue: the conversation survives a reload (snapshotStore's
-// autosave), shown as it was, with the loop settings; the history editor works on the
-// restored session, and the conversation goes on.
+// autosave), shown as it was (the cards with their durations), with the loop settings;
+// the history editor works on the restored session, and the conversation goes on.
 func TestDemo_ReloadAndContinue(t *testing.T) {
 	t.Parallel()
 	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
@@ -40,9 +40,10 @@ func TestDemo_ReloadAndContinue(t *testing.T) {
 			Last    string
 			Max     string
 			Notice  string
+			Cards   []string
 		}
 		const read = `return { history: demo.session.history, users: $$("#conversation .msg.user").map((e) => e.textContent), last: lastAssistant(),
-			max: $("#max-calls").value, notice: $$("#conversation .notice").map((e) => e.textContent).join(" | ") };`
+			max: $("#max-calls").value, notice: $$("#conversation .notice").map((e) => e.textContent).join(" | "), cards: cards().map((c) => c.status) };`
 		before := eval[page](t, p, `
 			setField("#max-calls", "5");
 			await until(() => demo.state.config.maxToolCalls === 5, "the new settings");
@@ -62,6 +63,11 @@ func TestDemo_ReloadAndContinue(t *testing.T) {
 		require.Equal(t, "5", after.Max)
 		require.Contains(t, after.Notice, "Conversation restored")
 		require.Contains(t, after.Notice, "8 messages")
+		require.Len(t, before.Cards, 2)
+		for _, s := range before.Cards {
+			require.Regexp(t, `^done · [\d.]+ ms$`, s)
+		}
+		require.Equal(t, before.Cards, after.Cards, "each card shows its call's duration again after a reload")
 
 		type edited struct{ Summary, Next string }
 		got := eval[edited](t, p, `
