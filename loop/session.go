@@ -243,7 +243,7 @@ func (s *Session) submit(ctx Context, op func(ctx Context) error) {
 		}
 		_ = t.wait(opCtx) // on abort, op sees the done context and reports it
 		if s.life.Err() != nil {
-			cancel(session.ErrDestroyed) // the life had ended before hook, which then added nothing
+			cancel(session.ErrDestroyed) // the life had ended before the hook: none was added
 		}
 		_ = op(opCtx)
 	})

@@ -5,7 +5,6 @@ package main
 import (
 	"context"
 	"net/http/httptest"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -22,8 +21,8 @@ import (
 // play it: the package's node export must do what a page's does, for every feature the
 // table holds (tool search, compaction, forming calls, reasoning, approvals, chains,
 // sessions as tools…), the two rows of the DOM's media types aside. Each row runs in a
-// Node of its own (a row's setup runs before
-// install(), as in a page), against one replay server for the openai rows.
+// Node of its own (a row's setup runs before install(), as in a page), against one
+// replay server for the openai rows.
 func TestNode_Scenarios(t *testing.T) {
 	node, err := exec.LookPath("node")
 	require.NoError(t, err, "Node 20 is needed for the tests")
@@ -50,7 +49,6 @@ func TestNode_Scenarios(t *testing.T) {
 				await lm.install({ wasm, wasmExec });
 				console.log(JSON.stringify(await (async () => {`+common+sc.js+`})()));
 				process.exit(0);`, "file://"+face, moduleWasm, wasmExec, llm.URL)
-			cmd.Env = os.Environ()
 			out, err := cmd.CombinedOutput()
 			require.NoError(t, err, string(out))
 			requireJSON(t, sc.want, decodeLast(t, out))
