@@ -115,16 +115,26 @@ const workerRound = `
 		if (n === 100) l1 = performance.now();
 	}
 	await idle();
+	// The floor of a step in a Worker: a message to a Worker that only echoes it, and back,
+	// 200 times in a row (ms each, as the steps).
+	const echo = new Worker(URL.createObjectURL(new Blob(["onmessage = (e) => postMessage(e.data)"], { type: "text/javascript" })));
+	const roundTrip = () => new Promise((r) => { echo.onmessage = r; echo.postMessage("[]"); });
+	await roundTrip();
+	const e0 = performance.now();
+	for (let i = 0; i < 200; i++) await roundTrip();
+	const echoMs = (performance.now() - e0) / 200;
+	echo.terminate();
+	await idle();
 	const history = await bench.moduleHistory(lm.LanguageModel, bench.history(10000));
 	await new Promise((r) => setTimeout(r, 200)); // long tasks are reported late
-	return { install: longest(i0, i1), loop: longest(l0, l1), importGap, installGap, loopGap, installMs: i1 - i0, steps, history };`
+	return { install: longest(i0, i1), loop: longest(l0, l1), importGap, installGap, loopGap, installMs: i1 - i0, steps, history, echoMs };`
 
 func (t *workerTable) round(b *testing.B, ctx context.Context, p *browsertest.Page, mode string) {
 	b.Helper()
 	var got struct {
-		Install, Loop, ImportGap, InstallGap, LoopGap, InstallMs float64
-		Steps                                                    map[string]float64
-		History                                                  struct{ Create, Prompt float64 }
+		Install, Loop, ImportGap, InstallGap, LoopGap, InstallMs, EchoMs float64
+		Steps                                                            map[string]float64
+		History                                                          struct{ Create, Prompt float64 }
 	}
 	loops := strings.ReplaceAll(fmt.Sprint(workerLoops), " ", ", ")
 	require.NoError(b, p.Eval(ctx, fmt.Sprintf(workerRound, mode == "worker", loops), &got))
@@ -136,6 +146,7 @@ func (t *workerTable) round(b *testing.B, ctx context.Context, p *browsertest.Pa
 	t.add("gap-loop-"+mode, got.LoopGap)
 	t.add("history-create-"+mode, got.History.Create)
 	t.add("history-prompt-"+mode, got.History.Prompt)
+	t.add("echo", got.EchoMs)
 	for _, n := range workerLoops {
 		t.add(fmt.Sprintf("step-%d-%s", n, mode), got.Steps[fmt.Sprint(n)])
 	}
@@ -170,6 +181,14 @@ func (t *workerTable) String() string {
 		}
 		fmt.Fprintf(&s, "| %s | %s | %s | %s | %s |\n", r.name, t.cell(r.key+"-page", r.unit), t.cell(r.key+"-worker", r.unit), ratio, r.target)
 	}
+	// A prompt whose loop takes n steps crosses to the Worker and back n+1 times: the
+	// prompt to the first tool call, each result to the next call, the last to the answer.
+	fmt.Fprintf(&s, "\nthe floor of a step in a Worker: a postMessage round trip to a Worker that only echoes, %s;\n", t.cell("echo", "µs"))
+	s.WriteString("a prompt of n steps makes n+1 of them, so per step at least:")
+	for _, n := range workerLoops {
+		fmt.Fprintf(&s, " %.0f µs at %d;", t.median("echo")*1000*float64(n+1)/float64(n), n)
+	}
+	s.WriteString("\n")
 	s.WriteString("\nLong tasks are the PerformanceObserver's (over 50 ms only: 0 means none). The heartbeat is the longest\n" +
 		"time between two turns of the main thread's event loop (a MessageChannel posting to itself), which sees\n" +
 		"stalls under 50 ms too; it runs in phases of its own (install, one more 100-step loop), not the timed ones.\n")
