@@ -8,7 +8,7 @@ PKGS      := ./...
 # The engine's own packages: they must build and test under GOOS=js too.
 ENGINE    := ./session/... ./loop/...
 
-.PHONY: browser-table module package test-package bench-peers bench-compare chaos chaos-sweep hostile soak test-types size test test-native test-race test-js bench fuzz check check-clone check-imports deps demo wasm test-wasm-js
+.PHONY: browser-table module package test-package bench-peers bench-compare chaos chaos-sweep hostile soak test-types size test test-native test-race test-js bench fuzz check check-clone check-generated check-imports deps demo wasm test-wasm-js
 
 ## test: every test layer (native, the .wasm under wazero, Chromium, Firefox, WebKit), from a
 ## fresh clone. BROWSERS=firefox (or chromium,webkit…) runs the browser tests in those only.
@@ -136,10 +136,18 @@ fuzz:
 	$(GO) test ./internal/relin/ -run='^$$' -fuzz=FuzzAgreesWithGoRegexp -fuzztime=$(FUZZTIME)
 
 ## check: formatting, vet, import rules, tidy go.mod
-check: check-imports check-clone
+check: check-imports check-clone check-generated
 	@test -z "$$(gofmt -l .)" || (gofmt -l . && echo "gofmt wants to change the files above" && exit 1)
 	$(GO) vet ./...
 	GOOS=js GOARCH=wasm $(GO) vet $(ENGINE)
+
+## check-generated: wasm/protocol_easyjson.go is what `go generate ./wasm/` writes (easyjson,
+## bootstrapped with the easyjson_generate tag, then the jsonw rewrite and trimjson: the
+## go:generate lines in wasm/protocol.go); change protocol.go, never the generated file
+check-generated:
+	@mkdir -p $(BUILD) && cp wasm/protocol_easyjson.go $(BUILD)/protocol_easyjson.go.before
+	$(GO) generate ./wasm/
+	@cmp -s $(BUILD)/protocol_easyjson.go.before wasm/protocol_easyjson.go || { diff -u $(BUILD)/protocol_easyjson.go.before wasm/protocol_easyjson.go | head -40; echo "check-generated: wasm/protocol_easyjson.go was not what go generate ./wasm/ writes (now it is; the diff above): change wasm/protocol.go or the go:generate lines, not the generated file" >&2; exit 1; }
 
 ## check-clone: a clone tests itself: nothing in the repository (tests, scripts, documents)
 ## reaches for files beside it; what the tests read lives inside (the JSON Schema Test

@@ -132,21 +132,21 @@ func (m *Mirror) Changes() []byte {
 }
 
 // appendActive appends ,"activeTools":[names…] to b, nothing when names is nil (the
-// session does not search): the mirror's changes and SessionInfo carry it.
+// session does not search): the mirror's changes carry it.
 //
 //go:noinline
 func appendActive(b []byte, names []string) []byte {
+	if names == nil {
+		return b
+	}
+	b = append(b, `,"activeTools":[`...)
 	for i, name := range names {
-		sep := `,`
-		if i == 0 {
-			sep = `,"activeTools":[`
+		if i > 0 {
+			b = append(b, ',')
 		}
-		b = jsonv.AppendString(append(b, sep...), name)
+		b = jsonv.AppendString(b, name)
 	}
-	if names != nil {
-		b = append(b, ']')
-	}
-	return b
+	return append(b, ']')
 }
 
 // appendNum appends s and n in decimal to b.

@@ -338,3 +338,23 @@ func TestMirror_ActiveTools(t *testing.T) {
 	u = decodeMsg(t, p.h.Query([]byte(`{"type":"usage","id":0,"session":2}`)))
 	require.NotContains(t, u["value"], "activeTools", "the tools fit: no search")
 }
+
+// TestAppendActive: the active set as the mirror writes it is valid JSON in every shape,
+// and absent only for a session that does not search.
+func TestAppendActive(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		names []string
+		want  string
+	}{
+		{"no search: nothing", nil, `{"a":1}`},
+		{"an empty set: an empty array", []string{}, `{"a":1,"activeTools":[]}`},
+		{"one name", []string{"search_tools"}, `{"a":1,"activeTools":["search_tools"]}`},
+		{"names escaped", []string{"search_tools", `we"ather`}, `{"a":1,"activeTools":["search_tools","we\"ather"]}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := append(appendActive([]byte(`{"a":1`), tc.names), '}')
+			require.JSONEq(t, tc.want, string(got))
+		})
+	}
+}

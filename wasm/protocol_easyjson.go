@@ -45,7 +45,44 @@ func (v WireError) MarshalEasyJSON(w *jwriter.Writer) {
 	easyjsonE4425964EncodeLangmodelWasm1(w, v)
 }
 
-func easyjsonE4425964EncodeLangmodelWasm4(out *jwriter.Writer, in SessionInfo) {
+func easyjsonE4425964EncodeLangmodelWasm2(out *jwriter.Writer, in Usage) {
+	out.RawByte('{')
+	first := true
+	_ = first
+	{
+		const prefix string = ",\"inputTokens\":"
+		out.RawString(prefix[1:])
+		out.Int(int(in.InputTokens))
+	}
+	{
+		const prefix string = ",\"outputTokens\":"
+		out.RawString(prefix)
+		out.Int(int(in.OutputTokens))
+	}
+	{
+		const prefix string = ",\"steps\":"
+		out.RawString(prefix)
+		out.Int(int(in.Steps))
+	}
+	{
+		const prefix string = ",\"estimatedSteps\":"
+		out.RawString(prefix)
+		out.Int(int(in.EstimatedSteps))
+	}
+	{
+		const prefix string = ",\"cachedTokens\":"
+		out.RawString(prefix)
+		out.Int(int(in.CachedTokens))
+	}
+	out.RawByte('}')
+}
+
+// MarshalEasyJSON supports easyjson.Marshaler interface
+func (v Usage) MarshalEasyJSON(w *jwriter.Writer) {
+	easyjsonE4425964EncodeLangmodelWasm2(w, v)
+}
+
+func easyjsonE4425964EncodeLangmodelWasm5(out *jwriter.Writer, in SessionInfo) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -90,37 +127,29 @@ func easyjsonE4425964EncodeLangmodelWasm4(out *jwriter.Writer, in SessionInfo) {
 		out.RawString(prefix)
 		(*in.Usage).MarshalEasyJSON(out)
 	}
-	if in.ActiveTools != nil {
-		out.Buffer.Buf = appendActive(out.Buffer.Buf, in.ActiveTools)
+	if len(in.ActiveTools) != 0 {
+		const prefix string = ",\"activeTools\":"
+		out.RawString(prefix)
+		{
+			out.RawByte('[')
+			for v2, v3 := range in.ActiveTools {
+				if v2 > 0 {
+					out.RawByte(',')
+				}
+				out.String(string(v3))
+			}
+			out.RawByte(']')
+		}
 	}
 	out.RawByte('}')
 }
 
-func easyjsonE4425964EncodeLangmodelWasmUsage(out *jwriter.Writer, in Usage) {
-	out.RawString("{\"inputTokens\":")
-	out.Int(int(in.InputTokens))
-	out.RawString(",\"outputTokens\":")
-	out.Int(int(in.OutputTokens))
-	out.RawString(",\"steps\":")
-	out.Int(int(in.Steps))
-	out.RawString(",\"estimatedSteps\":")
-	out.Int(int(in.EstimatedSteps))
-	out.RawString(",\"cachedTokens\":")
-	out.Int(int(in.CachedTokens))
-	out.RawByte('}')
-}
-
-// MarshalEasyJSON supports easyjson.Marshaler interface
-func (v Usage) MarshalEasyJSON(w *jwriter.Writer) {
-	easyjsonE4425964EncodeLangmodelWasmUsage(w, v)
-}
-
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v SessionInfo) MarshalEasyJSON(w *jwriter.Writer) {
-	easyjsonE4425964EncodeLangmodelWasm4(w, v)
+	easyjsonE4425964EncodeLangmodelWasm5(w, v)
 }
 
-func easyjsonE4425964EncodeLangmodelWasm5(out *jwriter.Writer, in Reply) {
+func easyjsonE4425964EncodeLangmodelWasm6(out *jwriter.Writer, in Reply) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -154,10 +183,10 @@ func easyjsonE4425964EncodeLangmodelWasm5(out *jwriter.Writer, in Reply) {
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v Reply) MarshalEasyJSON(w *jwriter.Writer) {
-	easyjsonE4425964EncodeLangmodelWasm5(w, v)
+	easyjsonE4425964EncodeLangmodelWasm6(w, v)
 }
 
-func easyjsonE4425964EncodeLangmodelWasm6(out *jwriter.Writer, in PromptResult) {
+func easyjsonE4425964EncodeLangmodelWasm7(out *jwriter.Writer, in PromptResult) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -171,11 +200,11 @@ func easyjsonE4425964EncodeLangmodelWasm6(out *jwriter.Writer, in PromptResult) 
 		out.RawString(prefix)
 		{
 			out.RawByte('[')
-			for v2, v3 := range in.Calls {
-				if v2 > 0 {
+			for v5, v6 := range in.Calls {
+				if v5 > 0 {
 					out.RawByte(',')
 				}
-				out.Raw((v3).MarshalJSON())
+				out.Raw((v6).MarshalJSON())
 			}
 			out.RawByte(']')
 		}
@@ -190,10 +219,10 @@ func easyjsonE4425964EncodeLangmodelWasm6(out *jwriter.Writer, in PromptResult) 
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v PromptResult) MarshalEasyJSON(w *jwriter.Writer) {
-	easyjsonE4425964EncodeLangmodelWasm6(w, v)
+	easyjsonE4425964EncodeLangmodelWasm7(w, v)
 }
 
-func easyjsonE4425964EncodeLangmodelWasm9(out *jwriter.Writer, in PageCall) {
+func easyjsonE4425964EncodeLangmodelWasm10(out *jwriter.Writer, in PageCall) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -247,10 +276,10 @@ func easyjsonE4425964EncodeLangmodelWasm9(out *jwriter.Writer, in PageCall) {
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v PageCall) MarshalEasyJSON(w *jwriter.Writer) {
-	easyjsonE4425964EncodeLangmodelWasm9(w, v)
+	easyjsonE4425964EncodeLangmodelWasm10(w, v)
 }
 
-func easyjsonE4425964EncodeLangmodelWasm12(out *jwriter.Writer, in Event) {
+func easyjsonE4425964EncodeLangmodelWasm13(out *jwriter.Writer, in Event) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -279,10 +308,10 @@ func easyjsonE4425964EncodeLangmodelWasm12(out *jwriter.Writer, in Event) {
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v Event) MarshalEasyJSON(w *jwriter.Writer) {
-	easyjsonE4425964EncodeLangmodelWasm12(w, v)
+	easyjsonE4425964EncodeLangmodelWasm13(w, v)
 }
 
-func easyjsonE4425964EncodeLangmodelWasm13(out *jwriter.Writer, in ErrorExtra) {
+func easyjsonE4425964EncodeLangmodelWasm14(out *jwriter.Writer, in ErrorExtra) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -317,5 +346,5 @@ func easyjsonE4425964EncodeLangmodelWasm13(out *jwriter.Writer, in ErrorExtra) {
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v ErrorExtra) MarshalEasyJSON(w *jwriter.Writer) {
-	easyjsonE4425964EncodeLangmodelWasm13(w, v)
+	easyjsonE4425964EncodeLangmodelWasm14(w, v)
 }

@@ -1,3 +1,5 @@
+//go:build !easyjson_generate
+
 // Package jsonw is the JSON writer the binding's easyjson-generated code writes with, in
 // place of github.com/mailru/easyjson/jwriter. It has the subset of jwriter's API that
 // generated code and the binding use, over a plain byte slice.
