@@ -356,7 +356,7 @@ func ownBrowser(tb testing.TB) (context.Context, context.CancelFunc) {
 type startTimes struct {
 	Ms, Longest, Compile float64
 	CompileBusy          float64            // of the compile phase, ms in main-thread long tasks
-	Marks                map[string]float64 // the module page's phase ends, see moduleStart
+	Marks                map[string]float64 // the page's phase ends, as startMarks and the page set them
 }
 
 // startPhases are the breakdown's phases of the module page's start, each from the end
