@@ -48,6 +48,10 @@ type Options struct {
 	// (redact.Redactor.Release): a tail that may begin a secret waits, so that a secret a
 	// model splits over two deltas is redacted whole (docs/design.md "Secrets").
 	Release func(text string) int
+	// OnChange, when set, is called after each change to what Messages, ContextUsage,
+	// Usage and ActiveTools answer, on the goroutine that made it: worker mode's mirror
+	// (wasm.Mirror) learns which sessions to look at instead of looking at them all.
+	OnChange func()
 	// Now reads the clock that times tools: the time elapsed since any fixed instant
 	// (a duration, not a time.Time: see RATIONALE.md "How does the module stay under
 	// 850 KB?"). nil means clock.Now, the monotonic clock (package time natively, the
@@ -205,6 +209,9 @@ func (s *Session) publish() {
 		s.toolsMu.Unlock()
 	}
 	s.view.Store(v)
+	if s.opts.OnChange != nil {
+		s.opts.OnChange()
+	}
 }
 
 // Usage is what the session's model steps have spent, as of the last completed change

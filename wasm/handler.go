@@ -58,6 +58,11 @@ type Handler struct {
 
 	bodyGrace loop.Duration // how long a closed fetch body may take to end; 0: defaultBodyGrace (fetch.go)
 
+	// mirrors are the Mirrors of this handler's sessions (worker mode has one; nil on the
+	// page's own thread): each learns which sessions changed (mirrorChanged).
+	mirrors   atomic.Pointer[[]*Mirror]
+	mirrorsMu sync.Mutex // held while adding to mirrors
+
 	// red holds every secret any session of the page was given (apiKey, credential
 	// headers, configured URLs' user-info and query values: a superset of each
 	// session's), and cleans every message that leaves the engine (write, Query, Mirror;
@@ -458,6 +463,7 @@ func (h *Handler) register(e *entry) {
 	h.mu.Lock()
 	h.sessions[e.key] = e
 	h.mu.Unlock()
+	h.mirrorChanged(e.key)
 }
 
 func info(s *loop.Session, withMode bool) *SessionInfo {
@@ -605,6 +611,7 @@ func (h *Handler) destroy(raw *message, id int64) {
 	h.mu.Lock()
 	delete(h.sessions, req.Session)
 	h.mu.Unlock()
+	h.mirrorChanged(req.Session)
 	h.reply(req.ID, nil, nil)
 }
 

@@ -3,6 +3,7 @@ package wasm
 import (
 	"bytes"
 	"strconv"
+	"sync"
 	"unsafe"
 
 	"langmodel/internal/jsonv"
@@ -24,9 +25,18 @@ import (
 // messages the page already has are recognised by identity (the same backing array, or
 // the same parts), and only the new ones cross. Without a Mirror (the page's own thread)
 // nothing of this runs.
+//
+// A Mirror looks only at the sessions that changed since its last report: each session
+// tells the handler when its history or usage changes (loop.Options.OnChange), and the
+// handler tells its Mirrors (mirrorChanged), as it does when a session is registered or
+// destroyed. A run then costs the mirror the sessions it touched, however many the page
+// has open.
 type Mirror struct {
 	h    *Handler
 	sent map[int64]mirrored // session key → what the page was last told
+
+	dirtyMu sync.Mutex
+	dirty   map[int64]struct{} // the keys of the sessions changed since the last report
 }
 
 type mirrored struct {
@@ -39,8 +49,39 @@ type mirrored struct {
 
 // NewMirror returns a Mirror of h's sessions, which the page has not seen yet.
 func NewMirror(h *Handler) *Mirror {
-	return &Mirror{h: h, sent: make(map[int64]mirrored)}
+	m := &Mirror{h: h, sent: make(map[int64]mirrored), dirty: make(map[int64]struct{})}
+	h.mirrorsMu.Lock()
+	var ms []*Mirror
+	if old := h.mirrors.Load(); old != nil {
+		ms = append(ms, *old...)
+	}
+	ms = append(ms, m)
+	h.mirrors.Store(&ms)
+	h.mirrorsMu.Unlock()
+	h.mu.Lock() // every session is new to it: after the store, so that none is missed
+	for k := range h.sessions {
+		m.dirty[k] = struct{}{}
+	}
+	h.mu.Unlock()
+	return m
 }
+
+// mirrorChanged tells h's Mirrors that session key changed, was registered or was
+// destroyed. Without a Mirror it is one pointer load.
+func (h *Handler) mirrorChanged(key int64) {
+	ms := h.mirrors.Load()
+	if ms == nil {
+		return
+	}
+	for _, m := range *ms {
+		m.dirtyMu.Lock()
+		m.dirty[key] = struct{}{}
+		m.dirtyMu.Unlock()
+	}
+}
+
+// changed is the session's loop.Options.OnChange.
+func (p *pageTools) changed() { p.h.mirrorChanged(p.key) }
 
 // Changes returns the changes since the last call, or nil when there are none: a JSON
 // array of changes, then, after a "\n", the messages they add, packed (writePacked): a
@@ -62,15 +103,17 @@ func NewMirror(h *Handler) *Mirror {
 // worker mode keep a copy of the history on the page?"). It is safe from any goroutine,
 // but its calls must not overlap.
 func (m *Mirror) Changes() []byte {
-	m.h.mu.Lock()
-	keys := make([]int64, 0, len(m.h.sessions))
-	for k := range m.h.sessions {
-		keys = append(keys, k)
+	m.dirtyMu.Lock()
+	dirty := m.dirty
+	if len(dirty) == 0 {
+		m.dirtyMu.Unlock()
+		return nil
 	}
-	for k := range m.sent {
-		if m.h.sessions[k] == nil {
-			keys = append(keys, k) // destroyed
-		}
+	m.dirty = make(map[int64]struct{})
+	m.dirtyMu.Unlock()
+	keys := make([]int64, 0, len(dirty))
+	for k := range dirty {
+		keys = append(keys, k)
 	}
 	// Sorted by insertion: few keys, and slices.Sort on int64 would add 2 KB to the module.
 	for i := 1; i < len(keys); i++ {
@@ -79,6 +122,7 @@ func (m *Mirror) Changes() []byte {
 		}
 	}
 	now := make([]mirrored, len(keys))
+	m.h.mu.Lock()
 	for i, k := range keys {
 		if e := m.h.sessions[k]; e != nil {
 			now[i] = mirrored{msgs: e.s.Messages(), usage: e.s.ContextUsage(), totals: e.s.Usage(), live: true, active: e.s.ActiveTools()}
@@ -92,6 +136,9 @@ func (m *Mirror) Changes() []byte {
 		now := now[i]
 		prev, had := m.sent[k]
 		if !now.live {
+			if !had {
+				continue // destroyed before the page saw it, or not registered yet
+			}
 			delete(m.sent, k)
 			b = append(open(b, k), `,"gone":true}`...)
 			continue

@@ -191,6 +191,56 @@ func TestMirror_AddedInOrder(t *testing.T) {
 	requireMirrored(t, p, copies, 1, 2, 3)
 }
 
+// TestMirror_OnlyChangedSessions: a Mirror reports the sessions that changed since its
+// last report, whichever way they changed, and each Mirror of a handler keeps its own
+// account: the sessions open before it existed are all new to it.
+func TestMirror_OnlyChangedSessions(t *testing.T) {
+	p := newPage(t)
+	for _, k := range []string{"1", "2", "3"} {
+		p.ok("create", `"session":`+k+`,"initialPrompts":[{"role":"system","content":"session `+k+`"}],"options":{`+script(`{"text":"one `+k+`"}`)+`}`)
+	}
+	first := NewMirror(p.h)
+	copies := map[int64]*copyOf{}
+	changes := first.Changes()
+	require.Equal(t, `[{"session":1,"usage":7,"add":1},{"session":2,"usage":7,"add":1},{"session":3,"usage":7,"add":1}]`+"\ns9:session 1s9:session 2s9:session 3", string(changes), "the sessions open before the mirror")
+	apply(t, copies, changes)
+	p.ok("prompt", `"session":2,"input":"to two"`)
+	changes = first.Changes()
+	require.Equal(t, `[{"session":2,"usage":`, string(changes[:len(`[{"session":2,"usage":`)]), "the prompted session alone: %s", changes)
+	require.NotContains(t, string(changes), `"session":1`)
+	require.NotContains(t, string(changes), `"session":3`)
+	apply(t, copies, changes)
+	requireMirrored(t, p, copies, 1, 2, 3)
+
+	second := NewMirror(p.h)
+	require.Contains(t, string(second.Changes()), `{"session":3,"usage":7,"add":1}]`, "a new mirror is told of every session")
+	require.Nil(t, first.Changes(), "the second mirror's report is not the first's")
+	p.ok("destroy", `"session":1`)
+	p.ok("create", `"session":4,"options":{`+script(`{"text":"one 4"}`)+`}`)
+	p.ok("destroy", `"session":4`) // never reported: nothing to take back
+	require.Equal(t, `[{"session":1,"gone":true}]`, string(first.Changes()))
+	require.Equal(t, `[{"session":1,"gone":true}]`, string(second.Changes()))
+}
+
+// BenchmarkMirror_ChangesManySessions: the worker's cost after a one-step prompt on one
+// of 200 open sessions (make bench-peers' one-step loops keep 200 open): the mirror looks
+// at the session that changed, not at all of them.
+func BenchmarkMirror_ChangesManySessions(b *testing.B) {
+	p := newPage(&testing.T{})
+	for k := 1; k <= 200; k++ {
+		p.ok("create", fmt.Sprintf(`"session":%d,"options":{"backend":{"kind":"scripted","window":100000000}}`, k))
+	}
+	m := NewMirror(p.h)
+	m.Changes()
+	b.ResetTimer()
+	for i := range b.N {
+		p.ok("prompt", fmt.Sprintf(`"session":%d,"input":"hi"`, 1+i%200))
+		if m.Changes() == nil {
+			b.Fatal("no change reported")
+		}
+	}
+}
+
 // TestMirror_Rollback: an aborted prompt, seen midway (its user message already in the
 // history), is taken back: the copy keeps what was there before.
 func TestMirror_Rollback(t *testing.T) {

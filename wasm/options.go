@@ -89,6 +89,7 @@ func (h *Handler) bind(opts *loop.Options, pt *pageTools) {
 	opts.OnEvent = h.onEvent(pt)
 	opts.Listens = pt.listensFor
 	opts.Release = h.red.Release // a secret split over two reasoning or toolcalldelta events
+	opts.OnChange = pt.changed
 	opts.ToolUse.Approve = nil
 	if pt.approveFn > 0 {
 		opts.ToolUse.Approve = pt.approve
