@@ -3,6 +3,7 @@
 
 import { answerOf, remember } from "./approvals.js";
 import { abortReason, errorMessage, makeError } from "./errors.js";
+import { microtask } from "./microtask.js";
 import { attachment, unpackHistory } from "./pack.js";
 import { EVENT_TYPES, FETCH_WINDOW } from "./protocol.js";
 import { stash } from "./stash.js";
@@ -50,7 +51,7 @@ export class Channel {
       // this task, before the microtask) must not contradict it. An error is not: the
       // history is as before either way, so an abort still wins (the signal's reason).
       for (const m of batch) if (m.type === "reply" && !m.error) this.#answered.add(m.id);
-      queueMicrotask(() => {
+      microtask(() => {
         for (const m of batch) this.#receive(m);
       });
     });
@@ -135,7 +136,7 @@ export class Channel {
     this.#outbox.push({ msg, send });
     if (this.#flushing) return;
     this.#flushing = true;
-    queueMicrotask(() => this.#flush());
+    microtask(() => this.#flush());
   }
 
   // #flush sends the outbox in order. It stays synchronous until it meets a message that
@@ -156,7 +157,7 @@ export class Channel {
     } finally {
       // A send that threw must not strand the requests behind it.
       if (!waiting) {
-        if (this.#outbox.length > 0) queueMicrotask(() => this.#flush());
+        if (this.#outbox.length > 0) microtask(() => this.#flush());
         else this.#flushing = false;
       }
     }
@@ -176,7 +177,7 @@ export class Channel {
     try {
       send(m, failed, why);
     } finally {
-      queueMicrotask(() => this.#flush()); // the rest, in order
+      microtask(() => this.#flush()); // the rest, in order
     }
   }
 

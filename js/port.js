@@ -5,6 +5,8 @@
 // a test host that starts the module itself makes one the same way and sets it as
 // globalThis.__langmodel_channel before install().
 
+import { microtask } from "./microtask.js";
+
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 const SHORT = 512; // the length under which port.js copies ASCII text itself
@@ -89,7 +91,7 @@ export function modulePort(go) {
   globalThis.__langmodel_wake = () => {
     if (waking) return;
     waking = true;
-    queueMicrotask(() => {
+    microtask(() => {
       waking = false;
       if (receive) pull();
     });

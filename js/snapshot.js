@@ -6,6 +6,7 @@
 
 import { AGENT_SCHEMA, agentAnnotations } from "./agents.js";
 import { keptApprovals } from "./approvals.js";
+import { microtask } from "./microtask.js";
 import { packText } from "./pack.js";
 
 /** The version snapshot() writes. restore() takes every version up to it. */
@@ -190,7 +191,7 @@ export function changed(session) {
 
 // changedSoon calls changed(session) in a microtask, if anything watches the session.
 export function changedSoon(session) {
-  if (watchers.has(session)) queueMicrotask(() => changed(session));
+  if (watchers.has(session)) microtask(() => changed(session));
 }
 
 function watch(session, fn) {

@@ -19,6 +19,7 @@
 // .wasm gets the wasm_exec.js beside it, as without a worker (start).
 import "./wasm_exec.js";
 import { assetURLs, load } from "./load.js";
+import { microtask } from "./microtask.js";
 
 let port = null;
 let out = []; // the messages of the module's current run
@@ -38,7 +39,7 @@ function flush() {
 function schedule() {
   if (scheduled) return;
   scheduled = true;
-  queueMicrotask(flush);
+  microtask(flush);
 }
 
 async function start({ wasm, wasmExec, bytes }) {

@@ -42,6 +42,9 @@ func NewHistory(window, base int) *History {
 	return &History{window: window, base: base, usage: base}
 }
 
+// firstRoom is how many messages an empty history makes room for at its first append.
+const firstRoom = 8
+
 // Mark is a saved state of a History.
 type Mark struct {
 	msgs     []Message
@@ -143,9 +146,18 @@ func (h *History) append(m Message, byModel bool) error {
 		if i < 0 {
 			return Errorf(KindSyntax, ErrResultWithoutCall, "no unanswered call has callID %q", r.CallID)
 		}
-		h.pending = slices.Delete(slices.Clone(h.pending), i, i+1)
+		if i == len(h.pending)-1 {
+			h.pending = h.pending[:i:i] // the last call answered: no copy (marks keep theirs)
+		} else {
+			h.pending = slices.Delete(slices.Clone(h.pending), i, i+1)
+		}
 	}
 	c := Cost(m)
+	if cap(h.msgs) == 0 {
+		// A session's first prompt adds at least a user message and an answer, and a
+		// tool step two more: room for a turn or two at once, not a growth a message.
+		h.msgs, h.costs = make([]Message, 0, firstRoom), make([]int, 0, firstRoom)
+	}
 	h.msgs = append(h.msgs, m)
 	h.costs = append(h.costs, c)
 	h.usage += c
