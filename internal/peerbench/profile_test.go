@@ -25,15 +25,19 @@ import (
 )
 
 var (
-	profSteps = flag.Int("peers.profile", 100, "BenchmarkPeersProfile: the loop length profiled")
-	profDir   = flag.String("peers.profiledir", "", "BenchmarkPeersProfile: profile this build instead (a directory with langmodel.wasm, built keeping function names, and the face's js)")
+	profSteps   = flag.Int("peers.profile", 100, "BenchmarkPeersProfile: the loop length profiled")
+	profBatches = flag.Int("peers.profilebatches", 10, "BenchmarkPeersProfile: how many batches of about 1,000 steps are profiled")
+	profDir     = flag.String("peers.profiledir", "", "BenchmarkPeersProfile: profile this build instead (a directory with langmodel.wasm, built keeping function names, and the face's js)")
 )
 
 // BenchmarkPeersProfile profiles the module's closed loop in Chromium (V8's sampling
 // profiler through CDP, on a build that keeps function names) and prints where the time
 // goes: by file (wasm is the Go side), then the functions by self and inclusive time. The
 // profile issue 12 asks for before cutting crossings (-peers.profile=n profiles n-step
-// loops instead of 100-step ones):
+// loops instead of 100-step ones). It profiles -peers.profilebatches batches of about
+// 1,000 steps, each batch's sessions created before the profiler starts (bench.moduleRun
+// destroys them at its end, inside the profile: #destroy in the listing): one batch of
+// more sessions would profile Go's heap growing to hold them all:
 //
 //	go test -run '^$' -bench PeersProfile -benchtime 1x ./internal/peerbench/
 func BenchmarkPeersProfile(b *testing.B) {
@@ -44,11 +48,15 @@ func BenchmarkPeersProfile(b *testing.B) {
 	}
 	// The sessions are created before the profile starts: a page creates a session once
 	// and prompts it, and the step figures time the prompts alone.
-	ev(fmt.Sprintf(`globalThis.sessions = await bench.modulePrep(LanguageModel, %d, %d); return 0`, *profSteps, max(1, 1000 / *profSteps)))
-	cpuProfile(b, ctx, func() {
-		us := ev(fmt.Sprintf(`return bench.moduleRun(sessions, %d)`, *profSteps)) * 1000
-		fmt.Printf("profiled: %.0f µs/step (%d-step loops, sampled every 50 µs)\n", us, *profSteps)
+	k := max(1, 1000 / *profSteps)
+	var us []float64
+	cpuProfile(b, ctx, *profBatches, func() {
+		ev(fmt.Sprintf(`globalThis.sessions = await bench.modulePrep(LanguageModel, %d, %d); return 0`, *profSteps, k))
+	}, func() {
+		us = append(us, ev(fmt.Sprintf(`return bench.moduleRun(sessions, %d)`, *profSteps))*1000)
 	})
+	slices.Sort(us)
+	fmt.Printf("profiled: %.0f µs/step, the median of %d batches of %d %d-step loops (sampled every 50 µs)\n", us[len(us)/2], len(us), k, *profSteps)
 	b.ReportMetric(0, "ns/op")
 }
 
@@ -97,22 +105,41 @@ func printTop(title string, hits map[string]int64, total int64, n int) {
 	}
 }
 
-// cpuProfile runs run under V8's sampling profiler (every 50 µs, through CDP) and prints
-// where the time went: the functions by self and inclusive time, then by file (wasm is
-// the Go side).
-func cpuProfile(b *testing.B, ctx context.Context, run func()) {
+// cpuProfile runs run rounds times under V8's sampling profiler (every 50 µs, through
+// CDP), each time after prep, which runs unprofiled (prep may be nil), and prints where
+// the time went over all of them: the functions by self and inclusive time, then by file
+// (wasm is the Go side).
+func cpuProfile(b *testing.B, ctx context.Context, rounds int, prep, run func()) {
 	_, err := chromedp.Call(ctx, profiler.Enable, cdp.Empty{})
 	require.NoError(b, err)
 	_, err = chromedp.Call(ctx, profiler.SetSamplingInterval, profiler.SetSamplingIntervalParams{Interval: 50})
 	require.NoError(b, err)
-	_, err = chromedp.Call(ctx, profiler.Start, cdp.Empty{})
-	require.NoError(b, err)
-	run()
-	res, err := chromedp.Call(ctx, profiler.Stop, cdp.Empty{})
-	require.NoError(b, err)
-	prof := res.Profile
-	self := map[string]int64{}
-	cat := map[string]int64{}
+	var profs []*profiler.Profile
+	for range rounds {
+		if prep != nil {
+			prep()
+		}
+		_, err = chromedp.Call(ctx, profiler.Start, cdp.Empty{})
+		require.NoError(b, err)
+		run()
+		res, err := chromedp.Call(ctx, profiler.Stop, cdp.Empty{})
+		require.NoError(b, err)
+		profs = append(profs, res.Profile)
+	}
+	self, cat, incl := map[string]int64{}, map[string]int64{}, map[string]int64{}
+	var total int64
+	for _, prof := range profs {
+		total += addProfile(prof, self, cat, incl)
+	}
+	printTop("self time:", self, total, 90)
+	printTop("inclusive time:", incl, total, 60)
+	printTop("by file (wasm: the Go side):", cat, total, len(cat))
+}
+
+// addProfile adds prof's samples to self (by function), cat (by file) and incl (by
+// function, counting each sample once in every function on its stack) and returns how
+// many samples it had.
+func addProfile(prof *profiler.Profile, self, cat, incl map[string]int64) int64 {
 	var total int64
 	for _, n := range prof.Nodes {
 		k := n.CallFrame.FunctionName
@@ -135,7 +162,6 @@ func cpuProfile(b *testing.B, ctx context.Context, run func()) {
 		}
 		cat[u] += n.HitCount
 	}
-	printTop("self time:", self, total, 40)
 	parent := map[int64]int64{}
 	byID := map[int64]*profiler.ProfileNode{}
 	for _, n := range prof.Nodes {
@@ -144,7 +170,6 @@ func cpuProfile(b *testing.B, ctx context.Context, run func()) {
 			parent[int64(c)] = int64(n.ID)
 		}
 	}
-	incl := map[string]int64{}
 	for _, n := range prof.Nodes {
 		if n.HitCount == 0 {
 			continue
@@ -164,6 +189,5 @@ func cpuProfile(b *testing.B, ctx context.Context, run func()) {
 			id = p
 		}
 	}
-	printTop("inclusive time:", incl, total, 60)
-	printTop("by file (wasm: the Go side):", cat, total, len(cat))
+	return total
 }
