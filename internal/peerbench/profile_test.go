@@ -27,6 +27,7 @@ import (
 var (
 	profSteps   = flag.Int("peers.profile", 100, "BenchmarkPeersProfile: the loop length profiled")
 	profBatches = flag.Int("peers.profilebatches", 10, "BenchmarkPeersProfile: how many batches of about 1,000 steps are profiled")
+	profWorker  = flag.Bool("peers.profileworker", false, "BenchmarkPeersProfile: the module in a Worker (install({worker: true})), profiled on both threads")
 	profDir     = flag.String("peers.profiledir", "", "BenchmarkPeersProfile: profile this build instead (a directory with langmodel.wasm, built keeping function names, and the face's js)")
 )
 
@@ -37,20 +38,27 @@ var (
 // loops instead of 100-step ones). It profiles -peers.profilebatches batches of about
 // 1,000 steps, each batch's sessions created before the profiler starts (bench.moduleRun
 // destroys them at its end, inside the profile: #destroy in the listing): one batch of
-// more sessions would profile Go's heap growing to hold them all:
+// more sessions would profile Go's heap growing to hold them all. -peers.profileworker
+// profiles worker mode: the Worker's thread, where the module runs, and the page's, each
+// on its own:
 //
 //	go test -run '^$' -bench PeersProfile -benchtime 1x ./internal/peerbench/
 func BenchmarkPeersProfile(b *testing.B) {
 	ctx, ev := profilePage(b)
-	ev(`globalThis.bench = await import("/peer/bench.js"); globalThis.lm = await import("/js/language-model.js"); await lm.install({ wasm: "/langmodel.wasm" }); return 0`)
+	ev(fmt.Sprintf(`globalThis.bench = await import("/peer/bench.js"); globalThis.lm = await import("/js/language-model.js"); await lm.install({ wasm: "/langmodel.wasm", worker: %t, globals: "always" }); return 0`, *profWorker))
 	for range 5 { // V8 tiers the code up first
 		ev(fmt.Sprintf(`return bench.moduleLoop(LanguageModel, %d, %d)`, *profSteps, max(1, 200 / *profSteps)))
+	}
+	threads := []profiled{{"the page", ctx}}
+	if *profWorker {
+		wctx := workerTarget(b, ctx)
+		threads = []profiled{{"the Worker", wctx}, {"the page", ctx}}
 	}
 	// The sessions are created before the profile starts: a page creates a session once
 	// and prompts it, and the step figures time the prompts alone.
 	k := max(1, 1000 / *profSteps)
 	var us []float64
-	cpuProfile(b, ctx, *profBatches, func() {
+	cpuProfile(b, threads, *profBatches, func() {
 		ev(fmt.Sprintf(`globalThis.sessions = await bench.modulePrep(LanguageModel, %d, %d); return 0`, *profSteps, k))
 	}, func() {
 		us = append(us, ev(fmt.Sprintf(`return bench.moduleRun(sessions, %d)`, *profSteps))*1000)
@@ -80,10 +88,11 @@ func profilePage(b *testing.B) (context.Context, func(js string) float64) {
 		require.NoError(b, err, string(msg))
 	}
 	base := browsertest.Serve(b, "", map[string]http.Handler{
-		"/langmodel.wasm": browsertest.File(out),
-		"/wasm_exec.js":   browsertest.File(browsertest.WasmExecJS(b)),
-		"/js/":            http.StripPrefix("/js/", http.FileServer(http.Dir(js))),
-		"/peer/bench.js":  browsertest.File("bench.js"),
+		"/langmodel.wasm":  browsertest.File(out),
+		"/wasm_exec.js":    browsertest.File(browsertest.WasmExecJS(b)),
+		"/js/wasm_exec.js": browsertest.File(browsertest.WasmExecJS(b)), // worker.js imports it beside itself
+		"/js/":             http.StripPrefix("/js/", http.FileServer(http.Dir(js))),
+		"/peer/bench.js":   browsertest.File("bench.js"),
 	})
 	ctx, cancel := ownBrowser(b)
 	b.Cleanup(cancel)
@@ -105,35 +114,68 @@ func printTop(title string, hits map[string]int64, total int64, n int) {
 	}
 }
 
+// profiled is a thread cpuProfile profiles: its name and the browser's context for it.
+type profiled struct {
+	name string
+	ctx  context.Context
+}
+
+// workerTarget returns the browser's context for the page's one Worker, the module's in
+// worker mode, attached to it (CDP's Target domain).
+func workerTarget(b *testing.B, ctx context.Context) context.Context {
+	infos, err := chromedp.Targets(ctx)
+	require.NoError(b, err)
+	for _, t := range infos {
+		if t.Type == "worker" {
+			wctx, cancel := chromedp.NewContext(ctx, chromedp.WithTargetID(t.TargetID))
+			b.Cleanup(cancel)
+			return wctx
+		}
+	}
+	b.Fatal("the page has no Worker")
+	return nil
+}
+
 // cpuProfile runs run rounds times under V8's sampling profiler (every 50 µs, through
-// CDP), each time after prep, which runs unprofiled (prep may be nil), and prints where
-// the time went over all of them: the functions by self and inclusive time, then by file
-// (wasm is the Go side).
-func cpuProfile(b *testing.B, ctx context.Context, rounds int, prep, run func()) {
-	_, err := chromedp.Call(ctx, profiler.Enable, cdp.Empty{})
-	require.NoError(b, err)
-	_, err = chromedp.Call(ctx, profiler.SetSamplingInterval, profiler.SetSamplingIntervalParams{Interval: 50})
-	require.NoError(b, err)
-	var profs []*profiler.Profile
+// CDP) on each of threads, each time after prep, which runs unprofiled (prep may be nil),
+// and prints, for each thread, where its time went over all of them: the functions by
+// self and inclusive time, then by file (wasm is the Go side).
+func cpuProfile(b *testing.B, threads []profiled, rounds int, prep, run func()) {
+	for _, t := range threads {
+		_, err := chromedp.Call(t.ctx, profiler.Enable, cdp.Empty{})
+		require.NoError(b, err)
+		_, err = chromedp.Call(t.ctx, profiler.SetSamplingInterval, profiler.SetSamplingIntervalParams{Interval: 50})
+		require.NoError(b, err)
+	}
+	profs := make([][]*profiler.Profile, len(threads))
 	for range rounds {
 		if prep != nil {
 			prep()
 		}
-		_, err = chromedp.Call(ctx, profiler.Start, cdp.Empty{})
-		require.NoError(b, err)
+		for _, t := range threads {
+			_, err := chromedp.Call(t.ctx, profiler.Start, cdp.Empty{})
+			require.NoError(b, err)
+		}
 		run()
-		res, err := chromedp.Call(ctx, profiler.Stop, cdp.Empty{})
-		require.NoError(b, err)
-		profs = append(profs, res.Profile)
+		for i, t := range threads {
+			res, err := chromedp.Call(t.ctx, profiler.Stop, cdp.Empty{})
+			require.NoError(b, err)
+			profs[i] = append(profs[i], res.Profile)
+		}
 	}
-	self, cat, incl := map[string]int64{}, map[string]int64{}, map[string]int64{}
-	var total int64
-	for _, prof := range profs {
-		total += addProfile(prof, self, cat, incl)
+	for i, t := range threads {
+		self, cat, incl := map[string]int64{}, map[string]int64{}, map[string]int64{}
+		var total int64
+		for _, prof := range profs[i] {
+			total += addProfile(prof, self, cat, incl)
+		}
+		if len(threads) > 1 {
+			fmt.Printf("== %s\n", t.name)
+		}
+		printTop("self time:", self, total, 90)
+		printTop("inclusive time:", incl, total, 60)
+		printTop("by file (wasm: the Go side):", cat, total, len(cat))
 	}
-	printTop("self time:", self, total, 90)
-	printTop("inclusive time:", incl, total, 60)
-	printTop("by file (wasm: the Go side):", cat, total, len(cat))
 }
 
 // addProfile adds prof's samples to self (by function), cat (by file) and incl (by
