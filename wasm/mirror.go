@@ -104,16 +104,14 @@ func (p *pageTools) changed() { p.h.mirrorChanged(p.key) }
 // but its calls must not overlap.
 func (m *Mirror) Changes() []byte {
 	m.dirtyMu.Lock()
-	dirty := m.dirty
-	if len(dirty) == 0 {
-		m.dirtyMu.Unlock()
-		return nil
-	}
-	m.dirty = make(map[int64]struct{})
-	m.dirtyMu.Unlock()
-	keys := make([]int64, 0, len(dirty))
-	for k := range dirty {
+	keys := make([]int64, 0, len(m.dirty))
+	for k := range m.dirty {
 		keys = append(keys, k)
+	}
+	clear(m.dirty) // kept for the next run's marks: a report makes no map
+	m.dirtyMu.Unlock()
+	if len(keys) == 0 {
+		return nil
 	}
 	// Sorted by insertion: few keys, and slices.Sort on int64 would add 2 KB to the module.
 	for i := 1; i < len(keys); i++ {
