@@ -28,6 +28,7 @@
 const KEY_ERRORS = new Set(["AbortError", "NetworkError", "OperationError", "NotAllowedError", "QuotaExceededError"]);
 const RETRYABLE = ["429", "429ra", "500", "502ra", "503", "503ra"];
 const FATAL = ["trunc", "badjson", "html", "empty", "401", "huge", "huge500", "400", "404"];
+const MAX_REPEATED = 3; // toolUseConfig.maxRepeatedCalls when the page gives none
 const SAFE_TOOLS = ["ok", "throw", "garbage", "slow", "nosuch", "progress"];
 const WATCHDOG_MS = 20000;
 
@@ -200,6 +201,7 @@ export async function run(lm, { seed, steps, baseURL, key, hugeTool = 1 << 20, t
   // behind a storm of retryable faults or replaced by a fatal one.
   const plan = (c) => {
     let fatal = false, calls = 0, needsStop = false, risky = false;
+    const asked = {}; // calls of each tool: every call carries the same arguments (server.go)
     const answer = (final) => {
       const storm = [];
       if (chance(0.25)) for (let n = int(1, 4); n > 0; n--) storm.push(pick(RETRYABLE));
@@ -221,11 +223,14 @@ export async function run(lm, { seed, steps, baseURL, key, hugeTool = 1 << 20, t
       if (tool === "huge") risky = true;
       const two = chance(0.3);
       calls += two ? 2 : 1;
+      asked[tool] = (asked[tool] ?? 0) + (two ? 2 : 1);
       steps.push(answer((two ? pick(["call2:", "call2:", "dup2:"]) : "call:") + tool));
       if (fatal || needsStop) break;
     }
     if (!fatal && !needsStop) steps.push(answer("text"));
-    const overLimit = calls > c.cfg.max;
+    // A limit under onLimit "error" rejects the prompt: maxToolCalls, or the same call more
+    // often than maxRepeatedCalls allows (its default, 3: loop.DefaultMaxRepeatedCalls).
+    const overLimit = calls > c.cfg.max || Object.values(asked).some((n) => n > MAX_REPEATED);
     const expectOK = !fatal && !needsStop && !risky && !c.cfg.small && !(overLimit && c.cfg.onLimit === "error");
     return { spec: steps.join("|"), expectOK, needsStop, overLimit };
   };
