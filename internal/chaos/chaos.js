@@ -61,7 +61,7 @@ export async function run(lm, { seed, steps, baseURL, key, hugeTool = 1 << 20, t
   const int = (lo, hi) => lo + Math.floor(rand() * (hi - lo + 1));
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
   const violations = [];
-  const counts = { prompts: 0, answered: 0, rejected: {}, sessions: 0, destroyed: 0, clones: 0, appends: 0, aborts: 0, fetches: 0, usageChecks: 0, sumChecks: 0, lateCancels: 0, hangs: 0, handedBack: 0, textProtocol: 0 };
+  const counts = { prompts: 0, answered: 0, rejected: {}, sessions: 0, destroyed: 0, clones: 0, appends: 0, aborts: 0, fetches: 0, usageChecks: 0, sumChecks: 0, lateCancels: 0, hangs: 0, handedBack: 0, textProtocol: 0, limits: 0 };
   let step = 0;
   const fail = (what) => {
     const c = cur?.cfg;
@@ -231,8 +231,12 @@ export async function run(lm, { seed, steps, baseURL, key, hugeTool = 1 << 20, t
     // A limit under onLimit "error" rejects the prompt: maxToolCalls, or the same call more
     // often than maxRepeatedCalls allows (its default, 3: loop.DefaultMaxRepeatedCalls).
     const overLimit = calls > c.cfg.max || Object.values(asked).some((n) => n > MAX_REPEATED);
-    const expectOK = !fatal && !needsStop && !risky && !c.cfg.small && !(overLimit && c.cfg.onLimit === "error");
-    return { spec: steps.join("|"), expectOK, needsStop, overLimit };
+    const clean = !fatal && !needsStop && !risky && !c.cfg.small;
+    const expectOK = clean && !(overLimit && c.cfg.onLimit === "error");
+    // In a closed session the loop answers every call, so it counts every call the plan
+    // asks for: over a limit under "error", the limit is what stops the prompt.
+    const expectLimit = clean && overLimit && c.cfg.onLimit === "error" && c.cfg.mode === "closed";
+    return { spec: steps.join("|"), expectOK, expectLimit, needsStop };
   };
 
   // later runs f at a random point: in this task, a few microtasks on, or a few ms on.
@@ -354,6 +358,8 @@ export async function run(lm, { seed, steps, baseURL, key, hugeTool = 1 << 20, t
       if (aborted && e !== ac.signal.reason) fail(`aborted, but the prompt rejected with ${e.name}: ${e.message}, not the signal's reason`);
       if (!aborted && action !== "stream" && !KEY_ERRORS.has(e.name)) fail(`the prompt rejected with ${e.name}: ${e.message}`);
       if (p.expectOK && !aborted && action !== "stream") fail(`expected an answer to ${p.spec}, got ${e.name}: ${e.message}`);
+      if (p.expectLimit && !aborted && action !== "stream") counts.limits++;
+      if (p.expectLimit && !aborted && action !== "stream" && !/^(tool call limit reached|repeated tool call):/.test(e.message)) fail(`expected a limit to stop ${p.spec}, got ${e.name}: ${e.message}`);
       leaks("an error message", e.message);
       if (e.transcript) leaks("an error's transcript", e.transcript);
       if (action !== "append" && action !== "second") {
@@ -363,6 +369,7 @@ export async function run(lm, { seed, steps, baseURL, key, hugeTool = 1 << 20, t
       }
     } else {
       counts.answered++;
+      if (p.expectLimit && !lateCancel) fail(`expected a limit to stop ${p.spec}, but the prompt was answered`);
       if (c.cfg.usage && !c.cfg.small && !["append", "second"].includes(action)) {
         // The server's own count of the last step replaces the estimate (History.Calibrate).
         const { total } = await (await realFetch(`${baseURL.usage}/chaos/usage?text=${encodeURIComponent(text)}`)).json();
