@@ -25,6 +25,10 @@ const byName = new Map(TOOLS.map((t) => [t.name, t]));
 const SCRIPTED = { kind: "scripted", rules: RULES };
 const RESEARCHER = researcher(byName);
 let MANY; // manyTools(), made the first time the mode is on
+// PINNED are the tools tool search always offers in many-tools mode: the page's own and
+// the researcher, so that every rule and example works as without the 300 (the model
+// searches only for the generated ones). A WebMCP context's tools have the same names.
+const PINNED = [...TOOLS.map((t) => t.name), RESEARCHER.name];
 
 const state = {
   session: null,
@@ -140,7 +144,8 @@ function foundTools(result) {
 function showActiveSet() {
   const on = state.config.loop === "closed" && state.config.manyTools;
   $("active-set").hidden = !on;
-  $("active-set").textContent = on ? `Active set: search_tools${state.found.length ? ", " + state.found.join(", ") : " (nothing found yet)"} · ${MANY?.length ?? 0} more tools by search` : "";
+  const found = state.found.length ? state.found.join(", ") : "nothing yet";
+  $("active-set").textContent = on ? `Active set: search_tools · pinned: ${PINNED.join(", ")} · found: ${found} · ${MANY?.length ?? 0} more tools by search` : "";
 }
 
 // keyOf keys a call by the agent calls that led to it (an event's detail.path) and its
@@ -285,6 +290,7 @@ function createOptions(config, initialPrompts, webmcp) {
   if (closed && config.manyTools) {
     MANY ??= manyTools();
     for (const { name, description, inputSchema, annotations, run } of MANY) tools.push({ name, description, inputSchema, annotations, execute: (args) => run(args) });
+    opts.toolUseConfig.toolSearch = { pinned: PINNED };
   }
   if (closed) opts.toolUseConfig.approve = approveClosed;
   else opts.expectedOutputs = [{ type: "text" }, { type: "tool-call" }];

@@ -245,8 +245,9 @@ func TestDemo_Thinking(t *testing.T) {
 
 // TestDemo_ManyTools: "Many tools" adds 300 generated tools, so tool search takes over:
 // "Find a tool to convert currency" is the engine's search (a "Tool search" card marked
-// builtin, with the tools found), the active set shown in the settings grows by what it
-// found, and a found tool is then called and runs.
+// builtin, with the tools found), the active set shown in the settings (search_tools and
+// the page's own tools, pinned) grows by what it found, and a found tool is then called
+// and runs.
 func TestDemo_ManyTools(t *testing.T) {
 	t.Parallel()
 	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
@@ -266,8 +267,9 @@ func TestDemo_ManyTools(t *testing.T) {
 			return { before, active: $("#active-set").textContent, cards: cards(),
 				builtin: $$("#conversation .call").map((c) => c.classList.contains("builtin")),
 				title: $("#conversation .call .call-title").textContent };`)
-		require.Equal(t, "Active set: search_tools (nothing found yet) · 300 more tools by search", got.Before)
-		require.Regexp(t, `^Active set: search_tools, convert_currency(, \w+)* · 300 more tools by search$`, got.Active)
+		const pinned = "pinned: get_current_time, calculate, read_data_file, add_note, clear_notes, wait_seconds, research"
+		require.Equal(t, "Active set: search_tools · "+pinned+" · found: nothing yet · 300 more tools by search", got.Before)
+		require.Regexp(t, `^Active set: search_tools · `+pinned+` · found: convert_currency(, \w+)* · 300 more tools by search$`, got.Active)
 		require.Len(t, got.Cards, 2)
 		require.Equal(t, "search_tools", got.Cards[0].Tool)
 		require.Equal(t, "success", got.Cards[0].State)
