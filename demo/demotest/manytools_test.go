@@ -89,8 +89,9 @@ func requireCards(t *testing.T, want []wantCard, got []chipCard, where string) {
 func TestDemo_ManyToolsExamples(t *testing.T) {
 	t.Parallel()
 	tokyo := wantCard{Tool: "get_current_time", State: "success", Args: []string{`timeZone: "Tokyo"`}, Result: `^\w+day, .* in Asia/Tokyo \(GMT\+9\)$`}
-	zone := func(z, off string) wantCard {
-		return wantCard{Tool: "get_current_time", State: "success", Result: `^\w+day, .* in ` + z + ` \(GMT` + off + `\)$`}
+	// The offsets change with summer time and are written as each engine writes them.
+	zone := func(z string) wantCard {
+		return wantCard{Tool: "get_current_time", State: "success", Result: `^\w+day, .* in ` + z + ` \(GMT[^)]*\)$`}
 	}
 	planets := `(?s)^\{\s*"planets": \[.*"Neptune".*\}$`
 	rows := []struct {
@@ -101,8 +102,8 @@ func TestDemo_ManyToolsExamples(t *testing.T) {
 	}{
 		{chip: "What's the time in Tokyo?", cards: []wantCard{tokyo}, answer: `^get_current_time: \w+day, .* in Asia/Tokyo \(GMT\+9\)\s*$`},
 		// The offline model makes a call for each rule that matches; the thinking model, for the first.
-		{chip: "Show me the world clock", model: "scripted", cards: []wantCard{zone("Asia/Tokyo", `\+9`), zone("Europe/London", `\+0`), zone("America/New_York", `-5`)},
-			answer: `(?s)^get_current_time: .* in Asia/Tokyo .*get_current_time: .* in Europe/London .*get_current_time: .* in America/New_York \(GMT-5\)\s*$`},
+		{chip: "Show me the world clock", model: "scripted", cards: []wantCard{zone("Asia/Tokyo"), zone("Europe/London"), zone("America/New_York")},
+			answer: `(?s)^get_current_time: .* in Asia/Tokyo .*get_current_time: .* in Europe/London .*get_current_time: .* in America/New_York \(GMT[^)]*\)\s*$`},
 		{chip: "Show me the world clock", model: "thinking", cards: []wantCard{{Tool: "get_current_time", State: "success", Args: []string{`timeZone: "Asia/Tokyo"`}, Result: `^\w+day, .* in Asia/Tokyo \(GMT\+9\)$`}},
 			answer: `^get_current_time: \w+day, .* in Asia/Tokyo \(GMT\+9\)\s*$`},
 		{chip: "Calculate (17 + 25) * 3 / 2", cards: []wantCard{{Tool: "calculate", State: "success", Args: []string{`expression: "(17 + 25) * 3 / 2"`}, Result: `^\(17 \+ 25\) \* 3 / 2 = 63$`}},
