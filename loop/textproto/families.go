@@ -36,7 +36,10 @@ const (
 
 // param is one <parameter=KEY> of a Qwen3-Coder call, its value as written: JSON when it
 // reads as what the tool's schema wants there, else a string (attempt.fit).
-type param struct{ key, text string }
+type param struct {
+	key, text string
+	str       bool // the schema wants a string here
+}
 
 // readXML reads Qwen3-Coder's calls: <function=NAME> elements, each holding parameters.
 // name is the function a <function=NAME> opener gave (the block's own), or "" when the
@@ -107,7 +110,7 @@ func paramsJSON(params []param, closed bool) []byte {
 			b = append(b, ',')
 		}
 		b = append(jsonv.AppendString(b, p.key), ':')
-		if t := strings.TrimSpace(p.text); t != "" && jsonv.Valid([]byte(t)) {
+		if t := strings.TrimSpace(p.text); !p.str && t != "" && jsonv.Valid([]byte(t)) {
 			a, _ := compact([]byte(t))
 			b = append(b, a...)
 		} else {

@@ -281,6 +281,12 @@ type attempt struct {
 	forming bool    // the loop asks for calls as they form (forming.go)
 	n       int     // calls kept or passed on so far: the place of the next
 	cur     forming // the call forming in the open block
+
+	// Reading content of a backend with native tools (Read, read.go).
+	read       bool
+	native     []session.ToolCall // the backend's own calls, held with the content's (first attempt)
+	nativeSeen bool               // the backend called, or began to: content forms no call
+	held       []heldPiece        // what followed the first call block, until the step ends
 }
 
 // bounded passes the inner model's deltas to next and stops the step once they alone are
@@ -302,6 +308,12 @@ func bounded(window int, next func(loop.Delta) error) func(loop.Delta) error {
 }
 
 func (a *attempt) delta(d loop.Delta) error {
+	if d.Forming != nil { // the backend's own call forming (Read)
+		if err := a.nativeCall(); err != nil {
+			return err
+		}
+		return a.emit(loop.Delta{Forming: d.Forming})
+	}
 	if d.Reasoning != "" {
 		// Reasoning is never parsed for calls: it goes on as it came.
 		if err := a.emit(loop.Delta{Reasoning: d.Reasoning}); err != nil {
@@ -315,13 +327,22 @@ func (a *attempt) delta(d loop.Delta) error {
 		if err := a.pieces(a.parser.Feed(d.Text)); err != nil {
 			return err
 		}
-		if a.forming {
+		if a.forming && !a.nativeSeen {
 			if err := a.form(); err != nil {
 				return err
 			}
 		}
 	}
-	if d.Call != nil { // an inner model with some native tool use: trust its structure
+	if d.Call != nil && a.read {
+		if err := a.nativeCall(); err != nil {
+			return err
+		}
+		if a.mayRepair {
+			a.native = append(a.native, *d.Call)
+		} else if err := a.emit(loop.Delta{Call: d.Call}); err != nil {
+			return err
+		}
+	} else if d.Call != nil { // an inner model with some native tool use: trust its structure
 		a.n++
 		if a.mayRepair {
 			a.calls = append(a.calls, *d.Call)
@@ -363,6 +384,8 @@ func (a *attempt) pieces(ps []Piece) error {
 		switch {
 		case p.Block != nil:
 			err = a.block(p.Block)
+		case a.read:
+			err = a.text(p.Text)
 		case a.mayRepair && len(a.issues) > 0:
 			// after a broken block the first reply is not shown: the repair replaces it
 		default:
@@ -376,7 +399,18 @@ func (a *attempt) pieces(ps []Piece) error {
 }
 
 func (a *attempt) block(b *Block) error {
+	if a.read && !a.callsOffered(b) {
+		// Content that does not read as a call of a tool offered this step is the
+		// model's text, as it wrote it.
+		if err := a.settle(b, nil); err != nil {
+			return err
+		}
+		return a.text(b.Raw)
+	}
 	a.blocks++
+	if a.read && a.mayRepair {
+		a.held = append(a.held, heldPiece{text: b.Raw, block: true}) // shown if the backend calls
+	}
 	if b.Err != nil {
 		if a.mayRepair {
 			a.issues = append(a.issues, "block "+strconv.Itoa(a.blocks)+" ("+b.Format.String()+") could not be read: "+b.Err.Error())
@@ -391,13 +425,19 @@ func (a *attempt) block(b *Block) error {
 		return nil
 	}
 	var first *Call // the block's first call that goes on
-	for i, c := range b.Calls {
+	for i := range b.Calls {
+		c := &b.Calls[i]
+		if c.params != nil {
+			if t := a.tool(c.Name); t != nil {
+				c.Arguments = fit(c.params, t.InputSchema)
+			}
+		}
 		call := session.ToolCall{Name: c.Name, Arguments: c.Arguments}
 		if !a.mayRepair {
 			if err := a.emit(loop.Delta{Call: &call}); err != nil {
 				return err
 			}
-		} else if msg := a.check(c); msg != "" {
+		} else if msg := a.check(*c); msg != "" {
 			a.issues = append(a.issues, "block "+strconv.Itoa(a.blocks)+": "+msg)
 			continue
 		} else {
@@ -410,14 +450,19 @@ func (a *attempt) block(b *Block) error {
 	return a.settle(b, first)
 }
 
-// check validates a call against the tools offered; it returns the problem for the model.
-func (a *attempt) check(c Call) string {
-	var t *session.Tool
+// tool is the tool named name offered this step, nil when none is.
+func (a *attempt) tool(name string) *session.Tool {
 	for i := range a.tools {
-		if a.tools[i].Name == c.Name {
-			t = &a.tools[i]
+		if a.tools[i].Name == name {
+			return &a.tools[i]
 		}
 	}
+	return nil
+}
+
+// check validates a call against the tools offered; it returns the problem for the model.
+func (a *attempt) check(c Call) string {
+	t := a.tool(c.Name)
 	if t == nil {
 		if a.choice.Mode == "tool" {
 			return sfmt.Sprintf("only the tool %q may be called now, not %q", a.choice.Name, c.Name)
