@@ -126,22 +126,22 @@ func TestRead_EachFamily(t *testing.T) {
 
 // familyCalls is get_weather(city=Paris) in each family's syntax.
 var familyCalls = map[string]string{
-	"Qwen2.5":             "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>",
-	"Hermes 2 Pro":        "<tool_call>\n{\"arguments\": {\"city\": \"Paris\"}, \"name\": \"get_weather\"}\n</tool_call>",
-	"Phi-4-mini":          `<|tool_call|>[{"name": "get_weather", "arguments": {"city": "Paris"}}]<|/tool_call|>`,
-	"Phi-4-mini stripped": `{"name": "get_weather", "arguments": {"city": "Paris"}}`,
-	"Mistral Nemo":        `[TOOL_CALLS][{"name": "get_weather", "arguments": {"city": "Paris"}, "id": "a1b2c3d4e"}]`,
-	"Mistral (v11)":       `[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}`,
-	"Llama 3.2":           `{"name": "get_weather", "parameters": {"city": "Paris"}}`,
+	"Qwen2.5":              "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>",
+	"Hermes 2 Pro":         "<tool_call>\n{\"arguments\": {\"city\": \"Paris\"}, \"name\": \"get_weather\"}\n</tool_call>",
+	"Phi-4-mini":           `<|tool_call|>[{"name": "get_weather", "arguments": {"city": "Paris"}}]<|/tool_call|>`,
+	"Phi-4-mini stripped":  `{"name": "get_weather", "arguments": {"city": "Paris"}}`,
+	"Mistral Nemo":         `[TOOL_CALLS][{"name": "get_weather", "arguments": {"city": "Paris"}, "id": "a1b2c3d4e"}]`,
+	"Mistral (v11)":        `[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}`,
+	"Llama 3.2":            `{"name": "get_weather", "parameters": {"city": "Paris"}}`,
 	"Llama 3.1 python_tag": `<|python_tag|>{"name": "get_weather", "parameters": {"city": "Paris"}}`,
-	"DeepSeek R1":         ds + "function<｜tool▁sep｜>get_weather\n```json\n{\"city\": \"Paris\"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
-	"DeepSeek V3.1":       ds + "get_weather<｜tool▁sep｜>{\"city\": \"Paris\"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
-	"LFM2":                `<|tool_call_start|>[get_weather(city="Paris")]<|tool_call_end|>`,
-	"LFM2 bare":           `[get_weather(city="Paris")]`,
-	"Gemma 4":             `<|tool_call>call:get_weather{city:<|"|>Paris<|"|>}<tool_call|>`,
-	"Qwen3-Coder":         "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>",
-	"SmolLM3":             "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>",
-	"the module's fence":  block(weatherCall),
+	"DeepSeek R1":          ds + "function<｜tool▁sep｜>get_weather\n```json\n{\"city\": \"Paris\"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+	"DeepSeek V3.1":        ds + "get_weather<｜tool▁sep｜>{\"city\": \"Paris\"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+	"LFM2":                 `<|tool_call_start|>[get_weather(city="Paris")]<|tool_call_end|>`,
+	"LFM2 bare":            `[get_weather(city="Paris")]`,
+	"Gemma 4":              `<|tool_call>call:get_weather{city:<|"|>Paris<|"|>}<tool_call|>`,
+	"Qwen3-Coder":          "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>",
+	"SmolLM3":              "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>",
+	"the module's fence":   block(weatherCall),
 }
 
 const ds = "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>"
