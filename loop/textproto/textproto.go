@@ -1,7 +1,9 @@
 // Package textproto gives tool use to models without native tool calling: Wrap turns a
 // loop.Model that only reads and writes text into one that takes Request.Tools and
 // emits Delta.Call, so the loop runs open, closed and hybrid tool loops over it
-// unchanged (DESIGN.md §4, "Text protocol").
+// unchanged (DESIGN.md §4, "Text protocol"). Read does the reading half for a model
+// that has native tools: the calls its runtime left in the content (see "Calls read
+// from content" below).
 //
 // # What the inner model sees
 //
@@ -23,17 +25,22 @@
 //	{"name": "get_weather", "arguments": {"city": "Paris"}}
 //	```
 //
-// The Parser also reads the formats small models drift into: <tool_call>{…}</tool_call>
-// (Hermes, Qwen), <function=name>{…}</function> (Llama 3.1), a ```json fence holding a
-// call, and a response that is nothing but a call object (except under a
-// responseConstraint, where a JSON object is the answer). In every format "parameters"
+// The Parser also reads the formats small models drift into, and each model family's
+// own: <tool_call>{…}</tool_call> (Hermes, Qwen; Qwen3-Coder's XML <function=name>
+// <parameter=key> inside it), <function=name>{…}</function> (Llama 3.1), Phi-4-mini's
+// <|tool_call|>…<|/tool_call|>, Mistral's [TOOL_CALLS][…] and [TOOL_CALLS]name[ARGS]{…},
+// Llama's <|python_tag|>{…}; {…}, DeepSeek's <｜tool▁calls▁begin｜>…, LFM2's
+// <|tool_call_start|>[f(a=1)]<|tool_call_end|>, Gemma 4's <|tool_call>call:f{…}<tool_call|>
+// (families.go reads the ones that are not JSON), a ```json fence holding a call, and a
+// response that is nothing but a call object, a list of them or a Python call list
+// (except under a responseConstraint, where a JSON object is the answer). In every format "parameters"
 // is accepted for "arguments", arguments given as a string holding JSON are unwrapped,
 // OpenAI's {"type": "function", "function": {…}} is unwrapped, and a block may hold
 // several calls (an array, or objects one after another). A block left open at the end
 // of the stream is read as it stands, since servers often stop at the closing delimiter.
 //
-// Delimiters never reach the page. ```tool_call, <tool_call> and <function=name> open a
-// call block whatever follows, so what they open is a call or a malformed block, never
+// Delimiters never reach the page. ```tool_call, <tool_call>, <function=name> and the
+// other families' openers open a call block whatever follows, so what they open is a call or a malformed block, never
 // text (even <tool_call> mentioned in prose: the price of never leaking one); a stray
 // </tool_call> is dropped. A ```json fence or a leading '{' is only a candidate: if it
 // turns out not to be a call it is released as text, unchanged and in order, and read
@@ -64,6 +71,27 @@
 // hands it to the page, in an open loop); a block that could not be read at all becomes
 // text, its content with the delimiters removed, so the page sees what the model tried;
 // a reply still without a call under "required" is the answer as it is.
+//
+// # Calls read from content
+//
+// Read wraps a backend with native tools. Its request goes through unchanged and its own
+// calls pass through; on a step that offered tools, its text (after reasoning: Thinking
+// stays beneath) goes through the Parser in Strict mode, and where the line is between a
+// call and prose is stricter than above, since this model was not told to write blocks:
+//
+//   - A family's opener starts a candidate: it is a call only if it reads as calls that
+//     all name tools offered this step; otherwise it is released as text, unchanged and in
+//     order. A block that names an offered tool but cannot be read, or whose arguments
+//     fail the schema, gets the repair round, as above.
+//   - Inside an ordinary code fence nothing is a call, and a ```json fence is an ordinary
+//     code fence.
+//   - A bare JSON object or array, or a bare Python call list, is a call only when it is
+//     the whole content, white space aside.
+//   - When the backend made calls of its own in the step, those are the calls, and every
+//     block is released as text, as written. So text after the first block is held until
+//     the step ends; text before it streams at once.
+//
+// A step that offers no tools costs nothing: the inner model's deltas go straight on.
 //
 // # Injection
 //
