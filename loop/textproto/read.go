@@ -1,6 +1,8 @@
 package textproto
 
 import (
+	"strings"
+
 	"langmodel/internal/jsonv"
 	"langmodel/loop"
 )
@@ -57,7 +59,14 @@ func (m *reader) Step(ctx loop.Context, req *loop.Request, emit func(loop.Delta)
 		}
 	}
 	r := *req
-	r.Messages = repairMessages(req.Messages, first.raw.String(), why)
+	// The repair shows the model its reply from the first call block on: the prose before
+	// it reached the page and stays the answer's start, and a step without a block, the
+	// most common, then never keeps a copy of its text.
+	var reply strings.Builder
+	for _, h := range first.held {
+		reply.WriteString(h.text)
+	}
+	r.Messages = repairMessages(req.Messages, reply.String(), why)
 	second := &attempt{tools: tools, choice: choice, emit: emit, before: first.usage, forming: req.Forming, read: true}
 	second.parser.Strict, second.parser.NoBareJSON = true, noBare
 	if err := m.inner.Step(ctx, &r, bounded(req.ContextWindow, second.delta)); err != nil {

@@ -91,7 +91,10 @@
 //     block is released as text, as written. So text after the first block is held until
 //     the step ends; text before it streams at once.
 //
-// A step that offers no tools costs nothing: the inner model's deltas go straight on.
+// The repair round's request shows the model its reply from the first call block on (the
+// prose before it has reached the page), so a step without a block keeps no copy of its
+// text. A step that offers no tools costs nothing: the inner model's deltas go straight
+// on.
 //
 // # Injection
 //
@@ -349,7 +352,7 @@ func (a *attempt) delta(d loop.Delta) error {
 		}
 	}
 	if d.Text != "" {
-		if a.mayRepair {
+		if a.mayRepair && !a.read { // Read keeps only what follows the first block (held)
 			a.raw.WriteString(d.Text)
 		}
 		if err := a.pieces(a.parser.Feed(d.Text)); err != nil {
