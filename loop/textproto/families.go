@@ -270,43 +270,33 @@ func (l *lit) value(b []byte) ([]byte, error) {
 	return b, errLiteral
 }
 
-// str appends the string quoted by q at l.i, Python's escapes read.
+// str appends the string quoted by q at l.i as JSON: Python's escapes are JSON's, but
+// for \' (a quote) and the quote of the other kind, which JSON writes bare or escaped.
 func (l *lit) str(b []byte, q byte) ([]byte, error) {
-	var sb strings.Builder
+	at := len(b)
+	b = append(b, '"')
 	for l.i++; l.i < len(l.s); l.i++ {
-		c := l.s[l.i]
-		switch {
+		switch c := l.s[l.i]; {
 		case c == q:
 			l.i++
-			return jsonv.AppendString(b, sb.String()), nil
+			b = append(b, '"')
+			if !jsonv.Valid(b[at:]) {
+				return b[:at], errLiteral
+			}
+			return b, nil
+		case c == '\\' && l.i+1 < len(l.s) && l.s[l.i+1] == '\'':
+			l.i++
+			b = append(b, '\'')
 		case c == '\\' && l.i+1 < len(l.s):
 			l.i++
-			switch e := l.s[l.i]; e {
-			case 'n':
-				sb.WriteByte('\n')
-			case 't':
-				sb.WriteByte('\t')
-			case 'r':
-				sb.WriteByte('\r')
-			case 'u':
-				if l.i+5 > len(l.s) {
-					return b, errLiteral
-				}
-				v, _ := jsonv.Decode([]byte(`"\u` + l.s[l.i+1:l.i+5] + `"`))
-				s, ok := v.(string)
-				if !ok {
-					return b, errLiteral
-				}
-				sb.WriteString(s)
-				l.i += 4
-			default:
-				sb.WriteByte(e)
-			}
+			b = append(b, c, l.s[l.i])
+		case c == '"':
+			b = append(b, '\\', '"')
 		default:
-			sb.WriteByte(c)
+			b = append(b, c)
 		}
 	}
-	return b, errLiteral
+	return b[:at], errLiteral
 }
 
 // pairs appends the members up to close as a JSON object: keys (quoted, or bare words)
@@ -357,95 +347,74 @@ func (l *lit) pairs(b []byte, close, sep byte) ([]byte, error) {
 	}
 }
 
-// pyCall reads one Python call at l.i, name(key=value, …). name is "" when none is
-// there; args is what of the arguments is whole when err is not nil.
-func (l *lit) pyCall() (name string, args []byte, err error) {
+// call reads one call at l.i: Python's name(key=value, …), or Gemma's
+// call:name{key:value, …}. name is "" when none is there; args is what of the
+// arguments is whole when err is not nil.
+func (l *lit) call() (name string, args []byte, err error) {
+	open, close, sep := byte('('), byte(')'), byte('=')
 	l.space()
+	if l.gemma {
+		if !strings.HasPrefix(l.s[l.i:], "call:") {
+			return "", nil, ErrNotCall
+		}
+		l.i += len("call:")
+		open, close, sep = '{', '}', ':'
+	}
 	if name = l.word(); name == "" {
 		return "", nil, ErrNotCall
 	}
-	if l.i >= len(l.s) || l.s[l.i] != '(' {
+	if l.space(); l.i >= len(l.s) || l.s[l.i] != open {
 		return name, nil, ErrNotCall
 	}
 	l.i++
-	args, err = l.pairs(nil, ')', '=')
+	args, err = l.pairs(nil, close, sep)
 	return name, args, err
 }
 
-// readPythonic reads LFM2's list of Python calls, [f(a=1), g()].
-func readPythonic(s string) ([]Call, error) {
-	l := lit{s: strings.TrimSpace(s)}
-	if !strings.HasPrefix(l.s, "[") {
-		return nil, ErrNotCall
+// readLit reads LFM2's list of Python calls, [f(a=1), g()], or Gemma 4's calls,
+// call:f{…} one after another.
+func readLit(s string, gemma bool) ([]Call, error) {
+	l := lit{s: strings.TrimSpace(s), gemma: gemma}
+	if !gemma {
+		if !strings.HasPrefix(l.s, "[") {
+			return nil, ErrNotCall
+		}
+		l.i = 1
 	}
-	l.i = 1
 	var calls []Call
 	for {
-		name, args, err := l.pyCall()
+		name, args, err := l.call()
 		if err != nil {
 			return nil, err
 		}
 		calls = append(calls, Call{Name: name, Arguments: args})
-		if l.space(); l.i < len(l.s) && l.s[l.i] == ',' {
+		l.space()
+		switch {
+		case gemma && l.i == len(l.s):
+			return calls, nil
+		case gemma:
+		case l.i < len(l.s) && l.s[l.i] == ',':
 			l.i++
-			continue
-		}
-		if l.i < len(l.s) && l.s[l.i] == ']' {
+		case l.i < len(l.s) && l.s[l.i] == ']':
 			l.i++
 			if l.space(); l.i == len(l.s) {
 				return calls, nil
 			}
+			return nil, ErrNotCall
+		default:
+			return nil, ErrNotCall
 		}
-		return nil, ErrNotCall
 	}
-}
-
-// readGemma reads Gemma 4's calls, call:NAME{…}, one after another.
-func readGemma(s string) ([]Call, error) {
-	l := lit{s: strings.TrimSpace(s), gemma: true}
-	var calls []Call
-	for l.space(); l.i < len(l.s); l.space() {
-		name, args, err := l.gemmaCall()
-		if err != nil {
-			return nil, err
-		}
-		calls = append(calls, Call{Name: name, Arguments: args})
-	}
-	if len(calls) == 0 {
-		return nil, ErrEmptyBlock
-	}
-	return calls, nil
-}
-
-func (l *lit) gemmaCall() (name string, args []byte, err error) {
-	if !strings.HasPrefix(l.s[l.i:], "call:") {
-		return "", nil, ErrNotCall
-	}
-	l.i += len("call:")
-	if name = l.word(); name == "" {
-		return "", nil, ErrNotCall
-	}
-	if l.space(); l.i >= len(l.s) || l.s[l.i] != '{' {
-		return name, nil, ErrNotCall
-	}
-	l.i++
-	args, err = l.pairs(nil, '}', ':')
-	return name, args, err
 }
 
 // formingLit is FormingCall for the literal syntaxes: the name once written, and the
 // members whole so far.
 func formingLit(f Format, body []byte) (name string, args []byte) {
 	l := lit{s: string(body), gemma: f == FormatGemma}
-	l.space()
-	if f == FormatGemma {
-		name, args, _ = l.gemmaCall()
-	} else {
-		if l.i < len(l.s) && l.s[l.i] == '[' {
-			l.i++
-		}
-		name, args, _ = l.pyCall()
+	if l.space(); !l.gemma && l.i < len(l.s) && l.s[l.i] == '[' {
+		l.i++
 	}
+	name, args, _ = l.call()
 	if l.i >= len(l.s) && args == nil {
 		return "", nil // the name may still grow
 	}
