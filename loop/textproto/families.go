@@ -219,35 +219,13 @@ func (l *lit) value(b []byte) ([]byte, error) {
 		return l.str(b, c)
 	case c == '{':
 		l.i++
-		return l.pairs(b, '}', ':')
-	case c == '[' || c == '(':
+		return l.seq(b, '}', ':')
+	case c == '[':
 		l.i++
-		close := byte(']')
-		if c == '(' {
-			close = ')'
-		}
-		b = append(b, '[')
-		for n := 0; ; n++ {
-			l.space()
-			if l.i < len(l.s) && l.s[l.i] == close {
-				l.i++
-				return append(b, ']'), nil
-			}
-			if n > 0 {
-				if l.i >= len(l.s) || l.s[l.i] != ',' {
-					return b, errLiteral
-				}
-				l.i++
-				if l.space(); l.i < len(l.s) && l.s[l.i] == close { // a trailing comma
-					continue
-				}
-				b = append(b, ',')
-			}
-			var err error
-			if b, err = l.value(b); err != nil {
-				return b, err
-			}
-		}
+		return l.seq(b, ']', 0)
+	case c == '(':
+		l.i++
+		return l.seq(b, ')', 0)
 	case c == '-' || c == '+' || c == '.' || c >= '0' && c <= '9':
 		j := l.i
 		for l.i < len(l.s) && strings.IndexByte("+-.eE0123456789", l.s[l.i]) >= 0 {
@@ -299,17 +277,25 @@ func (l *lit) str(b []byte, q byte) ([]byte, error) {
 	return b[:at], errLiteral
 }
 
-// pairs appends the members up to close as a JSON object: keys (quoted, or bare words)
-// and values separated by sep (':' in a dict, '=' in Python's keyword arguments). When
-// the text ends first, b holds the members that were whole, without the closing brace,
-// and the error is errLiteral: the arguments so far of a call forming.
-func (l *lit) pairs(b []byte, close, sep byte) ([]byte, error) {
-	b = append(b, '{')
+// seq appends what stands up to close: with sep, the members of an object (keys quoted
+// or bare words, then sep: ':' in a dict, '=' in Python's keyword arguments), as a JSON
+// object; without, the elements of a list. A trailing comma is allowed. When the text
+// ends first, b holds the members that were whole, unclosed, and the error is
+// errLiteral: the arguments so far of a call forming.
+func (l *lit) seq(b []byte, close, sep byte) ([]byte, error) {
+	if sep != 0 {
+		b = append(b, '{')
+	} else {
+		b = append(b, '[')
+	}
 	for n := 0; ; n++ {
 		l.space()
 		if l.i < len(l.s) && l.s[l.i] == close {
 			l.i++
-			return append(b, '}'), nil
+			if sep != 0 {
+				return append(b, '}'), nil
+			}
+			return append(b, ']'), nil
 		}
 		if n > 0 {
 			if l.i >= len(l.s) || l.s[l.i] != ',' {
@@ -320,28 +306,29 @@ func (l *lit) pairs(b []byte, close, sep byte) ([]byte, error) {
 				continue
 			}
 		}
-		l.space()
-		var key []byte
-		var err error
-		if l.i < len(l.s) && (l.s[l.i] == '"' || l.s[l.i] == '\'') {
-			if key, err = l.str(nil, l.s[l.i]); err != nil {
-				return b, err
-			}
-		} else if w := l.word(); w != "" {
-			key = jsonv.AppendString(nil, w)
-		} else {
-			return b, errLiteral
-		}
-		if l.space(); l.i >= len(l.s) || l.s[l.i] != sep {
-			return b, errLiteral
-		}
-		l.i++
 		at := len(b)
 		if n > 0 {
 			b = append(b, ',')
 		}
-		b = append(append(b, key...), ':')
-		if b, err = l.value(b); err != nil {
+		var err error
+		if sep != 0 {
+			if l.space(); l.i < len(l.s) && (l.s[l.i] == '"' || l.s[l.i] == '\'') {
+				b, err = l.str(b, l.s[l.i])
+			} else if w := l.word(); w != "" {
+				b = jsonv.AppendString(b, w)
+			} else {
+				err = errLiteral
+			}
+			if l.space(); err == nil && (l.i >= len(l.s) || l.s[l.i] != sep) {
+				err = errLiteral
+			}
+			l.i++
+			b = append(b, ':')
+		}
+		if err == nil {
+			b, err = l.value(b)
+		}
+		if err != nil {
 			return b[:at], err
 		}
 	}
@@ -367,7 +354,7 @@ func (l *lit) call() (name string, args []byte, err error) {
 		return name, nil, ErrNotCall
 	}
 	l.i++
-	args, err = l.pairs(nil, close, sep)
+	args, err = l.seq(nil, close, sep)
 	return name, args, err
 }
 
