@@ -9,7 +9,10 @@ import "strings"
 // counts (leading white space aside): a <think> later in the text, or a </think> after
 // the block closed (in a tool's argument, say), is text. A block still open when the step
 // ends is reasoning, and the answer is what followed it: nothing, as llama.cpp's and
-// vLLM's parsers decide. The white space after </think> is not part of the answer.
+// vLLM's parsers decide. The white space after </think> is not part of the answer, also
+// when the inner model split the reasoning itself (a server's reasoning_content) and
+// left that white space at the start of its text: such a step's text starts after it, so
+// white space is never an answer, or a history entry, of its own.
 //
 // open is for a model whose chat template opens the block in the prompt: its reply
 // starts inside it and has only the </think>.
@@ -63,6 +66,17 @@ type splitter struct {
 }
 
 func (s *splitter) delta(d Delta) error {
+	if d.Reasoning != "" && s.state < afterIt {
+		// Reasoning the inner model split itself (a server's reasoning_content, or an
+		// engine's): the text that follows it is the answer, after the white space that
+		// stood after </think>, as when the block is read here. What was held at the start
+		// was white space or part of a <think> that never came; in a block the template
+		// opened, it is the reasoning's.
+		if s.state == inThought && s.held != "" {
+			d.Reasoning, s.held = s.held+d.Reasoning, ""
+		}
+		s.state, s.held = afterIt, ""
+	}
 	if s.state == inAnswer || d.Text == "" {
 		return s.emit(d)
 	}
