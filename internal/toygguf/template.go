@@ -170,7 +170,9 @@ const gemma3Template = `{{- '<bos>' }}
 `
 
 // gemma4Template renders the tool list in <|tool> declarations and each call
-// as Gemma 4's '<|tool_call>call:' NAME{key:value}, strings between <|"|>.
+// as Gemma 4's '<|tool_call>call:' NAME{key:value}, strings between <|"|>, and
+// its results in the model's turn (llama.cpp hands a Gemma 4 template the tool
+// messages as the assistant message's tool_responses).
 const gemma4Template = `{{- '<bos>' }}
 {%- if tools %}
     {{- '<|turn>system\n' }}
@@ -191,6 +193,9 @@ const gemma4Template = `{{- '<bos>' }}
                 {%- if not loop.last %}{{- ',' }}{%- endif %}
             {%- endfor %}
             {{- '}<tool_call|>' }}
+        {%- endfor %}
+        {%- for response in message.tool_responses or [] %}
+            {{- '<|tool_response>response:' + response.name + '{value:' + (response.response | tojson) + '}<tool_response|>' }}
         {%- endfor %}
         {{- '<turn|>\n' }}
     {%- elif message.role == 'tool' %}
@@ -318,17 +323,13 @@ const hermes2ProTemplate = `{%- if tools %}
 
 // mistralNemoTemplate renders the tool list in [AVAILABLE_TOOLS] and calls as
 // [TOOL_CALLS] and a JSON list with their ids, and raises, as Mistral's does,
-// on a call id or a tool result's call id that is not nine letters or digits.
-const mistralNemoTemplate = `{%- set alnum = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789' %}
-{%- macro check(id) %}
-    {%- if id is not string or id | length != 9 %}
+// on a call id or a tool result's call id that is not nine characters long
+// (or holds "_", "-" or a space: llama.cpp's templates cannot loop over a
+// string's characters).
+const mistralNemoTemplate = `{%- macro check(id) %}
+    {%- if id is not string or id | length != 9 or '_' in id or '-' in id or ' ' in id %}
         {{- raise_exception('Tool call ids must be nine letters or digits, not ' + (id | string)) }}
     {%- endif %}
-    {%- for c in id %}
-        {%- if c not in alnum %}
-            {{- raise_exception('Tool call ids must be nine letters or digits, not ' + id) }}
-        {%- endif %}
-    {%- endfor %}
 {%- endmacro %}
 {{- '<s>' }}
 {%- if tools %}
