@@ -14,14 +14,14 @@ import (
 // feed-forward, residuals, output norm and matrix) over a file read back, in
 // float64: it returns the greedy next token after prompt.
 type forward struct {
-	f                *ggufFile
-	e, nv, nHead     int
-	eps, base        float64
-	w                map[string][]float32
-	tokens           []string
-	id               map[string]int
-	specials         []string // the control and user-defined tokens, longest first
-	end              int      // the end of the turn
+	f            *ggufFile
+	e, nv, nHead int
+	eps, base    float64
+	w            map[string][]float32
+	tokens       []string
+	id           map[string]int
+	specials     []string // the control and user-defined tokens, longest first
+	end          int      // the end of the turn
 }
 
 func newForward(t *testing.T, b []byte) *forward {

@@ -108,7 +108,6 @@ func TestBrowser_Families(t *testing.T) {
 	})
 }
 
-
 // TestBrowser_FamilyTemplates: what the probe of a page's own engine decides ({kind:
 // "engine"} over wllama: Phi-4-mini's template names tools and renders none, so the
 // module's text protocol), and a chat template that raises (Gemma 3's, on roles that do
