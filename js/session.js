@@ -155,9 +155,9 @@ export class LanguageModel extends EventTarget {
     if (gguf) options = withBackend(options, await (isChain(gguf) ? chainBackend(gguf, ask, target, signal) : ggufBackend(gguf, target, signal)));
     else options = withBackend(options, backend);
     // An in-page engine's chat template, probed once (js/engine.js): native tools or the
-    // text protocol, unless the page said.
+    // text protocol, unless the page said which.
     const eb = options.backend;
-    if (eb?.kind === "engine" && (eb.nativeTools === undefined || eb.templateOpensThink === undefined)) await probeEngine(eb.engine);
+    if (eb?.kind === "engine" && eb.nativeTools === undefined) await probeEngine(eb.engine);
     // Agent tools and a child's counted ones (js/agents.js); null for most sessions.
     const agents = agentSetup(options, backend, (o) => LanguageModel.create(o));
     if (agents) {
