@@ -63,6 +63,17 @@ type splitter struct {
 }
 
 func (s *splitter) delta(d Delta) error {
+	if d.Reasoning != "" && s.state < afterIt {
+		// Reasoning the inner model split itself (a server's reasoning_content, or an
+		// engine's): the text that follows it is the answer, after the white space that
+		// stood after </think>, as when the block is read here. What was held at the start
+		// was white space or part of a <think> that never came; in a block the template
+		// opened, it is the reasoning's.
+		if s.state == inThought && s.held != "" {
+			d.Reasoning, s.held = s.held+d.Reasoning, ""
+		}
+		s.state, s.held = afterIt, ""
+	}
 	if s.state == inAnswer || d.Text == "" {
 		return s.emit(d)
 	}

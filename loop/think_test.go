@@ -173,3 +173,70 @@ type modelFunc func(ctx loop.Context, req *loop.Request, emit func(loop.Delta) e
 func (f modelFunc) Step(ctx loop.Context, req *loop.Request, emit func(loop.Delta) error) error {
 	return f(ctx, req, emit)
 }
+
+// deltas is a model whose step is its deltas, in order.
+type deltas []loop.Delta
+
+func (ds deltas) Step(ctx loop.Context, req *loop.Request, emit func(loop.Delta) error) error {
+	for _, d := range ds {
+		if err := emit(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Reasoning an engine split itself (reasoning_content), then the "\n\n" that stood after
+// </think>, then a call or an answer: the white space is neither an answer nor the
+// answer's start, whether or not the template opened the block.
+func TestThinking_ReasoningSplitByTheEngine(t *testing.T) {
+	call := &session.ToolCall{Name: "get_weather", Arguments: []byte(`{}`)}
+	for _, tc := range []struct {
+		name string
+		in   deltas
+		open bool
+		want []loop.Delta
+	}{
+		{"white space then a call: no text", deltas{{Reasoning: "Ask."}, {Text: "\n\n"}, {Call: call}}, false,
+			[]loop.Delta{{Reasoning: "Ask."}, {Call: call}}},
+		{"white space in pieces then an answer", deltas{{Reasoning: "Ask."}, {Text: "\n"}, {Text: "\nSunny."}}, false,
+			[]loop.Delta{{Reasoning: "Ask."}, {Text: "Sunny."}}},
+		{"the template opened the block: the same", deltas{{Reasoning: "Ask."}, {Text: "\n\n"}, {Call: call}}, true,
+			[]loop.Delta{{Reasoning: "Ask."}, {Call: call}}},
+		{"text and reasoning in one delta", deltas{{Reasoning: "Ask.", Text: "\n\nSunny."}}, false,
+			[]loop.Delta{{Reasoning: "Ask.", Text: "Sunny."}}},
+		{"white space held before the reasoning is dropped", deltas{{Text: "\n"}, {Reasoning: "Ask."}, {Text: "\n\nSunny."}}, false,
+			[]loop.Delta{{Reasoning: "Ask."}, {Text: "Sunny."}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []loop.Delta
+			require.NoError(t, loop.Thinking(tc.in, tc.open).Step(loop.Background(), &loop.Request{}, func(d loop.Delta) error {
+				got = append(got, d)
+				return nil
+			}))
+			require.Equal(t, tc.want, got)
+		})
+	}
+}
+
+// The history of a turn whose reasoning came split, then "\n\n", then a call: no
+// assistant message of white space between the user and the call, and the answer does not
+// start with "\n\n".
+func TestReasoning_SplitByTheEngineLeavesNoWhiteSpaceTurn(t *testing.T) {
+	f := newFixture(t, setup{tools: []any{decl("weather", true, weatherSchema)}, funcs: map[string]toolFunc{"weather": echo}})
+	steps := []deltas{
+		{{Reasoning: "Need the weather."}, {Text: "\n\n"}, {Call: &session.ToolCall{CallID: "c1", Name: "weather", Arguments: []byte(`{"city":"Oslo"}`)}}},
+		{{Reasoning: "It said sunny."}, {Text: "\n\n"}, {Text: "Sunny in Oslo."}},
+	}
+	n := 0
+	model := loop.Thinking(modelFunc(func(ctx loop.Context, req *loop.Request, emit func(loop.Delta) error) error {
+		n++
+		return steps[n-1].Step(ctx, req, emit)
+	}), false)
+	s, err := loop.New(loop.Options{Model: model, Runner: f.page, Tools: f.tools})
+	require.NoError(t, err)
+	r, err := s.Prompt(loop.Background(), "Weather in Oslo?", loop.PromptOptions{})
+	require.NoError(t, err)
+	require.Equal(t, "Sunny in Oslo.", r.Text)
+	require.Equal(t, []string{"user: Weather in Oslo?", `call c1 weather{"city":"Oslo"}`, `result c1 weather [{"type":"object","value":{"city":"Oslo"}}]`, "assistant: Sunny in Oslo."}, history(s))
+}

@@ -37,7 +37,9 @@ import (
 //	{kind: "chain", backends}                         loop/chain over the members (chain.go)
 //
 // generate crosses as its stash id. Models without native tool calling (nativeTools
-// false) get tool use through loop/textproto.
+// false) get tool use through loop/textproto's text protocol (Wrap); models with it
+// have the calls they write as text read all the same (textproto.Read: the runtime's
+// parser for a family's syntax may miss, and leave the call in the content).
 //
 // A malformed config is a TypeError naming the field; a kind this module does not know,
 // or a browser without a native model, is NotSupportedError. Messages never echo values:
@@ -109,9 +111,9 @@ func (h *Handler) newModel(raw jsonv.RawMessage) (loop.Model, error) {
 		}
 		m = loop.Thinking(m, opened) // beneath the text protocol: no call is read in thinking
 		if cfg.TextTools {
-			m = textproto.Wrap(m, textproto.Options{})
+			return textproto.Wrap(m, textproto.Options{}), nil
 		}
-		return m, nil
+		return textproto.Read(m), nil
 	case "record":
 		inner, _ := jsonv.Marshal(obj["backend"]) // decoded JSON: it encodes
 		m, err := h.newModel(inner)
@@ -139,7 +141,7 @@ func (h *Handler) newModel(raw jsonv.RawMessage) (loop.Model, error) {
 		}
 		m := loop.Thinking(custom.New(&pageGenerator{h: h, fn: int64(fn)}, window), opened)
 		if native {
-			return m, nil
+			return textproto.Read(m), nil
 		}
 		return textproto.Wrap(m, textproto.Options{}), nil
 	default:

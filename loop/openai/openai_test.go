@@ -199,15 +199,15 @@ func TestRequest_Rendering(t *testing.T) {
 	tools, err := session.ParseTools([]any{map[string]any{"name": "get_weather", "description": "Weather", "hasExecute": true,
 		"inputSchema": map[string]any{"type": "object", "properties": map[string]any{"city": map[string]any{"type": "string"}}}}}, false)
 	require.NoError(t, err)
-	c := session.ToolCall{CallID: "c1", Name: "get_weather", Arguments: jsonv.RawMessage(`{"city":"Rome"}`)}
-	c2 := session.ToolCall{CallID: "c2", Name: "get_weather", Arguments: jsonv.RawMessage(`{"city":"Oslo"}`)}
+	c := session.ToolCall{CallID: "call00001", Name: "get_weather", Arguments: jsonv.RawMessage(`{"city":"Rome"}`)}
+	c2 := session.ToolCall{CallID: "call00002", Name: "get_weather", Arguments: jsonv.RawMessage(`{"city":"Oslo"}`)}
 	req := &loop.Request{
 		Messages: []session.Message{
 			session.TextMessage(session.RoleSystem, "Be brief."),
 			session.TextMessage(session.RoleUser, "Weather in Rome and Oslo?"),
 			session.TextMessage(session.RoleAssistant, "Checking."),
 			session.CallMessage(c), session.CallMessage(c2),
-			session.ResultMessage(session.ToolResult{CallID: "c1", Name: "get_weather", Parts: []session.ResultPart{{Type: "object", Value: jsonv.RawMessage(`{"t":21}`)}}}),
+			session.ResultMessage(session.ToolResult{CallID: "call00001", Name: "get_weather", Parts: []session.ResultPart{{Type: "object", Value: jsonv.RawMessage(`{"t":21}`)}}}),
 			session.ResultMessage(session.ErrorResult(c2, "no data")),
 		},
 		Tools:              tools,
@@ -224,10 +224,10 @@ func TestRequest_Rendering(t *testing.T) {
 			{"role":"system","content":"Be brief."},
 			{"role":"user","content":"Weather in Rome and Oslo?"},
 			{"role":"assistant","content":"Checking.","tool_calls":[
-				{"id":"c1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Rome\"}"}},
-				{"id":"c2","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Oslo\"}"}}]},
-			{"role":"tool","tool_call_id":"c1","content":"{\"t\":21}"},
-			{"role":"tool","tool_call_id":"c2","content":"Error: no data"}],
+				{"id":"call00001","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Rome\"}"}},
+				{"id":"call00002","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Oslo\"}"}}]},
+			{"role":"tool","tool_call_id":"call00001","name":"get_weather","content":"{\"t\":21}"},
+			{"role":"tool","tool_call_id":"call00002","name":"get_weather","content":"Error: no data"}],
 		"tools":[{"type":"function","function":{"name":"get_weather","description":"Weather","parameters":{"properties":{"city":{"type":"string"}},"type":"object"}}}],
 		"tool_choice":{"type":"function","function":{"name":"get_weather"}},
 		"response_format":{"type":"json_schema","json_schema":{"name":"response","schema":{"type":"object"}}}
@@ -262,7 +262,11 @@ func TestClosedLoop_OverOpenAI(t *testing.T) {
 	require.Equal(t, 45+8, s.ContextUsage(), "the server's usage figures replace the estimate")
 	require.Len(t, srv.requests, 2)
 	msgs := srv.requests[1].body["messages"].([]any)
-	require.Equal(t, map[string]any{"role": "tool", "tool_call_id": "call_k2x9m4qa", "content": "21°C, sunny"}, msgs[2])
+	// The server's id (call_k2x9m4qa) goes back as its nine-character wire id, the same
+	// in the call and in its result, and the result names its tool.
+	wire := msgs[1].(map[string]any)["tool_calls"].([]any)[0].(map[string]any)["id"]
+	require.Regexp(t, `^[0-9A-Za-z]{9}$`, wire)
+	require.Equal(t, map[string]any{"role": "tool", "tool_call_id": wire, "name": "get_weather", "content": "21°C, sunny"}, msgs[2])
 }
 
 // A server gets samplingMode as the temperature alone: OpenAI's API has no top_k or min_p

@@ -35,6 +35,7 @@ type oracleWireMessage struct {
 	Content    any                  `json:"content"`
 	ToolCalls  []oracleWireToolCall `json:"tool_calls,omitempty"`
 	ToolCallID string               `json:"tool_call_id,omitempty"`
+	Name       string               `json:"name,omitempty"`
 }
 
 type oracleContentPart struct {
@@ -108,11 +109,12 @@ func oracleBuildRequest(cfg Config, req *loop.Request) ([]byte, error) {
 
 func oracleWireMessages(msgs []session.Message) ([]oracleWireMessage, error) {
 	out := make([]oracleWireMessage, 0, len(msgs))
+	var ids wireIDs // the wire ids templates need (TestWireIDs holds them)
 	for _, m := range msgs {
 		switch m.Role {
 		case session.RoleToolCall:
 			c := m.Call()
-			wc := oracleWireToolCall{ID: c.CallID, Type: "function", Function: oracleWireFunction{Name: c.Name, Arguments: string(c.Arguments)}}
+			wc := oracleWireToolCall{ID: ids.of(c.CallID), Type: "function", Function: oracleWireFunction{Name: c.Name, Arguments: string(c.Arguments)}}
 			if n := len(out); n > 0 && out[n-1].Role == "assistant" {
 				out[n-1].ToolCalls = append(out[n-1].ToolCalls, wc)
 				continue
@@ -124,7 +126,7 @@ func oracleWireMessages(msgs []session.Message) ([]oracleWireMessage, error) {
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, oracleWireMessage{Role: "tool", ToolCallID: r.CallID, Content: content})
+			out = append(out, oracleWireMessage{Role: "tool", ToolCallID: ids.of(r.CallID), Name: r.Name, Content: content})
 		default:
 			content, err := oracleWireContent(m)
 			if err != nil {

@@ -70,7 +70,7 @@ func TestReadStream_Reasoning(t *testing.T) {
 // without one has no reasoning_content.
 func TestBuildRequest_Reasoning(t *testing.T) {
 	think := func(s string) session.Part { return session.Part{Type: session.PartReasoning, Text: s} }
-	call := session.ToolCall{CallID: "c1", Name: "get_weather", Arguments: []byte(`{"city":"Paris"}`)}
+	call := session.ToolCall{CallID: "call00001", Name: "get_weather", Arguments: []byte(`{"city":"Paris"}`)}
 	for _, tc := range []struct {
 		name string
 		msgs []session.Message
@@ -81,7 +81,7 @@ func TestBuildRequest_Reasoning(t *testing.T) {
 			`[{"role":"assistant","content":"Hi.","reasoning_content":"Easy."}]`},
 		{"before calls: one assistant message with both",
 			[]session.Message{{Role: session.RoleAssistant, Parts: []session.Part{think("Ask the tool.")}}, session.CallMessage(call)},
-			`[{"role":"assistant","content":"","tool_calls":[{"id":"c1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}],"reasoning_content":"Ask the tool."}]`},
+			`[{"role":"assistant","content":"","tool_calls":[{"id":"call00001","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}],"reasoning_content":"Ask the tool."}]`},
 		{"none: no member",
 			[]session.Message{session.TextMessage(session.RoleAssistant, "Hi.")},
 			`[{"role":"assistant","content":"Hi."}]`},

@@ -13,6 +13,7 @@ type wireMessage struct {
 	Content    any // string, []contentPart, or nil (null) with tool calls
 	ToolCalls  []wireToolCall
 	ToolCallID string
+	Name       string // the tool a "tool" message answers (templates that need it raise without)
 	Reasoning  string // reasoning_content: the reasoning parts of an assistant message
 }
 
@@ -142,6 +143,9 @@ func appendMessage(b []byte, m wireMessage) []byte {
 	if m.ToolCallID != "" {
 		b = jsonv.AppendString(append(b, `,"tool_call_id":`...), m.ToolCallID)
 	}
+	if m.Name != "" {
+		b = jsonv.AppendString(append(b, `,"name":`...), m.Name)
+	}
 	if m.Reasoning != "" {
 		b = jsonv.AppendString(append(b, `,"reasoning_content":`...), m.Reasoning)
 	}
@@ -174,13 +178,19 @@ func appendParts(b []byte, parts []contentPart) []byte {
 	return append(b, ']')
 }
 
+// wireMessages renders the history as the server's messages. What chat templates
+// require of them holds for every server: a call's id is its wire id (wireIDs), the same
+// in the call and in its result; a "tool" message names its tool; and no message has
+// neither content nor calls (an assistant turn that was only white space, or empty, is
+// left out).
 func wireMessages(msgs []session.Message) ([]wireMessage, error) {
 	out := make([]wireMessage, 0, len(msgs))
+	var ids wireIDs
 	for _, m := range msgs {
 		switch m.Role {
 		case session.RoleToolCall:
 			c := m.Call()
-			wc := wireToolCall{ID: c.CallID, Name: c.Name, Arguments: string(c.Arguments)}
+			wc := wireToolCall{ID: ids.of(c.CallID), Name: c.Name, Arguments: string(c.Arguments)}
 			if n := len(out); n > 0 && out[n-1].Role == "assistant" {
 				out[n-1].ToolCalls = append(out[n-1].ToolCalls, wc)
 				continue
@@ -198,16 +208,89 @@ func wireMessages(msgs []session.Message) ([]wireMessage, error) {
 				out = append(out, wireMessage{Role: "user", Content: "Result of the tool " + r.Name + " (call " + r.CallID + "): " + content})
 				continue
 			}
-			out = append(out, wireMessage{Role: "tool", ToolCallID: r.CallID, Content: content})
+			out = append(out, wireMessage{Role: "tool", ToolCallID: ids.of(r.CallID), Name: r.Name, Content: content})
 		default:
 			content, reason, err := wireContent(m)
 			if err != nil {
 				return nil, err
 			}
+			if s, ok := content.(string); ok && m.Role == session.RoleAssistant && reason == "" && blank(s) {
+				continue // nothing to say: a template would render an empty turn, or raise
+			}
 			out = append(out, wireMessage{Role: string(m.Role), Content: content, Reasoning: reason})
 		}
 	}
 	return out, nil
+}
+
+// blank reports whether s is empty or white space.
+func blank(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c != ' ' && c != '\n' && c != '\t' && c != '\r' {
+			return false
+		}
+	}
+	return true
+}
+
+// wireIDs gives each call of one request its wire id: nine letters and digits, which
+// every chat template accepts (Mistral's raise on any other id) and every engine hands
+// back as it was. An id that already is nine letters and digits goes as it is; any
+// other is nine characters of a hash of it, so the same call has the same wire id in
+// every request (an engine's prefix cache survives from step to step). Two ids of one
+// request that would share a wire id are told apart by hashing the later one again, in
+// history order, which is the same in every request. The page's callIDs, in the history
+// and in events, are never changed: only the request carries wire ids.
+type wireIDs struct {
+	of_ map[string]string // callID -> wire id
+	use map[string]bool   // wire ids given
+}
+
+func (w *wireIDs) of(id string) string {
+	if v, ok := w.of_[id]; ok {
+		return v
+	}
+	if w.of_ == nil {
+		w.of_, w.use = make(map[string]string), make(map[string]bool)
+	}
+	v := id
+	for n := uint64(0); !nineAlnum(v) || w.use[v]; n++ {
+		v = hashID(id, n)
+	}
+	w.of_[id], w.use[v] = v, true
+	return v
+}
+
+// nineAlnum reports whether id is nine ASCII letters and digits.
+func nineAlnum(id string) bool {
+	if len(id) != 9 {
+		return false
+	}
+	for i := 0; i < 9; i++ {
+		c := id[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+// hashID is nine letters and digits from FNV-1a of id and the round n.
+func hashID(id string, n uint64) string {
+	const alnum = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	h := uint64(14695981039346656037) ^ n
+	for i := 0; i < len(id); i++ {
+		h = (h ^ uint64(id[i])) * 1099511628211
+	}
+	var b [9]byte
+	for i := range b {
+		b[i] = alnum[h%62]
+		h /= 62
+		if h == 0 {
+			h = uint64(i+1) * 1099511628211
+		}
+	}
+	return string(b[:])
 }
 
 // wireContent is a plain string for text-only messages (every server takes it), else an

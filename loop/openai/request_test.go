@@ -125,3 +125,74 @@ func TestHead_DecodesAsPackageBase64(t *testing.T) {
 		})
 	}
 }
+
+// What chat templates require of the messages: call ids of nine letters and digits that
+// an engine hands back as they were (Mistral's templates raise on any other), the same
+// in a call and its result and from request to request; "name" on tool messages; and no
+// assistant message with neither content nor calls.
+func TestWireMessages_WhatTemplatesRequire(t *testing.T) {
+	call := func(id string) session.Message {
+		return session.CallMessage(session.ToolCall{CallID: id, Name: "get_weather", Arguments: jsonv.RawMessage(`{}`)})
+	}
+	result := func(id string) session.Message {
+		return session.ResultMessage(session.ToolResult{CallID: id, Name: "get_weather", Parts: []session.ResultPart{{Type: "text", Text: "ok"}}})
+	}
+	long := "chatcmpl-tool-0123456789abcdef0123456789abcdef"
+	clash := hashID("call_1", 0) // nine letters and digits: goes as it is, unless taken
+	for _, tc := range []struct {
+		name    string
+		msgs    []session.Message
+		callIDs []string // the wire ids of the calls, in order
+		toolIDs []string // of the results, in order
+		roles   []string
+	}{
+		{"an id of nine letters and digits goes as it is",
+			[]session.Message{call("a1b2c3d4e"), result("a1b2c3d4e")},
+			[]string{"a1b2c3d4e"}, []string{"a1b2c3d4e"}, []string{"assistant", "tool"}},
+		{"a longer id goes as nine characters of its hash, the same in its result",
+			[]session.Message{call(long), result(long)},
+			[]string{hashID(long, 0)}, []string{hashID(long, 0)}, []string{"assistant", "tool"}},
+		{"an id of nine with other characters is hashed",
+			[]session.Message{call("call_1234"), result("call_1234")},
+			[]string{hashID("call_1234", 0)}, []string{hashID("call_1234", 0)}, []string{"assistant", "tool"}},
+		{"two ids that would share a wire id: the later one is hashed again",
+			[]session.Message{call("call_1"), call(clash), result("call_1"), result(clash)},
+			[]string{clash, hashID(clash, 0)}, []string{clash, hashID(clash, 0)}, []string{"assistant", "tool", "tool"}},
+		{"an assistant turn of white space is left out",
+			[]session.Message{session.TextMessage(session.RoleUser, "hi"), session.TextMessage(session.RoleAssistant, "\n\n"), call("a1b2c3d4e"), result("a1b2c3d4e")},
+			[]string{"a1b2c3d4e"}, []string{"a1b2c3d4e"}, []string{"user", "assistant", "tool"}},
+		{"an empty assistant turn is left out, a user's is not",
+			[]session.Message{session.TextMessage(session.RoleUser, ""), session.TextMessage(session.RoleAssistant, "")},
+			nil, nil, []string{"user"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for range 2 { // the same in every request
+				msgs, err := wireMessages(tc.msgs)
+				require.NoError(t, err)
+				var roles, callIDs, toolIDs []string
+				for _, m := range msgs {
+					roles = append(roles, m.Role)
+					for _, c := range m.ToolCalls {
+						require.Regexp(t, `^[0-9A-Za-z]{9}$`, c.ID)
+						callIDs = append(callIDs, c.ID)
+					}
+					if m.Role == "tool" {
+						require.Equal(t, "get_weather", m.Name)
+						toolIDs = append(toolIDs, m.ToolCallID)
+					}
+				}
+				require.Equal(t, tc.roles, roles)
+				require.Equal(t, tc.callIDs, callIDs)
+				require.Equal(t, tc.toolIDs, toolIDs)
+			}
+		})
+	}
+	require.Equal(t, "call_1", tcID(t), "the history keeps the page's callIDs")
+}
+
+func tcID(t *testing.T) string {
+	m := session.CallMessage(session.ToolCall{CallID: "call_1", Name: "f", Arguments: jsonv.RawMessage(`{}`)})
+	_, err := wireMessages([]session.Message{m})
+	require.NoError(t, err)
+	return m.Call().CallID
+}

@@ -3,6 +3,10 @@ package textproto
 import (
 	"strings"
 	"testing"
+
+	"langmodel/internal/jsonv"
+	"langmodel/loop"
+	"langmodel/session"
 )
 
 var benchParas = []string{
@@ -58,3 +62,47 @@ func BenchmarkParser(b *testing.B) { benchParser(b, benchStream(160)) }
 
 // BenchmarkParser_ManyCalls is the same with a call every five paragraphs (about 120).
 func BenchmarkParser_ManyCalls(b *testing.B) { benchParser(b, benchStream(5)) }
+
+// benchRead measures Read over a 64 KB reply of prose streamed in 16-byte chunks, as a
+// native backend's content: with tools offered the content is read for calls; without,
+// it passes through.
+func benchRead(b *testing.B, tools bool) {
+	s := strings.ReplaceAll(benchStream(1<<30), "```json", "```js")
+	var chunks []string
+	for i := 0; i < len(s); i += 16 {
+		chunks = append(chunks, s[i:min(i+16, len(s))])
+	}
+	inner := modelFunc(func(ctx loop.Context, req *loop.Request, emit func(loop.Delta) error) error {
+		for _, c := range chunks {
+			if err := emit(loop.Delta{Text: c}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	req := &loop.Request{}
+	if tools {
+		req.Tools = []session.Tool{{Name: "get_time", InputSchema: jsonv.RawMessage(`{"type":"object"}`)}}
+	}
+	m := Read(inner)
+	b.SetBytes(int64(len(s)))
+	b.ReportAllocs()
+	for b.Loop() {
+		n := 0
+		if err := m.Step(loop.Background(), req, func(d loop.Delta) error { n += len(d.Text); return nil }); err != nil || n != len(s) {
+			b.Fatal(err, n)
+		}
+	}
+}
+
+type modelFunc func(ctx loop.Context, req *loop.Request, emit func(loop.Delta) error) error
+
+func (f modelFunc) Step(ctx loop.Context, req *loop.Request, emit func(loop.Delta) error) error {
+	return f(ctx, req, emit)
+}
+
+// BenchmarkRead_Prose: content with no call, read because the step offers tools.
+func BenchmarkRead_Prose(b *testing.B) { benchRead(b, true) }
+
+// BenchmarkRead_NoTools: the same content on a step without tools: passed straight on.
+func BenchmarkRead_NoTools(b *testing.B) { benchRead(b, false) }

@@ -29,10 +29,29 @@ func (p *Parser) Open() (f Format, name string, body []byte, serial int, ok bool
 // once its string is whole, and the argument text so far (up to the end of the
 // arguments' value once it is whole, or where it stops being JSON). It reads {"name",
 // "arguments"} ("parameters" too), the first object of an array of calls, and for
-// <function=name> the body itself; name is "" until the block names a tool. Keys and
+// <function=name> and Mistral's name[ARGS] (tagName) the body itself; name is "" until
+// the block names a tool. In the syntaxes that are not JSON (families.go) the arguments
+// so far are the members written whole, as JSON, the object closed once the call is. Keys and
 // names are compared as written (a tool's name has nothing to escape).
 func FormingCall(f Format, tagName string, body []byte) (name string, args []byte) {
 	i := jsonv.SkipSpace(body, 0)
+	xml := i < len(body) && body[i] == '<'
+	switch {
+	case f == FormatDeepSeek:
+		return formingDeepSeek(body)
+	case f == FormatPythonic || f == FormatGemma:
+		return formingLit(f, body)
+	case f == FormatBare && i < len(body) && body[i] == '[':
+		if py, _ := pyListStart(body[i+1:]); py {
+			return formingLit(FormatPythonic, body)
+		}
+	case f == FormatTag && xml:
+		return formingXML("", body)
+	case f == FormatFunction && xml:
+		return formingXML(tagName, body)
+	case f == FormatMistral && tagName != "":
+		f = FormatFunction // name[ARGS]{…}
+	}
 	if f == FormatFunction {
 		return tagName, valueSoFar(body, i)
 	}
@@ -113,7 +132,7 @@ func (a *attempt) settle(b *Block, first *Call) error {
 		return a.drop(c.at)
 	}
 	a.cur = forming{}
-	if _, args := FormingCall(b.Format, c.name, []byte(b.Body)); len(args) != c.shown {
+	if _, args := FormingCall(b.Format, b.Name, []byte(b.Body)); len(args) != c.shown {
 		return a.show(loop.Forming{Index: c.at, Name: c.name, Arguments: string(args)})
 	}
 	return nil

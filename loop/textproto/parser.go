@@ -1,6 +1,7 @@
 package textproto
 
 import (
+	"bytes"
 	"io"
 	"strings"
 	"unicode/utf8"
@@ -17,7 +18,13 @@ const (
 	FormatJSONFence                   // ```json … ``` holding a call object
 	FormatTag                         // <tool_call> … </tool_call> (Hermes, Qwen)
 	FormatFunction                    // <function=name>{…}</function> (Llama 3.1)
-	FormatBare                        // the whole response is one call object
+	FormatBare                        // the whole response is one call object, a list of them, or a Python call list
+	FormatPhi                         // <|tool_call|> … <|/tool_call|> (Phi-4-mini)
+	FormatMistral                     // [TOOL_CALLS][…] or [TOOL_CALLS]name[ARGS]{…} (Mistral)
+	FormatPythonTag                   // <|python_tag|>{…}; {…} (Llama 3.x)
+	FormatDeepSeek                    // <｜tool▁calls▁begin｜> … <｜tool▁calls▁end｜> (DeepSeek R1, V3)
+	FormatPythonic                    // <|tool_call_start|>[f(a=1)]<|tool_call_end|> (LFM2)
+	FormatGemma                       // <|tool_call>call:name{…}<tool_call|> (Gemma 4)
 )
 
 func (f Format) String() string {
@@ -32,6 +39,18 @@ func (f Format) String() string {
 		return "<function=…> tag"
 	case FormatBare:
 		return "bare JSON"
+	case FormatPhi:
+		return "<|tool_call|> tag"
+	case FormatMistral:
+		return "[TOOL_CALLS]"
+	case FormatPythonTag:
+		return "<|python_tag|>"
+	case FormatDeepSeek:
+		return "DeepSeek tool calls"
+	case FormatPythonic:
+		return "<|tool_call_start|> list"
+	case FormatGemma:
+		return "<|tool_call> call"
 	}
 	return "unknown format"
 }
@@ -42,6 +61,7 @@ func (f Format) String() string {
 type Call struct {
 	Name      string
 	Arguments jsonv.RawMessage
+	params    []param // Qwen3-Coder's parameters as written (families.go)
 }
 
 // Block is a call block: one or more calls, or, for a block opened by an explicit call
@@ -50,6 +70,7 @@ type Block struct {
 	Format Format
 	Raw    string // the block as written, delimiters included
 	Body   string // what stood between the delimiters
+	Name   string // the name the opener gave: <function=name>, Mistral's name[ARGS]
 	Calls  []Call
 	Err    error
 }
@@ -70,7 +91,36 @@ const (
 	funcOpen     = "<function="
 	funcClose    = "</function>"
 	maxFuncName  = 64
+	mistralOpen  = "[TOOL_CALLS]"
 )
+
+// opener is a family's call delimiter that opens a block, and the one that closes it.
+type opener struct {
+	open, close string
+	format      Format
+}
+
+// openers are the delimiters that start with '<' (the Mistral one starts with '[', a
+// <function=name> tag is read apart). Those sharing a prefix are told apart by the byte
+// after it, so the order does not matter.
+var openers = [...]opener{
+	{tagOpen, tagClose, FormatTag},
+	{"<|tool_call|>", "<|/tool_call|>", FormatPhi},
+	{"<|python_tag|>", "<|eom_id|>", FormatPythonTag},
+	{dsCallsBegin, dsCallsEnd, FormatDeepSeek},
+	{"<|tool_call_start|>", "<|tool_call_end|>", FormatPythonic},
+	{"<|tool_call>", "<tool_call|>", FormatGemma},
+}
+
+// delimiters of f: its opener and its closer.
+func delimiters(f Format) (open, close string) {
+	for _, o := range openers {
+		if o.format == f {
+			return o.open, o.close
+		}
+	}
+	return "", ""
+}
 
 type state uint8
 
@@ -99,6 +149,10 @@ type Parser struct {
 	// NoBareJSON makes a response that starts with '{' plain text: set it when the
 	// answer itself must be JSON (a responseConstraint), so it is never taken for a call.
 	NoBareJSON bool
+	// Strict draws the line between a call and prose as content read from a backend
+	// with native tools needs it (Read): inside an ordinary code block nothing is a
+	// call, and a ```json fence is an ordinary code block.
+	Strict bool
 
 	buf   []byte
 	start int // first byte not yet emitted or consumed
@@ -127,6 +181,10 @@ type block struct {
 	scan     int // the next byte to read
 	name     string
 	skipInfo bool // a fence's info word is still being read
+	raw      bool // not JSON (Python, Gemma's or XML syntax): only quotes and brackets are tracked
+	q        byte // in a raw body, the quote of the string being read
+	shape    bool // a bare Python call list: its first name is read, up to the '('
+	named    bool // Mistral's: what follows [TOOL_CALLS] is read (a name and [ARGS], or JSON)
 	// A small JSON lexer: enough to know where strings are, so that delimiters inside
 	// them are data, and where the first top-level value ends.
 	inStr, esc bool
@@ -155,7 +213,7 @@ func (p *Parser) Feed(chunk string) []Piece {
 func (p *Parser) Close() []Piece {
 	p.out = p.out[:0]
 	p.run(true)
-	*p = Parser{NoBareJSON: p.NoBareJSON, buf: p.buf[:0], out: p.out}
+	*p = Parser{NoBareJSON: p.NoBareJSON, Strict: p.Strict, buf: p.buf[:0], out: p.out}
 	return p.out
 }
 
@@ -240,6 +298,23 @@ func (p *Parser) inText(eof bool) bool {
 			}
 			return false
 		}
+		if buf[j] == '[' {
+			// A list of calls: JSON objects, or Python calls (LFM2); anything else that
+			// starts with '[' is text.
+			k := skipSpace(buf, j+1)
+			py, known := pyListStart(buf[k:])
+			if !known && !eof {
+				return false
+			}
+			p.begun = true
+			if py || k < len(buf) && buf[k] == '{' {
+				p.enter(FormatBare, p.start, j, "")
+				if py {
+					p.blk.raw, p.blk.shape, p.blk.depth, p.blk.first, p.blk.scan = true, true, 1, j, k
+				}
+				return true
+			}
+		}
 		p.begun = true
 		if buf[j] == '{' {
 			p.enter(FormatBare, p.start, j, "")
@@ -257,8 +332,12 @@ func (p *Parser) inText(eof bool) bool {
 			p.emit(end, end)
 			return false
 		}
-		if buf[k] == '<' {
-			kind, n, name := matchAngle(buf[k:], eof)
+		if buf[k] == '<' || buf[k] == '[' {
+			if p.Strict && p.state == stCode {
+				i = k + 1 // in a code block of content, nothing is a call
+				continue
+			}
+			kind, n, name, f := matchAngle(buf[k:], eof)
 			switch kind {
 			case angleNeedMore:
 				p.emit(k, k)
@@ -271,7 +350,7 @@ func (p *Parser) inText(eof bool) bool {
 				return true
 			case angleTagOpen:
 				p.emit(k, k)
-				p.enter(FormatTag, k, k+n, "")
+				p.enter(f, k, k+n, "")
 				return true
 			case angleFuncOpen:
 				p.emit(k, k)
@@ -302,7 +381,11 @@ func (p *Parser) inText(eof bool) bool {
 			p.state = stText
 			return true
 		}
-		switch matchWord(buf, k+r, wordJSON, eof) {
+		json := wordNo
+		if !p.Strict { // content's ```json fence is an ordinary code block
+			json = matchWord(buf, k+r, wordJSON, eof)
+		}
+		switch json {
 		case wordNeedMore:
 			p.emit(k, k)
 			return false
@@ -328,7 +411,7 @@ func (p *Parser) enter(f Format, open, body int, name string) {
 	p.state = stBlock
 	p.serial++
 	p.blk = block{format: f, open: open, body: body, scan: body, name: name,
-		skipInfo: f == FormatFence, first: -1, firstEnd: -1}
+		skipInfo: f == FormatFence, raw: f == FormatPythonic || f == FormatGemma, first: -1, firstEnd: -1}
 }
 
 func (b *block) soft() bool { return b.format == FormatJSONFence || b.format == FormatBare }
@@ -338,6 +421,31 @@ func (p *Parser) inBlock(eof bool) bool {
 	b := &p.blk
 	buf := p.buf
 	i := b.scan
+	if b.raw {
+		return p.inRaw(eof)
+	}
+	if b.format == FormatMistral && !b.named {
+		// [TOOL_CALLS] then JSON (a list of calls), or a name then [ARGS] then JSON.
+		j := skipSpace(buf, i)
+		k := j
+		for k < len(buf) && isName(buf[k]) {
+			k++
+		}
+		if k == len(buf) && !eof {
+			return false
+		}
+		if k > j {
+			if rest := buf[k:]; len(rest) < len(mistralArgs) && hasPrefixOrNeed(rest, mistralArgs) && !eof {
+				return false
+			} else if !hasPrefixOrNeed(rest, mistralArgs) || len(rest) < len(mistralArgs) {
+				return p.finish(k, k, false) // a word that is no call
+			}
+			b.name = string(buf[j:k])
+			i = k + len(mistralArgs)
+			b.body, b.scan = i, i
+		}
+		b.named = true
+	}
 	if b.skipInfo {
 		for i < len(buf) && isIdent(buf[i]) {
 			i++
@@ -362,6 +470,9 @@ func (p *Parser) inBlock(eof bool) bool {
 				if b.depth == 0 && p.valueEnd(i+1) {
 					return p.release()
 				}
+				if b.depth == 0 && b.format == FormatMistral {
+					return p.finish(i+1, i+1, true)
+				}
 			case c == '\n': // JSON strings hold no raw newline: the JSON is broken
 				b.inStr, b.broken = false, true
 			}
@@ -371,6 +482,10 @@ func (p *Parser) inBlock(eof bool) bool {
 		case ' ', '\t', '\n', '\r':
 			continue
 		case '`', '<':
+			if c == '<' && b.first < 0 && (b.format == FormatTag || b.format == FormatFunction) {
+				b.raw, b.scan = true, i // Qwen3-Coder's XML: <function=…>, <parameter=…>
+				return true
+			}
 			kind, n := p.closer(i, eof)
 			switch kind {
 			case closeNeedMore:
@@ -408,6 +523,8 @@ func (p *Parser) inBlock(eof bool) bool {
 				}
 			} else if b.depth == 0 && p.valueEnd(i+1) {
 				return p.release()
+			} else if b.depth == 0 && b.format == FormatMistral {
+				return p.finish(i+1, i+1, true) // Mistral's calls end with their JSON
 			}
 		}
 	}
@@ -422,6 +539,74 @@ func (p *Parser) inBlock(eof bool) bool {
 		return p.finish(len(buf), len(buf), true)
 	}
 	return p.finish(len(buf), len(buf), false)
+}
+
+// inRaw reads the inside of a block that is not JSON: a family's delimited block up to
+// its closer, or a bare Python call list (LFM2's), whose quotes and brackets are tracked,
+// up to its end; it must then be the whole response.
+func (p *Parser) inRaw(eof bool) bool {
+	b := &p.blk
+	buf := p.buf
+	i := b.scan
+	for ; i < len(buf); i++ {
+		c := buf[i]
+		if b.format != FormatBare {
+			if c != '<' {
+				continue
+			}
+			switch kind, n := p.closer(i, eof); kind {
+			case closeNeedMore:
+				b.scan = i
+				return false
+			case closeEnd:
+				return p.finish(i, i+n, true)
+			case closeInterrupt:
+				return p.finish(i, i, false)
+			}
+			continue
+		}
+		switch {
+		case b.q != 0:
+			switch {
+			case b.esc:
+				b.esc = false
+			case c == '\\':
+				b.esc = true
+			case c == b.q:
+				b.q = 0
+			}
+		case b.shape: // the first call's name, up to its '('
+			switch {
+			case c == '(':
+				b.shape = false
+				b.depth++
+			case !isName(c):
+				return p.release()
+			}
+		case c == '\'' || c == '"':
+			b.q = c
+		case c == '(' || c == '[' || c == '{':
+			b.depth++
+		case c == ')' || c == ']' || c == '}':
+			if b.depth--; b.depth < 0 {
+				return p.release()
+			}
+			if b.depth == 0 {
+				b.firstEnd = i + 1
+			}
+		case isSpace(c):
+		case b.depth == 0:
+			return p.release() // more after the list: it is not the whole response
+		}
+	}
+	b.scan = i
+	if !eof {
+		return false
+	}
+	if b.format == FormatBare && (b.firstEnd < 0 || b.depth != 0) {
+		return p.release()
+	}
+	return p.finish(len(buf), len(buf), b.format == FormatBare)
 }
 
 // valueEnd notes the end of a top-level value and says whether a candidate block must be
@@ -465,7 +650,7 @@ func (p *Parser) finish(bodyEnd, end int, closed bool) bool {
 		raw = strings.TrimSpace(raw)
 	}
 	p.flush()
-	p.out = append(p.out, Piece{Block: &Block{Format: b.format, Raw: raw, Body: body, Calls: calls, Err: err}})
+	p.out = append(p.out, Piece{Block: &Block{Format: b.format, Raw: raw, Body: body, Name: b.name, Calls: calls, Err: err}})
 	p.start = end
 	p.state = stText
 	p.blk = block{}
@@ -504,12 +689,13 @@ func (p *Parser) closer(i int, eof bool) (closeKind, int) {
 			return closeInterrupt, 0
 		}
 		return closeEnd, r
-	case FormatTag:
-		return matchCloser(buf[i:], tagClose, tagOpen, eof)
 	case FormatFunction:
 		return matchCloser(buf[i:], funcClose, funcOpen, eof)
+	case FormatMistral, FormatBare:
+		return closeNone, 0
 	}
-	return closeNone, 0
+	open, close := delimiters(p.blk.format)
+	return matchCloser(buf[i:], close, open, eof)
 }
 
 func matchCloser(s []byte, end, interrupt string, eof bool) (closeKind, int) {
@@ -550,39 +736,53 @@ const (
 	angleFuncOpen
 )
 
-// matchAngle reads what a '<' in text begins.
-func matchAngle(s []byte, eof bool) (angleKind, int, string) {
+// matchAngle reads what a '<' (or a '[') in text begins: a family's opener (and its
+// format), a stray </tool_call>, or a <function=name> tag.
+func matchAngle(s []byte, eof bool) (angleKind, int, string, Format) {
 	need := false
-	for _, d := range [...]struct {
-		w string
-		k angleKind
-	}{{tagOpen, angleTagOpen}, {tagClose, angleTagClose}, {funcOpen, angleFuncOpen}} {
-		if !hasPrefixOrNeed(s, d.w) {
-			continue
+	try := func(w string) bool {
+		if !hasPrefixOrNeed(s, w) {
+			return false
 		}
-		if len(s) < len(d.w) {
+		if len(s) < len(w) {
 			need = true
-			continue
+			return false
 		}
-		if d.k != angleFuncOpen {
-			return d.k, len(d.w), ""
+		return true
+	}
+	if s[0] == '[' {
+		if try(mistralOpen) {
+			return angleTagOpen, len(mistralOpen), "", FormatMistral
 		}
-		j := len(funcOpen)
-		for j < len(s) && j-len(funcOpen) <= maxFuncName && isName(s[j]) {
-			j++
+	} else {
+		for _, o := range openers {
+			if try(o.open) {
+				return angleTagOpen, len(o.open), "", o.format
+			}
 		}
-		switch {
-		case j-len(funcOpen) > maxFuncName:
-		case j == len(s):
+		if try(tagClose) {
+			return angleTagClose, len(tagClose), "", 0
+		}
+		if hasPrefixOrNeed(s, funcOpen) && len(s) <= len(funcOpen) {
 			need = true
-		case s[j] == '>' && j > len(funcOpen):
-			return angleFuncOpen, j + 1, string(s[len(funcOpen):j])
+		} else if hasPrefixOrNeed(s, funcOpen) {
+			j := len(funcOpen)
+			for j < len(s) && j-len(funcOpen) <= maxFuncName && isName(s[j]) {
+				j++
+			}
+			switch {
+			case j-len(funcOpen) > maxFuncName:
+			case j == len(s):
+				need = true
+			case s[j] == '>' && j > len(funcOpen):
+				return angleFuncOpen, j + 1, string(s[len(funcOpen):j]), FormatFunction
+			}
 		}
 	}
 	if need && !eof {
-		return angleNeedMore, 0, ""
+		return angleNeedMore, 0, "", 0
 	}
-	return angleNone, 0, ""
+	return angleNone, 0, "", 0
 }
 
 type wordMatch uint8
@@ -607,10 +807,10 @@ func matchWord(buf []byte, at int, w string, eof bool) wordMatch {
 	return wordYes
 }
 
-// indexSpecial is bytes.IndexAny(s, "`<"), without building a set for each short chunk.
+// indexSpecial is bytes.IndexAny(s, "`<["), without building a set for each short chunk.
 func indexSpecial(s []byte) int {
 	for i, c := range s {
-		if c == '`' || c == '<' {
+		if c == '`' || c == '<' || c == '[' {
 			return i
 		}
 	}
@@ -656,6 +856,24 @@ func isName(c byte) bool { return isIdent(c) || c == '.' || c == ':' }
 // readBody reads a block's body as calls.
 func readBody(f Format, name, body string) ([]Call, error) {
 	s := stripWrapper(strings.TrimSpace(body))
+	switch {
+	case f == FormatDeepSeek:
+		return readDeepSeek(body)
+	case f == FormatPythonic:
+		return readPythonic(s)
+	case f == FormatGemma:
+		return readGemma(s)
+	case f == FormatBare && strings.HasPrefix(s, "["):
+		if py, _ := pyListStart([]byte(s[1:])); py {
+			return readPythonic(s)
+		}
+	case f == FormatTag && strings.HasPrefix(s, funcOpen):
+		return readXML("", s)
+	case f == FormatFunction && strings.HasPrefix(s, "<"):
+		return readXML(name, s)
+	case f == FormatMistral && name != "":
+		f = FormatFunction // name[ARGS]{…}: the body is the arguments
+	}
 	if f == FormatFunction {
 		if s == "" {
 			s = "{}"
@@ -690,6 +908,9 @@ func readBody(f Format, name, body string) ([]Call, error) {
 			return nil, sfmt.Errorf("%w: %v", ErrBadJSON, err)
 		}
 		data = rest
+		if f == FormatPythonTag { // Llama's calls one after another, separated by ';'
+			data = bytes.TrimLeft(data, " \t\r\n;")
+		}
 		if v[0] != '[' {
 			c, err := toCall(v)
 			if err != nil {

@@ -1,7 +1,9 @@
 // Package textproto gives tool use to models without native tool calling: Wrap turns a
 // loop.Model that only reads and writes text into one that takes Request.Tools and
 // emits Delta.Call, so the loop runs open, closed and hybrid tool loops over it
-// unchanged (DESIGN.md §4, "Text protocol").
+// unchanged (DESIGN.md §4, "Text protocol"). Read does the reading half for a model
+// that has native tools: the calls its runtime left in the content (see "Calls read
+// from content" below).
 //
 // # What the inner model sees
 //
@@ -23,17 +25,22 @@
 //	{"name": "get_weather", "arguments": {"city": "Paris"}}
 //	```
 //
-// The Parser also reads the formats small models drift into: <tool_call>{…}</tool_call>
-// (Hermes, Qwen), <function=name>{…}</function> (Llama 3.1), a ```json fence holding a
-// call, and a response that is nothing but a call object (except under a
-// responseConstraint, where a JSON object is the answer). In every format "parameters"
+// The Parser also reads the formats small models drift into, and each model family's
+// own: <tool_call>{…}</tool_call> (Hermes, Qwen; Qwen3-Coder's XML <function=name>
+// <parameter=key> inside it), <function=name>{…}</function> (Llama 3.1), Phi-4-mini's
+// <|tool_call|>…<|/tool_call|>, Mistral's [TOOL_CALLS][…] and [TOOL_CALLS]name[ARGS]{…},
+// Llama's <|python_tag|>{…}; {…}, DeepSeek's <｜tool▁calls▁begin｜>…, LFM2's
+// <|tool_call_start|>[f(a=1)]<|tool_call_end|>, Gemma 4's <|tool_call>call:f{…}<tool_call|>
+// (families.go reads the ones that are not JSON), a ```json fence holding a call, and a
+// response that is nothing but a call object, a list of them or a Python call list
+// (except under a responseConstraint, where a JSON object is the answer). In every format "parameters"
 // is accepted for "arguments", arguments given as a string holding JSON are unwrapped,
 // OpenAI's {"type": "function", "function": {…}} is unwrapped, and a block may hold
 // several calls (an array, or objects one after another). A block left open at the end
 // of the stream is read as it stands, since servers often stop at the closing delimiter.
 //
-// Delimiters never reach the page. ```tool_call, <tool_call> and <function=name> open a
-// call block whatever follows, so what they open is a call or a malformed block, never
+// Delimiters never reach the page. ```tool_call, <tool_call>, <function=name> and the
+// other families' openers open a call block whatever follows, so what they open is a call or a malformed block, never
 // text (even <tool_call> mentioned in prose: the price of never leaking one); a stray
 // </tool_call> is dropped. A ```json fence or a leading '{' is only a candidate: if it
 // turns out not to be a call it is released as text, unchanged and in order, and read
@@ -64,6 +71,30 @@
 // hands it to the page, in an open loop); a block that could not be read at all becomes
 // text, its content with the delimiters removed, so the page sees what the model tried;
 // a reply still without a call under "required" is the answer as it is.
+//
+// # Calls read from content
+//
+// Read wraps a backend with native tools. Its request goes through unchanged and its own
+// calls pass through; on a step that offered tools, its text (after reasoning: Thinking
+// stays beneath) goes through the Parser in Strict mode, and where the line is between a
+// call and prose is stricter than above, since this model was not told to write blocks:
+//
+//   - A family's opener starts a candidate: it is a call only if it reads as calls that
+//     all name tools offered this step; otherwise it is released as text, unchanged and in
+//     order. A block that names an offered tool but cannot be read, or whose arguments
+//     fail the schema, gets the repair round, as above.
+//   - Inside an ordinary code fence nothing is a call, and a ```json fence is an ordinary
+//     code fence.
+//   - A bare JSON object or array, or a bare Python call list, is a call only when it is
+//     the whole content, white space aside.
+//   - When the backend made calls of its own in the step, those are the calls, and every
+//     block is released as text, as written. So text after the first block is held until
+//     the step ends; text before it streams at once.
+//
+// The repair round's request shows the model its reply from the first call block on (the
+// prose before it has reached the page), so a step without a block keeps no copy of its
+// text. A step that offers no tools costs nothing: the inner model's deltas go straight
+// on.
 //
 // # Injection
 //
@@ -281,6 +312,12 @@ type attempt struct {
 	forming bool    // the loop asks for calls as they form (forming.go)
 	n       int     // calls kept or passed on so far: the place of the next
 	cur     forming // the call forming in the open block
+
+	// Reading content of a backend with native tools (Read, read.go).
+	read       bool
+	native     []session.ToolCall // the backend's own calls, held with the content's (first attempt)
+	nativeSeen bool               // the backend called, or began to: content forms no call
+	held       []heldPiece        // what followed the first call block, until the step ends
 }
 
 // bounded passes the inner model's deltas to next and stops the step once they alone are
@@ -302,6 +339,12 @@ func bounded(window int, next func(loop.Delta) error) func(loop.Delta) error {
 }
 
 func (a *attempt) delta(d loop.Delta) error {
+	if d.Forming != nil { // the backend's own call forming (Read)
+		if err := a.nativeCall(); err != nil {
+			return err
+		}
+		return a.emit(loop.Delta{Forming: d.Forming})
+	}
 	if d.Reasoning != "" {
 		// Reasoning is never parsed for calls: it goes on as it came.
 		if err := a.emit(loop.Delta{Reasoning: d.Reasoning}); err != nil {
@@ -309,19 +352,28 @@ func (a *attempt) delta(d loop.Delta) error {
 		}
 	}
 	if d.Text != "" {
-		if a.mayRepair {
+		if a.mayRepair && !a.read { // Read keeps only what follows the first block (held)
 			a.raw.WriteString(d.Text)
 		}
 		if err := a.pieces(a.parser.Feed(d.Text)); err != nil {
 			return err
 		}
-		if a.forming {
+		if a.forming && !a.nativeSeen {
 			if err := a.form(); err != nil {
 				return err
 			}
 		}
 	}
-	if d.Call != nil { // an inner model with some native tool use: trust its structure
+	if d.Call != nil && a.read {
+		if err := a.nativeCall(); err != nil {
+			return err
+		}
+		if a.mayRepair {
+			a.native = append(a.native, *d.Call)
+		} else if err := a.emit(loop.Delta{Call: d.Call}); err != nil {
+			return err
+		}
+	} else if d.Call != nil { // an inner model with some native tool use: trust its structure
 		a.n++
 		if a.mayRepair {
 			a.calls = append(a.calls, *d.Call)
@@ -363,6 +415,8 @@ func (a *attempt) pieces(ps []Piece) error {
 		switch {
 		case p.Block != nil:
 			err = a.block(p.Block)
+		case a.read:
+			err = a.text(p.Text)
 		case a.mayRepair && len(a.issues) > 0:
 			// after a broken block the first reply is not shown: the repair replaces it
 		default:
@@ -376,7 +430,18 @@ func (a *attempt) pieces(ps []Piece) error {
 }
 
 func (a *attempt) block(b *Block) error {
+	if a.read && !a.callsOffered(b) {
+		// Content that does not read as a call of a tool offered this step is the
+		// model's text, as it wrote it.
+		if err := a.settle(b, nil); err != nil {
+			return err
+		}
+		return a.text(b.Raw)
+	}
 	a.blocks++
+	if a.read && a.mayRepair {
+		a.held = append(a.held, heldPiece{text: b.Raw, block: true}) // shown if the backend calls
+	}
 	if b.Err != nil {
 		if a.mayRepair {
 			a.issues = append(a.issues, "block "+strconv.Itoa(a.blocks)+" ("+b.Format.String()+") could not be read: "+b.Err.Error())
@@ -391,13 +456,19 @@ func (a *attempt) block(b *Block) error {
 		return nil
 	}
 	var first *Call // the block's first call that goes on
-	for i, c := range b.Calls {
+	for i := range b.Calls {
+		c := &b.Calls[i]
+		if c.params != nil {
+			if t := a.tool(c.Name); t != nil {
+				c.Arguments = fit(c.params, t.InputSchema)
+			}
+		}
 		call := session.ToolCall{Name: c.Name, Arguments: c.Arguments}
 		if !a.mayRepair {
 			if err := a.emit(loop.Delta{Call: &call}); err != nil {
 				return err
 			}
-		} else if msg := a.check(c); msg != "" {
+		} else if msg := a.check(*c); msg != "" {
 			a.issues = append(a.issues, "block "+strconv.Itoa(a.blocks)+": "+msg)
 			continue
 		} else {
@@ -410,14 +481,19 @@ func (a *attempt) block(b *Block) error {
 	return a.settle(b, first)
 }
 
-// check validates a call against the tools offered; it returns the problem for the model.
-func (a *attempt) check(c Call) string {
-	var t *session.Tool
+// tool is the tool named name offered this step, nil when none is.
+func (a *attempt) tool(name string) *session.Tool {
 	for i := range a.tools {
-		if a.tools[i].Name == c.Name {
-			t = &a.tools[i]
+		if a.tools[i].Name == name {
+			return &a.tools[i]
 		}
 	}
+	return nil
+}
+
+// check validates a call against the tools offered; it returns the problem for the model.
+func (a *attempt) check(c Call) string {
+	t := a.tool(c.Name)
 	if t == nil {
 		if a.choice.Mode == "tool" {
 			return sfmt.Sprintf("only the tool %q may be called now, not %q", a.choice.Name, c.Name)
