@@ -62,7 +62,11 @@ func TestFamily_Decodes(t *testing.T) {
 			fw := newForward(t, b)
 			require.Equal(t, tc.want, fw.generate(tc.prompt))
 			if tc.script.After != "" {
-				require.Equal(t, tc.script.After, fw.generate(tc.after))
+				want := tc.script.After
+				if tc.script.Family.OpensThink {
+					want = AfterThought + want
+				}
+				require.Equal(t, want, fw.generate(tc.after))
 			}
 		})
 	}

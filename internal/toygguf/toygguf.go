@@ -72,7 +72,8 @@ type Script struct {
 	// finish_reason "tool_calls").
 	Calls []Call
 	// After is the text answer the model gives when the prompt holds a tool
-	// result (the <tool_response> token, which any prompt text containing
+	// result (in a family whose generation prompt opens <think>, after
+	// AfterThought, since its turn starts inside the block) (the <tool_response> token, which any prompt text containing
 	// "<tool_response>" has). Empty with Calls: the model makes the same Calls
 	// again after every tool result (it always calls).
 	After string
@@ -138,6 +139,11 @@ var (
 	// Hello answers "Hello from llama.cpp." and never calls a tool.
 	Hello = Script{Text: "Hello from llama.cpp."}
 )
+
+// AfterThought is what a model of a family whose generation prompt opens
+// <think> (DeepSeekR1) writes before its After answer: a thought and the
+// block's end, as plain text.
+const AfterThought = "The tool has answered.</think>\n\n"
 
 // Write writes the model for s to w as a GGUF v3 file.
 func Write(w io.Writer, s Script) error {
@@ -420,7 +426,11 @@ func build(s Script) (*model, error) {
 	m.start = turn[0]
 
 	if s.After != "" {
-		ids, err := m.pieces(s.After)
+		after := s.After
+		if f.OpensThink {
+			after = AfterThought + after
+		}
+		ids, err := m.pieces(after)
 		if err != nil {
 			return nil, err
 		}
