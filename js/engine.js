@@ -308,10 +308,12 @@ async function probe(engine) {
   return { native: Number.isInteger(count(a)) && count(a) !== count(b), thinks };
 }
 
-// probeEngine probes engine (wllama's shape: createChatCompletion) once, and resolves to
-// what it found, or null where it could not tell (another engine, or one that failed).
+// probeEngine probes engine once, and resolves to what it found, or null where it could
+// not tell (the probe failed). Only a wllama engine is probed (createChatCompletion and
+// getChatTemplate: llama.cpp's templates, which is what the probe reads); for any other
+// object, WebLLM's engine or a page's own wrapper, it resolves to null at once.
 export function probeEngine(engine) {
-  if (typeof engine?.createChatCompletion !== "function") return Promise.resolve(null);
+  if (typeof engine?.createChatCompletion !== "function" || typeof engine.getChatTemplate !== "function") return Promise.resolve(null);
   let p = probes.get(engine);
   if (!p) {
     p = probe(engine).then(

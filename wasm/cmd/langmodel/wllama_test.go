@@ -107,9 +107,8 @@ func TestBrowser_Wllama(t *testing.T) {
 						const w = await engine("hello");
 						let calls = 0;
 						const counted = { createChatCompletion: (req) => (calls++, w.createChatCompletion(req)) };
-						// nativeTools given: the engine is not probed (js/engine.js), and the requests counted are the prompt's.
 						const schema = { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"], additionalProperties: false };
-						const s = await LanguageModel.create({ backend: { kind: "engine", engine: counted, nativeTools: true } });
+						const s = await LanguageModel.create({ backend: { kind: "engine", engine: counted } });
 						const free = await s.prompt("Hi");
 						const answer = JSON.parse(await s.prompt("Hi", { responseConstraint: schema }));
 						return { free, keys: Object.keys(answer), ok: typeof answer.ok, calls };`,
@@ -124,7 +123,7 @@ func TestBrowser_Wllama(t *testing.T) {
 						const counted = { createChatCompletion: (req) => (formats.push(Boolean(req.response_format)), w.createChatCompletion(req)) };
 						const schema = { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"], additionalProperties: false };
 						const ran = [];
-						const s = await LanguageModel.create({ backend: { kind: "engine", engine: counted, nativeTools: true }, tools: [getWeather((a) => (ran.push(a.city), "sunny"))] });
+						const s = await LanguageModel.create({ backend: { kind: "engine", engine: counted }, tools: [getWeather((a) => (ran.push(a.city), "sunny"))] });
 						const answer = JSON.parse(await s.prompt(ask, { responseConstraint: schema }));
 						return { ran, keys: Object.keys(answer), roles: s.history.map((m) => m.role), formats };`,
 						`{"ran":["Paris"],"keys":["ok"],"roles":["user","tool-call","tool-result","assistant"],"formats":[false,false,true]}`},
@@ -150,7 +149,7 @@ func TestBrowser_Wllama(t *testing.T) {
 								return: (v) => it.return?.(v) ?? Promise.resolve({ done: true, value: v }),
 							}) };
 						} };
-						const s = await LanguageModel.create({ backend: { kind: "engine", engine: spy, nativeTools: true } });
+						const s = await LanguageModel.create({ backend: { kind: "engine", engine: spy } });
 						const ac = new AbortController();
 						const reader = s.promptStreaming("Hi", { signal: ac.signal }).getReader();
 						const first = (await reader.read()).value;
@@ -174,7 +173,7 @@ func TestBrowser_Wllama(t *testing.T) {
 						const s = await LanguageModel.create({ backend: await backend("hello") });
 						await s.prompt("Hi");
 						const before = JSON.stringify(s.history);
-						const f = await LanguageModel.create({ backend: { kind: "engine", engine: failing, nativeTools: true }, initialPrompts: s.history });
+						const f = await LanguageModel.create({ backend: { kind: "engine", engine: failing }, initialPrompts: s.history });
 						const r = await caught(f.prompt("Hi again"));
 						return { r, unchanged: JSON.stringify(f.history) === before, next: await s.prompt("Hi") };`,
 						`{"r":"OperationError: the model failed: the in-page engine failed: llama_decode failed","unchanged":true,"next":"Hello from llama.cpp."}`},
