@@ -46,7 +46,7 @@ func engineText(parts ...string) []any {
 func TestEngine_ClosedLoop(t *testing.T) {
 	p := newPage(t)
 	var reqs []msg
-	p.generate = pieces(&reqs, engineCall("call_1", "weather", `{"city"`, `: "Paris"}`), engineText("It is ", "sunny."))
+	p.generate = pieces(&reqs, engineCall("a1b2c3d4e", "weather", `{"city"`, `: "Paris"}`), engineText("It is ", "sunny."))
 	p.tools[7] = func(_ *fakePage, m msg) (any, string) {
 		require.Equal(t, map[string]any{"city": "Paris"}, m["call"].(map[string]any)["arguments"])
 		return "sun", ""
@@ -59,7 +59,8 @@ func TestEngine_ClosedLoop(t *testing.T) {
 	require.Equal(t, map[string]any{"include_usage": true}, reqs[0]["stream_options"])
 	require.Equal(t, "", reqs[0]["model"])
 	require.Equal(t, `[{"function":{"description":"Weather in a city","name":"weather","parameters":{"properties":{"city":{"type":"string"}},"required":["city"],"type":"object"}},"type":"function"}]`, compact(t, reqs[0]["tools"]))
-	require.Equal(t, `[{"content":"Weather in Paris?","role":"user"},{"content":null,"role":"assistant","tool_calls":[{"function":{"arguments":"{\"city\":\"Paris\"}","name":"weather"},"id":"call_1","type":"function"}]},{"content":"sun","role":"tool","tool_call_id":"call_1"}]`,
+	// The engine's id (nine letters and digits) goes back as it came; the result names its tool.
+	require.Equal(t, `[{"content":"Weather in Paris?","role":"user"},{"content":null,"role":"assistant","tool_calls":[{"function":{"arguments":"{\"city\":\"Paris\"}","name":"weather"},"id":"a1b2c3d4e","type":"function"}]},{"content":"sun","name":"weather","role":"tool","tool_call_id":"a1b2c3d4e"}]`,
 		compact(t, reqs[1]["messages"]))
 	info := p.ok("usage", `"session":1`).(map[string]any)
 	require.Equal(t, jsonNumber("2048"), info["contextWindow"])

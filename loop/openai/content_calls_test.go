@@ -122,24 +122,34 @@ func TestContentCalls_OpenLoop(t *testing.T) {
 }
 
 // A reasoning model whose server split its reasoning (reasoning_content) and left the
-// "\n\n" after </think> and the call in the content: the call runs, and no assistant
-// message of white space enters the history.
-func TestContentCalls_AfterSplitReasoning(t *testing.T) {
-	m, _, _ := newModel(t,
-		answer{body: contentStream("The user wants the weather.", "\n\n"+familyContent["DeepSeek R1"])},
-		answer{body: contentStream("It said sunny.", "\n\nSunny in Paris.")})
-	runner := loop.RunnerFunc(func(ctx loop.Context, c session.ToolCall, _ func(jsonv.RawMessage)) ([]session.ResultPart, error) {
-		return []session.ResultPart{{Type: "text", Text: "21°C, sunny"}}, nil
-	})
-	s, err := loop.New(loop.Options{Model: textproto.Read(loop.Thinking(m, true)), Runner: runner, Tools: weatherTool(t, true)})
-	require.NoError(t, err)
-	defer s.Destroy()
-	r, err := s.Prompt(context.Background(), "Weather in Paris?", loop.PromptOptions{})
-	require.NoError(t, err)
-	require.Equal(t, "Sunny in Paris.", r.Text)
-	var roles []session.Role
-	for _, msg := range s.Messages() {
-		roles = append(roles, msg.Role)
+// "\n\n" after </think> and the call in the content, or whose template opened <think>
+// itself and whose server split nothing: the call runs, and no assistant message of
+// white space enters the history; the answer does not start with it either.
+func TestContentCalls_AfterReasoning(t *testing.T) {
+	for _, tc := range []struct {
+		name                  string
+		reasoning, call, text string // the first reply's reasoning_content and content, the second's content
+		secondReasoning       string
+	}{
+		{"split by the server", "The user wants the weather.", "\n\n" + familyContent["DeepSeek R1"], "\n\nSunny in Paris.", "It said sunny."},
+		{"the template opened <think>, nothing split", "", "The user wants the weather.</think>\n\n" + familyContent["DeepSeek R1"], "It said sunny.</think>\n\nSunny in Paris.", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, _, _ := newModel(t, answer{body: contentStream(tc.reasoning, tc.call)}, answer{body: contentStream(tc.secondReasoning, tc.text)})
+			runner := loop.RunnerFunc(func(ctx loop.Context, c session.ToolCall, _ func(jsonv.RawMessage)) ([]session.ResultPart, error) {
+				return []session.ResultPart{{Type: "text", Text: "21°C, sunny"}}, nil
+			})
+			s, err := loop.New(loop.Options{Model: textproto.Read(loop.Thinking(m, true)), Runner: runner, Tools: weatherTool(t, true)})
+			require.NoError(t, err)
+			defer s.Destroy()
+			r, err := s.Prompt(context.Background(), "Weather in Paris?", loop.PromptOptions{})
+			require.NoError(t, err)
+			require.Equal(t, "Sunny in Paris.", r.Text)
+			var roles []session.Role
+			for _, msg := range s.Messages() {
+				roles = append(roles, msg.Role)
+			}
+			require.Equal(t, []session.Role{session.RoleUser, session.RoleToolCall, session.RoleToolResult, session.RoleAssistant}, roles)
+		})
 	}
-	require.Equal(t, []session.Role{session.RoleUser, session.RoleToolCall, session.RoleToolResult, session.RoleAssistant}, roles)
 }

@@ -219,35 +219,13 @@ func (l *lit) value(b []byte) ([]byte, error) {
 		return l.str(b, c)
 	case c == '{':
 		l.i++
-		return l.pairs(b, '}', ':')
-	case c == '[' || c == '(':
+		return l.seq(b, '}', ':')
+	case c == '[':
 		l.i++
-		close := byte(']')
-		if c == '(' {
-			close = ')'
-		}
-		b = append(b, '[')
-		for n := 0; ; n++ {
-			l.space()
-			if l.i < len(l.s) && l.s[l.i] == close {
-				l.i++
-				return append(b, ']'), nil
-			}
-			if n > 0 {
-				if l.i >= len(l.s) || l.s[l.i] != ',' {
-					return b, errLiteral
-				}
-				l.i++
-				if l.space(); l.i < len(l.s) && l.s[l.i] == close { // a trailing comma
-					continue
-				}
-				b = append(b, ',')
-			}
-			var err error
-			if b, err = l.value(b); err != nil {
-				return b, err
-			}
-		}
+		return l.seq(b, ']', 0)
+	case c == '(':
+		l.i++
+		return l.seq(b, ')', 0)
 	case c == '-' || c == '+' || c == '.' || c >= '0' && c <= '9':
 		j := l.i
 		for l.i < len(l.s) && strings.IndexByte("+-.eE0123456789", l.s[l.i]) >= 0 {
@@ -270,56 +248,54 @@ func (l *lit) value(b []byte) ([]byte, error) {
 	return b, errLiteral
 }
 
-// str appends the string quoted by q at l.i, Python's escapes read.
+// str appends the string quoted by q at l.i as JSON: Python's escapes are JSON's, but
+// for \' (a quote) and the quote of the other kind, which JSON writes bare or escaped.
 func (l *lit) str(b []byte, q byte) ([]byte, error) {
-	var sb strings.Builder
+	at := len(b)
+	b = append(b, '"')
 	for l.i++; l.i < len(l.s); l.i++ {
-		c := l.s[l.i]
-		switch {
+		switch c := l.s[l.i]; {
 		case c == q:
 			l.i++
-			return jsonv.AppendString(b, sb.String()), nil
+			b = append(b, '"')
+			if !jsonv.Valid(b[at:]) {
+				return b[:at], errLiteral
+			}
+			return b, nil
+		case c == '\\' && l.i+1 < len(l.s) && l.s[l.i+1] == '\'':
+			l.i++
+			b = append(b, '\'')
 		case c == '\\' && l.i+1 < len(l.s):
 			l.i++
-			switch e := l.s[l.i]; e {
-			case 'n':
-				sb.WriteByte('\n')
-			case 't':
-				sb.WriteByte('\t')
-			case 'r':
-				sb.WriteByte('\r')
-			case 'u':
-				if l.i+5 > len(l.s) {
-					return b, errLiteral
-				}
-				v, _ := jsonv.Decode([]byte(`"\u` + l.s[l.i+1:l.i+5] + `"`))
-				s, ok := v.(string)
-				if !ok {
-					return b, errLiteral
-				}
-				sb.WriteString(s)
-				l.i += 4
-			default:
-				sb.WriteByte(e)
-			}
+			b = append(b, c, l.s[l.i])
+		case c == '"':
+			b = append(b, '\\', '"')
 		default:
-			sb.WriteByte(c)
+			b = append(b, c)
 		}
 	}
-	return b, errLiteral
+	return b[:at], errLiteral
 }
 
-// pairs appends the members up to close as a JSON object: keys (quoted, or bare words)
-// and values separated by sep (':' in a dict, '=' in Python's keyword arguments). When
-// the text ends first, b holds the members that were whole, without the closing brace,
-// and the error is errLiteral: the arguments so far of a call forming.
-func (l *lit) pairs(b []byte, close, sep byte) ([]byte, error) {
-	b = append(b, '{')
+// seq appends what stands up to close: with sep, the members of an object (keys quoted
+// or bare words, then sep: ':' in a dict, '=' in Python's keyword arguments), as a JSON
+// object; without, the elements of a list. A trailing comma is allowed. When the text
+// ends first, b holds the members that were whole, unclosed, and the error is
+// errLiteral: the arguments so far of a call forming.
+func (l *lit) seq(b []byte, close, sep byte) ([]byte, error) {
+	if sep != 0 {
+		b = append(b, '{')
+	} else {
+		b = append(b, '[')
+	}
 	for n := 0; ; n++ {
 		l.space()
 		if l.i < len(l.s) && l.s[l.i] == close {
 			l.i++
-			return append(b, '}'), nil
+			if sep != 0 {
+				return append(b, '}'), nil
+			}
+			return append(b, ']'), nil
 		}
 		if n > 0 {
 			if l.i >= len(l.s) || l.s[l.i] != ',' {
@@ -330,122 +306,102 @@ func (l *lit) pairs(b []byte, close, sep byte) ([]byte, error) {
 				continue
 			}
 		}
-		l.space()
-		var key []byte
-		var err error
-		if l.i < len(l.s) && (l.s[l.i] == '"' || l.s[l.i] == '\'') {
-			if key, err = l.str(nil, l.s[l.i]); err != nil {
-				return b, err
-			}
-		} else if w := l.word(); w != "" {
-			key = jsonv.AppendString(nil, w)
-		} else {
-			return b, errLiteral
-		}
-		if l.space(); l.i >= len(l.s) || l.s[l.i] != sep {
-			return b, errLiteral
-		}
-		l.i++
 		at := len(b)
 		if n > 0 {
 			b = append(b, ',')
 		}
-		b = append(append(b, key...), ':')
-		if b, err = l.value(b); err != nil {
+		var err error
+		if sep != 0 {
+			if l.space(); l.i < len(l.s) && (l.s[l.i] == '"' || l.s[l.i] == '\'') {
+				b, err = l.str(b, l.s[l.i])
+			} else if w := l.word(); w != "" {
+				b = jsonv.AppendString(b, w)
+			} else {
+				err = errLiteral
+			}
+			if l.space(); err == nil && (l.i >= len(l.s) || l.s[l.i] != sep) {
+				err = errLiteral
+			}
+			l.i++
+			b = append(b, ':')
+		}
+		if err == nil {
+			b, err = l.value(b)
+		}
+		if err != nil {
 			return b[:at], err
 		}
 	}
 }
 
-// pyCall reads one Python call at l.i, name(key=value, …). name is "" when none is
-// there; args is what of the arguments is whole when err is not nil.
-func (l *lit) pyCall() (name string, args []byte, err error) {
+// call reads one call at l.i: Python's name(key=value, …), or Gemma's
+// call:name{key:value, …}. name is "" when none is there; args is what of the
+// arguments is whole when err is not nil.
+func (l *lit) call() (name string, args []byte, err error) {
+	open, close, sep := byte('('), byte(')'), byte('=')
 	l.space()
+	if l.gemma {
+		if !strings.HasPrefix(l.s[l.i:], "call:") {
+			return "", nil, ErrNotCall
+		}
+		l.i += len("call:")
+		open, close, sep = '{', '}', ':'
+	}
 	if name = l.word(); name == "" {
 		return "", nil, ErrNotCall
 	}
-	if l.i >= len(l.s) || l.s[l.i] != '(' {
+	if l.space(); l.i >= len(l.s) || l.s[l.i] != open {
 		return name, nil, ErrNotCall
 	}
 	l.i++
-	args, err = l.pairs(nil, ')', '=')
+	args, err = l.seq(nil, close, sep)
 	return name, args, err
 }
 
-// readPythonic reads LFM2's list of Python calls, [f(a=1), g()].
-func readPythonic(s string) ([]Call, error) {
-	l := lit{s: strings.TrimSpace(s)}
-	if !strings.HasPrefix(l.s, "[") {
-		return nil, ErrNotCall
+// readLit reads LFM2's list of Python calls, [f(a=1), g()], or Gemma 4's calls,
+// call:f{…} one after another.
+func readLit(s string, gemma bool) ([]Call, error) {
+	l := lit{s: strings.TrimSpace(s), gemma: gemma}
+	if !gemma {
+		if !strings.HasPrefix(l.s, "[") {
+			return nil, ErrNotCall
+		}
+		l.i = 1
 	}
-	l.i = 1
 	var calls []Call
 	for {
-		name, args, err := l.pyCall()
+		name, args, err := l.call()
 		if err != nil {
 			return nil, err
 		}
 		calls = append(calls, Call{Name: name, Arguments: args})
-		if l.space(); l.i < len(l.s) && l.s[l.i] == ',' {
+		l.space()
+		switch {
+		case gemma && l.i == len(l.s):
+			return calls, nil
+		case gemma:
+		case l.i < len(l.s) && l.s[l.i] == ',':
 			l.i++
-			continue
-		}
-		if l.i < len(l.s) && l.s[l.i] == ']' {
+		case l.i < len(l.s) && l.s[l.i] == ']':
 			l.i++
 			if l.space(); l.i == len(l.s) {
 				return calls, nil
 			}
+			return nil, ErrNotCall
+		default:
+			return nil, ErrNotCall
 		}
-		return nil, ErrNotCall
 	}
-}
-
-// readGemma reads Gemma 4's calls, call:NAME{…}, one after another.
-func readGemma(s string) ([]Call, error) {
-	l := lit{s: strings.TrimSpace(s), gemma: true}
-	var calls []Call
-	for l.space(); l.i < len(l.s); l.space() {
-		name, args, err := l.gemmaCall()
-		if err != nil {
-			return nil, err
-		}
-		calls = append(calls, Call{Name: name, Arguments: args})
-	}
-	if len(calls) == 0 {
-		return nil, ErrEmptyBlock
-	}
-	return calls, nil
-}
-
-func (l *lit) gemmaCall() (name string, args []byte, err error) {
-	if !strings.HasPrefix(l.s[l.i:], "call:") {
-		return "", nil, ErrNotCall
-	}
-	l.i += len("call:")
-	if name = l.word(); name == "" {
-		return "", nil, ErrNotCall
-	}
-	if l.space(); l.i >= len(l.s) || l.s[l.i] != '{' {
-		return name, nil, ErrNotCall
-	}
-	l.i++
-	args, err = l.pairs(nil, '}', ':')
-	return name, args, err
 }
 
 // formingLit is FormingCall for the literal syntaxes: the name once written, and the
 // members whole so far.
 func formingLit(f Format, body []byte) (name string, args []byte) {
 	l := lit{s: string(body), gemma: f == FormatGemma}
-	l.space()
-	if f == FormatGemma {
-		name, args, _ = l.gemmaCall()
-	} else {
-		if l.i < len(l.s) && l.s[l.i] == '[' {
-			l.i++
-		}
-		name, args, _ = l.pyCall()
+	if l.space(); !l.gemma && l.i < len(l.s) && l.s[l.i] == '[' {
+		l.i++
 	}
+	name, args, _ = l.call()
 	if l.i >= len(l.s) && args == nil {
 		return "", nil // the name may still grow
 	}

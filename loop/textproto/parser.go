@@ -859,13 +859,11 @@ func readBody(f Format, name, body string) ([]Call, error) {
 	switch {
 	case f == FormatDeepSeek:
 		return readDeepSeek(body)
-	case f == FormatPythonic:
-		return readPythonic(s)
-	case f == FormatGemma:
-		return readGemma(s)
+	case f == FormatPythonic || f == FormatGemma:
+		return readLit(s, f == FormatGemma)
 	case f == FormatBare && strings.HasPrefix(s, "["):
 		if py, _ := pyListStart([]byte(s[1:])); py {
-			return readPythonic(s)
+			return readLit(s, false)
 		}
 	case f == FormatTag && strings.HasPrefix(s, funcOpen):
 		return readXML("", s)

@@ -40,9 +40,9 @@ func (m *reader) Step(ctx loop.Context, req *loop.Request, emit func(loop.Delta)
 	if len(tools) == 0 {
 		return m.inner.Step(ctx, req, emit)
 	}
-	noBare := req.ResponseConstraint != nil // a JSON object is then the answer
 	first := &attempt{tools: tools, choice: choice, emit: emit, mayRepair: true, forming: req.Forming, read: true}
-	first.parser.Strict, first.parser.NoBareJSON = true, noBare
+	// Under a responseConstraint a JSON object is the answer, never a call.
+	first.parser.Strict, first.parser.NoBareJSON = true, req.ResponseConstraint != nil
 	if err := m.inner.Step(ctx, req, bounded(req.ContextWindow, first.delta)); err != nil {
 		return err
 	}
@@ -53,12 +53,6 @@ func (m *reader) Step(ctx loop.Context, req *loop.Request, emit func(loop.Delta)
 	if why == "" || len(first.native) > 0 {
 		return first.settleRead()
 	}
-	for at := 0; at < first.n && first.forming; at++ {
-		if err := first.drop(at); err != nil { // the repair asks for them all again
-			return err
-		}
-	}
-	r := *req
 	// The repair shows the model its reply from the first call block on: the prose before
 	// it reached the page and stays the answer's start, and a step without a block, the
 	// most common, then never keeps a copy of its text.
@@ -66,13 +60,8 @@ func (m *reader) Step(ctx loop.Context, req *loop.Request, emit func(loop.Delta)
 	for _, h := range first.held {
 		reply.WriteString(h.text)
 	}
-	r.Messages = repairMessages(req.Messages, reply.String(), why)
-	second := &attempt{tools: tools, choice: choice, emit: emit, before: first.usage, forming: req.Forming, read: true}
-	second.parser.Strict, second.parser.NoBareJSON = true, noBare
-	if err := m.inner.Step(ctx, &r, bounded(req.ContextWindow, second.delta)); err != nil {
-		return err
-	}
-	return second.end()
+	r := *req
+	return first.again(ctx, m.inner, &r, req.ContextWindow, reply.String(), why)
 }
 
 // heldPiece is content that followed the first call block of a step: text, or a call

@@ -208,15 +208,21 @@ func (m *model) Step(ctx loop.Context, req *loop.Request, emit func(loop.Delta) 
 		}
 		why = mustCallSentence(choice) + "\n\nReply with the tool call only, in its own block exactly like this:\n\n" + callExample
 	}
-	for at := 0; at < first.n && first.forming; at++ {
-		if err := first.drop(at); err != nil { // the repair asks for them all again
+	return first.again(ctx, m.inner, &r, req.ContextWindow, first.raw.String(), why)
+}
+
+// again is the repair round after the attempt a: inner is asked once more, r gaining
+// the reply it gave and what was wrong with it, and its second reply is the step's.
+func (a *attempt) again(ctx loop.Context, inner loop.Model, r *loop.Request, window int, reply, why string) error {
+	for at := 0; at < a.n && a.forming; at++ {
+		if err := a.drop(at); err != nil { // the repair asks for them all again
 			return err
 		}
 	}
-	r.Messages = repairMessages(r.Messages, first.raw.String(), why)
-	second := &attempt{tools: tools, choice: choice, emit: emit, before: first.usage, forming: req.Forming}
-	second.parser.NoBareJSON = noBare
-	if err := m.inner.Step(ctx, &r, bounded(req.ContextWindow, second.delta)); err != nil {
+	r.Messages = repairMessages(r.Messages, reply, why)
+	second := &attempt{tools: a.tools, choice: a.choice, emit: a.emit, before: a.usage, forming: a.forming, read: a.read}
+	second.parser.Strict, second.parser.NoBareJSON = a.parser.Strict, a.parser.NoBareJSON
+	if err := inner.Step(ctx, r, bounded(window, second.delta)); err != nil {
 		return err
 	}
 	return second.end()

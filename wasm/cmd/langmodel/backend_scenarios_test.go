@@ -89,7 +89,7 @@ var backendScenarios = []hostScenario{
 		return { answer, usage: s.contextUsage, events, requests: st.requests, auth: st.auth.map((a) => a === "Bearer " + KEY),
 			tool: st.bodies[1].messages[2], history: s.history.map((m) => m.role), leak: JSON.stringify(s.history).includes(KEY) };`,
 		`{"answer":"Sunny in Paris, 21°C.","usage":53,"events":["call get_weather {\"city\":\"Paris\"}","result [{\"type\":\"text\",\"value\":\"21°C, sunny in Paris\"}]"],
-		  "requests":2,"auth":[true,true],"tool":{"role":"tool","tool_call_id":"call_k2x9m4qa","content":"21°C, sunny in Paris"},
+		  "requests":2,"auth":[true,true],"tool":{"role":"tool","tool_call_id":"NT4rMLm3s","name":"get_weather","content":"21°C, sunny in Paris"},
 		  "history":["user","tool-call","tool-result","assistant"],"leak":false}`}},
 
 	{scenario: scenario{"openai: a stream read to its end is not aborted", `
@@ -115,7 +115,7 @@ var backendScenarios = []hostScenario{
 		return { r1: r1.map((p) => [p.type, p.value.callId, p.value.arguments.city]), r2,
 			sent: st.bodies[1].messages.slice(1).map((m) => m.role + ":" + (m.tool_call_id ?? m.tool_calls.length)) };`,
 		`{"r1":[["tool-call","call_paris","Paris"],["tool-call","call_tokyo","Tokyo"]],"r2":[{"type":"text","value":"Sunny in Paris, 21°C."}],
-		  "sent":["assistant:2","tool:call_paris","tool:call_tokyo"]}`}},
+		  "sent":["assistant:2","tool:z78mnKoq3","tool:KBTd76iRt"]}`}},
 
 	{scenario: scenario{"openai: streaming, characters split across chunks", `
 		const s = await LanguageModel.create({ backend: openai("stream", "llamacpp.sse"), expectedOutputs: [{ type: "text" }, { type: "tool-call" }],

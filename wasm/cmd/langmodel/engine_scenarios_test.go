@@ -91,7 +91,7 @@ var engineScenarios = withFakeEngines([]hostScenario{
 		`{"first":"It is sunny in Paris.","second":"You are welcome.","log":["call get_weather {\"city\":\"Paris\"}","result [{\"type\":\"text\",\"value\":\"sunny in Paris\"}]"],
 		  "availability":"available","window":2048,"usage":[127,137],"history":["user","tool-call","tool-result","assistant","user","assistant"],
 		  "request":{"model":false,"stream":true,"options":{"include_usage":true},"abortSignal":true,"tools":["function:get_weather"],
-		    "messages":[{"role":"user","content":"Weather in Paris?"},{"role":"assistant","content":null,"tool_calls":[{"id":"call_a","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]},{"role":"tool","content":"sunny in Paris","tool_call_id":"call_a"}],
+		    "messages":[{"role":"user","content":"Weather in Paris?"},{"role":"assistant","content":null,"tool_calls":[{"id":"HdMxbSLRT","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]},{"role":"tool","content":"sunny in Paris","tool_call_id":"HdMxbSLRT","name":"get_weather"}],
 		    "third":["user","assistant","tool","assistant","user"]}}`}},
 
 	{scenario: scenario{"engine: open loop, streamed, over WebLLM's shape", `

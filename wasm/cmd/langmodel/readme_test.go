@@ -244,6 +244,6 @@ func readmeEngine(t *testing.T, b *browsertest.Browser) {
 			second: requests[1].messages.slice(1) };`, &got))
 	requireJSON(t, `{"answer":"Sunny in Paris.","usage":64,"aborted":"AbortError","interrupted":1,
 		"tools":[["function","get_weather"]],"choice":"auto",
-		"second":[{"role":"assistant","content":"Let me check. ","tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]},
-		          {"role":"tool","tool_call_id":"call_1","content":"21°C in Paris"}]}`, got)
+		"second":[{"role":"assistant","content":"Let me check. ","tool_calls":[{"id":"9Gd2dIMCT","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]},
+		          {"role":"tool","tool_call_id":"9Gd2dIMCT","name":"get_weather","content":"21°C in Paris"}]}`, got)
 }
