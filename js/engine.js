@@ -203,8 +203,9 @@ async function drain(it) {
 // Hermes' on a tool message without a name), as a RuntimeError whose message is its
 // own misreading of the reply ("Invalid typed array length: 1163217991", its GLUE
 // header read as a length; Firefox and WebKit word it otherwise): llama.cpp's message
-// went to its native log only. Such a failure is an OperationError saying the chat
-// template failed, and why where the log was kept (log: a gguf engine's, js/gguf.js).
+// went to its native log only. Such a failure is an OperationError that says what the
+// log said (the chat template's own message where it raised) where the log was kept
+// (log: a gguf engine's, js/gguf.js), and that the template most likely failed where not.
 function engineFailed(e, log) {
   const message = errorMessage(e);
   if (e?.name === "RuntimeError" && /typed array|Uint8Array|out of range|out-of-bounds|buffer/i.test(message)) {
@@ -233,9 +234,9 @@ function nativeReason(lines) {
 const nativeLogs = new WeakMap();
 
 // keepNativeLog returns a wllama logger that keeps in log the first native error line of
-// each step and the lines that follow it (a template's exception spans several) and
-// prints none: wllama's own errors and stack traces after it reach the page as the
-// step's failure. page is the page's own logger, which gets every line too.
+// each step and the lines that follow it (a template's exception spans several), and
+// prints only warnings: errors, and wllama's stack traces after them, reach the page as
+// the step's failure. page is the page's own logger, which gets every line instead.
 export function keepNativeLog(log, page) {
   const more = (...args) => {
     if (log.error && typeof args[0] === "string" && log.error.length < 20) log.error.push(args.join(" ").trim());
@@ -248,7 +249,7 @@ export function keepNativeLog(log, page) {
     debug: (...a) => page?.debug?.(...a),
     log: (...a) => (more(...a), page?.log?.(...a)),
     info: (...a) => (more(...a), page?.info?.(...a)),
-    warn: (...a) => page?.warn?.(...a),
+    warn: (...a) => (page ? page.warn?.(...a) : console.warn(...a)),
     error,
   };
 }
@@ -333,8 +334,8 @@ export function probeEngine(engine) {
 // contextWindow gets the engine's own where it tells it (wllama: the n_ctx its model was
 // loaded with). Once the engine is probed (probeEngine, which create() awaits), one
 // without nativeTools gets the module's text protocol when the engine's chat template
-// renders the tool list or an assistant's calls not (llama.cpp then has no call syntax
-// to parse, and the model would not see the tools), and one without templateOpensThink
+// leaves out the tool list or an assistant's calls (the model would not see the tools,
+// or llama.cpp would have no call syntax to parse), and one without templateOpensThink
 // gets false where the engine splits a block its template opened; {kind: "gguf"} comes
 // here too.
 export function wireEngine(engine, wire, ids, stash) {

@@ -228,8 +228,8 @@ async function load(o, progress) {
   const info = await header(blobs[0], "");
   // Quiet unless the page asks: llama.cpp's own log at errors only, kept for the step
   // that fails (a chat template's exception reaches the page as the step's failure:
-  // js/engine.js engineFailed), never printed; wllama's debug lines dropped. A page's
-  // logger gets every line.
+  // js/engine.js engineFailed), never printed; wllama's debug lines dropped, its warnings
+  // printed. A page's logger gets every line.
   const log = { error: null };
   const config = { suppressNativeLog: false, ...o.config, logger: keepNativeLog(log, o.config.logger), cacheManager: cm };
   const engine = new o.wllama.Wllama(o.paths, config);
