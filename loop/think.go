@@ -9,7 +9,10 @@ import "strings"
 // counts (leading white space aside): a <think> later in the text, or a </think> after
 // the block closed (in a tool's argument, say), is text. A block still open when the step
 // ends is reasoning, and the answer is what followed it: nothing, as llama.cpp's and
-// vLLM's parsers decide. The white space after </think> is not part of the answer.
+// vLLM's parsers decide. The white space after </think> is not part of the answer, also
+// when the inner model split the reasoning itself (a server's reasoning_content) and
+// left that white space at the start of its text: such a step's text starts after it, so
+// white space is never an answer, or a history entry, of its own.
 //
 // open is for a model whose chat template opens the block in the prompt: its reply
 // starts inside it and has only the </think>.
