@@ -73,13 +73,16 @@ function engineCall(engine) {
 // completion, each chunk one piece. The engine's async iterable goes to the channel
 // behind a thin iterator of the same chunks, so that an abort both stops the engine (see
 // above) and returns the engine's iterator; one completion instead of a stream is one
-// piece. What the engine throws, before or mid-stream, is worded by failed().
+// piece. What the engine throws, before or mid-stream, is worded by engineFailed().
 export function engineGenerate(engine) {
   const call = engineCall(engine);
   if (!call) throw new TypeError("invalid backend: backend.engine must be an object with createChatCompletion() (wllama) or chat.completions.create() (WebLLM)");
+  const log = nativeLogs.get(engine) ?? null;
   return async (request, { signal, live }) => {
     const body = { ...request };
     if (!body.model) delete body.model;
+    if (log) log.error = null;
+    const failed = (e) => engineFailed(e, log);
     let out;
     try {
       out = await call(body, signal);
@@ -191,23 +194,150 @@ async function drain(it) {
   }
 }
 
-// failed words an engine's exception for the page: "the in-page engine failed: " and the
-// engine's own message, its name kept (the module keeps the names a model may raise,
-// NotSupportedError, NetworkError, InvalidStateError…, and makes the rest an
+// engineFailed words an engine's exception for the page: "the in-page engine failed: "
+// and the engine's own message, its name kept (the module keeps the names a model may
+// raise, NotSupportedError, NetworkError, InvalidStateError…, and makes the rest an
 // OperationError). One that comes after an abort is dropped by the channel unread.
-function failed(e) {
-  const err = new Error(`the in-page engine failed: ${errorMessage(e)}`);
+// wllama 3.13.0 reports an exception of llama.cpp's request handling, which is where
+// the chat template runs (one that raises on the messages: Mistral's on call ids,
+// Hermes' on a tool message without a name), as a RuntimeError whose message is its
+// own misreading of the reply ("Invalid typed array length: 1163217991", its GLUE
+// header read as a length; Firefox and WebKit word it otherwise): llama.cpp's message
+// went to its native log only. Such a failure is an OperationError that says what the
+// log said (the chat template's own message where it raised) where the log was kept
+// (log: a gguf engine's, js/gguf.js), and that the template most likely failed where not.
+function engineFailed(e, log) {
+  const message = errorMessage(e);
+  if (e?.name === "RuntimeError" && /typed array|Uint8Array|out of range|out-of-bounds|buffer/i.test(message)) {
+    const err = new Error(`the in-page engine failed: ${nativeReason(log?.error)}`);
+    err.name = "OperationError";
+    return err;
+  }
+  const err = new Error(`the in-page engine failed: ${message}`);
   err.name = typeof e?.name === "string" ? e.name : "Error";
   return err;
+}
+
+// nativeReason words what llama.cpp's log said of a request it failed (lines: its error
+// line and the lines after it, or null). A template's exception ends with its own
+// message ("Error: Jinja Exception: …", after where in the template it was raised).
+function nativeReason(lines) {
+  if (!lines) return "llama.cpp failed before answering, most likely in the chat template (wllama did not say why: it logs llama.cpp's message only with its native log on)";
+  const raised = lines.findLast((l) => l.startsWith("Error: "));
+  if (raised) return `the chat template failed: ${raised.slice("Error: ".length).replace(/^Jinja Exception: /, "")}`;
+  return `llama.cpp failed: ${lines[0]}`;
+}
+
+// nativeLogs maps an engine made here (js/gguf.js) to what its native log said in error
+// during the step under way ({error}: the error line and the lines after it, or null),
+// which a failed step reports.
+const nativeLogs = new WeakMap();
+
+// keepNativeLog returns a wllama logger that keeps in log the first native error line of
+// each step and the lines that follow it (a template's exception spans several), and
+// prints only warnings: errors, and wllama's stack traces after them, reach the page as
+// the step's failure. page is the page's own logger, which gets every line instead.
+export function keepNativeLog(log, page) {
+  const more = (...args) => {
+    if (log.error && typeof args[0] === "string" && log.error.length < 20) log.error.push(args.join(" ").trim());
+  };
+  const error = (...args) => {
+    if (log.error === null && typeof args[0] === "string" && !args[0].startsWith("Stack trace")) log.error = [args.join(" ").trim()];
+    page?.error?.(...args);
+  };
+  return {
+    debug: (...a) => page?.debug?.(...a),
+    log: (...a) => (more(...a), page?.log?.(...a)),
+    info: (...a) => (more(...a), page?.info?.(...a)),
+    warn: (...a) => (page ? page.warn?.(...a) : console.warn(...a)),
+    error,
+  };
+}
+
+// recordNativeLog says that engine's native errors go to log (keepNativeLog's).
+export function recordNativeLog(engine, log) {
+  nativeLogs.set(engine, log);
+}
+
+// The probe: what the engine's chat template does with tools, learnt once per engine by
+// rendering it, as llama.cpp learns a template's call syntax: wllama has no call that
+// returns a rendered prompt, but every completion says how many tokens its prompt had
+// (usage.prompt_tokens), so two requests that differ in one thing only (a tool's
+// description; a call's arguments) render to the same count exactly when the template
+// leaves that thing out. Each request asks for one token. A template that renders both
+// the tool list and an assistant's calls gets native tools; one that leaves out either
+// (Phi-4-mini's and SmolLM3's name tools and render neither; DeepSeek-R1's never names
+// them), or raises on a well-formed call and its result (Gemma 3's, whose roles must
+// alternate user and model), gets the module's text protocol, whose prompt and calls
+// are text. The messages meet the strictest templates: a nine-character alphanumeric
+// call id (Mistral), the tool's name on its result (Hermes). The reply to the first
+// request says whether the engine takes the reply as starting inside a <think> block
+// that the template opened (DeepSeek-R1's): llama.cpp then sends it as
+// reasoning_content, and the module has no block to split (templateOpensThink false).
+const probes = new WeakMap(); // engine → Promise<{native, thinks} | null>
+const probed = new WeakMap(); // engine → {native, thinks}, once known
+
+const probeTool = (description) => ({
+  type: "function",
+  function: { name: "look_up", description, parameters: { type: "object", properties: { word: { type: "string" } }, required: ["word"] } },
+});
+
+const probeCall = (word) => [
+  { role: "user", content: "Look a word up." },
+  { role: "assistant", content: "", tool_calls: [{ id: "a1b2c3d4e", type: "function", function: { name: "look_up", arguments: JSON.stringify({ word }) } }] },
+  { role: "tool", tool_call_id: "a1b2c3d4e", name: "look_up", content: "found" },
+];
+
+async function probe(engine) {
+  const ask = (messages, description) =>
+    engine.createChatCompletion({ messages, tools: [probeTool(description)], max_tokens: 1, temperature: 0, top_k: 1, stream: false });
+  const count = (r) => r?.usage?.prompt_tokens;
+  const short = "Looks a word up.";
+  const first = await ask([{ role: "user", content: "Look a word up." }], short);
+  const long = await ask([{ role: "user", content: "Look a word up." }], "Looks a word up in the dictionary of the language it is written in and answers with its meanings.");
+  if (!Number.isInteger(count(first)) || !Number.isInteger(count(long))) return null;
+  const reply = first.choices?.[0]?.message;
+  const thinks = typeof reply?.reasoning_content === "string" && reply.reasoning_content !== "" && !reply.content;
+  if (count(first) === count(long)) return { native: false, thinks };
+  let a, b;
+  try {
+    a = await ask(probeCall("probe"), short);
+    b = await ask(probeCall("a much longer phrase to look up"), short);
+  } catch {
+    return { native: false, thinks };
+  }
+  return { native: Number.isInteger(count(a)) && count(a) !== count(b), thinks };
+}
+
+// probeEngine probes engine once, and resolves to what it found, or null where it could
+// not tell (the probe failed). Only a wllama engine is probed (createChatCompletion and
+// getChatTemplate: llama.cpp's templates, which is what the probe reads); for any other
+// object, WebLLM's engine or a page's own wrapper, it resolves to null at once.
+export function probeEngine(engine) {
+  if (typeof engine?.createChatCompletion !== "function" || typeof engine.getChatTemplate !== "function") return Promise.resolve(null);
+  let p = probes.get(engine);
+  if (!p) {
+    p = probe(engine).then(
+      (r) => {
+        if (r) probed.set(engine, r);
+        return r;
+      },
+      () => null,
+    );
+    probes.set(engine, p);
+  }
+  return p;
 }
 
 // wireEngine puts the driver of backend.engine into the stash for {kind: "engine"} (its id
 // into ids, released with the session) as the wire backend's generate. A backend without
 // contextWindow gets the engine's own where it tells it (wllama: the n_ctx its model was
-// loaded with). One without nativeTools gets the module's text protocol when the engine's
-// chat template has no tools (wllama's getChatTemplate(): one that never names them, or
-// none, where llama.cpp uses ChatML), since llama.cpp then has no tool-call format to
-// parse; {kind: "gguf"} comes here too.
+// loaded with). Once the engine is probed (probeEngine, which create() awaits), one
+// without nativeTools gets the module's text protocol when the engine's chat template
+// leaves out the tool list or an assistant's calls (the model would not see the tools,
+// or llama.cpp would have no call syntax to parse), and one without templateOpensThink
+// gets false where the engine splits a block its template opened; {kind: "gguf"} comes
+// here too.
 export function wireEngine(engine, wire, ids, stash) {
   wire.generate = stash.store(engineGenerate(engine));
   ids.push(wire.generate);
@@ -220,12 +350,7 @@ export function wireEngine(engine, wire, ids, stash) {
     }
     if (Number.isInteger(n) && n > 0) wire.contextWindow = n;
   }
-  if (wire.nativeTools === undefined && typeof engine.getChatTemplate === "function") {
-    try {
-      const template = engine.getChatTemplate();
-      if (!/\btools\b/.test(typeof template === "string" ? template : "")) wire.nativeTools = false;
-    } catch {
-      // no model loaded (yet): native tools, as asked
-    }
-  }
+  const p = probed.get(engine);
+  if (p && wire.nativeTools === undefined && !p.native) wire.nativeTools = false;
+  if (p?.thinks && wire.templateOpensThink === undefined) wire.templateOpensThink = false;
 }

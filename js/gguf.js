@@ -27,6 +27,8 @@
 // A loaded engine is kept for the page's life and shared by every session over the same
 // model and load options: the weights are held once, in the engine.
 
+import { keepNativeLog, recordNativeLog } from "./engine.js";
+
 const MAX_DEFAULT_CONTEXT = 8192;
 
 // isGGUF says whether backend asks for a GGUF model.
@@ -224,16 +226,20 @@ async function load(o, progress) {
   }
   for (const [i, b] of blobs.entries()) await check(b, o.url ?? (b.name ? `the file ${b.name}` : `blob ${i}`));
   const info = await header(blobs[0], "");
-  // Quiet unless the page asks: llama.cpp's own log off, and wllama's debug lines (one
-  // per load, such as "debug: {loadedCtxInfo: …}") dropped; its warnings and errors stay.
-  const quiet = o.wllama.LoggerWithoutDebug ? { logger: o.wllama.LoggerWithoutDebug } : {};
-  const config = { suppressNativeLog: true, ...quiet, ...o.config, cacheManager: cm };
+  // Quiet unless the page asks: llama.cpp's own log at errors only, kept for the step
+  // that fails (a chat template's exception reaches the page as the step's failure:
+  // js/engine.js engineFailed), never printed; wllama's debug lines dropped, its warnings
+  // printed. A page's logger gets every line.
+  const log = { error: null };
+  const config = { suppressNativeLog: false, ...o.config, logger: keepNativeLog(log, o.config.logger), cacheManager: cm };
   const engine = new o.wllama.Wllama(o.paths, config);
   if (o.compat) engine.setCompat(o.compat);
   const isolated = globalThis.crossOriginIsolated === true;
   const n_ctx = info.contextLength > 0 ? Math.min(info.contextLength, MAX_DEFAULT_CONTEXT) : undefined;
-  const params = { jinja: true, n_gpu_layers: 0, ...(isolated ? {} : { n_threads: 1 }), ...(n_ctx ? { n_ctx } : {}), ...o.load };
+  const quiet = o.config.logger ? {} : { log_level: 4 }; // llama.cpp's errors (GGML_LOG_LEVEL_ERROR) only
+  const params = { jinja: true, n_gpu_layers: 0, ...quiet, ...(isolated ? {} : { n_threads: 1 }), ...(n_ctx ? { n_ctx } : {}), ...o.load };
   await engine.loadModel(blobs, params);
+  recordNativeLog(engine, log);
   progress.update(1);
   return engine;
 }

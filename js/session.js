@@ -6,6 +6,7 @@ import { follow, withModelContext } from "./webmcp.js";
 import { abortReason, destroyedError } from "./errors.js";
 import { chainAvailability, chainBackend, isChain } from "./chain.js";
 import { ggufAvailability, ggufBackend, isGGUF } from "./gguf.js";
+import { probeEngine } from "./engine.js";
 import { nativeAvailability } from "./native.js";
 import { attachment, packText } from "./pack.js";
 import { EVENT_TYPES } from "./protocol.js";
@@ -153,6 +154,10 @@ export class LanguageModel extends EventTarget {
     const ask = (b) => LanguageModel.availability({ expectedInputs, expectedOutputs, backend: b });
     if (gguf) options = withBackend(options, await (isChain(gguf) ? chainBackend(gguf, ask, target, signal) : ggufBackend(gguf, target, signal)));
     else options = withBackend(options, backend);
+    // An in-page engine's chat template, probed once (js/engine.js): native tools or the
+    // text protocol, unless the page said which.
+    const eb = options.backend;
+    if (eb?.kind === "engine" && eb.nativeTools === undefined) await probeEngine(eb.engine);
     // Agent tools and a child's counted ones (js/agents.js); null for most sessions.
     const agents = agentSetup(options, backend, (o) => LanguageModel.create(o));
     if (agents) {

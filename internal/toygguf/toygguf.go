@@ -53,6 +53,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -60,7 +61,9 @@ import (
 type Script struct {
 	// Think is what the model thinks first, as Qwen3 and DeepSeek-R1 do: the
 	// turn begins with <think>, this text, </think> and a blank line (the two
-	// tags are tokens of their own, as in Qwen3's vocabulary). "" for none.
+	// tags are tokens of their own, as in Qwen3's vocabulary; a family whose
+	// generation prompt opens the block, OpensThink, leaves out <think>). ""
+	// for none. The family's special tokens in it are tokens, as in Calls.
 	Think string
 	// Text is the whole answer when there are no Calls; with Calls, the text
 	// the model writes before them ("" for none).
@@ -69,12 +72,16 @@ type Script struct {
 	// finish_reason "tool_calls").
 	Calls []Call
 	// After is the text answer the model gives when the prompt holds a tool
-	// result (the <tool_response> token, which any prompt text containing
+	// result (in a family whose generation prompt opens <think>, after
+	// AfterThought, since its turn starts inside the block) (the <tool_response> token, which any prompt text containing
 	// "<tool_response>" has). Empty with Calls: the model makes the same Calls
 	// again after every tool result (it always calls).
 	After string
+	// Family is the model family whose tokens, template and call syntax the
+	// model has; nil is Qwen25.
+	Family *Family
 	// Template is the model's chat template (tokenizer.chat_template); ""
-	// is QwenTemplate, Qwen2.5's with tools. ChatMLTemplate has no tools.
+	// is the family's (QwenTemplate for Qwen25). ChatMLTemplate has no tools.
 	Template string
 	// ContextLength is the model's context size (qwen2.context_length, what
 	// llama.cpp calls n_ctx_train); 0 is 4096.
@@ -132,6 +139,11 @@ var (
 	// Hello answers "Hello from llama.cpp." and never calls a tool.
 	Hello = Script{Text: "Hello from llama.cpp."}
 )
+
+// AfterThought is what a model of a family whose generation prompt opens
+// <think> (DeepSeekR1) writes before its After answer: a thought and the
+// block's end, as plain text.
+const AfterThought = "The tool has answered.</think>\n\n"
 
 // Write writes the model for s to w as a GGUF v3 file.
 func Write(w io.Writer, s Script) error {
@@ -205,6 +217,55 @@ type model struct {
 	feedForward   int
 	dim           map[int]int // a token's embedding dimension; tokens not in it share otherDim
 	flag          int         // the flag dimension
+	family        *Family
+	starts        []int // the generation prompt's last tokens
+	result        int   // the token a prompt holding a tool result has
+}
+
+// token returns the id of t, a special token or a one-byte text.
+func (m *model) token(t string) int {
+	if id, ok := m.id[t]; ok {
+		return id
+	}
+	return m.id[byteLevel(t)]
+}
+
+// text splits text into tokens: the family's special tokens (and <think>,
+// </think> where the vocabulary has them) whole the first time the turn uses
+// them (used), everything else as pieces. A special token is text when the
+// text before it is one byte (a piece is two at least).
+func (m *model) text(text string, used map[int]bool) ([]int, error) {
+	var ids []int
+	plain := ""
+	flush := func() error {
+		if plain == "" {
+			return nil
+		}
+		p, err := m.pieces(plain)
+		ids = append(ids, p...)
+		plain = ""
+		return err
+	}
+	for len(text) > 0 {
+		sp := ""
+		for id, tok := range m.tokens {
+			if m.types[id] != tokenNormal && !used[id] && strings.HasPrefix(text, tok) && len(tok) > len(sp) && len(plain) != 1 {
+				sp = tok
+			}
+		}
+		if sp == "" {
+			plain += text[:1]
+			text = text[1:]
+			continue
+		}
+		if err := flush(); err != nil {
+			return nil, err
+		}
+		used[m.id[sp]] = true
+		ids = append(ids, m.id[sp])
+		text = text[len(sp):]
+	}
+	return ids, flush()
 }
 
 func (m *model) add(text string, typ int32) (int, error) {
@@ -277,43 +338,51 @@ func build(s Script) (*model, error) {
 	if len(s.Calls) == 0 && s.After != "" {
 		return nil, errors.New("toygguf: After needs Calls (no tool result can follow a text answer)")
 	}
-	m := &model{id: map[string]int{}, next: map[int]int{}, answer: -1, template: s.Template, contextLength: s.ContextLength,
-		feedForward: cmp.Or(s.FeedForward, feedForward)}
+	f := cmp.Or(s.Family, Qwen25)
+	m := &model{id: map[string]int{}, next: map[int]int{}, answer: -1, template: cmp.Or(s.Template, f.Template), contextLength: s.ContextLength,
+		feedForward: cmp.Or(s.FeedForward, feedForward), family: f}
 	for b := range 256 {
 		if _, err := m.add(byteLevel(string([]byte{byte(b)})), tokenNormal); err != nil {
 			return nil, err
 		}
 	}
-	specials := []struct {
-		text string
-		typ  int32
-	}{
-		{endOfText, tokenControl}, {imStart, tokenControl}, {imEnd, tokenControl},
-		{toolCallOpen, tokenUserDefined}, {toolCallClose, tokenUserDefined},
-		{toolResponse, tokenUserDefined}, {toolResponseEnd, tokenUserDefined},
-	}
+	specials := f.Specials
 	if s.Think != "" {
-		specials = append(specials, struct {
-			text string
-			typ  int32
-		}{thinkOpen, tokenUserDefined}, struct {
-			text string
-			typ  int32
-		}{thinkClose, tokenUserDefined})
+		for _, t := range []string{thinkOpen, thinkClose} {
+			if !slices.ContainsFunc(specials, func(sp Special) bool { return sp.Text == t }) {
+				specials = append(slices.Clip(specials), Special{Text: t})
+			}
+		}
 	}
 	for _, sp := range specials {
-		if _, err := m.add(sp.text, sp.typ); err != nil {
+		typ := tokenUserDefined
+		if sp.Control {
+			typ = tokenControl
+		}
+		if _, err := m.add(sp.Text, typ); err != nil {
 			return nil, err
 		}
 	}
-	end := m.id[imEnd]
+	for _, t := range append([]string{f.End, f.Result}, f.Starts...) {
+		if _, ok := m.id[t]; !ok {
+			if _, ok := m.id[byteLevel(t)]; !ok || len(t) != 1 {
+				return nil, fmt.Errorf("toygguf: family %s: %q is not one of its tokens", f.Name, t)
+			}
+		}
+	}
+	end := m.id[f.End]
 
-	// The turn: the text, then each call. The first call uses the special
-	// tokens, as Qwen writes it; a later one is plain pieces (a special token
-	// used twice would have two successors).
+	// The turn: what it thinks, the text, then the calls as the family writes
+	// them. A special token is a token the first time the turn uses it, and
+	// plain text after (a token used twice would have two successors).
+	used := map[int]bool{}
 	var turn []int
 	if s.Think != "" {
-		ids, err := m.pieces(s.Think)
+		think := s.Think
+		if !f.OpensThink {
+			think = thinkOpen + think
+		}
+		ids, err := m.text(think+thinkClose, used)
 		if err != nil {
 			return nil, err
 		}
@@ -321,10 +390,10 @@ func build(s Script) (*model, error) {
 		if err != nil {
 			return nil, err
 		}
-		turn = append(append(append([]int{m.id[thinkOpen]}, ids...), m.id[thinkClose]), blank...)
+		turn = append(append(turn, ids...), blank...)
 	}
 	if s.Text != "" {
-		ids, err := m.pieces(s.Text)
+		ids, err := m.text(s.Text, used)
 		if err != nil {
 			return nil, err
 		}
@@ -338,19 +407,13 @@ func build(s Script) (*model, error) {
 		if _, ok := args.(map[string]any); !ok {
 			return nil, fmt.Errorf("toygguf: call %d (%s): arguments are not a JSON object", i, c.Name)
 		}
-		name, _ := json.Marshal(c.Name)
-		body := "\n{\"name\": " + string(name) + ", \"arguments\": " + c.Arguments + "}\n"
-		if i == 0 {
-			ids, err := m.pieces(body)
-			if err != nil {
-				return nil, err
-			}
-			turn = append(turn, m.id[toolCallOpen])
-			turn = append(turn, ids...)
-			turn = append(turn, m.id[toolCallClose])
-			continue
+	}
+	if len(s.Calls) > 0 {
+		text, err := f.Write(s.Calls)
+		if err != nil {
+			return nil, err
 		}
-		ids, err := m.pieces("\n" + toolCallOpen + body + toolCallClose)
+		ids, err := m.text(text, used)
 		if err != nil {
 			return nil, err
 		}
@@ -363,7 +426,11 @@ func build(s Script) (*model, error) {
 	m.start = turn[0]
 
 	if s.After != "" {
-		ids, err := m.pieces(s.After)
+		after := s.After
+		if f.OpensThink {
+			after = AfterThought + after
+		}
+		ids, err := m.pieces(after)
 		if err != nil {
 			return nil, err
 		}
@@ -373,11 +440,16 @@ func build(s Script) (*model, error) {
 		}
 		m.answer = ids[0]
 	}
-	// Dimensions: the shared one (0), the newline, <tool_response>, each
-	// token with a successor, in id order, then the flag.
+	// Dimensions: the shared one (0), the generation prompt's last tokens,
+	// the tool result's token, each token with a successor, in id order, then
+	// the flag.
+	m.result = m.token(f.Result)
+	for _, t := range f.Starts {
+		m.starts = append(m.starts, m.token(t))
+	}
 	m.dim = map[int]int{}
 	for id := range m.tokens {
-		if _, ok := m.next[id]; ok || id == m.id[byteLevel("\n")] || id == m.id[toolResponse] {
+		if _, ok := m.next[id]; ok || slices.Contains(m.starts, id) || id == m.result {
 			m.dim[id] = len(m.dim) + 1
 		}
 	}
@@ -404,11 +476,11 @@ func (m *model) metadata() []kv {
 		{"tokenizer.ggml.tokens", m.tokens},
 		{"tokenizer.ggml.token_type", m.types},
 		{"tokenizer.ggml.merges", []string{}},
-		{"tokenizer.ggml.bos_token_id", uint32(m.id[endOfText])},
-		{"tokenizer.ggml.eos_token_id", uint32(m.id[imEnd])},
-		{"tokenizer.ggml.padding_token_id", uint32(m.id[endOfText])},
+		{"tokenizer.ggml.bos_token_id", uint32(m.id[cmp.Or(m.family.BOS, m.family.End)])},
+		{"tokenizer.ggml.eos_token_id", uint32(m.id[m.family.End])},
+		{"tokenizer.ggml.padding_token_id", uint32(m.id[cmp.Or(m.family.BOS, m.family.End)])},
 		{"tokenizer.ggml.add_bos_token", false},
-		{"tokenizer.chat_template", cmp.Or(m.template, QwenTemplate)},
+		{"tokenizer.chat_template", m.template},
 	}
 }
 
@@ -440,23 +512,26 @@ func (m *model) tensors() []tensor {
 	qBias := make([]float32, e)
 	qBias[headDim-1] = float32(math.Sqrt(headDim)) // cancels the 1/sqrt(headDim) of the scores
 	k := make([]float32, headDim*e)
-	k[(headDim-1)*e+dim(m.id[toolResponse])] = keyScore / scale
+	k[(headDim-1)*e+dim(m.result)] = keyScore / scale
 	v := make([]float32, headDim*e)
-	v[0*e+dim(m.id[toolResponse])] = 1 / scale
+	v[0*e+dim(m.result)] = 1 / scale
 	o := make([]float32, e*e)
 	o[m.flag*e+0] = 1 // head 0's first value dimension → the flag
 	out := make([]float32, nv*e)
-	end := m.id[imEnd]
+	end := m.id[m.family.End]
 	for d := range m.flag {
 		out[end*e+d] = weightEnd
 	}
 	for from, to := range m.next {
 		out[to*e+dim(from)] = weightNext
 	}
-	newline := dim(m.id[byteLevel("\n")])
-	out[m.start*e+newline] = weightNext
+	for _, st := range m.starts {
+		out[m.start*e+dim(st)] = weightNext
+		if m.answer >= 0 {
+			out[m.answer*e+dim(st)] = weightAnswer
+		}
+	}
 	if m.answer >= 0 {
-		out[m.answer*e+newline] = weightAnswer
 		out[m.answer*e+m.flag] = weightFlag
 	}
 	return []tensor{

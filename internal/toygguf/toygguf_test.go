@@ -14,13 +14,14 @@ import (
 // feed-forward, residuals, output norm and matrix) over a file read back, in
 // float64: it returns the greedy next token after prompt.
 type forward struct {
-	f                *ggufFile
-	e, nv, nHead     int
-	eps, base        float64
-	w                map[string][]float32
-	tokens           []string
-	id               map[string]int
-	imEnd, byteToken [256]int
+	f            *ggufFile
+	e, nv, nHead int
+	eps, base    float64
+	w            map[string][]float32
+	tokens       []string
+	id           map[string]int
+	specials     []string // the control and user-defined tokens, longest first
+	end          int      // the end of the turn
 }
 
 func newForward(t *testing.T, b []byte) *forward {
@@ -35,7 +36,12 @@ func newForward(t *testing.T, b []byte) *forward {
 	fw.nv = len(fw.tokens)
 	for i, s := range fw.tokens {
 		fw.id[s] = i
+		if f.meta["tokenizer.ggml.token_type"].([]int32)[i] != tokenNormal {
+			fw.specials = append(fw.specials, s)
+		}
 	}
+	slices.SortStableFunc(fw.specials, func(a, b string) int { return len(b) - len(a) })
+	fw.end = int(f.meta["tokenizer.ggml.eos_token_id"].(uint32))
 	for _, ti := range f.tensors {
 		fw.w[ti.name] = f.f32(ti.name)
 	}
@@ -149,11 +155,11 @@ func (fw *forward) next(prompt []int) int {
 	return best
 }
 
-// tokenize turns text with Qwen's special tokens in it into token ids: the
-// special tokens whole, everything else byte by byte (the vocabulary has no
-// merges, as llama.cpp tokenizes it).
+// tokenize turns text with the model's special tokens in it into token ids:
+// the special tokens whole, everything else byte by byte (the vocabulary has
+// no merges, as llama.cpp tokenizes it).
 func (fw *forward) tokenize(text string) []int {
-	specials := []string{endOfText, imStart, imEnd, toolCallOpen, toolCallClose, toolResponse, toolResponseEnd}
+	specials := fw.specials
 	var ids []int
 	for len(text) > 0 {
 		if i := slices.IndexFunc(specials, func(s string) bool { return strings.HasPrefix(text, s) }); i >= 0 {
@@ -167,26 +173,28 @@ func (fw *forward) tokenize(text string) []int {
 	return ids
 }
 
-// generate decodes greedily from prompt until <|im_end|> (at most 100 tokens)
-// and returns the text, byte-level tokens decoded.
+// generate decodes greedily from prompt until the end of the turn (at most
+// 100 tokens) and returns the text, byte-level tokens decoded and special
+// tokens as they are.
 func (fw *forward) generate(prompt string) string {
 	ids := fw.tokenize(prompt)
 	var out strings.Builder
 	for range 100 {
 		next := fw.next(ids)
-		if fw.tokens[next] == imEnd {
+		if next == fw.end {
 			return out.String()
 		}
 		ids = append(ids, next)
-		out.WriteString(fromByteLevel(fw.tokens[next]))
+		if slices.Contains(fw.specials, fw.tokens[next]) {
+			out.WriteString(fw.tokens[next])
+		} else {
+			out.WriteString(fromByteLevel(fw.tokens[next]))
+		}
 	}
 	return out.String() + "…"
 }
 
 func fromByteLevel(s string) string {
-	if strings.HasPrefix(s, "<") && strings.HasSuffix(s, ">") {
-		return s
-	}
 	var b []byte
 	for _, r := range s {
 		b = append(b, byte(slices.Index(byteRune[:], r)))
