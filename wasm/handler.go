@@ -626,7 +626,7 @@ func (h *Handler) Query(raw []byte) (out []byte) {
 	}()
 	r, packed := h.query(raw, true)
 	if packed != nil {
-		return packHistory(r.ID, h.redactMessages(*packed))
+		return packHistory(r.ID, h.redactMessages(*packed), &h.red)
 	}
 	return h.red.JSON(marshal(r))
 }
