@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"langmodel/internal/jsonv"
+	"langmodel/internal/redact"
 	"langmodel/loop"
 	"langmodel/loop/mcp"
 	"langmodel/session"
@@ -58,6 +59,9 @@ func mcpServers(raw jsonv.RawMessage) ([]mcp.Server, error) {
 		if !(strings.HasPrefix(s.URL, "http://") || strings.HasPrefix(s.URL, "https://") || strings.HasPrefix(s.URL, "/")) {
 			return nil, badServer(at + ".url must be a string starting with http://, https:// or /")
 		}
+		if redact.HasUserInfo(s.URL) { // fetch refuses it; its credential goes in headers
+			return nil, badServer(at + ".url must not hold credentials (user:password@ before the host); give them in headers (Authorization)")
+		}
 		if n, present := obj["name"]; present && n != nil {
 			s.Name, _ = n.(string)
 			if s.Name == "" {
@@ -90,6 +94,11 @@ func mcpServers(raw jsonv.RawMessage) ([]mcp.Server, error) {
 		if v, present := obj["secretHeaders"]; present && v != nil {
 			if s.SecretHeaders, err = headerNames(v); err != nil {
 				return nil, badServer(at + ".secretHeaders must be an array of header names")
+			}
+		}
+		if v, present := obj["secretParams"]; present && v != nil {
+			if s.SecretParams, err = headerNames(v); err != nil {
+				return nil, badServer(at + ".secretParams must be an array of query parameter names")
 			}
 		}
 		if v, present := obj["timeout"]; present && v != nil {

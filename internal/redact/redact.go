@@ -129,8 +129,10 @@ func (r *Redactor) AddHeader(name, value string) (short []string) {
 }
 
 // AddURL adds a configured URL's user-info (user:pass and the password) and the values of
-// its query. It returns the values too short to redact.
-func (r *Redactor) AddURL(u string) (short []string) {
+// its query parameters that are credentials: by name (SecretParam) or named in names (the
+// page's secretParams, in any case). Other values (api-version=2024-10-21, team=…) are
+// no secrets and stay in what leaves. It returns the values too short to redact.
+func (r *Redactor) AddURL(u string, names ...string) (short []string) {
 	var vals []string
 	rest := u
 	if i := strings.Index(rest, "://"); i >= 0 {
@@ -153,12 +155,72 @@ func (r *Redactor) AddURL(u string) (short []string) {
 			query = query[:h]
 		}
 		for _, kv := range split(query, "&;") {
-			if eq := strings.IndexByte(kv, '='); eq >= 0 {
+			eq := strings.IndexByte(kv, '=')
+			if eq < 0 {
+				continue
+			}
+			name := unescape(kv[:eq])
+			named := SecretParam(name)
+			for _, n := range names {
+				named = named || lowerASCII(n) == lowerASCII(name)
+			}
+			if named {
 				vals = append(vals, kv[eq+1:], unescape(kv[eq+1:]))
 			}
 		}
 	}
 	return r.addAll(vals)
+}
+
+// secretWords are the words of a query parameter's name that make its value a
+// credential: key, token, sig, secret, auth, password, code and their kin.
+var secretWords = []string{"key", "apikey", "accesskey", "privatekey", "token", "accesstoken", "apitoken",
+	"idtoken", "sig", "signature", "secret", "clientsecret", "auth", "authorization", "password", "passwd",
+	"pwd", "pass", "passphrase", "code", "credential", "credentials", "session", "sessionid", "sid", "jwt", "bearer"}
+
+// SecretParam reports whether a query parameter named name carries a credential: one of
+// the words of its name (split at punctuation and at a lower-to-upper case change:
+// api_key, apiKey, X-Amz-Signature) is a credential's word (secretWords).
+func SecretParam(name string) bool {
+	start := 0
+	for i := 0; i <= len(name); i++ {
+		end := i == len(name)
+		if !end {
+			c := name[i]
+			alnum := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+			camel := i > start && 'A' <= c && c <= 'Z' && 'a' <= name[i-1] && name[i-1] <= 'z'
+			if alnum && !camel {
+				continue
+			}
+			if alnum { // a word ends before an upper-case letter that follows a lower-case one
+				if contains(secretWords, lowerASCII(name[start:i])) {
+					return true
+				}
+				start = i
+				continue
+			}
+		}
+		if i > start && contains(secretWords, lowerASCII(name[start:i])) {
+			return true
+		}
+		start = i + 1
+	}
+	return false
+}
+
+// HasUserInfo reports whether url names a user (and maybe a password) before its host:
+// user:pass@host. Such a URL cannot be fetched (fetch refuses it, in browsers and in
+// Node); the binding refuses it at create() with an error that shows none of it.
+func HasUserInfo(url string) bool {
+	i := strings.Index(url, "://")
+	if i < 0 {
+		return false
+	}
+	host := url[i+3:]
+	if j := strings.IndexAny(host, "/?#\\"); j >= 0 {
+		host = host[:j]
+	}
+	return strings.IndexByte(host, '@') >= 0
 }
 
 // addAll adds every value long enough and returns the others (each once).
@@ -231,7 +293,7 @@ func ShowURL(u string) string {
 	}
 	if i := strings.Index(u, "://"); i >= 0 {
 		host := u[i+3:]
-		if j := strings.IndexByte(host, '/'); j >= 0 {
+		if j := strings.IndexAny(host, "/\\"); j >= 0 {
 			host = host[:j]
 		}
 		if at := strings.LastIndexByte(host, '@'); at >= 0 {
@@ -866,9 +928,9 @@ func (st *set) hold(s string) int {
 
 // AddCredentials adds what a backend's or a server's configuration holds: key (an API
 // key, and the Authorization value it travels in), the values of header's credential headers (IsSecretHeader
-// with secretHeaders) and url's user-info and query values. It returns how many values
-// were too short to redact (MinLen).
-func (r *Redactor) AddCredentials(key string, header map[string]string, secretHeaders []string, url string) (short int) {
+// with secretHeaders) and url's user-info and credential query values (AddURL, with
+// secretParams). It returns how many values were too short to redact (MinLen).
+func (r *Redactor) AddCredentials(key string, header map[string]string, secretHeaders []string, url string, secretParams ...string) (short int) {
 	if key != "" {
 		if !r.Add(key) {
 			short++
@@ -880,5 +942,5 @@ func (r *Redactor) AddCredentials(key string, header map[string]string, secretHe
 			short += len(r.AddHeader(k, v))
 		}
 	}
-	return short + len(r.AddURL(url))
+	return short + len(r.AddURL(url, secretParams...))
 }

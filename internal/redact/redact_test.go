@@ -128,7 +128,7 @@ func TestRedactor_Short(t *testing.T) {
 	require.False(t, r.Add("short"))
 	require.True(t, r.Empty())
 	require.Equal(t, []string{"lang=en", "en"}, r.AddHeader("cookie", "lang=en"))
-	require.Equal(t, []string{"abc"}, r.AddURL("https://h.example/mcp?k=abc&api_key=0123456789ab"))
+	require.Equal(t, []string{"abc"}, r.AddURL("https://h.example/mcp?key=abc&api_key=0123456789ab"))
 	require.Equal(t, "en true abc [redacted]", r.String("en true abc 0123456789ab"))
 }
 
@@ -365,4 +365,42 @@ func TestRedactor_StreamDecoded(t *testing.T) {
 			require.Contains(t, out.String(), Replacement)
 		})
 	}
+}
+
+// A query value is a secret when its parameter's name says it is a credential, or the
+// page names it; other values are words and dates an answer may need, never scrubbed.
+func TestRedactor_QueryByName(t *testing.T) {
+	tests := []struct {
+		name, url string
+		names     []string
+		in, want  string
+	}{
+		{"Azure's api-version and an api-key", "https://x.openai.azure.com/openai?api-version=2024-10-21&api-key=az0123456789abcdef", nil,
+			"version 2024-10-21, key az0123456789abcdef", "version 2024-10-21, key [redacted]"},
+		{"an ordinary word stays", "https://h.example/mcp?team=engineering&access_token=tok-0123456789", nil,
+			"the engineering team; tok-0123456789", "the engineering team; [redacted]"},
+		{"camelCase and a signature", "https://h.example/mcp?apiKey=K3y-0123456789&X-Amz-Signature=abcdef0123456789&region=us-east-1x", nil,
+			"K3y-0123456789 abcdef0123456789 us-east-1x", "[redacted] [redacted] us-east-1x"},
+		{"sig, code, password", "https://h.example/cb?sig=s1gnature-v4lue&code=0auth-c0de-xyz&password=hunter2-hunter2", nil,
+			"s1gnature-v4lue 0auth-c0de-xyz hunter2-hunter2", "[redacted] [redacted] [redacted]"},
+		{"keyword is no key", "https://h.example/search?keyword=mountains&monkey=bananas123", nil,
+			"mountains bananas123", "mountains bananas123"},
+		{"a parameter the page names", "https://h.example/mcp?tenant=acme-tenant-0042&team=engineering", []string{"Tenant"},
+			"acme-tenant-0042 engineering", "[redacted] engineering"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var r Redactor
+			r.AddURL(tc.url, tc.names...)
+			require.Equal(t, tc.want, r.String(tc.in))
+		})
+	}
+}
+
+func TestHasUserInfo(t *testing.T) {
+	require.True(t, HasUserInfo("http://alice:pw@h.example/mcp"))
+	require.True(t, HasUserInfo("https://tok@h.example"))
+	require.False(t, HasUserInfo("https://h.example/mcp?next=a@b"))
+	require.False(t, HasUserInfo("/mcp"))
+	require.Equal(t, "http://h.example/mcp", ShowURL(`http://alice:pw@h.example/mcp?api_key=x`))
 }

@@ -85,7 +85,10 @@ type Server struct {
 	// SecretHeaders names the headers beyond the credential ones (redact.IsSecretHeader)
 	// whose values are secrets (the entry's secretHeaders).
 	SecretHeaders []string
-	Timeout       loop.Duration // how long the server may stay silent in a request; 0: DefaultTimeout
+	// SecretParams names the query parameters of URL beyond the credential ones
+	// (redact.SecretParam) whose values are secrets (the entry's secretParams).
+	SecretParams []string
+	Timeout      loop.Duration // how long the server may stay silent in a request; 0: DefaultTimeout
 	Trusted       bool          // the page trusts its output: not framed as untrusted content (loop/policy.go)
 }
 
@@ -120,7 +123,7 @@ func (c *client) fail(kind session.Kind, detail string) error {
 // secrets is the redactor of the server's secrets: the values of its credential headers
 // and of the headers the page marked secret, its URL's user-info and query values.
 func (c *client) secrets() *redact.Redactor {
-	c.redOnce.Do(func() { c.red.AddCredentials("", c.srv.Header, c.srv.SecretHeaders, c.srv.URL) })
+	c.redOnce.Do(func() { c.red.AddCredentials("", c.srv.Header, c.srv.SecretHeaders, c.srv.URL, c.srv.SecretParams...) })
 	return &c.red
 }
 

@@ -151,7 +151,7 @@ func (s *Set) list(ctx loop.Context, i int) ([]session.Tool, error) {
 	}
 	tools, err := session.ParseTools(decls, false)
 	if err != nil {
-		return nil, &session.Error{Kind: session.KindOf(err), Rule: session.ErrBadTool, Msg: "MCP server " + c.srv.URL + ": " + err.Error()}
+		return nil, &session.Error{Kind: session.KindOf(err), Rule: session.ErrBadTool, Msg: c.secrets().String("MCP server " + redact.ShowURL(c.srv.URL) + ": " + err.Error())}
 	}
 	src := session.Source{Kind: session.SourceMCP, Server: c.srv.Name, Origin: origin(c.srv.URL), Fn: int64(i)}
 	for j := range tools {
@@ -161,8 +161,10 @@ func (s *Set) list(ctx loop.Context, i int) ([]session.Tool, error) {
 	return tools, nil
 }
 
-// origin is the scheme and host of url; "" for a path on the page's own origin.
+// origin is the scheme and host of url, never its user-info; "" for a path on the page's
+// own origin.
 func origin(url string) string {
+	url = redact.ShowURL(url)
 	i := strings.Index(url, "://")
 	if i < 0 {
 		return ""
