@@ -36,7 +36,12 @@ func badServer(detail string) error {
 // names unique (default "mcp1", "mcp2"…, by position), timeout the milliseconds a server
 // may stay silent in a request (mcp.DefaultTimeout when absent), trusted true when the
 // page vouches for the server's output (by default it reaches the model framed as
-// untrusted content, as a third party's words).
+// untrusted content, as a third party's words), unannotated "readOnly" when it vouches
+// that the server's tools without annotations change nothing (by default they are
+// destructive, as MCP defines them: they need approve), secretParams the URL's query
+// parameters that are credentials beyond those named so, maxCallTime the milliseconds one
+// request may take in all, however much progress the server reports
+// (mcp.DefaultMaxCallTime when absent).
 func mcpServers(raw jsonv.RawMessage) ([]mcp.Server, error) {
 	v, err := decodeOptional(raw)
 	if err != nil || v == nil {
@@ -96,10 +101,27 @@ func mcpServers(raw jsonv.RawMessage) ([]mcp.Server, error) {
 				return nil, badServer(at + ".secretHeaders must be an array of header names")
 			}
 		}
+		if v, present := obj["unannotated"]; present && v != nil {
+			switch v {
+			case "destructive":
+			case mcp.UnannotatedReadOnly:
+				s.Unannotated = mcp.UnannotatedReadOnly
+			default:
+				return nil, badServer(at + `.unannotated must be "destructive" or "readOnly"`)
+			}
+		}
 		if v, present := obj["secretParams"]; present && v != nil {
 			if s.SecretParams, err = headerNames(v); err != nil {
 				return nil, badServer(at + ".secretParams must be an array of query parameter names")
 			}
+		}
+		if v, present := obj["maxCallTime"]; present && v != nil {
+			n, _ := v.(jsonv.Number)
+			ms, err := strconv.ParseFloat(string(n), 64)
+			if err != nil || !(ms > 0 && ms < 1e12) {
+				return nil, badServer(at + ".maxCallTime must be a positive number of milliseconds")
+			}
+			s.MaxCallTime = loop.Duration(ms * float64(loop.Millisecond))
 		}
 		if v, present := obj["timeout"]; present && v != nil {
 			n, _ := v.(jsonv.Number)

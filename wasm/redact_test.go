@@ -235,7 +235,8 @@ func TestRedact_MCPURLInErrors(t *testing.T) {
 	t.Cleanup(ts.Close)
 	p := newPage(t)
 	p.fetch = httpFetch(ts.Client(), 0)
-	p.ok("create", `"session":1,"options":{"mcpServers":[{"url":"`+ts.URL+`/mcp?api_key=`+query+`"}],`+
+	p.approve = func(msg) any { return true }
+	p.ok("create", `"session":1,"options":{"mcpServers":[{"url":"`+ts.URL+`/mcp?api_key=`+query+`"}],"toolUseConfig":{"approve":1},`+
 		script(`{"calls":[{"name":"leak","arguments":{}}]}`, `{"text":"done"}`)+`}`)
 	require.Equal(t, "done", p.ok("prompt", `"session":1,"input":"go"`).(map[string]any)["text"])
 	history := string(p.h.Query([]byte(`{"type":"history","id":0,"session":1}`)))
