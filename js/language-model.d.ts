@@ -495,7 +495,7 @@ export interface MCPServer {
    */
   timeout?: number;
   /**
-   * Milliseconds one request (a tools/call) may take in all, however much progress the
+   * Milliseconds one tools/call may take in all, however much progress the
    * server reports; 300000 when absent. Past it the call fails with a tool error and the
    * server is sent notifications/cancelled.
    */

@@ -40,7 +40,7 @@ func badServer(detail string) error {
 // that the server's tools without annotations change nothing (by default they are
 // destructive, as MCP defines them: they need approve), secretParams the URL's query
 // parameters that are credentials beyond those named so, maxCallTime the milliseconds one
-// request may take in all, however much progress the server reports
+// tools/call may take in all, however much progress the server reports
 // (mcp.DefaultMaxCallTime when absent).
 func mcpServers(raw jsonv.RawMessage) ([]mcp.Server, error) {
 	v, err := decodeOptional(raw)

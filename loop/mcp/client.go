@@ -89,8 +89,8 @@ type Server struct {
 	// (redact.SecretParam) whose values are secrets (the entry's secretParams).
 	SecretParams []string
 	Timeout      loop.Duration // how long the server may stay silent in a request; 0: DefaultTimeout
-	// MaxCallTime bounds a whole request (a tools/call above all), however much progress
-	// the server reports meanwhile; 0: DefaultMaxCallTime (the entry's maxCallTime).
+	// MaxCallTime bounds a whole tools/call, however much progress the server reports
+	// meanwhile; 0: DefaultMaxCallTime (the entry's maxCallTime).
 	MaxCallTime loop.Duration
 	Trusted     bool // the page trusts its output: not framed as untrusted content (loop/policy.go)
 	// Unannotated is how a tool that says neither readOnlyHint nor destructiveHint is
@@ -340,14 +340,19 @@ func (c *client) ask(ctx loop.Context, r *reply, params []byte) (any, error) {
 	id, method := r.id, r.method
 	// The server has Timeout to answer or to say anything (progress) from one message to
 	// the next: a server that falls silent fails the call, the loop going on.
-	// And MaxCallTime for the whole request, which nothing resets: MCP's maximum
+	// And a tools/call has MaxCallTime in all, which nothing resets: MCP's maximum
 	// "regardless of progress notifications".
 	rctx, cancel := loop.WithCancel(ctx)
 	r.timer = clock.AfterFunc(c.timeout(), func() { r.silent.Store(true); cancel() })
-	whole := clock.AfterFunc(c.maxCallTime(), func() { r.over.Store(true); cancel() })
+	var whole *clock.Timer
+	if method == "tools/call" {
+		whole = clock.AfterFunc(c.maxCallTime(), func() { r.over.Store(true); cancel() })
+	}
 	res, err := c.exchange(rctx, envelope(id, method, params), r)
 	r.timer.Stop()
-	whole.Stop()
+	if whole != nil {
+		whole.Stop()
+	}
 	if rctx.Err() != nil && method != "initialize" {
 		// The request may be running on the server: tell it, on a context of its own.
 		cancelled := strconv.AppendInt([]byte(`{"requestId":`), id, 10)
@@ -366,8 +371,8 @@ func (c *client) ask(ctx loop.Context, r *reply, params []byte) (any, error) {
 	return res, err
 }
 
-// DefaultMaxCallTime is how long one request to a server may take in all, progress or
-// not (mcpServers' maxCallTime when the page gives none).
+// DefaultMaxCallTime is how long one tools/call may take in all, progress or not
+// (mcpServers' maxCallTime when the page gives none).
 const DefaultMaxCallTime = 5 * loop.Minute
 
 func (c *client) maxCallTime() loop.Duration {
