@@ -639,6 +639,12 @@ const (
 // JSON message); at depth d it is a unit of depth d-1, or a JSON escape or a %XX made of
 // such units, decoded. A malformed escape stands for its first byte.
 func unit(s string, i, d int, stop bool, buf *[4]byte) ([]byte, int, int) {
+	if i < len(s) { // the usual byte stands for itself at every depth
+		if c := s[i]; c != '\\' && c != '%' && (c != '"' || !stop) {
+			buf[0] = c
+			return buf[:1], i + 1, unitOK
+		}
+	}
 	if d == 0 {
 		switch {
 		case i >= len(s):
@@ -758,8 +764,15 @@ func (st *set) next(s string, from int, json bool) (start, end, keep int) {
 				i++
 				continue
 			case c == '\\':
-				if _, j, out := unit(s, i, 1, true, &buf); out == unitOK {
+				u, j, out := unit(s, i, 1, true, &buf)
+				if out == unitOK {
 					n = j - i
+					// The usual escape (\", \n, \/) stands for a byte that begins no
+					// form and no deeper escape: nothing can start here.
+					if len(u) == 1 && u[0] != '\\' && u[0] != '%' && len(st.first[u[0]]) == 0 {
+						i += n
+						continue
+					}
 				}
 			}
 		}
@@ -821,7 +834,7 @@ func (st *set) at(s string, i int, json, partial bool) (end, keep int, cut bool)
 // by white space (a MIME line break); a space in the secret matches a '+'.
 func matchAt(s string, i int, f *form, d int, stop bool) (end int, esc, short bool) {
 	var buf [4]byte
-	j := i
+	j, spaces := i, 0
 	for k := 0; k < len(f.s); {
 		u, n, out := unit(s, j, d, stop, &buf)
 		if out != unitOK {
@@ -831,11 +844,11 @@ func matchAt(s string, i int, f *form, d int, stop bool) (end int, esc, short bo
 			c := u[0]
 			esc = esc || c == '\\' || c == '%'
 			if c == f.s[k] || c == '+' && f.s[k] == ' ' {
-				k, j = k+1, n
+				k, j, spaces = k+1, n, 0
 				continue
 			}
-			if f.b64 && k > 0 && space(c) {
-				j = n
+			if f.b64 && k > 0 && space(c) && spaces < maxSpaces {
+				j, spaces = n, spaces+1
 				continue
 			}
 			return -1, esc, false
@@ -849,6 +862,10 @@ func matchAt(s string, i int, f *form, d int, stop bool) (end int, esc, short bo
 }
 
 func space(c byte) bool { return c == ' ' || c == '\n' || c == '\r' || c == '\t' }
+
+// maxSpaces is how much white space a base64 form's match reads past between two of its
+// characters (MIME's CRLF is two).
+const maxSpaces = 4
 
 // Stream redacts a text that arrives in pieces (a prompt's streamed chunks): a secret
 // split across pieces is caught. It holds back only a tail that could begin a secret's
@@ -909,11 +926,15 @@ func (s *Stream) Flush() string {
 // hold is the length of the longest suffix of s that a match could begin but the text's
 // end cuts short: a form's proper prefix, read through escapes, or an escape cut short.
 func (st *set) hold(s string) int {
-	// A byte of a form is at most six units of the depth above (\u0041), and a base64
-	// form's characters may be apart by a line break.
-	window := st.maxLen*2 + 8
-	for d := 0; d < Depth; d++ {
-		window *= 6
+	// A match cut short reads every byte from its start to the text's end: a form's
+	// bytes, and between a base64 form's characters at most maxSpaces of white space. A
+	// tail with no escape in it is read byte by byte; an escape makes a byte of a form as
+	// much as six units of the depth above (\u0041), at each depth.
+	window := st.maxLen*(1+maxSpaces) + 16
+	if strings.ContainsAny(s[max(0, len(s)-window):], `\%`) {
+		for d := 0; d < Depth; d++ {
+			window *= 6
+		}
 	}
 	for i := max(0, len(s)-window); i < len(s); i++ {
 		if !st.hot[s[i]] {
