@@ -142,7 +142,7 @@ export async function run(lm, { seed, steps, acts, forms, urls, secrets, memory,
       ],
       toolUseConfig: { ...(sess.noApprove ? {} : { approve: approveFor(policy) }), maxToolCalls: 4, parallel: chance(0.5) },
     });
-    for (const t of ["toolcall", "toolprogress", "toolresult", "contextoverflow", "quotaoverflow", "toolchange"]) {
+    for (const t of ["toolcall", "toolcalldelta", "toolprogress", "toolresult", "contextoverflow", "quotaoverflow", "toolchange"]) {
       s.addEventListener(t, (e) => events.push([t, e.detail ?? null]));
     }
     return s;
