@@ -304,6 +304,12 @@ export type OneBackend =
        * (values under 8 characters are not, and create() warns in the console).
        */
       secretHeaders?: string[];
+      /**
+       * baseURL's query parameters whose values are secrets beyond those whose names say so
+       * (key, token, sig, secret, auth, password, code and their kin). A baseURL with
+       * user-info (user:password@) is a TypeError: give the credential in apiKey or headers.
+       */
+      secretParams?: string[];
       /** false: tool use through the text protocol, for servers or models without native tool calling. Default true. */
       nativeTools?: boolean;
       /** true: the model's chat template opens <think> in the prompt (DeepSeek-R1's), so the reply starts inside it: what precedes its </think> is reasoning, never text nor a call. For a server or engine that does not send reasoning_content itself. Default false. */
@@ -461,7 +467,11 @@ export interface CreateCoreOptions {
 
 /** One server of create()'s mcpServers. */
 export interface MCPServer {
-  /** The server's MCP endpoint: http://, https://, or a path of the page's origin. */
+  /**
+   * The server's MCP endpoint: http://, https://, or a path of the page's origin. A URL
+   * with user-info (user:password@) is a TypeError, which shows none of it: fetch refuses
+   * such a URL; give the credential in headers (Authorization).
+   */
   url: string;
   /** Sent with every request (Authorization, say); never shown in a message, event or error. */
   headers?: Record<string, string>;
@@ -471,6 +481,12 @@ export interface MCPServer {
    * module shows (values under 8 characters are not, and create() warns in the console).
    */
   secretHeaders?: string[];
+  /**
+   * The url's query parameters whose values are secrets beyond those whose names say so
+   * (key, token, sig, secret, auth, password, code and their kin); other query values
+   * (api-version=…) are not redacted.
+   */
+  secretParams?: string[];
   /** Names the server's tools when their names collide; "mcp1", "mcp2"… by position when absent. */
   name?: string;
   /**
@@ -478,6 +494,19 @@ export interface MCPServer {
    * the call fails with a tool error for the model; 60000 when absent.
    */
   timeout?: number;
+  /**
+   * Milliseconds one tools/call may take in all, however much progress the
+   * server reports; 300000 when absent. Past it the call fails with a tool error and the
+   * server is sent notifications/cancelled.
+   */
+  maxCallTime?: number;
+  /**
+   * How a tool that says neither readOnlyHint nor destructiveHint is read. "destructive"
+   * (the default) as MCP defines it: it needs toolUseConfig.approve, and is refused
+   * without one. "readOnly" when the page vouches that the server's unannotated tools
+   * change nothing.
+   */
+  unannotated?: "destructive" | "readOnly";
   /**
    * true when the page vouches for the server's output. By default a server's tool output
    * (results, errors, timeouts) reaches the model framed as untrusted content, as a third

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"langmodel/internal/jsonv"
+	"langmodel/internal/redact"
 	"langmodel/internal/sfmt"
 	"langmodel/loop"
 	"langmodel/loop/custom"
@@ -96,13 +97,17 @@ func (h *Handler) newModel(raw jsonv.RawMessage) (loop.Model, error) {
 		if c.err == nil && server && !(strings.HasPrefix(cfg.BaseURL, "http://") || strings.HasPrefix(cfg.BaseURL, "https://") || strings.HasPrefix(cfg.BaseURL, "/")) {
 			c.fail("backend.baseURL must start with http://, https:// or /")
 		}
+		if c.err == nil && redact.HasUserInfo(cfg.BaseURL) { // fetch refuses it; its credential goes in headers
+			c.fail("backend.baseURL must not hold credentials (user:password@ before the host); give them in apiKey or headers")
+		}
 		if c.err == nil && !server && fn <= 0 {
 			c.fail("backend.engine is required") // js/ names a bad one
 		}
+		params := c.names("secretParams") // query parameters the page says are credentials
 		if c.err != nil {
 			return nil, c.err
 		}
-		h.secrets("backend", h.red.AddCredentials(cfg.APIKey, cfg.Headers, cfg.SecretHeaders, cfg.BaseURL))
+		h.secrets("backend", h.red.AddCredentials(cfg.APIKey, cfg.Headers, cfg.SecretHeaders, cfg.BaseURL, params...))
 		var m loop.Model
 		if server {
 			m = openai.New(cfg, &pageFetch{h: h})
@@ -221,7 +226,11 @@ func (c *config) names(name string) []string {
 	}
 	out, err := headerNames(v)
 	if err != nil {
-		c.fail("backend.%s must be an array of header names", name)
+		what := "header names"
+		if name == "secretParams" {
+			what = "query parameter names"
+		}
+		c.fail("backend.%s must be an array of "+what, name)
 	}
 	return out
 }

@@ -385,7 +385,7 @@ func (h *Handler) create(raw *message, id int64) {
 		return
 	}
 	for _, s := range servers {
-		h.secrets("mcpServers "+s.Name, h.red.AddCredentials("", s.Header, s.SecretHeaders, s.URL))
+		h.secrets("mcpServers "+s.Name, h.red.AddCredentials("", s.Header, s.SecretHeaders, s.URL, s.SecretParams...))
 	}
 	choice := req.Options.ToolChoice
 	if len(servers) > 0 { // it may name a server's tool: checked once they are known (mcp.go)
@@ -626,7 +626,7 @@ func (h *Handler) Query(raw []byte) (out []byte) {
 	}()
 	r, packed := h.query(raw, true)
 	if packed != nil {
-		return packHistory(r.ID, h.redactMessages(*packed))
+		return packHistory(r.ID, h.redactMessages(*packed), &h.red)
 	}
 	return h.red.JSON(marshal(r))
 }

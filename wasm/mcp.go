@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"langmodel/internal/jsonv"
+	"langmodel/internal/redact"
 	"langmodel/loop"
 	"langmodel/loop/mcp"
 	"langmodel/session"
@@ -35,7 +36,12 @@ func badServer(detail string) error {
 // names unique (default "mcp1", "mcp2"…, by position), timeout the milliseconds a server
 // may stay silent in a request (mcp.DefaultTimeout when absent), trusted true when the
 // page vouches for the server's output (by default it reaches the model framed as
-// untrusted content, as a third party's words).
+// untrusted content, as a third party's words), unannotated "readOnly" when it vouches
+// that the server's tools without annotations change nothing (by default they are
+// destructive, as MCP defines them: they need approve), secretParams the URL's query
+// parameters that are credentials beyond those named so, maxCallTime the milliseconds one
+// tools/call may take in all, however much progress the server reports
+// (mcp.DefaultMaxCallTime when absent).
 func mcpServers(raw jsonv.RawMessage) ([]mcp.Server, error) {
 	v, err := decodeOptional(raw)
 	if err != nil || v == nil {
@@ -57,6 +63,9 @@ func mcpServers(raw jsonv.RawMessage) ([]mcp.Server, error) {
 		s.URL, _ = obj["url"].(string)
 		if !(strings.HasPrefix(s.URL, "http://") || strings.HasPrefix(s.URL, "https://") || strings.HasPrefix(s.URL, "/")) {
 			return nil, badServer(at + ".url must be a string starting with http://, https:// or /")
+		}
+		if redact.HasUserInfo(s.URL) { // fetch refuses it; its credential goes in headers
+			return nil, badServer(at + ".url must not hold credentials (user:password@ before the host); give them in headers (Authorization)")
 		}
 		if n, present := obj["name"]; present && n != nil {
 			s.Name, _ = n.(string)
@@ -91,6 +100,28 @@ func mcpServers(raw jsonv.RawMessage) ([]mcp.Server, error) {
 			if s.SecretHeaders, err = headerNames(v); err != nil {
 				return nil, badServer(at + ".secretHeaders must be an array of header names")
 			}
+		}
+		if v, present := obj["unannotated"]; present && v != nil {
+			switch v {
+			case "destructive":
+			case mcp.UnannotatedReadOnly:
+				s.Unannotated = mcp.UnannotatedReadOnly
+			default:
+				return nil, badServer(at + `.unannotated must be "destructive" or "readOnly"`)
+			}
+		}
+		if v, present := obj["secretParams"]; present && v != nil {
+			if s.SecretParams, err = headerNames(v); err != nil {
+				return nil, badServer(at + ".secretParams must be an array of query parameter names")
+			}
+		}
+		if v, present := obj["maxCallTime"]; present && v != nil {
+			n, _ := v.(jsonv.Number)
+			ms, err := strconv.ParseFloat(string(n), 64)
+			if err != nil || !(ms > 0 && ms < 1e12) {
+				return nil, badServer(at + ".maxCallTime must be a positive number of milliseconds")
+			}
+			s.MaxCallTime = loop.Duration(ms * float64(loop.Millisecond))
 		}
 		if v, present := obj["timeout"]; present && v != nil {
 			n, _ := v.(jsonv.Number)

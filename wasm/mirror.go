@@ -166,14 +166,18 @@ func (m *Mirror) Changes() []byte {
 		}
 		if next < len(now.msgs) {
 			b = appendNum(b, `,"add":`, len(now.msgs)-next)
-			writePacked(&lines, m.h.redactMessages(now.msgs[next:]), nil, true)
+			writePacked(&lines, m.h.redactMessages(now.msgs[next:]), nil, true, &m.h.red)
 		}
 		b = append(b, '}')
 	}
 	if b == nil {
 		return nil
 	}
-	return append(append(b, ']'), lines.Bytes()...)
+	b = append(b, ']')
+	if !m.h.red.Empty() { // the changes whole: tool names among them
+		b = m.h.red.JSON(b)
+	}
+	return append(b, lines.Bytes()...)
 }
 
 // appendActive appends ,"activeTools":[names…] to b, nothing when names is nil (the

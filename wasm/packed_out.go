@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"langmodel/internal/redact"
 	"langmodel/session"
 )
 
@@ -26,7 +27,11 @@ import (
 // page cuts them out of one string instead of parsing them (RATIONALE.md "How does
 // create() read a long history?"). A text that is not valid UTF-8 (a backend's bytes)
 // goes as JSON, which writes U+FFFD for what cannot be read, as the JSON form does.
-func packHistory(id int64, msgs []session.Message) []byte {
+//
+// red, when not nil, is the sessions' secrets: the reply's line is cleaned whole (every
+// field of every message in it, whatever its name), and the texts were cleaned by the
+// caller (Handler.redactMessages: a text's length frames it, so it is cleaned before).
+func packHistory(id int64, msgs []session.Message, red *redact.Redactor) []byte {
 	// Each message's letter and its text's length in UTF-16 code units, letter|units<<8;
 	// 0: JSON.
 	packed := make([]uint64, len(msgs))
@@ -51,7 +56,8 @@ func packHistory(id int64, msgs []session.Message) []byte {
 		}
 	}
 	b.WriteString("]}}\n")
-	writePacked(&b, msgs, packed, false)
+	cleanFrom(&b, 0, red)
+	writePacked(&b, msgs, packed, false, nil)
 	return b.Bytes()
 }
 
@@ -70,7 +76,7 @@ func packLetter(m *session.Message) uint64 {
 // text message as its letter, its length, a colon and its text; any other message as
 // the letter j alone (packHistory: its JSON is in the reply) or, inline, as j, its JSON
 // and a "\n" (Mirror.Changes: compact JSON holds none; the first message after a "\n").
-func writePacked(b *bytes.Buffer, msgs []session.Message, packed []uint64, inline bool) {
+func writePacked(b *bytes.Buffer, msgs []session.Message, packed []uint64, inline bool, red *redact.Redactor) {
 	if inline {
 		// Room for the texts, grown once (packHistory grows it itself).
 		size := 1
@@ -103,7 +109,9 @@ func writePacked(b *bytes.Buffer, msgs []session.Message, packed []uint64, inlin
 		out = append(out, 'j')
 		if inline {
 			b.Write(out)
+			start := b.Len()
 			session.WriteMessage(b, msgs[k])
+			cleanFrom(b, start, red) // the message's JSON whole, every field of it
 			b.WriteByte('\n')
 			out = b.AvailableBuffer()
 		}
@@ -149,4 +157,20 @@ func utf16Len(s string) int {
 		}
 	}
 	return n
+}
+
+// cleanFrom redacts red's secrets from the JSON text b holds from start on, as a whole
+// (Redactor.JSON): every string in it, whichever field it is. A nil red leaves b.
+func cleanFrom(b *bytes.Buffer, start int, red *redact.Redactor) {
+	if red.Empty() {
+		return
+	}
+	text := b.Bytes()[start:]
+	if len(text) == 0 {
+		return
+	}
+	if clean := red.JSON(text); len(clean) != len(text) || &clean[0] != &text[0] {
+		b.Truncate(start)
+		b.Write(clean)
+	}
 }

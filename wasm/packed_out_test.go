@@ -97,7 +97,7 @@ func TestPackHistory(t *testing.T) {
 		{"an image", []session.Message{{Role: session.RoleUser, Parts: []session.Part{{Type: session.PartImage, Media: jsonv.RawMessage(`{"type":"png","data":"AAA"}`)}}}, text(session.RoleAssistant, "a cat")}, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b := packHistory(7, tc.msgs)
+			b := packHistory(7, tc.msgs, nil)
 			var want []any
 			require.NoError(t, json.Unmarshal(session.MarshalMessages(tc.msgs), &want))
 			id, got := readPackedReply(t, b)
@@ -118,7 +118,7 @@ func TestPackHistory_Bytes(t *testing.T) {
 		session.TextMessage(session.RoleUser, "héllo 😀"),
 		session.CallMessage(session.ToolCall{CallID: "c", Name: "t", Arguments: jsonv.RawMessage(`{}`)}),
 		{Role: session.RoleAssistant, Parts: []session.Part{{Type: session.PartText, Text: "ok"}}, Prefix: true},
-	})
+	}, nil)
 	require.Equal(t, `{"type":"reply","id":0,"ok":true,"value":{"count":4,"json":[{"role":"tool-call","content":[{"type":"tool-call","value":{"callID":"c","callId":"c","name":"t","arguments":{}}}]}]}}`+"\n"+
 		"s1:Su8:héllo 😀jp2:ok", string(b))
 }
@@ -152,7 +152,7 @@ func FuzzPackHistory(f *testing.F) {
 		}
 		var want []any
 		require.NoError(t, json.Unmarshal(session.MarshalMessages(msgs), &want))
-		_, got := readPackedReply(t, packHistory(0, msgs))
+		_, got := readPackedReply(t, packHistory(0, msgs, nil))
 		require.Equal(t, want, got)
 	})
 }

@@ -235,7 +235,8 @@ func TestRedact_MCPURLInErrors(t *testing.T) {
 	t.Cleanup(ts.Close)
 	p := newPage(t)
 	p.fetch = httpFetch(ts.Client(), 0)
-	p.ok("create", `"session":1,"options":{"mcpServers":[{"url":"`+ts.URL+`/mcp?api_key=`+query+`"}],`+
+	p.approve = func(msg) any { return true }
+	p.ok("create", `"session":1,"options":{"mcpServers":[{"url":"`+ts.URL+`/mcp?api_key=`+query+`"}],"toolUseConfig":{"approve":1},`+
 		script(`{"calls":[{"name":"leak","arguments":{}}]}`, `{"text":"done"}`)+`}`)
 	require.Equal(t, "done", p.ok("prompt", `"session":1,"input":"go"`).(map[string]any)["text"])
 	history := string(p.h.Query([]byte(`{"type":"history","id":0,"session":1}`)))
@@ -384,4 +385,54 @@ func TestRedact_Port(t *testing.T) {
 	batch := answerTools(p, `{"type":"prompt","id":2,"session":1,"input":"hi"}`)
 	require.Contains(t, batch, "the key is [redacted]")
 	require.NotContains(t, batch, key)
+}
+
+// A URL with user-info cannot be fetched (fetch refuses it, in browsers and in Node): an
+// entry with one is refused at create() with a TypeError that shows no part of it, and the
+// page gives the credential in headers. secretParams names query parameters whose values
+// are secrets beyond those whose names say so.
+func TestRedact_URLCredentials(t *testing.T) {
+	tests := []struct {
+		name, options, message string
+	}{
+		{"an MCP server's user:password", `"mcpServers":[{"url":"http://alice:hunter2-pw@127.0.0.1:1/mcp?api_key=k3y-0123456789"}]`,
+			"invalid mcpServers: mcpServers[0].url must not hold credentials (user:password@ before the host); give them in headers (Authorization)"},
+		{"an MCP server's token as user", `"mcpServers":[{"url":"https://tok-0123456789@h.example/mcp"}]`,
+			"invalid mcpServers: mcpServers[0].url must not hold credentials (user:password@ before the host); give them in headers (Authorization)"},
+		{"a backend's baseURL", `"backend":{"kind":"openai","baseURL":"http://alice:hunter2-pw@127.0.0.1:1/v1","model":"m"}`,
+			"invalid backend: backend.baseURL must not hold credentials (user:password@ before the host); give them in apiKey or headers"},
+		{"secretParams not names", `"mcpServers":[{"url":"/mcp","secretParams":"tenant"}]`,
+			"invalid mcpServers: mcpServers[0].secretParams must be an array of query parameter names"},
+		{"a backend's secretParams not names", `"backend":{"kind":"openai","baseURL":"/v1","model":"m","secretParams":[3]}`,
+			"invalid backend: backend.secretParams must be an array of query parameter names"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newPage(t)
+			e := p.fails("create", `"session":1,"options":{`+tc.options+`}`, "TypeError")
+			require.Equal(t, tc.message, e["message"])
+			for _, part := range []string{"alice", "hunter2", "tok-0123456789", "k3y-"} {
+				require.NotContains(t, strings.Join(p.written(), "\n"), part)
+			}
+		})
+	}
+}
+
+// The page's secretParams and the credential names are redacted from what leaves; an
+// ordinary query value (Azure's api-version, a team's name) is not.
+func TestRedact_QueryValues(t *testing.T) {
+	srv := &hostileMCP{echo: "x", parts: []string{"tenant acme-tenant-0042, sig s1gnature-v4lue, version 2024-10-21, team engineering"}}
+	ts := httptest.NewServer(srv)
+	t.Cleanup(ts.Close)
+	p := newPage(t)
+	p.fetch = httpFetch(ts.Client(), 0)
+	p.approve = func(msg) any { return true }
+	p.ok("create", `"session":1,"options":{"mcpServers":[{"url":"`+ts.URL+`/mcp?tenant=acme-tenant-0042&sig=s1gnature-v4lue&api-version=2024-10-21&team=engineering","trusted":true,"secretParams":["tenant"]}],`+
+		`"toolUseConfig":{"approve":1},`+script(`{"calls":[{"name":"leak","arguments":{}}]}`, `{"text":"done"}`)+`}`)
+	p.listenAll(1)
+	require.Equal(t, "done", p.ok("prompt", `"session":1,"input":"go"`).(map[string]any)["text"])
+	p.drain()
+	requireNoSecret(t, p, "acme-tenant-0042", "s1gnature-v4lue")
+	hist := string(p.h.Query([]byte(`{"type":"history","id":0,"session":1}`)))
+	require.Contains(t, hist, "version 2024-10-21, team engineering")
 }

@@ -15,7 +15,11 @@
 //             page's fetch under bodyLimit (an oversized event is 16 MB, the module's
 //             limit 4 MB: the module aborts the fetch soon after the limit);
 //   origins   no fetch to an origin that was not configured, and nothing reached the
-//             server elsewhere (a redirect followed).
+//             server elsewhere (a redirect followed);
+//   names     an earlier server's names, renamed or not, are never taken by a later one:
+//             create() does not fail over them, and b never runs a call of a's name (squat);
+//   forge     no server's description makes a block or a heading of its own in the text
+//             protocol's tools list (the model server checks the system prompt).
 //
 // acts names the hostile acts switched on (hostile.go Acts); a step draws each of them with
 // probability 0.4, so that every act is played alone and in company. The schedule is the
@@ -25,6 +29,7 @@ const STEP_MS = 2500; // a step's prompt is aborted after this (stalls; the MCP 
 const ECHO_MCP = ["result", "split", "description", "title", "progress", "rpcerror", "http500"];
 const ECHO_MODEL = ["text", "arguments", "sseerror", "jsonerror", "401"];
 const ENCODINGS = ["raw", "json", "percent", "base64", "basic", "lower"];
+const REENCODINGS = ["uall", "slash", "pctall", "mime", "nested"]; // reencode: one layer deeper
 
 function mulberry32(a) {
   return () => {
@@ -59,7 +64,11 @@ export async function run(lm, { seed, steps, acts, forms, urls, secrets, memory,
     let s;
     try { s = typeof v === "string" ? v : JSON.stringify(v); } catch { s = String(v); }
     if (!s) return;
-    for (const f of forms) if (s.includes(f.value)) fail("secrets", `${f.secret} (${f.kind}) in ${what}: …${around(s, f.value)}…`);
+    const flat = s.replace(/\\*r\\*n|\r\n/g, ""); // MIME's line breaks (and their escapes) read past
+    for (const f of forms) {
+      if (s.includes(f.value)) fail("secrets", `${f.secret} (${f.kind}) in ${what}: …${around(s, f.value)}…`);
+      else if (flat.includes(f.value)) fail("secrets", `${f.secret} (${f.kind}, across line breaks) in ${what}: …${around(flat, f.value)}…`);
+    }
   };
   const around = (s, v) => { const i = s.indexOf(v); return s.slice(Math.max(0, i - 40), i + v.length + 20).replace(/\s+/g, " "); };
 
@@ -117,34 +126,41 @@ export async function run(lm, { seed, steps, acts, forms, urls, secrets, memory,
   };
 
   const events = [];
+  // The session's choices of the session-wide acts (drawn at each new session, in draw).
+  let sess = { unannotated: false, noApprove: false, squat: false, forge: false };
   const newSession = async () => {
     counts.sessions++;
     const query = acts.includes("query") && chance(0.5) ? "?api_key=" + encodeURIComponent(secrets.QueryA) : "";
     const policy = pick(["yes", "careful"]);
-    const textProtocol = chance(0.2);
+    const textProtocol = chance(0.2) || sess.forge;
     const s = await LanguageModel.create({
       backend: { kind: "record", backend: { kind: "openai", baseURL: urls.model + "/v1", model: "hostile", apiKey: secrets.APIKey,
         headers: { "X-API-Key": secrets.ModelHeader }, ...(textProtocol ? { nativeTools: false } : {}) } },
       mcpServers: [
-        { url: urls.a + "/mcp" + query, name: "a", headers: { Authorization: "Bearer " + secrets.TokenA }, timeout: 1500 },
-        { url: urls.b + "/mcp", name: "b", headers: { "X-API-Key": secrets.KeyB }, timeout: 1500 },
+        { url: urls.a + "/mcp" + query, name: "a", headers: { Authorization: "Bearer " + secrets.TokenA }, timeout: 1500, maxCallTime: 1200 },
+        { url: urls.b + "/mcp", name: "b", headers: { "X-API-Key": secrets.KeyB }, timeout: 1500, maxCallTime: 1200 },
       ],
-      toolUseConfig: { approve: approveFor(policy), maxToolCalls: 4, parallel: chance(0.5) },
+      toolUseConfig: { ...(sess.noApprove ? {} : { approve: approveFor(policy) }), maxToolCalls: 4, parallel: chance(0.5) },
     });
-    for (const t of ["toolcall", "toolprogress", "toolresult", "contextoverflow", "quotaoverflow", "toolchange"]) {
+    for (const t of ["toolcall", "toolcalldelta", "toolprogress", "toolresult", "contextoverflow", "quotaoverflow", "toolchange"]) {
       s.addEventListener(t, (e) => events.push([t, e.detail ?? null]));
     }
     return s;
   };
 
   // draw is a step's acts and where they strike.
+  const SESSION_ACTS = ["query", "unannotated", "squat", "forge"]; // drawn per session, not per step
   const draw = () => {
-    const on = acts.filter((a) => a !== "query" && chance(0.4));
+    const on = acts.filter((a) => !SESSION_ACTS.includes(a) && chance(0.4));
     const d = { step, acts: on, target: "", field: "", enc: pick(ENCODINGS), big: pick(["event", "pages"]), calls: [""], pick: Math.floor(rand() * 1000), fresh: false };
+    if (on.includes("reencode")) {
+      if (!on.includes("echo")) on.push("echo");
+      d.enc = pick(REENCODINGS);
+    }
     if (on.includes("echo")) {
       d.field = pick([...ECHO_MCP, ...ECHO_MODEL]);
       d.target = ECHO_MODEL.includes(d.field) ? "model" : d.field === "description" || d.field === "title" ? "a" : pick(["a", "b"]);
-    } else if (on.some((a) => ["oversize", "redirect", "stall"].includes(a))) {
+    } else if (on.some((a) => ["oversize", "redirect", "stall", "endless"].includes(a))) {
       d.target = pick(["a", "b", "model"]);
     }
     if (d.target === "a") d.calls = ["note"];
@@ -154,6 +170,16 @@ export async function run(lm, { seed, steps, acts, forms, urls, secrets, memory,
     if (chance(0.3)) d.calls.push("");
     // what strikes tools/list is seen at create(): a fresh session
     d.fresh = !cur || renew || d.target === "a" && (["description", "title"].includes(d.field) && on.includes("echo") || d.big === "pages" && on.includes("oversize"));
+    // the session-wide acts are drawn at each new session: a new one now and then
+    if (acts.some((a) => ["unannotated", "squat", "forge"].includes(a)) && chance(0.3)) d.fresh = true;
+    if (d.fresh) {
+      const noApprove = acts.includes("unannotated") && chance(0.5);
+      sess = { unannotated: acts.includes("unannotated") && (noApprove || chance(0.5)), noApprove,
+        squat: acts.includes("squat") && chance(0.5), forge: acts.includes("forge") && chance(0.5) };
+    }
+    if (sess.unannotated && chance(0.5)) d.calls.push("raw");
+    if (sess.squat && chance(0.7)) d.calls.push("a__note");
+    Object.assign(d, { unannotated: sess.unannotated, squat: sess.squat, forge: sess.forge });
     return d;
   };
 
@@ -161,7 +187,7 @@ export async function run(lm, { seed, steps, acts, forms, urls, secrets, memory,
     counts.steps++;
     drawn = draw();
     for (const a of drawn.acts) counts.acts[a] = (counts.acts[a] ?? 0) + 1;
-    trace?.(`step ${step}: ${drawn.acts.join("+") || "none"} ${drawn.target} ${drawn.field} ${drawn.enc} calls ${drawn.calls}`);
+    trace?.(`step ${step}: ${drawn.acts.join("+") || "none"} ${drawn.target} ${drawn.field} ${drawn.enc} calls ${drawn.calls} session ${JSON.stringify(sess)}`);
     const errors = [];
     events.length = 0;
     consoleLines.length = 0;
@@ -175,6 +201,8 @@ export async function run(lm, { seed, steps, acts, forms, urls, secrets, memory,
       } catch (e) {
         counts.createFailed++;
         errors.push(e);
+        // squat: a later server's names never make an earlier one's fail
+        if (sess.squat && /twice|taken/.test(String(e?.message))) fail("names", `create() failed over names: ${String(e?.message).slice(0, 160)}`);
       }
     }
     if (cur) {

@@ -4,13 +4,19 @@
 // the text that leaves the engine (DESIGN.md §3 "Secrets stay at the edge",
 // docs/design.md "Secrets").
 //
-// The forms of a secret are: the secret as it is; JSON-escaped, as any encoder escapes it
-// (the matcher reads the escapes of a JSON string, so \u003c, \u0026, \/ and the rest
-// match whatever wrote them); percent-encoded, upper- or lower-case hex, a space as %20 or
-// +; base64 in the standard and URL alphabets, padded or not, also inside a longer base64
-// text at each of the three alignments. A header value adds its credential after an auth
-// scheme (Bearer, Basic, Token, any, in any case), a Basic credential's decoded user:pass
-// and its password, and a Cookie's values.
+// Decode, then match: the matcher reads what it is given through up to Depth layers of
+// escapes, each layer JSON string escapes of every kind (\/, \u0073 for every byte, a
+// JSON text in a string in a string) or percent-encoding (upper- or lower-case hex, every
+// byte or some; a '+' reads as a space), mixed as they come; a JSON message's own string
+// escapes are one layer more. Base64 is a re-encoding, not an escape: its forms (the
+// standard and URL alphabets, padded or not, and inside a longer base64 text at each of
+// the three alignments) are matched through the same layers, white space and line breaks
+// between their characters read past (MIME's CRLF every 76 columns). A header value adds
+// its credential after an auth scheme (Bearer, Basic, Token, any, in any case), a Basic
+// credential's decoded user:pass and its password, and a Cookie's values, quoted or not.
+//
+// What it cannot promise: a server that disguises its own credential on purpose
+// (encrypted, reversed, split over fields, deeper than Depth) can always carry it out.
 //
 // Values shorter than MinLen bytes are not matched: replacing every "true" or "en-US" in
 // the engine's output would corrupt tool results and say nothing about a secret. The
@@ -60,6 +66,7 @@ type set struct {
 type form struct {
 	s    string
 	keep int
+	b64  bool // a base64 text's characters: white space between them is read past
 }
 
 // Empty reports whether r holds no secret.
@@ -110,7 +117,11 @@ func (r *Redactor) AddHeader(name, value string) (short []string) {
 	if lowerASCII(name) == "cookie" {
 		for _, c := range split(value, ";") {
 			if eq := strings.IndexByte(c, '='); eq >= 0 {
-				vals = append(vals, trim(c[eq+1:]))
+				v := trim(c[eq+1:])
+				vals = append(vals, v)
+				if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' { // a quoted value (RFC 6265)
+					vals = append(vals, v[1:len(v)-1])
+				}
 			}
 		}
 	}
@@ -118,8 +129,10 @@ func (r *Redactor) AddHeader(name, value string) (short []string) {
 }
 
 // AddURL adds a configured URL's user-info (user:pass and the password) and the values of
-// its query. It returns the values too short to redact.
-func (r *Redactor) AddURL(u string) (short []string) {
+// its query parameters that are credentials: by name (SecretParam) or named in names (the
+// page's secretParams, in any case). Other values (api-version=2024-10-21, team=…) are
+// no secrets and stay in what leaves. It returns the values too short to redact.
+func (r *Redactor) AddURL(u string, names ...string) (short []string) {
 	var vals []string
 	rest := u
 	if i := strings.Index(rest, "://"); i >= 0 {
@@ -142,12 +155,72 @@ func (r *Redactor) AddURL(u string) (short []string) {
 			query = query[:h]
 		}
 		for _, kv := range split(query, "&;") {
-			if eq := strings.IndexByte(kv, '='); eq >= 0 {
+			eq := strings.IndexByte(kv, '=')
+			if eq < 0 {
+				continue
+			}
+			name := unescape(kv[:eq])
+			named := SecretParam(name)
+			for _, n := range names {
+				named = named || lowerASCII(n) == lowerASCII(name)
+			}
+			if named {
 				vals = append(vals, kv[eq+1:], unescape(kv[eq+1:]))
 			}
 		}
 	}
 	return r.addAll(vals)
+}
+
+// secretWords are the words of a query parameter's name that make its value a
+// credential: key, token, sig, secret, auth, password, code and their kin.
+var secretWords = []string{"key", "apikey", "accesskey", "privatekey", "token", "accesstoken", "apitoken",
+	"idtoken", "sig", "signature", "secret", "clientsecret", "auth", "authorization", "password", "passwd",
+	"pwd", "pass", "passphrase", "code", "credential", "credentials", "session", "sessionid", "sid", "jwt", "bearer"}
+
+// SecretParam reports whether a query parameter named name carries a credential: one of
+// the words of its name (split at punctuation and at a lower-to-upper case change:
+// api_key, apiKey, X-Amz-Signature) is a credential's word (secretWords).
+func SecretParam(name string) bool {
+	start := 0
+	for i := 0; i <= len(name); i++ {
+		end := i == len(name)
+		if !end {
+			c := name[i]
+			alnum := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+			camel := i > start && 'A' <= c && c <= 'Z' && 'a' <= name[i-1] && name[i-1] <= 'z'
+			if alnum && !camel {
+				continue
+			}
+			if alnum { // a word ends before an upper-case letter that follows a lower-case one
+				if contains(secretWords, lowerASCII(name[start:i])) {
+					return true
+				}
+				start = i
+				continue
+			}
+		}
+		if i > start && contains(secretWords, lowerASCII(name[start:i])) {
+			return true
+		}
+		start = i + 1
+	}
+	return false
+}
+
+// HasUserInfo reports whether url names a user (and maybe a password) before its host:
+// user:pass@host. Such a URL cannot be fetched (fetch refuses it, in browsers and in
+// Node); the binding refuses it at create() with an error that shows none of it.
+func HasUserInfo(url string) bool {
+	i := strings.Index(url, "://")
+	if i < 0 {
+		return false
+	}
+	host := url[i+3:]
+	if j := strings.IndexAny(host, "/?#\\"); j >= 0 {
+		host = host[:j]
+	}
+	return strings.IndexByte(host, '@') >= 0
 }
 
 // addAll adds every value long enough and returns the others (each once).
@@ -220,7 +293,7 @@ func ShowURL(u string) string {
 	}
 	if i := strings.Index(u, "://"); i >= 0 {
 		host := u[i+3:]
-		if j := strings.IndexByte(host, '/'); j >= 0 {
+		if j := strings.IndexAny(host, "/\\"); j >= 0 {
 			host = host[:j]
 		}
 		if at := strings.LastIndexByte(host, '@'); at >= 0 {
@@ -237,26 +310,31 @@ func (s *set) addSecret(v string) {
 	}
 	s.secrets[v] = true
 	s.addForm(form{s: v})
-	// v as a JSON string's text holds it (\", \\, \u003c…, as jsonv writes it and
-	// encoding/json): seen raw where a text carries JSON of its own (an untrusted tool's
-	// framed output, loop/policy.go), which the edge reads one level of escapes deep.
+	// Its escaped forms (JSON, percent-encoding) are read by the matcher (unit); base64
+	// is not an escape but a re-encoding, so its forms are added: of v, and of v as JSON
+	// and percent-encoding write it, where those differ.
+	b64 := []string{v}
 	if e := jsonv.AppendString(nil, v); string(e[1:len(e)-1]) != v {
-		s.addForm(form{s: string(e[1 : len(e)-1])})
+		b64 = append(b64, string(e[1:len(e)-1]))
 	}
-	s.addForm(form{s: percent(v, upperHex, false)})
-	s.addForm(form{s: percent(v, upperHex, true)})
-	s.addForm(form{s: percent(v, lowerHex, false)})
-	s.addForm(form{s: percent(v, lowerHex, true)})
-	for _, alpha := range []string{stdAlphabet, urlAlphabet} {
-		s.addForm(form{s: encode64(alpha, []byte(v), true)}) // the whole value encoded, padded
-		s.addForm(form{s: encode64(alpha, []byte(v), false)})
-		// The base64 characters that depend on v's bytes alone, with 0, 1 or 2 bytes
-		// before it: what any base64 text holding v at that alignment contains.
-		for o := 0; o < 3; o++ {
-			full := encode64(alpha, append(make([]byte, o), v...), false)
-			from, to := (8*o+5)/6, 8*(o+len(v))/6
-			if to-from >= MinLen {
-				s.addForm(form{s: full[from:to]})
+	if strings.IndexByte(v, '/') >= 0 { // as PHP's and Java's encoders write it
+		b64 = append(b64, strings.ReplaceAll(b64[len(b64)-1], "/", `\/`))
+	}
+	if p := percent(v, upperHex, false); p != v {
+		b64 = append(b64, p)
+	}
+	for _, w := range b64 {
+		for _, alpha := range []string{stdAlphabet, urlAlphabet} {
+			s.addForm(form{s: encode64(alpha, []byte(w), true), b64: true}) // the whole value encoded, padded
+			s.addForm(form{s: encode64(alpha, []byte(w), false), b64: true})
+			// The base64 characters that depend on w's bytes alone, with 0, 1 or 2 bytes
+			// before it: what any base64 text holding w at that alignment contains.
+			for o := 0; o < 3; o++ {
+				full := encode64(alpha, append(make([]byte, o), w...), false)
+				from, to := (8*o+5)/6, 8*(o+len(w))/6
+				if to-from >= MinLen {
+					s.addForm(form{s: full[from:to], b64: true})
+				}
 			}
 		}
 	}
@@ -270,7 +348,7 @@ func (s *set) addForm(f form) {
 	}
 	s.forms = append(s.forms, f)
 	s.first[f.s[0]] = append(s.first[f.s[0]], int32(len(s.forms)-1))
-	s.hot[f.s[0]], s.hot['"'], s.hot['\\'] = true, true, true
+	s.hot[f.s[0]], s.hot['"'], s.hot['\\'], s.hot['%'] = true, true, true, true
 	s.maxLen = max(s.maxLen, len(f.s))
 }
 
@@ -543,10 +621,125 @@ func (st *set) replace(s string, json bool) (string, bool) {
 	return b.String(), true
 }
 
+// Depth is how many layers of escapes the matcher reads beneath a text: JSON string
+// escapes of every kind (\/, \u0073, a JSON text inside a string inside a string) and
+// percent-encoding, each layer either or both. A JSON message's own string escapes
+// (Redactor.JSON) are read besides, as the layer above these.
+const Depth = 3
+
+// The outcomes of reading a unit.
+const (
+	unitOK   = iota
+	unitEnd  // the text ended, or ended inside an escape: more text may complete it
+	unitStop // a JSON string's closing quote: nothing is matched across it
+)
+
+// unit reads the unit at s[i] at depth d: the bytes it stands for, where the next
+// begins, and an outcome. At depth 0 a unit is a byte (stop: a '"' ends the string, in a
+// JSON message); at depth d it is a unit of depth d-1, or a JSON escape or a %XX made of
+// such units, decoded. A malformed escape stands for its first byte.
+func unit(s string, i, d int, stop bool, buf *[4]byte) ([]byte, int, int) {
+	if i < len(s) { // the usual byte stands for itself at every depth
+		if c := s[i]; c != '\\' && c != '%' && (c != '"' || !stop) {
+			buf[0] = c
+			return buf[:1], i + 1, unitOK
+		}
+	}
+	if d == 0 {
+		switch {
+		case i >= len(s):
+			return nil, i, unitEnd
+		case stop && s[i] == '"':
+			return nil, i, unitStop
+		}
+		buf[0] = s[i]
+		return buf[:1], i + 1, unitOK
+	}
+	u, j, out := unit(s, i, d-1, stop, buf)
+	if out != unitOK || len(u) != 1 || (u[0] != '\\' && u[0] != '%') {
+		return u, j, out
+	}
+	c := u[0]
+	tail := stop && d > 1 // an escape's own bytes may be a quote at depth 0 (\")
+	if c == '%' {
+		hi, k, out := hexUnits(s, j, d-1, tail, 2, buf)
+		if out == unitEnd {
+			return nil, k, unitEnd
+		}
+		if out != unitOK {
+			buf[0] = '%'
+			return buf[:1], j, unitOK
+		}
+		buf[0] = byte(hi)
+		return buf[:1], k, unitOK
+	}
+	e, k, out := unit(s, j, d-1, tail, buf)
+	if out == unitEnd {
+		return nil, k, unitEnd
+	}
+	if out != unitOK || len(e) != 1 {
+		buf[0] = '\\'
+		return buf[:1], j, unitOK
+	}
+	switch e[0] {
+	case '"', '\\', '/':
+	case 'b':
+		buf[0] = '\b'
+	case 'f':
+		buf[0] = '\f'
+	case 'n':
+		buf[0] = '\n'
+	case 'r':
+		buf[0] = '\r'
+	case 't':
+		buf[0] = '\t'
+	case 'u':
+		r, m, out := hexUnits(s, k, d-1, tail, 4, buf)
+		if out == unitEnd {
+			return nil, m, unitEnd
+		}
+		if out != unitOK {
+			buf[0] = '\\'
+			return buf[:1], j, unitOK
+		}
+		if 0xD800 <= r && r < 0xDC00 { // a surrogate pair's second half, if it follows
+			if b, n, out := unit(s, m, d-1, tail, buf); out == unitOK && len(b) == 1 && b[0] == '\\' {
+				if b, n, out = unit(s, n, d-1, tail, buf); out == unitOK && len(b) == 1 && b[0] == 'u' {
+					if lo, n, out := hexUnits(s, n, d-1, tail, 4, buf); out == unitOK && 0xDC00 <= lo && lo < 0xE000 {
+						r, m = 0x10000+(r-0xD800)<<10+(lo-0xDC00), n
+					}
+				}
+			}
+		}
+		return buf[:utf8.EncodeRune(buf[:], rune(r))], m, unitOK
+	default:
+		buf[0] = '\\'
+		return buf[:1], j, unitOK
+	}
+	return buf[:1], k, unitOK
+}
+
+// hexUnits reads n hex digits as units of depth d from s[i]: their value and the end;
+// unitStop when one is not a hex digit.
+func hexUnits(s string, i, d int, stop bool, n int, buf *[4]byte) (int, int, int) {
+	v := 0
+	for ; n > 0; n-- {
+		u, j, out := unit(s, i, d, stop, buf)
+		if out == unitEnd {
+			return 0, j, unitEnd
+		}
+		if out != unitOK || len(u) != 1 || unhex(u[0]) < 0 {
+			return 0, i, unitStop
+		}
+		v, i = v<<4|unhex(u[0]), j
+	}
+	return v, i, unitOK
+}
+
 // next finds the leftmost (then longest) match in s at or after from: its start, end and
 // how many of its bytes are kept; start -1 when there is none. In JSON mode, from must be
 // at a token's start (not inside an escape), matches start only inside strings, and the
-// escapes of a string are read as the bytes they stand for.
+// text is read from depth 1 (the string's escapes) to Depth+1; otherwise from 0 to Depth.
 func (st *set) next(s string, from int, json bool) (start, end, keep int) {
 	inString := false
 	if json {
@@ -554,6 +747,7 @@ func (st *set) next(s string, from int, json bool) (start, end, keep int) {
 		// inside one; a scan from 0 starts outside.
 		inString = from > 0
 	}
+	var buf [4]byte
 	for i := from; i < len(s); {
 		c, n := s[i], 1
 		if !st.hot[c] { // the usual byte: begins no form, changes no state
@@ -570,122 +764,108 @@ func (st *set) next(s string, from int, json bool) (start, end, keep int) {
 				i++
 				continue
 			case c == '\\':
-				var buf [4]byte
-				d, m := unescapeAt(s, i, &buf)
-				if m == 0 {
-					i++
-					continue
+				u, j, out := unit(s, i, 1, true, &buf)
+				if out == unitOK {
+					n = j - i
+					// The usual escape (\", \n, \/) stands for a byte that begins no
+					// form and no deeper escape: nothing can start here.
+					if len(u) == 1 && u[0] != '\\' && u[0] != '%' && len(st.first[u[0]]) == 0 {
+						i += n
+						continue
+					}
 				}
-				c, n = d[0], m
 			}
 		}
-		if idx := st.first[c]; len(idx) > 0 {
-			best, bestKeep := -1, 0
-			for _, f := range idx {
-				// Most candidates fail at their second byte: checked here, without a call
-				// (an escape there is left to matchAt).
-				if fs := st.forms[f].s; n == 1 && i+1 < len(s) && s[i+1] != fs[1] && (!json || s[i+1] != '\\') {
-					continue
-				}
-				if e := matchAt(s, i, st.forms[f].s, json); e > best {
-					best, bestKeep = e, st.forms[f].keep
-				}
-			}
-			if best >= 0 {
-				return i, best, bestKeep
-			}
+		if e, k, _ := st.at(s, i, json, false); e >= 0 {
+			return i, e, k
 		}
 		i += n
 	}
 	return -1, -1, 0
 }
 
-// matchAt returns where f's match at s[i:] ends, or -1.
-func matchAt(s string, i int, f string, json bool) int {
-	if !json {
-		if strings.HasPrefix(s[i:], f) {
-			return i + len(f)
-		}
-		return -1
+// at returns where the longest match at s[i] ends and how many of its bytes are kept
+// (-1: none). With partial, it reports instead (end len(s)) a match the text's end cuts
+// short.
+func (st *set) at(s string, i int, json, partial bool) (end, keep int, cut bool) {
+	lo, hi := 0, Depth
+	if json {
+		lo, hi = 1, Depth+1
 	}
-	j := i
+	best := -1
 	var buf [4]byte
-	for k := 0; k < len(f); {
-		if j >= len(s) {
-			return -1
+	for d := lo; d <= hi; d++ {
+		u, j, out := unit(s, i, d, json, &buf)
+		if out == unitEnd && partial {
+			return len(s), 0, true
 		}
-		c := s[j]
-		switch c {
-		case '"':
-			return -1
-		case '\\':
-			d, m := unescapeAt(s, j, &buf)
-			if m == 0 || !strings.HasPrefix(f[k:], unsafe.String(&d[0], len(d))) {
-				return -1
+		if out != unitOK {
+			break
+		}
+		deeper := u[0] == '\\' || u[0] == '%'
+		for _, f := range st.first[u[0]] {
+			fm := &st.forms[f]
+			// Most candidates fail at their second byte: when the first is a plain byte,
+			// checked here, without decoding.
+			if j == i+1 && j < len(s) {
+				if c := s[i+1]; c != fm.s[1] && c != '\\' && c != '%' && !(c == '+' && fm.s[1] == ' ') && !(fm.b64 && space(c)) {
+					continue
+				}
 			}
-			k, j = k+len(d), j+m
-			continue
+			e, esc, short := matchAt(s, i, fm, d, json)
+			if short && partial {
+				return len(s), 0, true
+			}
+			if e > best {
+				best, keep = e, fm.keep
+			}
+			deeper = deeper || esc
 		}
-		if c != f[k] {
-			return -1
+		if !deeper { // no escape read at this depth: the next reads the same
+			break
 		}
-		k, j = k+1, j+1
 	}
-	return j
+	return best, keep, false
 }
 
-// unescapeAt reads the JSON escape at s[i] ('\\'): the bytes it stands for and its
-// length; length 0 when it is malformed.
-func unescapeAt(s string, i int, buf *[4]byte) ([]byte, int) {
-	if i+1 >= len(s) {
-		return nil, 0
-	}
-	switch c := s[i+1]; c {
-	case '"', '\\', '/':
-		buf[0] = c
-	case 'b':
-		buf[0] = '\b'
-	case 'f':
-		buf[0] = '\f'
-	case 'n':
-		buf[0] = '\n'
-	case 'r':
-		buf[0] = '\r'
-	case 't':
-		buf[0] = '\t'
-	case 'u':
-		r := hex4(s, i+2)
-		if r < 0 {
-			return nil, 0
+// matchAt returns where f's match at s[i], read at depth d, ends (-1: none), whether an
+// escape's first byte was among the units it read (a deeper read may differ), and
+// whether the text ended before the match did. A base64 form's characters may be apart
+// by white space (a MIME line break); a space in the secret matches a '+'.
+func matchAt(s string, i int, f *form, d int, stop bool) (end int, esc, short bool) {
+	var buf [4]byte
+	j, spaces := i, 0
+	for k := 0; k < len(f.s); {
+		u, n, out := unit(s, j, d, stop, &buf)
+		if out != unitOK {
+			return -1, esc, out == unitEnd
 		}
-		m := 6
-		if 0xD800 <= r && r < 0xDC00 && i+11 < len(s) && s[i+6] == '\\' && s[i+7] == 'u' {
-			if lo := hex4(s, i+8); 0xDC00 <= lo && lo < 0xE000 {
-				r, m = 0x10000+(r-0xD800)<<10+(lo-0xDC00), 12
+		if len(u) == 1 {
+			c := u[0]
+			esc = esc || c == '\\' || c == '%'
+			if c == f.s[k] || c == '+' && f.s[k] == ' ' {
+				k, j, spaces = k+1, n, 0
+				continue
 			}
+			if f.b64 && k > 0 && space(c) && spaces < maxSpaces {
+				j, spaces = n, spaces+1
+				continue
+			}
+			return -1, esc, false
 		}
-		n := utf8.EncodeRune(buf[:], rune(r))
-		return buf[:n], m
-	default:
-		return nil, 0
+		if !strings.HasPrefix(f.s[k:], unsafe.String(&u[0], len(u))) {
+			return -1, esc, false
+		}
+		k, j = k+len(u), n
 	}
-	return buf[:1], 2
+	return j, esc, false
 }
 
-func hex4(s string, i int) int {
-	if i+4 > len(s) {
-		return -1
-	}
-	r := 0
-	for _, c := range []byte(s[i : i+4]) {
-		d := unhex(c)
-		if d < 0 {
-			return -1
-		}
-		r = r<<4 | d
-	}
-	return r
-}
+func space(c byte) bool { return c == ' ' || c == '\n' || c == '\r' || c == '\t' }
+
+// maxSpaces is how much white space a base64 form's match reads past between two of its
+// characters (MIME's CRLF is two).
+const maxSpaces = 4
 
 // Stream redacts a text that arrives in pieces (a prompt's streamed chunks): a secret
 // split across pieces is caught. It holds back only a tail that could begin a secret's
@@ -743,27 +923,35 @@ func (s *Stream) Flush() string {
 	return s.r.String(h)
 }
 
-// hold is the length of the longest suffix of s that is a proper prefix of a form.
+// hold is the length of the longest suffix of s that a match could begin but the text's
+// end cuts short: a form's proper prefix, read through escapes, or an escape cut short.
 func (st *set) hold(s string) int {
-	best := 0
-	lo := max(0, len(s)-st.maxLen+1)
-	for i := lo; i < len(s) && best == 0; i++ {
-		for _, f := range st.first[s[i]] {
-			fs := st.forms[f].s
-			if len(s)-i < len(fs) && strings.HasPrefix(fs, s[i:]) {
-				best = len(s) - i
-				break
-			}
+	// A match cut short reads every byte from its start to the text's end: a form's
+	// bytes, and between a base64 form's characters at most maxSpaces of white space. A
+	// tail with no escape in it is read byte by byte; an escape makes a byte of a form as
+	// much as six units of the depth above (\u0041), at each depth.
+	window := st.maxLen*(1+maxSpaces) + 16
+	if strings.ContainsAny(s[max(0, len(s)-window):], `\%`) {
+		for d := 0; d < Depth; d++ {
+			window *= 6
 		}
 	}
-	return best
+	for i := max(0, len(s)-window); i < len(s); i++ {
+		if !st.hot[s[i]] {
+			continue
+		}
+		if _, _, cut := st.at(s, i, false, true); cut {
+			return len(s) - i
+		}
+	}
+	return 0
 }
 
 // AddCredentials adds what a backend's or a server's configuration holds: key (an API
 // key, and the Authorization value it travels in), the values of header's credential headers (IsSecretHeader
-// with secretHeaders) and url's user-info and query values. It returns how many values
-// were too short to redact (MinLen).
-func (r *Redactor) AddCredentials(key string, header map[string]string, secretHeaders []string, url string) (short int) {
+// with secretHeaders) and url's user-info and credential query values (AddURL, with
+// secretParams). It returns how many values were too short to redact (MinLen).
+func (r *Redactor) AddCredentials(key string, header map[string]string, secretHeaders []string, url string, secretParams ...string) (short int) {
 	if key != "" {
 		if !r.Add(key) {
 			short++
@@ -775,5 +963,5 @@ func (r *Redactor) AddCredentials(key string, header map[string]string, secretHe
 			short += len(r.AddHeader(k, v))
 		}
 	}
-	return short + len(r.AddURL(url))
+	return short + len(r.AddURL(url, secretParams...))
 }

@@ -85,9 +85,23 @@ type Server struct {
 	// SecretHeaders names the headers beyond the credential ones (redact.IsSecretHeader)
 	// whose values are secrets (the entry's secretHeaders).
 	SecretHeaders []string
-	Timeout       loop.Duration // how long the server may stay silent in a request; 0: DefaultTimeout
-	Trusted       bool          // the page trusts its output: not framed as untrusted content (loop/policy.go)
+	// SecretParams names the query parameters of URL beyond the credential ones
+	// (redact.SecretParam) whose values are secrets (the entry's secretParams).
+	SecretParams []string
+	Timeout      loop.Duration // how long the server may stay silent in a request; 0: DefaultTimeout
+	// MaxCallTime bounds a whole tools/call, however much progress the server reports
+	// meanwhile; 0: DefaultMaxCallTime (the entry's maxCallTime).
+	MaxCallTime loop.Duration
+	Trusted     bool // the page trusts its output: not framed as untrusted content (loop/policy.go)
+	// Unannotated is how a tool that says neither readOnlyHint nor destructiveHint is
+	// read: "" as MCP defines it (destructive: it needs approve), UnannotatedReadOnly
+	// as read-only (the page vouches for the server; the entry's unannotated).
+	Unannotated string
 }
+
+// UnannotatedReadOnly is Server.Unannotated for a server whose unannotated tools the page
+// says change nothing.
+const UnannotatedReadOnly = "readOnly"
 
 // client is the connection to one server.
 type client struct {
@@ -120,7 +134,7 @@ func (c *client) fail(kind session.Kind, detail string) error {
 // secrets is the redactor of the server's secrets: the values of its credential headers
 // and of the headers the page marked secret, its URL's user-info and query values.
 func (c *client) secrets() *redact.Redactor {
-	c.redOnce.Do(func() { c.red.AddCredentials("", c.srv.Header, c.srv.SecretHeaders, c.srv.URL) })
+	c.redOnce.Do(func() { c.red.AddCredentials("", c.srv.Header, c.srv.SecretHeaders, c.srv.URL, c.srv.SecretParams...) })
 	return &c.red
 }
 
@@ -326,10 +340,19 @@ func (c *client) ask(ctx loop.Context, r *reply, params []byte) (any, error) {
 	id, method := r.id, r.method
 	// The server has Timeout to answer or to say anything (progress) from one message to
 	// the next: a server that falls silent fails the call, the loop going on.
+	// And a tools/call has MaxCallTime in all, which nothing resets: MCP's maximum
+	// "regardless of progress notifications".
 	rctx, cancel := loop.WithCancel(ctx)
 	r.timer = clock.AfterFunc(c.timeout(), func() { r.silent.Store(true); cancel() })
+	var whole *clock.Timer
+	if method == "tools/call" {
+		whole = clock.AfterFunc(c.maxCallTime(), func() { r.over.Store(true); cancel() })
+	}
 	res, err := c.exchange(rctx, envelope(id, method, params), r)
 	r.timer.Stop()
+	if whole != nil {
+		whole.Stop()
+	}
 	if rctx.Err() != nil && method != "initialize" {
 		// The request may be running on the server: tell it, on a context of its own.
 		cancelled := strconv.AppendInt([]byte(`{"requestId":`), id, 10)
@@ -339,10 +362,24 @@ func (c *client) ask(ctx loop.Context, r *reply, params []byte) (any, error) {
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
+	if r.over.Load() {
+		return nil, c.fail(session.KindNetwork, "did not finish "+method+" within "+strconv.FormatInt(c.maxCallTime().Milliseconds(), 10)+" ms (its maxCallTime, whatever progress it reports)")
+	}
 	if r.silent.Load() {
 		return nil, c.fail(session.KindNetwork, "did not answer "+method+" within "+strconv.FormatInt(c.timeout().Milliseconds(), 10)+" ms")
 	}
 	return res, err
+}
+
+// DefaultMaxCallTime is how long one tools/call may take in all, progress or not
+// (mcpServers' maxCallTime when the page gives none).
+const DefaultMaxCallTime = 5 * loop.Minute
+
+func (c *client) maxCallTime() loop.Duration {
+	if c.srv.MaxCallTime > 0 {
+		return c.srv.MaxCallTime
+	}
+	return DefaultMaxCallTime
 }
 
 // DefaultTimeout is how long a server may stay silent during a request (mcpServers'
@@ -365,6 +402,7 @@ type reply struct {
 	progress func(jsonv.RawMessage)
 	timer    *clock.Timer // the request's silence, reset at every message
 	silent   atomic.Bool  // the timer fired
+	over     atomic.Bool  // the whole request's bound (MaxCallTime) fired
 	// used counts the bytes of the messages the server sent (from where the caller
 	// started it: tools/list counts over all its pages); budget, when not 0, bounds it.
 	used, budget int

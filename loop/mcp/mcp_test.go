@@ -278,37 +278,56 @@ func TestConnect_Names(t *testing.T) {
 // annotations, never WebMCP's consequentialHint (the page's to give), untrustedContentHint
 // unless the page trusts the server, a description however little the server said.
 func TestDeclaration_AsTheSessionTakesIt(t *testing.T) {
-	yes := true
+	yes, no := true, false
 	for _, tc := range []struct {
-		name    string
-		tool    string
-		trusted bool
-		want    session.Tool
+		name        string
+		tool        string
+		trusted     bool
+		unannotated string
+		want        session.Tool
 	}{
 		{"MCP's annotations and title are kept",
-			`{"name":"w","title":"Weather","description":"the weather","annotations":{"readOnlyHint":true,"openWorldHint":true},"inputSchema":{"type":"object"}}`, true,
+			`{"name":"w","title":"Weather","description":"the weather","annotations":{"readOnlyHint":true,"openWorldHint":true},"inputSchema":{"type":"object"}}`, true, "",
 			session.Tool{Name: "w", Description: "the weather", Annotations: session.Annotations{Title: "Weather", ReadOnlyHint: &yes, OpenWorldHint: &yes}}},
 		{"WebMCP's hints from a trusted server are dropped",
-			`{"name":"w","description":"d","annotations":{"untrustedContentHint":false,"consequentialHint":true,"destructiveHint":true},"inputSchema":{"type":"object"}}`, true,
-			session.Tool{Name: "w", Description: "d", Annotations: session.Annotations{DestructiveHint: &yes}}},
+			`{"name":"w","description":"d","annotations":{"untrustedContentHint":false,"consequentialHint":true,"destructiveHint":true,"openWorldHint":false},"inputSchema":{"type":"object"}}`, true, "",
+			session.Tool{Name: "w", Description: "d", Annotations: session.Annotations{DestructiveHint: &yes, OpenWorldHint: &no}}},
 		{"a server's output is untrusted unless the page trusts it, whatever the server says",
-			`{"name":"w","description":"d","annotations":{"untrustedContentHint":false},"inputSchema":{"type":"object"}}`, false,
-			session.Tool{Name: "w", Description: "d", Annotations: session.Annotations{UntrustedContentHint: &yes}}},
+			`{"name":"w","description":"d","annotations":{"untrustedContentHint":false,"readOnlyHint":true},"inputSchema":{"type":"object"}}`, false, "",
+			session.Tool{Name: "w", Description: "d", Annotations: session.Annotations{UntrustedContentHint: &yes, ReadOnlyHint: &yes, OpenWorldHint: &yes}}},
+		{"no annotations: MCP's defaults, destructive and open-world",
+			`{"name":"w","description":"d","inputSchema":{"type":"object"}}`, true, "",
+			session.Tool{Name: "w", Description: "d", Annotations: session.Annotations{DestructiveHint: &yes, OpenWorldHint: &yes}}},
+		{"readOnlyHint false: destructive by default",
+			`{"name":"w","description":"d","annotations":{"readOnlyHint":false},"inputSchema":{"type":"object"}}`, true, "",
+			session.Tool{Name: "w", Description: "d", Annotations: session.Annotations{ReadOnlyHint: &no, DestructiveHint: &yes, OpenWorldHint: &yes}}},
+		{"destructiveHint false is kept",
+			`{"name":"w","description":"d","annotations":{"destructiveHint":false},"inputSchema":{"type":"object"}}`, true, "",
+			session.Tool{Name: "w", Description: "d", Annotations: session.Annotations{DestructiveHint: &no, OpenWorldHint: &yes}}},
+		{"a hint that is not a boolean is not said",
+			`{"name":"w","description":"d","annotations":{"readOnlyHint":"yes"},"inputSchema":{"type":"object"}}`, true, "",
+			session.Tool{Name: "w", Description: "d", Annotations: session.Annotations{DestructiveHint: &yes, OpenWorldHint: &yes}}},
+		{"a server the page vouches for: unannotated tools are read-only",
+			`{"name":"w","description":"d","inputSchema":{"type":"object"}}`, true, UnannotatedReadOnly,
+			session.Tool{Name: "w", Description: "d", Annotations: session.Annotations{ReadOnlyHint: &yes, OpenWorldHint: &yes}}},
+		{"a server the page vouches for: a tool that says it is destructive still is",
+			`{"name":"w","description":"d","annotations":{"destructiveHint":true},"inputSchema":{"type":"object"}}`, true, UnannotatedReadOnly,
+			session.Tool{Name: "w", Description: "d", Annotations: session.Annotations{DestructiveHint: &yes, OpenWorldHint: &yes}}},
 		{"annotations that are not an object are ignored",
-			`{"name":"w","description":"d","annotations":"loud","inputSchema":{"type":"object"}}`, true,
-			session.Tool{Name: "w", Description: "d"}},
+			`{"name":"w","description":"d","annotations":"loud","inputSchema":{"type":"object"}}`, true, "",
+			session.Tool{Name: "w", Description: "d", Annotations: session.Annotations{DestructiveHint: &yes, OpenWorldHint: &yes}}},
 		{"without a description, the annotations' title describes it",
-			`{"name":"w","annotations":{"title":"Weather"},"inputSchema":{"type":"object"}}`, true,
-			session.Tool{Name: "w", Description: "Weather", Annotations: session.Annotations{Title: "Weather"}}},
+			`{"name":"w","annotations":{"title":"Weather","readOnlyHint":true},"inputSchema":{"type":"object"}}`, true, "",
+			session.Tool{Name: "w", Description: "Weather", Annotations: session.Annotations{Title: "Weather", ReadOnlyHint: &yes, OpenWorldHint: &yes}}},
 		{"without a description or title, its name does",
-			`{"name":"w","inputSchema":{"type":"object"}}`, true,
-			session.Tool{Name: "w", Description: "w"}},
+			`{"name":"w","annotations":{"readOnlyHint":true},"inputSchema":{"type":"object"}}`, true, "",
+			session.Tool{Name: "w", Description: "w", Annotations: session.Annotations{ReadOnlyHint: &yes, OpenWorldHint: &yes}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d, err := jsonv.Decode([]byte(tc.tool))
 			require.NoError(t, err)
 			v := d.(map[string]any)
-			tools, err := session.ParseTools([]any{declaration(v, tc.trusted)}, false)
+			tools, err := session.ParseTools([]any{declaration(v, &Server{Trusted: tc.trusted, Unannotated: tc.unannotated})}, false)
 			require.NoError(t, err)
 			got := tools[0]
 			require.True(t, got.HasExecute && got.MCPResult)

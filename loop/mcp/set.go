@@ -20,8 +20,9 @@ import (
 // WebMCP tools, or another server's): then it is declared "<server name>__<tool name>",
 // for every server that has it. Names are resolved whenever the session's tools are put
 // together (at create(), when a server re-lists, when WebMCP's tools change), over every
-// source at once, in the order page, WebMCP, servers by position. A server's tool whose
-// name is still taken after that is a TypeError at create(), and left out afterwards.
+// source at once, strictly in the order page, WebMCP, servers by position: a name an
+// earlier source holds (its own or its renamed one) is never given to a later one, whose
+// tool is renamed again instead (Tools).
 //
 // Routes: each declaration carries its route (session.Tool's Source: the server and the
 // server's own name for the tool), so a call goes where its declaration says, whatever
@@ -147,11 +148,11 @@ func (s *Set) list(ctx loop.Context, i int) ([]session.Tool, error) {
 		if obj == nil {
 			obj = map[string]any{} // refused by ParseTools: no name
 		}
-		decls = append(decls, declaration(obj, c.srv.Trusted))
+		decls = append(decls, declaration(obj, &c.srv))
 	}
 	tools, err := session.ParseTools(decls, false)
 	if err != nil {
-		return nil, &session.Error{Kind: session.KindOf(err), Rule: session.ErrBadTool, Msg: "MCP server " + c.srv.URL + ": " + err.Error()}
+		return nil, &session.Error{Kind: session.KindOf(err), Rule: session.ErrBadTool, Msg: c.secrets().String("MCP server " + redact.ShowURL(c.srv.URL) + ": " + err.Error())}
 	}
 	src := session.Source{Kind: session.SourceMCP, Server: c.srv.Name, Origin: origin(c.srv.URL), Fn: int64(i)}
 	for j := range tools {
@@ -161,8 +162,10 @@ func (s *Set) list(ctx loop.Context, i int) ([]session.Tool, error) {
 	return tools, nil
 }
 
-// origin is the scheme and host of url; "" for a path on the page's own origin.
+// origin is the scheme and host of url, never its user-info; "" for a path on the page's
+// own origin.
 func origin(url string) string {
+	url = redact.ShowURL(url)
 	i := strings.Index(url, "://")
 	if i < 0 {
 		return ""
@@ -217,13 +220,36 @@ func (c *client) list(ctx loop.Context) ([]any, error) {
 // consequentialHint, which is the page's to give, and untrustedContentHint, which is true
 // unless the page said the server is trusted (its output is a third party's words), and
 // a description (the title or the name when it has none).
-func declaration(t map[string]any, trusted bool) map[string]any {
+//
+// MCP's defaults are made explicit, so that approve is shown them and the tool policy
+// applies them: a tool that does not say readOnlyHint true is destructive unless it says
+// destructiveHint false, and open-world unless it says openWorldHint false. A server the
+// page vouches for (unannotated "readOnly") has its tools that say neither readOnlyHint
+// nor destructiveHint read as read-only.
+func declaration(t map[string]any, srv *Server) map[string]any {
 	a, _ := t["annotations"].(map[string]any)
 	if a == nil {
 		a = map[string]any{} // a server's malformed annotations are ignored
 	}
 	delete(a, "consequentialHint")
 	delete(a, "untrustedContentHint")
+	for _, k := range []string{"readOnlyHint", "destructiveHint", "openWorldHint"} {
+		if _, ok := a[k].(bool); !ok {
+			delete(a, k) // not a boolean: not said
+		}
+	}
+	_, ro := a["readOnlyHint"]
+	_, de := a["destructiveHint"]
+	if !ro && !de && srv.Unannotated == UnannotatedReadOnly {
+		a["readOnlyHint"] = true
+	}
+	if a["readOnlyHint"] != true && !de {
+		a["destructiveHint"] = true
+	}
+	if _, ok := a["openWorldHint"]; !ok {
+		a["openWorldHint"] = true
+	}
+	trusted := srv.Trusted
 	if !trusted {
 		a["untrustedContentHint"] = true
 	}
@@ -244,9 +270,13 @@ func declaration(t map[string]any, trusted bool) map[string]any {
 }
 
 // Tools returns the session's tools: own (the page's and its WebMCP tools, in that
-// order) then the servers' as they listed them last, named by the rule of Set. A server's
-// tool whose name is still taken after renaming is left out, and err says so (create()
-// fails with it; a later change goes on without the tool).
+// order) then the servers' as they listed them last, named by the rule of Set, strictly
+// by position: an earlier source's names, renamed or not, are never taken by a later
+// one. A server's tool whose name another source also has is declared
+// "<server>__<tool>"; one whose name (own or so made) an earlier source holds already is
+// renamed again, "<server>__" before it, then "_2", "_3"… after it, until it is free.
+// (A server that lists one name twice is refused when it lists: session.ParseTools.) err
+// is always nil now; it stays for the callers, which fail create() with it.
 func (s *Set) Tools(own []session.Tool) (tools []session.Tool, err error) {
 	s.mu.Lock()
 	listed := s.listed
@@ -264,22 +294,31 @@ func (s *Set) Tools(own []session.Tool) (tools []session.Tool, err error) {
 	}
 	tools = append(tools, own...)
 	for i, l := range listed {
+		prefix := s.clients[i].srv.Name + "__"
 		for _, t := range l {
 			if count[t.Name] > 1 {
-				t.Name = s.clients[i].srv.Name + "__" + t.Name
+				t.Name = prefix + t.Name
 			}
-			if taken[t.Name] || count[t.Name] > 0 && t.Name != t.Source.Ref {
-				if err == nil {
-					err = &session.Error{Kind: session.KindType, Rule: session.ErrBadTool,
-						Msg: session.ErrBadTool.Error() + ": MCP server " + redact.ShowURL(s.clients[i].srv.URL) + ": tool " + strconv.Quote(t.Source.Ref) + " is declared twice under the name " + strconv.Quote(t.Name)}
-				}
-				continue
+			if taken[t.Name] {
+				t.Name = freeName(prefix+t.Name, taken)
 			}
 			taken[t.Name] = true
 			tools = append(tools, t)
 		}
 	}
 	return tools, err
+}
+
+// freeName is name, or name with "_2", "_3"… after it: the first that taken does not hold.
+func freeName(name string, taken map[string]bool) string {
+	if !taken[name] {
+		return name
+	}
+	for n := 2; ; n++ {
+		if c := name + "_" + strconv.Itoa(n); !taken[c] {
+			return c
+		}
+	}
 }
 
 // Run implements loop.ToolRunner for a call that comes without its declaration: it is

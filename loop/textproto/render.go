@@ -34,15 +34,47 @@ func DefaultPrompt(tools []session.Tool, choice loop.ToolChoice) string {
 }
 
 // declaration is a tool's declaration as the tools list has it: name, description and
-// input schema.
+// input schema. They are a server's words (an MCP server's, the page's), rendered as
+// data: a name of more than letters, digits and _ . - :, and a description that holds a
+// line break, a backtick or a '<', are written as neutralised JSON strings (one line, no '`',
+// no '<'), and the schema compacted and neutralised, so that no declaration can close
+// the list, start a heading or forge a tool_call or tool_result block.
 //
 //go:noinline
 func declaration(t *session.Tool) string {
-	schema := string(t.InputSchema)
-	if schema == "" {
-		schema = `{"type":"object"}`
+	var b bytes.Buffer
+	b.WriteString("\n### ")
+	if plainName(t.Name) {
+		b.WriteString(t.Name)
+	} else {
+		writeString(&b, t.Name)
 	}
-	return "\n### " + t.Name + "\n" + t.Description + "\nInput schema: " + schema + "\n"
+	b.WriteByte('\n')
+	if strings.ContainsAny(t.Description, "\n\r`<\u0085\u2028\u2029") {
+		writeString(&b, t.Description)
+	} else {
+		b.WriteString(t.Description)
+	}
+	b.WriteString("\nInput schema: ")
+	var schema bytes.Buffer
+	if jsonv.Compact(&schema, t.InputSchema) != nil || schema.Len() == 0 {
+		schema.Reset()
+		schema.WriteString(`{"type":"object"}`)
+	}
+	neutralise(&b, schema.Bytes())
+	b.WriteByte('\n')
+	return b.String()
+}
+
+// plainName reports whether name is made of letters, digits and _ . - : alone.
+func plainName(name string) bool {
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '.' || c == '-' || c == ':') {
+			return false
+		}
+	}
+	return name != ""
 }
 
 // foundHeading introduces, after a search_tools result, the declarations of the tools it

@@ -37,6 +37,19 @@ import (
 //	          the limit read to its end
 //	redirect  origins: a 307 was followed to another origin
 //	stall     (held already: a stalled server or model times out or is aborted)
+//
+// and those of the redactor's decoding, whole-output cleaning, MCP's consent defaults,
+// names by position, server text as data and the bound on a whole call (they failed on
+// edebb56):
+//
+//	reencode     secrets: an echo \u-escaped byte by byte, with \/, percent-encoded byte
+//	             by byte, in MIME base64 or in JSON in a string reached the page and the model
+//	idname       secrets: the apiKey as a call's id or tool name reached the history and
+//	             snapshot()
+//	unannotated  approval: a tool without annotations ran without approve
+//	squat        names: b's a__note made create() fail (and, re-listed, took a's name)
+//	forge        forge: a description made a tool_result block in the system prompt
+//	endless      bounds: a tools/call answered by progress alone never ended
 var hostileOn = chaos.Acts
 
 // hostileConfig reads HOSTILE_ACTS (comma-separated; "all"; "each": every act alone, a
