@@ -28,11 +28,15 @@ import (
 // binary TestBrowser_DiesWithTestBinary runs.
 const orphanEngineEnv = "BROWSERTEST_ORPHAN_ENGINE"
 
-// orphanReady is the line the helper prints once its browser shows a page.
-const orphanReady = "browsertest-orphan-ready"
+// orphanReady is the line the helper prints once its browser has shown a page, and
+// orphanClosed the line it prints once Browser.Close has returned.
+const (
+	orphanReady  = "browsertest-orphan-ready"
+	orphanClosed = "browsertest-orphan-closed"
+)
 
 // TestOrphanHelper is not a test of its own: in the child binary it starts a browser,
-// opens a page, says so and waits to be killed.
+// opens a page, says so, closes the browser when asked and waits to be killed.
 func TestOrphanHelper(t *testing.T) {
 	e := os.Getenv(orphanEngineEnv)
 	if e == "" {
@@ -44,9 +48,17 @@ func TestOrphanHelper(t *testing.T) {
 	require.NoError(t, err)
 	b.Open(t, site(t)+"/")
 	fmt.Println(orphanReady)
+	// A line on stdin asks for Close; the end of stdin never comes before the kill.
+	if _, err := bufio.NewReader(os.Stdin).ReadString('\n'); err == nil {
+		b.Close()
+		fmt.Println(orphanClosed)
+	}
 	time.Sleep(time.Hour)
 }
 
+// TestBrowser_DiesWithTestBinary kills a test binary that runs a browser, as a panic,
+// a timeout or a person does, and requires that nothing it started still runs; and
+// that Browser.Close, in a test binary that goes on, leaves nothing running either.
 func TestBrowser_DiesWithTestBinary(t *testing.T) {
 	if os.Getenv(browsertest.SkipEnv) == "1" {
 		t.Skip(browsertest.SkipEnv + "=1")
@@ -61,75 +73,98 @@ func TestBrowser_DiesWithTestBinary(t *testing.T) {
 		browsertest.WebKit:   {"WebKitWebDriver", "MiniBrowser", "Xvfb"},
 	}
 	for _, e := range engines {
-		t.Run(string(e), func(t *testing.T) {
-			t.Parallel()
-			cmd := exec.Command(os.Args[0], "-test.run=^TestOrphanHelper$", "-test.count=1", "-test.v")
-			cmd.Env = append(os.Environ(), orphanEngineEnv+"="+string(e))
-			// The child in a group of its own: SIGKILL reaches it alone, as when a test
-			// binary dies by a panic or a timeout, and its group is not this test's.
-			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-			out, err := cmd.StdoutPipe()
-			require.NoError(t, err)
-			require.NoError(t, cmd.Start())
-			killed := false
-			t.Cleanup(func() {
-				if !killed {
+		for _, closed := range []bool{false, true} {
+			name := string(e) + "/killed"
+			if closed {
+				name = string(e) + "/closed"
+			}
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				cmd := exec.Command(os.Args[0], "-test.run=^TestOrphanHelper$", "-test.count=1")
+				cmd.Env = append(os.Environ(), orphanEngineEnv+"="+string(e))
+				// The child in a group of its own: SIGKILL reaches it alone, as when a
+				// test binary dies by a panic or a timeout, and its group is not this test's.
+				cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+				stdin, err := cmd.StdinPipe()
+				require.NoError(t, err)
+				out, err := cmd.StdoutPipe()
+				require.NoError(t, err)
+				require.NoError(t, cmd.Start())
+				t.Cleanup(func() {
 					cmd.Process.Kill()
 					cmd.Wait()
-				}
-			})
+				})
+				lines := make(chan string, 100)
+				go func() {
+					s := bufio.NewScanner(out)
+					for s.Scan() {
+						lines <- s.Text()
+					}
+					close(lines)
+				}()
 
-			ready := make(chan bool, 1)
-			var lines []string
-			go func() {
-				s := bufio.NewScanner(out)
-				for s.Scan() {
-					lines = append(lines, s.Text())
-					if s.Text() == orphanReady {
-						ready <- true
+				awaitLine(t, lines, orphanReady)
+				started := descendants(cmd.Process.Pid)
+				var names []string
+				for _, p := range started {
+					names = append(names, p.name)
+				}
+				for _, name := range want[e] {
+					require.Contains(t, names, name, "the child test binary started its browser")
+				}
+				groups := map[int]bool{}
+				for _, p := range started {
+					groups[p.pgid] = true
+				}
+
+				if closed {
+					_, err := stdin.Write([]byte("close\n"))
+					require.NoError(t, err)
+					awaitLine(t, lines, orphanClosed)
+					delete(groups, cmd.Process.Pid) // the child's own group: it runs on
+				} else {
+					require.NoError(t, cmd.Process.Kill())
+					cmd.Wait()
+				}
+
+				var left []proc
+				for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+					left = alive(started, groups)
+					if len(left) == 0 || time.Now().After(deadline) {
 						break
 					}
 				}
-				close(ready)
-				for s.Scan() {
+				for _, p := range left { // leave nothing behind, even when the test fails
+					syscall.Kill(p.pid, syscall.SIGKILL)
 				}
-			}()
-			select {
-			case ok := <-ready:
-				require.True(t, ok, "the child test binary ended before its browser showed a page:\n%s", strings.Join(lines, "\n"))
-			case <-time.After(2 * browsertest.DefaultTimeout):
-				t.Fatal("the child test binary's browser did not show a page in time")
-			}
-
-			started := descendants(cmd.Process.Pid)
-			var names []string
-			for _, p := range started {
-				names = append(names, p.name)
-			}
-			for _, name := range want[e] {
-				require.Contains(t, names, name, "the child test binary started its browser")
-			}
-			groups := map[int]bool{}
-			for _, p := range started {
-				groups[p.pgid] = true
-			}
-
-			require.NoError(t, cmd.Process.Kill())
-			cmd.Wait()
-			killed = true
-
-			var left []proc
-			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-				left = alive(started, groups)
-				if len(left) == 0 || time.Now().After(deadline) {
-					break
+				if closed {
+					require.Empty(t, left, "processes still running 10 s after Browser.Close returned")
+				} else {
+					require.Empty(t, left, "processes still running 10 s after their test binary was killed")
 				}
+			})
+		}
+	}
+}
+
+// awaitLine waits for the child test binary to print want.
+func awaitLine(t *testing.T, lines <-chan string, want string) {
+	t.Helper()
+	var seen []string
+	timeout := time.After(2 * browsertest.DefaultTimeout)
+	for {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatalf("the child test binary ended before printing %q:\n%s", want, strings.Join(seen, "\n"))
 			}
-			for _, p := range left { // leave nothing behind, even when the test fails
-				syscall.Kill(p.pid, syscall.SIGKILL)
+			if l == want {
+				return
 			}
-			require.Empty(t, left, "processes still running 10 s after their test binary was killed")
-		})
+			seen = append(seen, l)
+		case <-timeout:
+			t.Fatalf("the child test binary did not print %q in time:\n%s", want, strings.Join(seen, "\n"))
+		}
 	}
 }
 
