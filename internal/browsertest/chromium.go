@@ -22,6 +22,7 @@ type chromium struct {
 	ctx         context.Context // the chromedp context that owns the process
 	cancel      context.CancelFunc
 	allocCancel context.CancelFunc
+	group       *procGroup // Chromium and every process it starts
 }
 
 // chromiumPath is $CHROMIUM, or Debian's /usr/bin/chromium. Test tools that
@@ -38,8 +39,13 @@ func startChromium(ctx context.Context) (driver, string, error) {
 	if _, err := exec.LookPath(path); err != nil {
 		return nil, "", fmt.Errorf("browsertest: no Chromium: %w; run .ci/install-chromium.sh (or set CHROMIUM to the browser's path)", err)
 	}
+	group, err := newProcGroup()
+	if err != nil {
+		return nil, "", err
+	}
 	allocCtx, allocCancel := chromedp.NewExecAllocator(context.Background(),
 		chromedp.ExecPath(path),
+		chromedp.ModifyCmdFunc(group.prepare),
 		chromedp.Flag("headless", true),
 		chromedp.Flag("no-sandbox", true),
 		chromedp.Flag("disable-gpu", true),
@@ -66,9 +72,10 @@ func startChromium(ctx context.Context) (driver, string, error) {
 	if err != nil {
 		cancel()
 		allocCancel()
+		group.kill()
 		return nil, "", fmt.Errorf("browsertest: starting %s: %w", path, err)
 	}
-	return &chromium{ctx: bctx, cancel: cancel, allocCancel: allocCancel}, v.Product, nil
+	return &chromium{ctx: bctx, cancel: cancel, allocCancel: allocCancel, group: group}, v.Product, nil
 }
 
 func (c *chromium) close() {
@@ -77,6 +84,7 @@ func (c *chromium) close() {
 	cancel()
 	c.cancel()
 	c.allocCancel()
+	c.group.kill()
 }
 
 // chromiumTab is a tab in a fresh browser context.

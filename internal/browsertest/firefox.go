@@ -24,6 +24,7 @@ import (
 // events on one WebSocket, https://w3c.github.io/webdriver-bidi/.
 type firefox struct {
 	cmd     *exec.Cmd
+	group   *procGroup // Firefox and its content processes
 	exited  chan struct{}
 	profile string
 	ws      *wsConn
@@ -91,11 +92,17 @@ func startFirefox(ctx context.Context) (driver, string, error) {
 		os.RemoveAll(profile)
 		return nil, "", err
 	}
-	if err := cmd.Start(); err != nil {
+	group, err := newProcGroup()
+	if err != nil {
+		os.RemoveAll(profile)
+		return nil, "", err
+	}
+	if err := group.start(cmd); err != nil {
+		group.kill()
 		os.RemoveAll(profile)
 		return nil, "", fmt.Errorf("browsertest: starting %s: %w", path, err)
 	}
-	f := &firefox{cmd: cmd, exited: make(chan struct{}), profile: profile,
+	f := &firefox{cmd: cmd, group: group, exited: make(chan struct{}), profile: profile,
 		pending: map[int]chan bidiReply{}, tabs: map[string]func(string){}, status: map[string]int{}}
 	// Firefox prints where it listens on stderr; the rest of its chatter is read
 	// and dropped, so that a full pipe never blocks it.
@@ -282,9 +289,9 @@ func (f *firefox) close() {
 	select {
 	case <-f.exited:
 	case <-time.After(5 * time.Second):
-		f.cmd.Process.Kill()
-		<-f.exited
 	}
+	f.group.kill()
+	<-f.exited
 	if f.ws != nil {
 		f.ws.Close()
 	}

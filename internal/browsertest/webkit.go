@@ -31,6 +31,7 @@ import (
 // caches, service workers of its origin), sent to about:blank and kept for the
 // next page.
 type webkit struct {
+	group   *procGroup // Xvfb, the drivers and every MiniBrowser and web process
 	xvfb    *exec.Cmd
 	display string
 	binary  string
@@ -69,19 +70,25 @@ func startWebKit(ctx context.Context) (driver, string, error) {
 			return nil, "", fmt.Errorf("browsertest: no WebKit: %w; run .ci/install-browsers.sh (or set WEBKITWEBDRIVER, MINIBROWSER)", err)
 		}
 	}
-	w := &webkit{binary: miniBrowserPath()}
+	group, err := newProcGroup()
+	if err != nil {
+		return nil, "", err
+	}
+	w := &webkit{group: group, binary: miniBrowserPath()}
 	// Xvfb picks a free display and writes its number to the file descriptor
 	// -displayfd names (3: the first of ExtraFiles).
 	r, wr, err := os.Pipe()
 	if err != nil {
+		group.kill()
 		return nil, "", err
 	}
 	w.xvfb = exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "1280x1024x24", "-nolisten", "tcp")
 	w.xvfb.ExtraFiles = []*os.File{wr}
-	err = w.xvfb.Start()
+	err = group.start(w.xvfb)
 	wr.Close()
 	if err != nil {
 		r.Close()
+		group.kill()
 		return nil, "", fmt.Errorf("browsertest: starting Xvfb: %w", err)
 	}
 	display := make(chan string, 1)
@@ -149,7 +156,7 @@ func (w *webkit) driver(ctx context.Context) (*wkDriver, error) {
 	l.Close()
 	cmd := exec.Command(webKitDriverPath(), "--port="+strconv.Itoa(port))
 	cmd.Env = append(os.Environ(), "DISPLAY="+w.display)
-	if err := cmd.Start(); err != nil {
+	if err := w.group.start(cmd); err != nil {
 		return nil, fmt.Errorf("browsertest: starting WebKitWebDriver: %w", err)
 	}
 	d := &wkDriver{cmd: cmd, base: "http://127.0.0.1:" + strconv.Itoa(port)}
@@ -199,8 +206,8 @@ func (w *webkit) close() {
 	for _, d := range all {
 		d.kill()
 	}
+	w.group.kill()
 	if w.xvfb != nil && w.xvfb.Process != nil {
-		w.xvfb.Process.Kill()
 		w.xvfb.Wait()
 	}
 }
