@@ -198,7 +198,7 @@ wasm: module
 ## the engine and the scripted backend without inlining too, for 20 KB brotli under issue
 ## 12's 850 KB, and a step paid for it; issue 29's budget (900,000) buys their inlining
 ## back; the text protocol's parser keeps its own (BenchmarkParser_ManyCalls 1.55x without).
-## See RATIONALE.md "How does the module stay under 850 KB?". internal/browsertest.NoInline
+## See RATIONALE.md "How does the module stay within its size budget?". internal/browsertest.NoInline
 ## holds the same list for the tests' builds.
 NOINLINE := loop/custom loop/record loop/mcp loop/internal/fetchport loop/internal/toolrank loop/openai session/schema internal/sfmt internal/order internal/redact
 MODULE_GCFLAGS := $(foreach p,$(NOINLINE),-gcflags=langmodel/$(p)=-l)
@@ -251,8 +251,8 @@ test-types:
 ## of reflect: use internal/sfmt; time links internal/godebug and its initialisation, context
 ## links time: use internal/clock and loop.Context). It prints
 ## where the bytes go, package by package, the Go runtime's share apart (internal/wasmsize,
-## on a build that keeps function names, with NOINLINE as make module builds). See RATIONALE.md "How does the module stay under
-## 850 KB?" for the cuts and their figures.
+## on a build that keeps function names, with NOINLINE as make module builds). See RATIONALE.md "How does the module stay within its
+## size budget?" for the cuts and their figures.
 SIZE_BUDGET := 900000
 size: wasm
 	GOOS=js GOARCH=wasm $(GO) build -trimpath $(MODULE_GCFLAGS) -ldflags='-buildid=' -o $(BUILD)/langmodel-names.wasm ./wasm/cmd/langmodel

@@ -11,7 +11,7 @@ import (
 // and never links package context's: context.Context's Deadline method returns a
 // time.Time, and the module keeps every method of a type an interface can reach, so
 // package context kept time's formatting and time zones in the module (RATIONALE.md
-// "How does the module stay under 850 KB?").
+// "How does the module stay within its size budget?").
 //
 // The functions below behave as package context's functions of the same names do, for
 // contexts without deadlines or values.

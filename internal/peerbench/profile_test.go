@@ -78,7 +78,7 @@ func profilePage(b *testing.B) (context.Context, func(js string) float64) {
 		// The module's own flags (NOINLINE), keeping function names.
 		out, js = filepath.Join(b.TempDir(), "lm.wasm"), "../../js"
 		args := []string{"build", "-trimpath"}
-		for _, p := range browsertest.NoInline {
+		for _, p := range browsertest.NoInline() {
 			args = append(args, "-gcflags=langmodel/"+p+"=-l")
 		}
 		cmd := exec.Command("go", append(args, "-o", out, ".")...)

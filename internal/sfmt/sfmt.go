@@ -1,7 +1,7 @@
 // Package sfmt formats messages as fmt does, for the verbs the engine's messages use: %s,
 // %v, %d, %q, %T, %w and %%, without flags, widths or precisions. It exists for size: fmt
 // prints any value through reflection, which keeps fmt, internal/fmtsort and most of
-// reflect in the module (RATIONALE.md "How does the module stay under 850 KB?"); make size
+// reflect in the module (RATIONALE.md "How does the module stay within its size budget?"); make size
 // fails if the module links fmt again.
 //
 // Values print as fmt prints them with these verbs: an error as its Error(), a Stringer
