@@ -28,7 +28,7 @@ type CancelFunc func()
 type CancelCauseFunc func(cause error)
 
 // Canceled is the Err of a context ended by its CancelFunc. It is not context.Canceled,
-// whose package the module does not link (with package time behind it: issue 29), but it
+// whose package the module does not link (with package time behind it: internal/clock says why), but it
 // says the same ("context canceled") and is one for errors.Is, so that
 // errors.Is(err, context.Canceled) holds whichever kind of context ended.
 var Canceled error = canceled{}

@@ -101,7 +101,7 @@ func eventDetail(e loop.Event) jsonv.RawMessage {
 		field("inputTokens", strconv.AppendInt(nil, int64(u.InputTokens), 10))
 		field("outputTokens", strconv.AppendInt(nil, int64(u.OutputTokens), 10))
 		field("estimated", strconv.AppendBool(nil, u.Estimated))
-		if u.Cached { // the backend's prompt-prefix cache (issue 30 item 6)
+		if u.Cached { // the backend's prompt-prefix cache (docs/small-windows.md)
 			field("cachedTokens", strconv.AppendInt(nil, int64(u.CachedTokens), 10))
 		}
 		field("toolCalls", strconv.AppendInt(nil, int64(u.ToolCalls), 10))

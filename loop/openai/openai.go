@@ -102,7 +102,8 @@ func (m *Model) step(ctx loop.Context, req *loop.Request, emit func(loop.Delta) 
 		// An in-page engine (wllama, WebLLM) holds response_format by a grammar over the
 		// whole reply, which would leave the model no way to call; a server mixes the two
 		// (OpenAI, llama.cpp's generic handler). The loop checks this step's answer, and
-		// repairs it in a step without tools, which has the constraint (issue 30 item 5).
+		// repairs it in a step without tools, which has the constraint (docs/small-windows.md,
+		// "Structured output with tools").
 		r := *req
 		r.ResponseConstraint = nil
 		req = &r
