@@ -6,10 +6,9 @@
 //
 // Why not jwriter itself: jwriter's buffer package imports net (for net.Buffers in one
 // method), and net's package initialisation stays in the module even though nothing calls
-// it: 53 KB brotli of the module's size budget (the Makefile's SIZE_BUDGET; measured: a
-// syscall/js + encoding/json + regexp module grows from 726 KB to 779 KB with a blank
-// import of net). The go:generate line in protocol.go points the generated file at this
-// package.
+// it: 53 KB brotli of the module's size budget (Makefile: SIZE_BUDGET; measured: a syscall/js
+// + encoding/json + regexp module grows from 726 KB to 779 KB with a blank import of net).
+// The go:generate line in protocol.go points the generated file at this package.
 package jsonw
 
 import (
