@@ -107,7 +107,7 @@ func (v value) int(into *int) error {
 	return nil
 }
 
-// bool is not inlined: four fields read a boolean, and each copy cost 600 bytes of code.
+// bool is not inlined: inlined where fields read a boolean, 2.5 KB of code, 2 KB brotli.
 //
 //go:noinline
 func (v value) bool(into *bool) error {

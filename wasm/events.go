@@ -116,7 +116,7 @@ func eventDetail(e loop.Event) jsonv.RawMessage {
 }
 
 // appendField appends "name":raw to the object b holds open (raw empty: null). Not
-// inlined: eventDetail's six fields, inlined, cost 5.8 KB of code.
+// inlined: inlined at eventDetail's fields, it cost 30 KB of code, 5.5 KB brotli.
 //
 //go:noinline
 func appendField(b []byte, name string, raw []byte) []byte {

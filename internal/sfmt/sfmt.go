@@ -18,9 +18,9 @@ import (
 )
 
 // Sprintf is fmt.Sprintf for the verbs above. Not inlined: the module calls it at 51
-// places, where its body (Appendf and the conversion) cost 7 KB of code.
-//
-//go:noinline
+// places, where its body (Appendf and the conversion) cost 7 KB of code. The package is
+// built without inlining (the Makefile's NOINLINE), so it needs no go:noinline mark: with
+// one, the module was the same, byte for byte.
 func Sprintf(format string, args ...any) string { return string(Appendf(nil, format, args...)) }
 
 // Errorf is fmt.Errorf for the verbs above: the error wraps each %w operand that is an
