@@ -32,8 +32,8 @@ func (b *Buffer) BuildBytes(...[]byte) []byte { return b.Buf }
 
 // RawByte appends c as is. RawByte, RawString, Raw, Int, Int64 and Bool are not
 // inlined: the generated code and the binding call them at some 90 places, where their
-// bodies (an append and its growth, strconv's fast path), inlined, cost 27 KB of code
-// (make size).
+// bodies (an append and its growth, strconv's fast path), inlined, cost 38 KB of code,
+// 7 KB brotli.
 //
 //go:noinline
 func (w *Writer) RawByte(c byte) { w.Buffer.Buf = append(w.Buffer.Buf, c) }
