@@ -200,7 +200,8 @@ wasm: module
 ## 1.09x); the budget was raised to SIZE_BUDGET to buy their inlining back; the text
 ## protocol's parser keeps its own (BenchmarkParser_ManyCalls 1.55x without). See
 ## RATIONALE.md "How does the module stay within its size budget?". This line is the one
-## list: the tests' builds read it (internal/browsertest.NoInline).
+## list: the tests' builds read it (internal/browsertest.NoInline). A function of another
+## package is kept out of line by //go:noinline, its comment giving the bytes it saves.
 NOINLINE := loop/custom loop/record loop/mcp loop/internal/fetchport loop/internal/toolrank loop/openai session/schema internal/sfmt internal/order internal/redact
 MODULE_GCFLAGS := $(foreach p,$(NOINLINE),-gcflags=langmodel/$(p)=-l)
 
