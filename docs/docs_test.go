@@ -166,3 +166,39 @@ func TestDocs_SecurityPromises(t *testing.T) {
 	}
 	require.GreaterOrEqual(t, rows, 6)
 }
+
+// TestDocs_NamesNothingOutside: no file of the repository (code, comments, docs, the
+// Makefile) sends its reader to a tracker's numbered issue or to notes a clone does not
+// hold; each names the docs section, RATIONALE.md question or behaviour it means.
+func TestDocs_NamesNothingOutside(t *testing.T) {
+	outside := regexp.MustCompile(`(?i)\bissues? #?[0-9]+\b|` + "FIELD" + `-NOTES`)
+	root := ".."
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != root && (strings.HasPrefix(name, ".") || name == "node_modules" || name == "build") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		switch filepath.Ext(path) {
+		case ".go", ".md", ".js", ".mjs", ".ts", ".html", ".sh", ".json", ".css", "":
+		default:
+			return nil
+		}
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for i, line := range strings.Split(string(raw), "\n") {
+			require.False(t, outside.MatchString(line), "%s:%d names something outside the repository: %s", path, i+1, strings.TrimSpace(line))
+		}
+		return nil
+	})
+	require.NoError(t, err)
+}

@@ -246,7 +246,7 @@ export class Channel {
   // session key, and drops what they answer: destroy() calls it before it rejects the
   // session's prompts, so that a running tool has seen its signal abort by the time its
   // prompt settles. The engine's own tool-abort would do it too, but from a Worker it
-  // comes a round trip later, after the rejection (issue 19).
+  // comes a round trip later, after the rejection (TestModule_RemoteRaces forces that order).
   abortSession(key, reason) {
     for (const [id, c] of this.#running) {
       if (c.session !== key) continue;

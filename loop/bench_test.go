@@ -76,7 +76,8 @@ func BenchmarkClosedLoopStep(b *testing.B) {
 // BenchmarkClosedLoopStep_Stops is BenchmarkClosedLoopStep with the stops of
 // toolUseConfig on, as a page gets them by default and more: maxRepeatedCalls counting
 // every call (set past b.N, since the stepper repeats one call) and a token budget
-// checked at every step. What issue 30's item 3 costs a step.
+// checked at every step. What the stops and the token budget (docs/design.md,
+// maxTokens) cost a step.
 func BenchmarkClosedLoopStep_Stops(b *testing.B) {
 	s := benchSessionWith(b, &stepper{calls: b.N, args: jsonv.RawMessage(`{"n":1}`)}, nil,
 		loop.ToolUse{MaxToolCalls: 1 << 30, MaxRepeatedCalls: 1 << 30, MaxTokens: 1 << 62}, nil)

@@ -11,7 +11,7 @@ import (
 // and never links package context's: context.Context's Deadline method returns a
 // time.Time, and the module keeps every method of a type an interface can reach, so
 // package context kept time's formatting and time zones in the module (RATIONALE.md
-// "How does the module stay under 850 KB?").
+// "How does the module stay within its size budget?").
 //
 // The functions below behave as package context's functions of the same names do, for
 // contexts without deadlines or values.
@@ -28,7 +28,7 @@ type CancelFunc func()
 type CancelCauseFunc func(cause error)
 
 // Canceled is the Err of a context ended by its CancelFunc. It is not context.Canceled,
-// whose package the module does not link (with package time behind it: issue 29), but it
+// whose package the module does not link (with package time behind it: internal/clock says why), but it
 // says the same ("context canceled") and is one for errors.Is, so that
 // errors.Is(err, context.Canceled) holds whichever kind of context ended.
 var Canceled error = canceled{}

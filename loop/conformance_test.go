@@ -13,7 +13,7 @@ import (
 	"langmodel/session"
 )
 
-// Rules of issue 9 that live in the loop, one row each, named after the spec section (or
+// The Prompt API's rules that live in the loop, one row each, named after the spec section (or
 // DESIGN.md §3 rule) they check.
 
 func TestAppend_EmptySequence(t *testing.T) {
@@ -98,7 +98,7 @@ func TestContextOverflow_OncePerOverflow(t *testing.T) {
 // TestResponseConstraint_RepairOffersNoTools: with tools, a constrained answer that fails
 // the check is repaired in a step that offers no tools: the repair asks for the answer
 // alone, and a backend that holds the constraint while decoding (an in-page engine's
-// grammar) can only hold it on a step where the model need not call (issue 30 item 5).
+// grammar) can only hold it on a step where the model need not call (docs/small-windows.md, "Structured output with tools").
 func TestResponseConstraint_RepairOffersNoTools(t *testing.T) {
 	f := newFixture(t, setup{
 		turns: []scripted.Turn{{Calls: []scripted.Call{call("time", `{}`)}}, {Text: "It is noon."}, {Text: `{"n": 12}`}},
@@ -117,7 +117,7 @@ func TestResponseConstraint_RepairOffersNoTools(t *testing.T) {
 }
 
 func TestResponseConstraint(t *testing.T) {
-	// DESIGN.md §3 / issue 9 item 7: every constrained answer is checked; a failed one gets
+	// DESIGN.md §3: every constrained answer is checked; a failed one gets
 	// one repair round; then SyntaxError (the explainer: "unable to produce a response that
 	// is compliant … will error with a SyntaxError"), history unchanged.
 	schemaC := jsonv.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`)

@@ -3,7 +3,7 @@ package loop
 import "langmodel/internal/clock"
 
 // Duration is a span of time in nanoseconds: an event's duration, a server's timeout.
-// Not time.Duration: the module does not link package time (internal/clock, issue 29);
+// Not time.Duration: the module does not link package time (internal/clock says why);
 // a time.Duration converts to one and back without loss (loop.Duration(d),
 // time.Duration(d)).
 type Duration = clock.Duration

@@ -646,10 +646,10 @@ func isJSONObject(b jsonv.RawMessage) bool {
 
 // thought passes a piece of the model's reasoning to the page that listens, and keeps it
 // in b under KeepReasoning. What Options.Release holds back waits in held, before the
-// next piece, until the block ends (thoughtEnd). Not inlined: the step's callback is the
-// hot path.
-//
-//go:noinline
+// next piece, until the block ends (thoughtEnd). The step's callback calls it at every
+// piece of reasoning; it stays out of the callback without a directive: it is over the
+// compiler's inlining budget (the module built with go:noinline here was the same, byte
+// for byte).
 func (s *Session) thought(b *strings.Builder, held *string, text string) {
 	if s.opts.KeepReasoning {
 		b.WriteString(text)
@@ -670,8 +670,8 @@ func (s *Session) thought(b *strings.Builder, held *string, text string) {
 
 // thoughtEnd sends what thought held back: the reasoning block has ended (the step's
 // text, a call, or the step's end follows), so no more of it can complete a secret.
-//
-//go:noinline
+// Inlined at its calls: the module is 292 bytes brotli smaller than with it kept out of
+// line (265 bytes of code more).
 func (s *Session) thoughtEnd(held *string) {
 	s.emit(Event{Type: EventReasoning, Text: *held})
 	*held = ""

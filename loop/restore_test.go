@@ -165,8 +165,8 @@ func TestRestore_EmptyHistory(t *testing.T) {
 }
 
 // TestRestore_PendingCallAsksApproval: a snapshot's pending call to a tool that needs
-// approval is never run at the next prompt without approve saying yes (issue 28, item
-// 6): refused without approve, asked with it.
+// approval is never run at the next prompt without approve saying yes (docs/snapshots.md,
+// "What was running when the page died"): refused without approve, asked with it.
 func TestRestore_PendingCallAsksApproval(t *testing.T) {
 	for _, tt := range []struct {
 		name  string

@@ -53,8 +53,8 @@ type Options struct {
 	// (wasm.Mirror) learns which sessions to look at instead of looking at them all.
 	OnChange func()
 	// Now reads the clock that times tools: the time elapsed since any fixed instant
-	// (a duration, not a time.Time: see RATIONALE.md "How does the module stay under
-	// 850 KB?"). nil means clock.Now, the monotonic clock (package time natively, the
+	// (a duration, not a time.Time: see RATIONALE.md "How does the module stay within its
+	// size budget?"). nil means clock.Now, the monotonic clock (package time natively, the
 	// runtime's under js/wasm: internal/clock).
 	Now func() Duration
 }

@@ -8,7 +8,7 @@ import (
 	"langmodel/session"
 )
 
-// Tool search (issue 30, docs/small-windows.md "Tool search"). A WebMCP page registers
+// Tool search (docs/small-windows.md "Tool search"). A WebMCP page registers
 // dozens to hundreds of tools, and every declaration is sent at every step: on a small
 // model's 2K–8K window they leave no room for the conversation, or do not fit at all.
 // When the declarations would take more than a share of the window (a quarter by

@@ -105,7 +105,7 @@ func KindOf(err error) Kind {
 // contextEnded reports whether err is or wraps the error of a context that ended:
 // context.Canceled, context.DeadlineExceeded (a Go caller's context) or loop.Canceled.
 // By their text, which package context fixes as firmly as the values: naming the values
-// would link package context, and package time behind it, into the module (issue 29).
+// would link package context, and package time behind it, into the module (internal/clock).
 func contextEnded(err error) bool {
 	for err != nil {
 		if s := err.Error(); s == "context canceled" || s == "context deadline exceeded" {

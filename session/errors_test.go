@@ -19,7 +19,7 @@ func (canceled) Error() string { return "context canceled" }
 
 // TestKindOf_ContextEnds: a context's end is an abort, whether it is package context's
 // (a Go caller's context) or the module's own, wrapped or not; the module names
-// neither value (issue 29), so this is what holds it.
+// neither value (it does not link package context), so this is what holds it.
 func TestKindOf_ContextEnds(t *testing.T) {
 	for _, tc := range []struct {
 		name string

@@ -7,8 +7,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Issue 9's rules as the channel carries them: one row each, the exact name and message
-// the page sees (js/ builds the exception from them).
+// The Prompt API's rules (wasm/cmd/langmodel/conformance_test.go has them all) as the
+// channel carries them: one row each, the exact name and message the page sees (js/
+// builds the exception from them).
 
 func TestHandler_ResponseConstraint(t *testing.T) {
 	for _, tc := range []struct {
@@ -100,7 +101,7 @@ func TestHandler_SamplingModeReported(t *testing.T) {
 	require.Equal(t, "most-creative", info["samplingMode"], "a clone keeps it")
 }
 
-// TestHandler_CallerSuppliedToolValues: issue 9 item 12, the values checked first (the
+// TestHandler_CallerSuppliedToolValues: caller-supplied tool values checked first (the
 // face's DataErrors come before any of these), then the pairing: a response for a call
 // the session never made is kept, unpaired (docs/decisions.md).
 func TestHandler_CallerSuppliedToolValues(t *testing.T) {

@@ -101,7 +101,7 @@ func eventDetail(e loop.Event) jsonv.RawMessage {
 		field("inputTokens", strconv.AppendInt(nil, int64(u.InputTokens), 10))
 		field("outputTokens", strconv.AppendInt(nil, int64(u.OutputTokens), 10))
 		field("estimated", strconv.AppendBool(nil, u.Estimated))
-		if u.Cached { // the backend's prompt-prefix cache (issue 30 item 6)
+		if u.Cached { // the backend's prompt-prefix cache (docs/small-windows.md)
 			field("cachedTokens", strconv.AppendInt(nil, int64(u.CachedTokens), 10))
 		}
 		field("toolCalls", strconv.AppendInt(nil, int64(u.ToolCalls), 10))
@@ -116,7 +116,7 @@ func eventDetail(e loop.Event) jsonv.RawMessage {
 }
 
 // appendField appends "name":raw to the object b holds open (raw empty: null). Not
-// inlined: eventDetail's six fields, inlined, cost 5.8 KB of code.
+// inlined: inlined at eventDetail's fields, it cost 30 KB of code, 5.5 KB brotli.
 //
 //go:noinline
 func appendField(b []byte, name string, raw []byte) []byte {

@@ -154,8 +154,8 @@ func TestFetch_BodyEnd(t *testing.T) {
 
 // TestFetch_BodyLeft: a body the reader leaves while it goes on (an event over the SSE
 // limit, text after [DONE]) is aborted at once, not after the grace: waiting it out, the
-// page read on at the network's speed (16 MB of a hostile model's event, issue 28's
-// oversize act).
+// page read on at the network's speed (16 MB of a hostile model's event, the
+// hostile servers' oversize act).
 func TestFetch_BodyLeft(t *testing.T) {
 	const head = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"}}]}\n\n"
 	const done = "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"

@@ -3,8 +3,8 @@ package wasm
 import "sync"
 
 // fifo is an unbounded queue. push never blocks, which is what lets a js.FuncOf callback
-// hand a message to the engine (it must never block: FIELD-NOTES.md "syscall/js
-// behaviour").
+// hand a message to the engine (it must never block: a js.FuncOf callback that blocks
+// freezes the page's JS and ends in "all goroutines are asleep - deadlock!").
 type fifo[T any] struct {
 	mu     sync.Mutex
 	items  []T

@@ -16,7 +16,7 @@ import (
 )
 
 // A secret a hostile server splits over two reasoning or toolcalldelta events is caught
-// (issue 31, DESIGN §3): each event shows only what cannot begin a secret still being
+// (docs/reasoning.md, "A secret split across two events"): each event shows only what cannot begin a secret still being
 // written (loop.Options.Release), and the tail follows when the block or the call ends.
 
 // reasoningDelta is an SSE chunk of reasoning_content.

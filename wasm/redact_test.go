@@ -19,7 +19,7 @@ import (
 	"langmodel/internal/jsonv"
 )
 
-// The forcing tests of issue 28 "Secrets in what leaves the engine": hostile MCP and
+// The forcing tests of docs/security.md, "Redaction: what it catches": hostile MCP and
 // model servers echo the secrets the page gave in every field they control and every
 // form, and nothing the engine writes to the page (replies, events, page calls, the
 // bodies of fetches), nor the history it answers, holds one in any form.

@@ -19,17 +19,31 @@ import (
 const BareReadyGlobal = "browsertestReady"
 
 // NoInline lists the project's packages that the module's build compiles without
-// inlining, as the Makefile's NOINLINE does (a test holds the two lists equal): the cold
-// ones, and those measured not to move a step without it (the Makefile says with what
-// figures; RATIONALE.md "How does the module stay under 850 KB?").
-var NoInline = []string{"loop/custom", "loop/record", "loop/mcp", "loop/internal/fetchport", "loop/internal/toolrank", "loop/openai", "session/schema", "internal/sfmt", "internal/order", "internal/redact"}
+// inlining: the Makefile's NOINLINE, read from the Makefile, which is where the list is
+// written and why (the cold packages, and those measured not to move a step without it).
+// It panics if the Makefile has no NOINLINE line: a test would build another module than
+// make does.
+var NoInline = sync.OnceValue(func() []string {
+	_, here, _, _ := runtime.Caller(0)
+	makefile := filepath.Join(filepath.Dir(here), "..", "..", "Makefile")
+	data, err := os.ReadFile(makefile)
+	if err != nil {
+		panic("browsertest: the Makefile's NOINLINE: " + err.Error())
+	}
+	for line := range strings.Lines(string(data)) {
+		if list, ok := strings.CutPrefix(line, "NOINLINE := "); ok {
+			return strings.Fields(list)
+		}
+	}
+	panic("browsertest: " + makefile + " sets no NOINLINE")
+})
 
 // ModuleBuildFlags are the go build flags the module is built with, as make module
-// builds it: -trimpath, -ldflags='-s -w' (the flags FIELD-NOTES measures sizes with)
+// builds it: -trimpath, -ldflags='-s -w' (the flags the module's sizes are measured with)
 // and -gcflags=langmodel/<p>=-l for each package of NoInline.
 func ModuleBuildFlags() []string {
 	flags := []string{"-trimpath", "-ldflags=-s -w"}
-	for _, p := range NoInline {
+	for _, p := range NoInline() {
 		flags = append(flags, "-gcflags=langmodel/"+p+"=-l")
 	}
 	return flags

@@ -16,7 +16,7 @@ import (
 	"langmodel/internal/jsonv"
 )
 
-// The hostile half of the chaos suite (issue 28, item 5): a model server and two MCP
+// The hostile half of the chaos suite (docs/security.md, "The property test"): a model server and two MCP
 // servers that attack the module rather than fail, and a fourth origin that no request
 // may reach. The page (hostile.js) draws a schedule of hostile acts from a seed, tells
 // the servers before each step what to do (POST <server>/hostile/ctl), prompts, and then
@@ -37,7 +37,8 @@ import (
 //
 //	swap      MCP a's answer to trigger announces list_changed, and a's new list drops its
 //	          b__wipe and adds a wipe of its own, so that b's destructive wipe becomes
-//	          b__wipe while the step that called b__wipe runs (issue 28, item 1)
+//	          b__wipe while the step that called b__wipe runs (RATIONALE.md, "Why does a
+//	          tool's declaration carry its route?")
 //	flip      a's answer to trigger announces list_changed, and a's new list marks note
 //	          destructive; the model calls trigger, then note
 //	echo      a server echoes a secret it received (its headers, its URL's query) in one

@@ -1,5 +1,5 @@
-// The page half of the hostile-server property test (internal/chaos/hostile.go, issue 28
-// item 5). run() draws, from one seed, a schedule of hostile acts by the model server and
+// The page half of the hostile-server property test (internal/chaos/hostile.go;
+// docs/security.md, "The property test"). run() draws, from one seed, a schedule of hostile acts by the model server and
 // the MCP servers a and b, tells the servers each step's acts (POST <server>/hostile/ctl),
 // prompts, and after every step checks four invariants:
 //

@@ -1,5 +1,5 @@
 // The order in which a chaos run's page saw the module's messages, recorded and replayed
-// (issue 19). With the module in a Worker, what the module wrote can be on its way while
+// (the worker-mode races were found by chance, and replayed so). With the module in a Worker, what the module wrote can be on its way while
 // the page acts (aborts, destroys, checks an invariant), so a seed alone replays a run's
 // schedule but not its races. sequenced() stands between the face and the module's port
 // (the face takes it as globalThis.__langmodel_channel): it counts the messages that

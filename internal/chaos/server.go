@@ -1,4 +1,4 @@
-// Package chaos is the chaos suite's test layer (issue 13), never linked into the module:
+// Package chaos is the chaos suite's test layer (docs/testing.md), never linked into the module:
 // an OpenAI-compatible Chat Completions server on loopback that misbehaves on a schedule
 // (this file), and the page half (chaos.js) that drives the real js/ face through random
 // steps and checks DESIGN.md's invariants after each one. wasm/cmd/langmodel plays it in
@@ -180,7 +180,7 @@ func isRepair(req request) bool {
 // reply is no step of the loop (the history keeps neither it nor the repair message, so
 // the loop's next request is numbered as if there had been no repair), and the plan
 // says what the model answers at each step of the loop, which is what the page's oracle
-// counts calls by (issue 32). The chaos suite sends no assistant prefix, which a repair
+// counts calls by (seed 3795455276 found a repair that did otherwise). The chaos suite sends no assistant prefix, which a repair
 // would continue rather than follow.
 func schedule(req request) (plan []string, step int, text string) {
 	if isRepair(req) {

@@ -209,7 +209,7 @@ func ids(body string) map[string]bool {
 // loop, and the history keeps neither it nor the repair message, so the loop's next
 // request is numbered as if there had been no repair. Numbered by its assistant
 // messages, the repair took the next step's answer and the loop then got that answer a
-// second time: seed 3795455276 (issue 32), whose call:nosuch|…dup2:ok|text made four
+// second time: seed 3795455276, whose call:nosuch|…dup2:ok|text made four
 // calls where the page's oracle counted three.
 func TestServer_RepairRound(t *testing.T) {
 	srv := &Server{Key: key}

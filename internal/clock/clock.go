@@ -1,7 +1,7 @@
 // Package clock is the module's time: a monotonic clock, the wall clock in seconds, and
 // one-shot timers, without package time. Package time imports internal/godebug, which
 // links bisect, sync.Map and runtime metrics into the module and runs their
-// initialisation at every start: about 31 KB brotli of a 900 KB budget (issue 29), and
+// initialisation at every start: about 31 KB brotli of the module's size budget (the Makefile's SIZE_BUDGET), and
 // package context goes with it (its Deadline returns a time.Time). The engine needs
 // little of it: durations, a clock to time steps with, and timers for silences, a fetch
 // body's grace and retry back-off.

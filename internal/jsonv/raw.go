@@ -316,8 +316,8 @@ func Check(data []byte) error {
 	return nil
 }
 
-// syntaxErrorAt is the scanner's error for the byte c at data[i] (or the space it ends
-// the text with, i == n, the text's length).
+// syntaxErrorAt is the scanner's error for the byte c at data[i] (i == n: the text ends).
+// Not inlined: inlined at the scanner's calls it cost 6.5 KB of code, 1.8 KB brotli.
 //
 //go:noinline
 func syntaxErrorAt(c byte, context string, i, n int) error {

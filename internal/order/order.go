@@ -1,7 +1,7 @@
 // Package order sorts strings and ints, and a map's keys, for output that is the same
 // byte for byte every time. It exists for size: slices.Sort instantiates pdqsort for each
 // element type, about 17 KB of code apiece in the module, where this is about 1 KB
-// (RATIONALE.md "How does the module stay under 850 KB?"). Like slices.Sort it is not
+// (RATIONALE.md "How does the module stay within its size budget?"). Like slices.Sort it is not
 // stable, which two equal strings or ints cannot tell.
 package order
 

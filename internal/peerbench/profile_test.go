@@ -34,7 +34,7 @@ var (
 // BenchmarkPeersProfile profiles the module's closed loop in Chromium (V8's sampling
 // profiler through CDP, on a build that keeps function names) and prints where the time
 // goes: by file (wasm is the Go side), then the functions by self and inclusive time. The
-// profile issue 12 asks for before cutting crossings (-peers.profile=n profiles n-step
+// profile to read before cutting crossings (-peers.profile=n profiles n-step
 // loops instead of 100-step ones). It profiles -peers.profilebatches batches of about
 // 1,000 steps, each batch's sessions created before the profiler starts (bench.moduleRun
 // destroys them at its end, inside the profile: #destroy in the listing): one batch of
@@ -78,7 +78,7 @@ func profilePage(b *testing.B) (context.Context, func(js string) float64) {
 		// The module's own flags (NOINLINE), keeping function names.
 		out, js = filepath.Join(b.TempDir(), "lm.wasm"), "../../js"
 		args := []string{"build", "-trimpath"}
-		for _, p := range browsertest.NoInline {
+		for _, p := range browsertest.NoInline() {
 			args = append(args, "-gcflags=langmodel/"+p+"=-l")
 		}
 		cmd := exec.Command("go", append(args, "-o", out, ".")...)

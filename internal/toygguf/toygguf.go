@@ -34,7 +34,7 @@
 // and sampling at any usual temperature follows the script too. Every token
 // also points weakly at <|im_end|>, so a prompt the script does not cover (one
 // ending in something else than the generation prompt) gets an empty answer
-// rather than noise. See FIELD-NOTES.md (2026-11-27).
+// rather than noise. Verified with wllama 3.13.0 and llama-server b11669.
 //
 // Prompts have no merges to go through, so a prompt's token count (llama.cpp's
 // usage.prompt_tokens) is the byte length of the text the template renders,

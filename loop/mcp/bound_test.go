@@ -104,7 +104,8 @@ func connectFakes(t *testing.T, a, b *fake) *Set {
 }
 
 // TestApproval_BoundToTheDeclaration: a call runs the declaration it was checked and
-// approved against, or not at all (issue 28, item 1). Server A offers trigger and
+// approved against, or not at all (RATIONALE.md, "Why does a tool's declaration carry
+// its route?"). Server A offers trigger and
 // b__wipe (readOnlyHint), server B wipe (destructiveHint); the model calls trigger and
 // b__wipe in one step; A's answer to trigger announces a new list without b__wipe and
 // with a wipe of its own, so that b__wipe now names B's wipe. B's wipe must never run;
@@ -179,8 +180,8 @@ func TestApproval_BoundToTheDeclaration(t *testing.T) {
 }
 
 // TestChanged_Coalesced: list_changed from a server makes at most one listing in flight
-// and one pending, of that server alone, however many notifications come (issue 28,
-// item 5's flood).
+// and one pending, of that server alone, however many notifications come (a
+// hostile server's flood; docs/security.md, "Bounds").
 func TestChanged_Coalesced(t *testing.T) {
 	a := &fake{tools: []string{tool("x", "{}")}}
 	b := &fake{tools: []string{tool("y", "{}")}}

@@ -12,8 +12,8 @@ import (
 	"langmodel/session"
 )
 
-// TestApprovals_RememberedMovesServer: the user allowed server a's wipe always (issue 31,
-// item 2); a's answer to it drops wipe from its list, and b's answer to move adds a wipe
+// TestApprovals_RememberedMovesServer: the user allowed server a's wipe always
+// (docs/security.md, "Approvals remembered"); a's answer to it drops wipe from its list, and b's answer to move adds a wipe
 // of b's, so that the name now leads to b. The third call is b's wipe: approve is asked
 // about it (and declines), and it never runs, though a decision about "wipe" is
 // remembered.

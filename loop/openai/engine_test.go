@@ -137,7 +137,8 @@ func TestEngineModel_Request(t *testing.T) {
 
 // TestEngineModel_ResponseFormat: an in-page engine gets response_format only on a step
 // that offers no tools: it holds it by a grammar over the whole reply (wllama), which
-// would leave the model no way to call (issue 30 item 5; TestBrowser_Wllama's row
+// would leave the model no way to call (docs/small-windows.md, "Structured output with
+// tools"; TestBrowser_Wllama's row
 // "responseConstraint with tools" over real llama.cpp).
 func TestEngineModel_ResponseFormat(t *testing.T) {
 	tools := []session.Tool{{Name: "get_weather", Description: "Weather of a city", InputSchema: jsonv.RawMessage(`{"type":"object"}`)}}

@@ -101,8 +101,8 @@ func (m *Model) step(ctx loop.Context, req *loop.Request, emit func(loop.Delta) 
 	if m.engine != nil && len(req.ResponseConstraint) > 0 && len(req.Tools) > 0 && req.ToolChoice.Mode != "none" {
 		// An in-page engine (wllama, WebLLM) holds response_format by a grammar over the
 		// whole reply, which would leave the model no way to call; a server mixes the two
-		// (OpenAI, llama.cpp's generic handler). The loop checks this step's answer, and
-		// repairs it in a step without tools, which has the constraint (issue 30 item 5).
+		// (OpenAI, llama.cpp's generic handler). The loop checks this step's answer, and repairs
+		// it in a step without tools (docs/small-windows.md, "Structured output with tools").
 		r := *req
 		r.ResponseConstraint = nil
 		req = &r

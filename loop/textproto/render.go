@@ -39,8 +39,8 @@ func DefaultPrompt(tools []session.Tool, choice loop.ToolChoice) string {
 // line break, a backtick or a '<', are written as neutralised JSON strings (one line, no '`',
 // no '<'), and the schema compacted and neutralised, so that no declaration can close
 // the list, start a heading or forge a tool_call or tool_result block.
-//
-//go:noinline
+// Not marked go:noinline: the compiler does not inline it (it is over the inliner's
+// budget); with the mark, the module was the same, byte for byte.
 func declaration(t *session.Tool) string {
 	var b bytes.Buffer
 	b.WriteString("\n### ")
@@ -89,8 +89,8 @@ const foundHeading = "## Available tools found by search_tools\n"
 // prompt an engine has processed (its cached prefix: wllama, llama.cpp's server) stays
 // the start of the next one. The result, one text, names each tool it found as
 // "\n- name(".
-//
-//go:noinline
+// Not marked go:noinline: the compiler does not inline it (it is over the inliner's
+// budget); with the mark, the module was the same, byte for byte.
 func declareFound(m session.Message, orig []session.Part, decl []session.Tool, done []bool) session.Message {
 	found := ""
 	for _, p := range orig {

@@ -3,8 +3,8 @@
 // tool's inputSchema before execute() runs, and the model gets the violation
 // (ValidationError.Message) back as a tool error it can act on.
 //
-// Why not a library: the module ships as WebAssembly with a 1.0 MB (brotli)
-// budget for everything. santhosh-tekuri/jsonschema v6 alone makes a bare
+// Why not a library: the module ships as WebAssembly with one size budget (brotli,
+// the Makefile's SIZE_BUDGET) for everything. santhosh-tekuri/jsonschema v6 alone makes a bare
 // GOOS=js module 1.14 MB brotli and google/jsonschema-go 1.03 MB; this package
 // adds about 41 KB (brotli). It imports only the standard library and the
 // module's own reflection-free JSON reader (internal/jsonv), and avoids even

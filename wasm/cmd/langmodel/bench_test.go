@@ -76,7 +76,7 @@ func BenchmarkModule_ClosedLoopStep(b *testing.B) {
 
 // BenchmarkBrowser_Instantiate: instantiation to ready of the module against a bare
 // syscall/js module that links easyjson's jlexer (wasm/testdata/jlexer), in the same page
-// and run. The budget, as issue 12 restates it: at most 1.5× that module (the metrics
+// and run. The budget, as docs/testing.md restates it: at most 1.5× that module (the metrics
 // cold-budget-ratio and warm-budget-ratio). The bare syscall/js module alone is measured
 // too (cold-ratio, warm-ratio: DESIGN.md §5's first budget, which a standard-Go module
 // with a JSON decoder cannot meet; docs/testing.md says why).
@@ -135,7 +135,7 @@ const s = await lm.LanguageModel.create({
 
 // BenchmarkBrowser_StreamThroughput: MB/s of a recorded-shape OpenAI stream through the
 // real module in headless Chromium, from the first byte of fetch to the assembled call
-// (issue 4: SSE parsing with delta assembly, inside the module). Timed in the page.
+// (SSE parsing with delta assembly, inside the module). Timed in the page.
 func BenchmarkBrowser_StreamThroughput(b *testing.B) {
 	base := browsertest.Serve(b, "", map[string]http.Handler{
 		"/langmodel.wasm": browsertest.File(moduleWasm),

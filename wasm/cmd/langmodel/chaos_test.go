@@ -24,7 +24,7 @@ import (
 	"langmodel/internal/jsonv"
 )
 
-// The chaos suite (internal/chaos, issue 13) in the real module under the wazero host.
+// The chaos suite (internal/chaos, docs/testing.md) in the real module under the wazero host.
 // make test plays a few fixed seeds; make chaos plays random ones, longer. A failure
 // names its seed; CHAOS_SEED=<seed> replays it (the schedule exactly; timing between the
 // page and the server is real time, so a race may need a few runs).
@@ -35,7 +35,7 @@ const chaosKey = "sk-chaos-7f3a9c1e5b2d4086"
 // needs at least: 1 and 2, and 3795455276, whose step 54 (closed loop, text protocol,
 // maxToolCalls 3: call:nosuch|502ra+502ra+503+dup2:ok|text) made the server answer the
 // text protocol's repair round with the next step of the plan, so the loop saw four
-// calls where the page counted three (issue 32); and 4007065555, whose step 9 (closed,
+// calls where the page counted three; and 4007065555, whose step 9 (closed,
 // onLimit "error": call2:slow|dup2:slow|text) asks for one call four times, which
 // maxRepeatedCalls' default stops, where the page expected an answer.
 var chaosFixed = []struct {
@@ -56,7 +56,7 @@ func chaosSteps(seed uint32, steps int) int {
 // chaosConfig reads CHAOS_SEED (comma-separated seeds, or "random"), CHAOS_RUNS (how many
 // random seeds) and CHAOS_STEPS. Without CHAOS_SEED it plays the fixed seeds (chaosFixed)
 // and the fresh ones make test draws (CHAOS_FRESH, comma-separated), so that every run also
-// looks where no run has looked (issue 19); fresh is how many of seeds those are.
+// looks where no run has looked (that is how the worker-mode races were found); fresh is how many of seeds those are.
 func chaosConfig(t *testing.T) (seeds []uint32, steps, fresh int) {
 	steps = 40
 	if s := os.Getenv("CHAOS_STEPS"); s != "" {
@@ -288,7 +288,7 @@ await lm.install({});
 
 // browserChaos plays one seed of the chaos suite in mode m. In worker mode a failure
 // writes the order of what the page saw to a file and names the command that replays it
-// with that order (CHAOS_REPLAY), which a seed alone does not: issue 19.
+// with that order (CHAOS_REPLAY), which a seed alone does not in worker mode (TestModule_RemoteRaces).
 func browserChaos(t *testing.T, b *browsertest.Browser, seed uint32, steps int, m mode) {
 	srv := &chaos.Server{Key: chaosKey}
 	base := browsertest.Serve(t, "", map[string]http.Handler{

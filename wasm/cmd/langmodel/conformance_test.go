@@ -10,7 +10,7 @@ import (
 
 // The conformance suite: one row per rule of the Prompt API spec (webmachinelearning/
 // prompt-api, index.bs and README.md) and of the writing-assistance APIs it builds on
-// that issue 9 names, each row naming the section it checks. Every row runs through the
+// that it relies on, each row naming the section it checks. Every row runs through the
 // real module and the real face, under wazero (TestModule_Conformance) and in Chromium
 // (TestBrowser_Conformance), after the same prelude as the scenarios plus conformHelpers.
 
@@ -319,7 +319,7 @@ var conformance = []conformRow{
 // engineRows are the rules the engine holds (merged from conf-engine), played through
 // the real module and face: what a page sees of them.
 var engineRows = []conformRow{
-	{name: "a caller-supplied tool call needs tool-call in expectedInputs", section: "§ validate and canonicalize a prompt (expected types: NotSupportedError); issue 9 item 1", js: `
+	{name: "a caller-supplied tool call needs tool-call in expectedInputs", section: "§ validate and canonicalize a prompt (expected types: NotSupportedError)", js: `
 		const call = { role: "assistant", content: [{ type: "tool-call", value: { callID: "c1", name: "w", arguments: {} } }] };
 		const bare = await LanguageModel.create({ backend: echo });
 		const e = await thrown(bare.append([call]));
@@ -327,35 +327,35 @@ var engineRows = []conformRow{
 		await declared.append([call]);
 		return [e.name, bare.history.length, declared.history.length];`,
 		want: `["NotSupportedError",0,1]`},
-	{name: "a caller-supplied tool response needs tool-response in expectedInputs", section: "§ validate and canonicalize a prompt (expected types: NotSupportedError); issue 9 item 1", js: `
+	{name: "a caller-supplied tool response needs tool-response in expectedInputs", section: "§ validate and canonicalize a prompt (expected types: NotSupportedError)", js: `
 		const s = await LanguageModel.create({ backend: echo, expectedInputs: [{ type: "tool-call" }] });
 		await s.append([{ role: "assistant", content: [{ type: "tool-call", value: { callID: "c1", name: "w", arguments: {} } }] }]);
 		const e = await thrown(s.append([{ role: "user", content: [{ type: "tool-response", value: { callID: "c1", name: "w", result: [{ type: "text", value: "ok" }] } }] }]));
 		return [e.name, /tool-response/.test(e.message), s.history.length];`,
 		want: `["NotSupportedError",true,1]`},
-	{name: "tool-call arguments that are not a dictionary are a DataError", section: "§ The API, LanguageModelMessageValue (tool-call arguments: a dictionary); issue 9 item 12", js: `
+	{name: "tool-call arguments that are not a dictionary are a DataError", section: "§ The API, LanguageModelMessageValue (tool-call arguments: a dictionary)", js: `
 		const s = await LanguageModel.create({ backend: echo, expectedInputs: [{ type: "tool-call" }, { type: "tool-response" }] });
 		const e = await thrown(s.append([{ role: "assistant", content: [{ type: "tool-call", value: { callID: "c1", name: "w", arguments: [] } }] }]));
 		return [e.name, s.history.length];`,
 		want: `["DataError",0]`},
-	{name: "a text result part with an object value is its JSON text", section: "issue 9 item 12 (tool results: text parts)", js: `
+	{name: "a text result part with an object value is its JSON text", section: "§ The API, LanguageModelMessageValue (tool results: text parts)", js: `
 		const s = await LanguageModel.create({ backend: echo, expectedInputs: [{ type: "tool-call" }, { type: "tool-response" }] });
 		await s.append([{ role: "assistant", content: [{ type: "tool-call", value: { callID: "c1", name: "w", arguments: {} } }] }]);
 		await s.append([{ role: "user", content: [{ type: "tool-response", value: { callID: "c1", name: "w", result: [{ type: "text", value: { a: [1, 2] } }] } }] }]);
 		return s.history.at(-1).content[0].value.result;`,
 		want: `[{"type":"text","value":"{\"a\":[1,2]}"}]`},
-	{name: "a value check comes before pairing: a cycle in a response for no call is a DataError", section: "issue 9 item 12 (value checks before the module's pairing rule)", js: `
+	{name: "a value check comes before pairing: a cycle in a response for no call is a DataError", section: "§ validate and canonicalize a prompt (value checks before the module's pairing rule, docs/decisions.md)", js: `
 		const s = await LanguageModel.create({ backend: echo, expectedInputs: [{ type: "tool-call" }, { type: "tool-response" }] });
 		const cyc = {}; cyc.self = cyc;
 		const e = await thrown(s.append([{ role: "user", content: [{ type: "tool-response", value: { callID: "nope", name: "w", result: [{ type: "object", value: cyc }] } }] }]));
 		return [e.name, s.history.length];`,
 		want: `["DataError",0]`},
-	{name: "a response for a call the session never made is kept, unpaired", section: "docs/decisions.md (Chrome's own tests supply such responses); issue 9 item 12", js: `
+	{name: "a response for a call the session never made is kept, unpaired", section: "docs/decisions.md (Chrome's own tests supply such responses)", js: `
 		const s = await LanguageModel.create({ backend: echo, expectedInputs: [{ type: "tool-response" }] });
 		await s.append([{ role: "user", content: [{ type: "tool-response", value: new LanguageModelToolSuccess({ callId: "never", name: "w", result: [{ type: "text", value: "ok" }] }) }] }]);
 		return s.history.map((m) => m.role);`,
 		want: `["tool-result"]`},
-	{name: "append([]) adds nothing", section: "DESIGN.md §3 (an empty sequence appends nothing); issue 9 item 2", js: `
+	{name: "append([]) adds nothing", section: "DESIGN.md §3 (an empty sequence appends nothing)", js: `
 		const s = await LanguageModel.create({ backend: echo });
 		await s.append("x");
 		const before = s.contextUsage;
@@ -372,7 +372,7 @@ var engineRows = []conformRow{
 		const n = await s.measureContextUsage([{ role: "system", content: "be brief" }, { role: "user", content: "hi" }]);
 		return [typeof n, n > 0, s.history.length];`,
 		want: `["number",true,2]`},
-	{name: "contextoverflow fires once per overflow", section: "§ The LanguageModel class, contextoverflow; issue 9 item 6", js: `
+	{name: "contextoverflow fires once per overflow", section: "§ The LanguageModel class, contextoverflow", js: `
 		const s = await LanguageModel.create({ backend: { kind: "scripted", turns: [{ text: "ok" }, { text: "ok" }, { text: "ok" }, { text: "ok" }], window: 60 } });
 		const per = [];
 		let n = 0;
@@ -380,7 +380,7 @@ var engineRows = []conformRow{
 		for (let i = 0; i < 4; i++) { n = 0; await s.prompt("x".repeat(40)); per.push(n); }
 		return per.every((k) => k <= 1) && per.some((k) => k === 1);`,
 		want: `true`},
-	{name: "responseConstraint holds on a backend that ignores it: one repair, then SyntaxError, history unchanged", section: "§ prompt(input, options) (responseConstraint); issue 9 item 7", js: `
+	{name: "responseConstraint holds on a backend that ignores it: one repair, then SyntaxError, history unchanged", section: "§ prompt(input, options) (responseConstraint)", js: `
 		const answers = ["not json at all", "still not", "not json", "{\"ok\":true}"];
 		const s = await LanguageModel.create({ backend: { kind: "custom", generate: () => answers.shift() } });
 		const e = await thrown(s.prompt("x", { responseConstraint: { type: "object", required: ["ok"] } }));
@@ -436,7 +436,7 @@ var engineRows = []conformRow{
 		const kind = (e) => [e instanceof RangeError, e instanceof DOMException, e.name];
 		return [kind(await thrown(LanguageModel.create({ backend: echo, temperature: -0.5 }))), kind(await thrown(LanguageModel.create({ backend: echo, topK: 0 })))];`,
 		want: `[[true,false,"RangeError"],[true,false,"RangeError"]]`},
-	{name: "a history fed back as initialPrompts: the new session's calls take ids the history does not have", section: "DESIGN.md §3 (session.history, call ids unique within the session); issue 18 item 3", js: `
+	{name: "a history fed back as initialPrompts: the new session's calls take ids the history does not have", section: "DESIGN.md §3 (session.history, call ids unique within the session)", js: `
 		const opts = { tools: [{ name: "w", description: "d", inputSchema: { type: "object" } }], expectedOutputs: [{ type: "text" }, { type: "tool-call" }],
 			expectedInputs: [{ type: "text" }, { type: "tool-call" }, { type: "tool-response" }] };
 		const a = await LanguageModel.create({ ...opts, backend: script({ calls: [{ name: "w", arguments: { n: 1 } }] }, { text: "one" }) });
@@ -476,10 +476,10 @@ var engineRows = []conformRow{
 			{ type: "text", value: { temp: 12, sky: ["sun"] } }, { type: "text", value: [1, "a"] }, { type: "text", value: 3 }, { type: "text", value: true }, { type: "text", value: null }, { type: "text", value: "plain" }] } }] }]);
 		return s.history.at(-1).content[0].value.result.map((p) => p.value);`,
 		want: `["{\"sky\":[\"sun\"],\"temp\":12}","[1,\"a\"]","3","true","null","plain"]`},
-	{name: "availability follows the languages: unknown is unavailable", section: "§ Availability (compute language model options availability); issue 9 item 11", js: `
+	{name: "availability follows the languages: unknown is unavailable", section: "§ Availability (compute language model options availability)", js: `
 		return [await LanguageModel.availability({ expectedInputs: [{ type: "text", languages: ["unk"] }] }), await LanguageModel.availability({ expectedInputs: [{ type: "text", languages: ["EN"] }] })];`,
 		want: `["unavailable","available"]`},
-	{name: "samplingMode with temperature or topK is a TypeError in create() and availability()", section: "§ The API, LanguageModelCreateCoreOptions (samplingMode); issue 9 item 10", js: `
+	{name: "samplingMode with temperature or topK is a TypeError in create() and availability()", section: "§ The API, LanguageModelCreateCoreOptions (samplingMode)", js: `
 		const a = { backend: echo, samplingMode: "creative", temperature: 0.5 }, b = { backend: echo, samplingMode: "balanced", topK: 3 };
 		return [(await thrown(LanguageModel.create(a))).name, (await thrown(LanguageModel.availability(a))).name, (await thrown(LanguageModel.create(b))).name,
 			(await LanguageModel.create({ backend: echo, samplingMode: "creative" })).samplingMode];`,
@@ -487,7 +487,7 @@ var engineRows = []conformRow{
 }
 
 // streamRows are the Streams standard's async iteration of the stream promptStreaming()
-// returns (issue 10, item 1). Each runs twice: with the engine's own iterator, and with
+// returns. Each runs twice: with the engine's own iterator, and with
 // it taken away as WebKit has it, so the face's fallback is tested in every browser.
 var streamRows = []conformRow{
 	{name: "for await reads every chunk", section: "Streams § ReadableStream async iteration", js: `

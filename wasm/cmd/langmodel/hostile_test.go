@@ -24,7 +24,7 @@ import (
 
 // hostileOn are the hostile acts (internal/chaos/hostile.go) TestModule_Hostile plays
 // unless HOSTILE_ACTS names others: those the module holds against, every one since
-// issue 28's fixes (they failed on e75d67b):
+// the trust work's fixes (docs/security.md; they failed on e75d67b):
 //
 //	swap      approval: b's destructive wipe ran as b__wipe, approved as a's read-only one
 //	flip      approval: a's note ran destructive under the yes given to it read-only
@@ -133,7 +133,8 @@ func (b *countedBody) Close() error {
 	return b.ReadCloser.Close()
 }
 
-// TestModule_Hostile is the hostile-server property test (issue 28, item 5) under wazero:
+// TestModule_Hostile is the hostile-server property test (docs/security.md, "The property
+// test") under wazero:
 // the model server and MCP servers a and b of internal/chaos/hostile.go attack the module
 // with the acts switched on, and after every step hostile.js checks the four invariants
 // (approval, secrets, bounds, origins). Here the host's output must hold no secret in any

@@ -17,7 +17,7 @@ import (
 // answers as a module in a Worker does (remote: after send returns) and holds back what
 // the module writes while globalThis.hold is set: held batches wait in globalThis.held
 // until release() delivers them, in order. It forces the orders that the chaos suite
-// found only by chance in worker mode (issue 19), where the page and the module run on
+// found only by chance in worker mode, where the page and the module run on
 // two threads and a message can be on its way while the page acts.
 const heldPort = `
 	const real = globalThis.__langmodel_channel;
@@ -42,7 +42,7 @@ const heldPort = `
 		if (!cond()) throw new Error("timed out waiting for " + what);
 	};`
 
-// TestModule_RemoteRaces plays the two races of issue 19 with the order forced: a page
+// TestModule_RemoteRaces plays the two races of worker mode with the order forced: a page
 // action (an abort, a destroy) while what the module wrote is still on its way to the
 // page. Each row fails without its fix in js/channel.js and js/session.js.
 func TestModule_RemoteRaces(t *testing.T) {

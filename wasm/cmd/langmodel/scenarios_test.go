@@ -994,7 +994,7 @@ var scenarios = []scenario{
 		const sent = async (nonce) => (await stats(nonce)).bodies.map((b) => ["tools" in b, b.response_format?.json_schema?.schema?.required?.join() ?? null]);
 		return { answer, forced, closed: await sent("rc"), limit: await sent("rcl") };`,
 		`{"answer":{"city":"Paris","sky":"sun"},"forced":{"city":"Paris","sky":"sun"},"closed":[[true,"city,sky"],[true,"city,sky"]],"limit":[[true,"city,sky"],[true,"city,sky"],[false,"city,sky"]]}`},
-	// Calls that form live (issue 31 item 1): toolcalldelta while the model writes a call.
+	// Calls that form live (docs/chat-ui.md): toolcalldelta while the model writes a call.
 	{"toolcalldelta: native calls form live, then come with the same ids", `
 		const s = await LanguageModel.create({ backend: openai("live", "openai_parallel.sse,vllm.sse"), tools: [getWeather(async (a) => "sunny in " + a.city)] });
 		const seen = [];
@@ -1028,7 +1028,7 @@ var scenarios = []scenario{
 		return [await run(true), await run(false)];`,
 		`[{"seen":["","{\"c","{\"city","{\"city\":\"","{\"city\":\"Par","{\"city\":\"Paris\"","{\"city\":\"Paris\"}","toolcall call_a"],"answer":"Sunny."},
 		  {"seen":["toolcall call_a"],"answer":"Sunny."}]`},
-	// A secret split across two events (issue 31, DESIGN §3): a hostile server echoes the
+	// A secret split across two events (docs/reasoning.md): a hostile server echoes the
 	// page's key over two reasoning deltas (plain, then base64) and two argument deltas.
 	{"reasoning and toolcalldelta: a key a hostile model splits across two deltas is redacted whole", `
 		const s = await LanguageModel.create({ keepReasoning: true, backend: { kind: "record", backend: openai("splitkey", "echo_key_split.sse,vllm.sse") }, tools: [getWeather((a) => "sunny in " + a.city)] });
@@ -1043,7 +1043,7 @@ var scenarios = []scenario{
 		return { thought: thought.join(""), args: args.at(-1), shown: args.every((a) => '{"city": "[redacted]"}'.startsWith(a)),
 		         leaked: seen.filter((t) => halves.some((h) => t.includes(h))) };`,
 		`{"thought":"Your key is [redacted], and in base64 [redacted]; now the tool, sk-te","args":"{\"city\": \"[redacted]\"}","shown":true,"leaked":[]}`},
-	// A template that opens <think> in the prompt (issue 31): templateOpensThink.
+	// A template that opens <think> in the prompt (docs/reasoning.md): templateOpensThink.
 	{"reasoning: templateOpensThink reads a reply that starts inside <think>: its first part is reasoning, never text nor a call", fakeEngines + `
 		const reply = 'Paris? <tool_call>{"name":"get_weather","arguments":{"city":"Paris"}}</tool_call></think>\n\nSunny, I think.';
 		const run = async (backend) => {
@@ -1070,7 +1070,8 @@ var scenarios = []scenario{
 		  "unsetRan":1,
 		  "bad":["TypeError: invalid backend: backend.templateOpensThink must be true or false","TypeError: invalid backend: backend.templateOpensThink must be true or false","TypeError: invalid backend: backend.templateOpensThink must be true or false"],
 		  "openaiBad":"TypeError: invalid backend: backend.templateOpensThink must be true or false"}`},
-	// A chain does not retry a failed member at every step (issue 31): within one prompt()
+	// A chain does not retry a failed member at every step (docs/backends.md, "A chain of
+	// backends"): within one prompt()
 	// it is skipped; the next prompt() starts again from the first.
 	{"chain: a member that failed is skipped for the rest of the prompt's steps, and asked again at the next prompt", `
 		let down = 0;

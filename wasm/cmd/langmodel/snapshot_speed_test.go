@@ -38,7 +38,7 @@ const expectedInputs = [{ type: "text" }, { type: "tool-call" }, { type: "tool-r
 // every ten messages), for session.history and snapshot() of that session, for
 // LanguageModel.restore() of the snapshot parsed from its JSON text (as a page that stored
 // it has it), and for passed-back: create({initialPrompts}) on that session's history
-// exported and parsed back, the way a page kept a session before snapshots (issue 23),
+// exported and parsed back, the way a page kept a session before snapshots,
 // each a median over the rounds. restore-ratio is restore over create,
 // restore-passed-back-ratio restore over passed-back. docs/snapshots.md "Speed".
 //
@@ -108,7 +108,7 @@ func benchSnapshotRestore(b *testing.B, m mode, calls bool) {
 }
 
 // TestBrowser_SnapshotSize: the snapshot of a 10,000-message session (snapshotHistoryJS,
-// with calls) is the history's own JSON and a few hundred bytes more (issue 23), and
+// with calls) is the history's own JSON and a few hundred bytes more (docs/snapshots.md, "Speed"), and
 // restoring it gives the same history, in every engine.
 func TestBrowser_SnapshotSize(t *testing.T) {
 	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {

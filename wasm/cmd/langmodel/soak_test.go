@@ -55,7 +55,7 @@ type soakReading struct {
 	wasm  float64 // the module's linear memory, bytes
 }
 
-// BenchmarkBrowser_Soak (issue 13, `make soak`): in headless Chromium, 10,000 sessions
+// BenchmarkBrowser_Soak (`make soak`): in headless Chromium, 10,000 sessions
 // (create → prompt → destroy), two 10,000-step closed loops (one session each, destroyed
 // after), and 10,000 sessions again, with full garbage collections between phases. It
 // reports the page's JS heap and the module's linear memory after each phase, against

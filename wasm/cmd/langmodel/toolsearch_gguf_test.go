@@ -64,7 +64,7 @@ var cacheScript = toygguf.Script{
 
 // TestBrowser_GGUFPrefixCache: what real llama.cpp (wllama, the gguf backend) finds in
 // its prompt-prefix cache over a 20-step closed loop with tool search on, through the
-// text protocol (issue 30 item 6): 300 page tools and 12 weather tools, a model that
+// text protocol (docs/small-windows.md, "The engine's cache"): 300 page tools and 12 weather tools, a model that
 // searches for weather at every step (the first three searches find 5, 5 and 3 tools,
 // the others none) until the call limit stops the prompt. The tools a search finds are
 // declared after its result, so every step's prompt starts with the whole of the step

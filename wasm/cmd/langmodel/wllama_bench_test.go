@@ -110,7 +110,7 @@ globalThis.crossings = () => { const out = [sends, pieces, inside]; sends = piec
 // engine's pieces, its end, the tool's result…), the engine's pieces among them, and the
 // time the page spends inside those sends, where the module runs until it waits
 // (in-module-ms/turn: a mean, since performance.now() has 0.1 ms steps here).
-// The target (issue 20): at most 2 % of a turn or 1 ms, whichever is larger.
+// The target: at most 2 % of a turn or 1 ms, whichever is larger.
 func BenchmarkBrowser_WllamaOverhead(b *testing.B) {
 	h := browsertest.WllamaHandlers(b)
 	h["/weather.gguf"] = browsertest.GGUF(b, toygguf.Weather)

@@ -114,7 +114,7 @@ func TestBrowser_Wllama(t *testing.T) {
 						return { free, keys: Object.keys(answer), ok: typeof answer.ok, calls };`,
 						`{"free":"Hello from llama.cpp.","keys":["ok"],"ok":"boolean","calls":2}`},
 					{"responseConstraint with tools: the call is written freely, the answer held by the grammar", `
-						// issue 30 item 5: a step that offers tools sends no response_format (the
+						// docs/small-windows.md, "Structured output with tools": a step that offers tools sends no response_format (the
 						// grammar would leave the model no way to call); its answer ("It is sunny
 						// in Paris.") fails the check, and the repair round, which offers no tools,
 						// sends it: llama.cpp's grammar then writes JSON that matches.

@@ -2,7 +2,8 @@
 // code that the module never runs: encoders of types the engine only reads, decoders of
 // types it only writes. The generator always emits both, and the linker keeps both
 // (the methods are reachable through the marshaler and unmarshaler interfaces), which
-// costs about 15 KB brotli of the module's 1.0 MB budget. See wasm/README.md "Size".
+// costs about 15 KB brotli of the module's size budget (the Makefile's SIZE_BUDGET). See
+// wasm/README.md "Size".
 //
 //	go run ./internal/trimjson -in A,B -out C,D -neither E protocol_easyjson.go
 //
@@ -10,7 +11,7 @@
 // types in no list keep both. Types in -out also lose MarshalJSON: the binding encodes
 // them with MarshalEasyJSON alone (wasm's marshalJSON is one MarshalJSON for all of them,
 // and the linker kept each type's, 13.8 KB of the module, RATIONALE.md "How does the
-// module stay under 850 KB?"). Imports nothing refers to any more are dropped.
+// module stay within its size budget?"). Imports nothing refers to any more are dropped.
 package main
 
 import (
