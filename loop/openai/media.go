@@ -20,16 +20,16 @@ func readMedia(raw jsonv.RawMessage, what string) (media, bool) {
 	var m media
 	ok := readObject(raw, func(r *reader, key memberKey, depth int) {
 		switch {
-		case key.is("url"):
+		case key.Is("url"):
 			r.stringField(&m.url, false, what, "url", depth)
-		case key.is("mimeType"):
+		case key.Is("mimeType"):
 			r.stringField(&m.mimeType, false, what, "mimeType", depth)
-		case key.is("data"):
+		case key.Is("data"):
 			r.stringField(&m.data, false, what, "data", depth)
-		case key.is("base64"):
+		case key.Is("base64"):
 			r.stringField(&m.b64, false, what, "base64", depth)
 		default:
-			r.skip(depth)
+			r.Skip(depth)
 		}
 	})
 	return m, ok
@@ -153,7 +153,7 @@ func audioInput(raw jsonv.RawMessage) (data, format string, err error) {
 func lowerMIME(s string) string {
 	b := []byte(s)
 	for i, c := range b {
-		b[i] = lowerASCII(c)
+		b[i] = jsonv.LowerASCII(c)
 	}
 	return string(b)
 }
