@@ -278,7 +278,8 @@ func LowerASCII(c byte) byte {
 }
 
 // LowerASCIIString returns s with its ASCII capitals in lower case, s itself when it
-// has none.
+// has none: for names that are ASCII by their standard (header names, MIME types),
+// where strings.ToLower's Unicode tables would cost the module 9 KB of code.
 func LowerASCIIString(s string) string {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c >= 'A' && c <= 'Z' {

@@ -148,18 +148,8 @@ func audioInput(raw jsonv.RawMessage) (data, format string, err error) {
 	return data, format, nil
 }
 
-// lowerMIME is a MIME type in lower case. MIME types are ASCII (RFC 2045), so not
-// strings.ToLower, whose Unicode tables are 9 KB of the module's code.
-func lowerMIME(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		b[i] = jsonv.LowerASCII(c)
-	}
-	return string(b)
-}
-
 func audioFormat(mimeType, b64 string) string {
-	switch lowerMIME(mimeType) {
+	switch jsonv.LowerASCIIString(mimeType) {
 	case "audio/wav", "audio/x-wav", "audio/wave", "audio/vnd.wave":
 		return "wav"
 	case "audio/mpeg", "audio/mp3":
