@@ -14,8 +14,8 @@ import (
 //   - Reader, a cursor that checks the syntax as it goes: the members a caller asks for
 //     are read, the others skipped but still checked, and End says whether the document
 //     was one well-formed value (SyntaxErr words it as encoding/json would).
-//   - SkipValid, Members and Elements, for text already checked whole (Valid, Check):
-//     they trust it, and so do no work but finding where each value ends.
+//   - Members and Elements, for text already checked whole (Valid, Check): they give
+//     each member's or element's text, which ValueEnd delimits.
 //
 // FuzzAgreesWithEncodingJSON holds both to encoding/json on the same inputs.
 
@@ -293,47 +293,15 @@ func LowerASCIIString(s string) string {
 	return s
 }
 
-// SkipValid returns the offset just past the value at data[i], which must be well-formed
-// JSON (checked by Valid or Check): it only finds where the value ends.
-func SkipValid(data []byte, i int) int {
-	switch c := data[i]; {
-	case c == '"':
-		end, _, _, _ := StringEnd(data, i)
-		return end
-	case c == '{' || c == '[':
-		depth := 0
-		for ; i < len(data); i++ {
-			switch data[i] {
-			case '"':
-				end, _, _, _ := StringEnd(data, i)
-				i = end - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return i + 1
-				}
-			}
-		}
-		return i
-	case c == 't' || c == 'n':
-		return i + 4
-	case c == 'f':
-		return i + 5
-	}
-	end, _ := NumberEnd(data, i)
-	return end
-}
-
 // Members yields the members of the well-formed object at data[i]: each key as written
 // (quotes included) and the value's text, in the object's order.
 func Members(data []byte, i int) iter.Seq2[[]byte, []byte] {
 	return func(yield func(key, val []byte) bool) {
 		i := SkipSpace(data, i+1)
 		for i < len(data) && data[i] == '"' {
-			k := SkipValid(data, i)
+			k := skipValid(data, i)
 			v := SkipSpace(data, SkipSpace(data, k)+1) // past the colon
-			e := SkipValid(data, v)
+			e := skipValid(data, v)
 			if !yield(data[i:k], data[v:e]) {
 				return
 			}
@@ -349,7 +317,7 @@ func Elements(data []byte, i int) iter.Seq[[]byte] {
 	return func(yield func([]byte) bool) {
 		i := SkipSpace(data, i+1)
 		for i < len(data) && data[i] != ']' {
-			e := SkipValid(data, i)
+			e := skipValid(data, i)
 			if !yield(data[i:e]) {
 				return
 			}
@@ -358,4 +326,10 @@ func Elements(data []byte, i int) iter.Seq[[]byte] {
 			}
 		}
 	}
+}
+
+// skipValid returns the offset just past the value at data[i], which is well formed.
+func skipValid(data []byte, i int) int {
+	end, _ := ValueEnd(data, i)
+	return end
 }
