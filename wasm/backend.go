@@ -279,7 +279,7 @@ func (c *config) strMap(name string) map[string]string {
 			c.fail("backend.%s[%q] must be a string", name, k)
 			return nil
 		}
-		out[lowerASCII(k)] = s
+		out[jsonv.LowerASCIIString(k)] = s
 	}
 	return out
 }

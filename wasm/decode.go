@@ -34,11 +34,7 @@ func (v value) str(into *string) error {
 	if len(v) == 0 || v[0] != '"' {
 		return errors.New("expected a string")
 	}
-	if _, plain, _, _ := jsonv.StringEnd(v, 0); plain {
-		*into = string(v[1 : len(v)-1])
-		return nil
-	}
-	*into = string(jsonv.Unescape(nil, v[1:len(v)-1]))
+	*into, _, _ = jsonv.String(v, "", 0)
 	return nil
 }
 
@@ -293,55 +289,16 @@ func walk(data []byte, f fields) error {
 	if len(data) == 0 || data[0] != '{' {
 		return errors.New("expected an object")
 	}
-	i := jsonv.SkipSpace(data, 1)
-	for i < len(data) && data[i] != '}' {
-		end, _, _, _ := jsonv.StringEnd(data, i)
-		key, err := value(data[i:end]).key()
+	for k, v := range jsonv.Members(data, 0) {
+		key, err := value(k).key()
 		if err != nil {
 			return err
 		}
-		i = jsonv.SkipSpace(data, jsonv.SkipSpace(data, end)+1) // past the colon
-		vend := skip(data, i)
-		if err := f.field(key, value(data[i:vend])); err != nil {
+		if err := f.field(key, value(v)); err != nil {
 			return errors.New(key + ": " + err.Error())
-		}
-		i = jsonv.SkipSpace(data, vend)
-		if i < len(data) && data[i] == ',' {
-			i = jsonv.SkipSpace(data, i+1)
 		}
 	}
 	return nil
-}
-
-// skip returns the offset just past the well-formed value at data[i].
-func skip(data []byte, i int) int {
-	switch c := data[i]; {
-	case c == '"':
-		end, _, _, _ := jsonv.StringEnd(data, i)
-		return end
-	case c == '{' || c == '[':
-		depth := 0
-		for ; i < len(data); i++ {
-			switch data[i] {
-			case '"':
-				end, _, _, _ := jsonv.StringEnd(data, i)
-				i = end - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return i + 1
-				}
-			}
-		}
-		return i
-	case c == 't' || c == 'n':
-		return i + 4
-	case c == 'f':
-		return i + 5
-	}
-	end, _ := jsonv.NumberEnd(data, i)
-	return end
 }
 
 // head reads the type and id every message has.

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"langmodel/internal/clock"
+	"langmodel/internal/jsonv"
 	"langmodel/internal/order"
 	"langmodel/internal/redact"
 	"langmodel/loop"
@@ -50,7 +51,7 @@ func (f *pageFetch) Do(ctx loop.Context, req *openai.Request) (*openai.Response,
 	}
 	header := make(map[string]string, len(a.Headers))
 	for k, v := range a.Headers {
-		header[lowerASCII(k)] = v
+		header[jsonv.LowerASCIIString(k)] = v
 	}
 	return &openai.Response{Status: a.Status, Header: header,
 		Body: &fetchBody{h: f.h, id: id, s: s, stop: stop}}, nil
@@ -134,18 +135,6 @@ func (b *fetchBody) Read(p []byte) (int, error) {
 		b.h.write(&PageCall{Type: TypeFetchMore, ID: b.id})
 	}
 	return n, nil
-}
-
-// lowerASCII is a header name in lower case. Header names are ASCII tokens (RFC 9110),
-// so not strings.ToLower, whose Unicode tables are 9 KB of the module's code.
-func lowerASCII(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
 }
 
 // defaultBodyGrace is how long a body closed before its end may take to end by itself

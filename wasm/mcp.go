@@ -88,7 +88,7 @@ func mcpServers(raw jsonv.RawMessage) ([]mcp.Server, error) {
 				if !ok {
 					return nil, badServer(at + ".headers: the value of " + strconv.Quote(k) + " must be a string")
 				}
-				s.Header[lowerASCII(k)] = str
+				s.Header[jsonv.LowerASCIIString(k)] = str
 			}
 		}
 		if v, present := obj["trusted"]; present && v != nil {

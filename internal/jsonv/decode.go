@@ -62,7 +62,7 @@ func syntaxError(data []byte) error {
 // SkipSpace returns the offset of the first byte at or after i that is not JSON white
 // space.
 func SkipSpace(data []byte, i int) int {
-	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
+	for i < len(data) && IsSpace(data[i]) {
 		i++
 	}
 	return i

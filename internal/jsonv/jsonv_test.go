@@ -152,15 +152,27 @@ func TestMarshalErrorsLeaveTheBufferAlone(t *testing.T) {
 	}
 }
 
-// FuzzAgreesWithEncodingJSON: on any input, Decode succeeds exactly when encoding/json
-// does, with the same value or the same error, and Marshal of the value is
-// json.Marshal's bytes.
+// FuzzAgreesWithEncodingJSON: on any input, Decode and the Reader succeed exactly when
+// encoding/json does, with the same value or the same error; Members and Elements split
+// a valid document into the same values; and Marshal of the value is json.Marshal's
+// bytes.
 func FuzzAgreesWithEncodingJSON(f *testing.F) {
 	for _, s := range []string{`{"a":[1,2.5e3,"x\u00e9"],"b":null}`, `"\ud800"`, "\"\xff\"", `[01]`, `{"a":}`, ` true `, `"<&>"`, `[1e-7,-0]`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		require.Equal(t, json.Valid(data), jsonv.Valid(data), "Valid, input %q", data)
+		r := jsonv.Reader{Data: data}
+		read := readAny(&r, 0)
+		if !r.End() {
+			_, stdErr := stdDecode(data)
+			require.Error(t, stdErr, "Reader broke on valid input %q", data)
+			require.EqualError(t, r.SyntaxErr(), stdErr.Error(), "Reader, input %q", data)
+		} else {
+			want, stdErr := stdDecode(data)
+			require.NoError(t, stdErr, "Reader read invalid input %q", data)
+			require.Equal(t, want, read, "Reader, input %q", data)
+		}
 		got, err := jsonv.Decode(data)
 		want, stdErr := stdDecode(data)
 		if stdErr != nil {
@@ -169,6 +181,7 @@ func FuzzAgreesWithEncodingJSON(f *testing.F) {
 		}
 		require.NoError(t, err, "input %q", data)
 		require.Equal(t, want, got, "input %q", data)
+		require.Equal(t, want, membersAny(data, jsonv.SkipSpace(data, 0)), "Members and Elements, input %q", data)
 		enc, err := jsonv.Marshal(got)
 		require.NoError(t, err)
 		stdEnc, err := json.Marshal(want)
@@ -294,4 +307,65 @@ func TestAppendStringKeepHTML(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, string(std), string(jsonv.AppendString(nil, s)), "%q", s)
 	}
+}
+
+// readAny reads the value at r's cursor as Decode would, through the Reader's API.
+func readAny(r *jsonv.Reader, depth int) any {
+	switch c := r.Peek(); {
+	case c == '{':
+		m := map[string]any{}
+		r.Object(depth, func(key jsonv.Key, depth int) { m[string(key.Text)] = readAny(r, depth) })
+		return m
+	case c == '[':
+		a := []any{}
+		r.Array(depth, func(depth int) { a = append(a, readAny(r, depth)) })
+		return a
+	case c == '"':
+		return r.Str()
+	case c == '-' || c >= '0' && c <= '9':
+		return jsonv.Number(r.Number())
+	case c == 't':
+		r.Literal("true")
+		return true
+	case c == 'f':
+		r.Literal("false")
+		return false
+	case c == 'n':
+		r.Literal("null")
+		return nil
+	}
+	r.Skip(depth) // not a value: breaks the reader
+	return nil
+}
+
+// membersAny reads the well-formed value at data[i] as Decode would, with Members and
+// Elements splitting its containers.
+func membersAny(data []byte, i int) any {
+	switch data[i] {
+	case '{':
+		m := map[string]any{}
+		for k, v := range jsonv.Members(data, i) {
+			key, err := jsonv.Decode(k)
+			if err != nil {
+				panic(err)
+			}
+			m[key.(string)] = membersAny(v, 0)
+		}
+		return m
+	case '[':
+		a := []any{}
+		for v := range jsonv.Elements(data, i) {
+			a = append(a, membersAny(v, 0))
+		}
+		return a
+	}
+	end, ok := jsonv.ValueEnd(data, i)
+	if !ok {
+		panic("not well formed")
+	}
+	v, err := jsonv.Decode(data[i:end])
+	if err != nil {
+		panic(err)
+	}
+	return v
 }

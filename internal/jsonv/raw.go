@@ -88,7 +88,7 @@ func Compact(dst *bytes.Buffer, src []byte) error {
 			i++
 		case c == '"':
 			in = !in
-		case !in && space(c):
+		case !in && IsSpace(c):
 			dst.Write(src[start:i])
 			start = i + 1
 		}
@@ -149,12 +149,12 @@ func Check(data []byte) error {
 			c = data[i]
 		}
 		if top {
-			if !space(c) {
+			if !IsSpace(c) {
 				return syntaxErrorAt(c, "after top-level value", i, len(data))
 			}
 			continue
 		}
-		sp := space(c)
+		sp := IsSpace(c)
 	again:
 		switch state {
 		case sValueOrEmpty, sValue:
@@ -324,7 +324,8 @@ func syntaxErrorAt(c byte, context string, i, n int) error {
 	return &SyntaxError{"invalid character " + quoteChar(c) + " " + context, int64(min(i+1, n))}
 }
 
-func space(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+// IsSpace reports whether c is JSON white space.
+func IsSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
 
 // quoteChar quotes a byte as encoding/json's scanner does in its messages.
 func quoteChar(c byte) string {

@@ -104,7 +104,7 @@ func (r *Redactor) AddHeader(name, value string) (short []string) {
 	if sp := strings.IndexByte(value, ' '); sp > 0 && token(value[:sp]) {
 		cred := trim(value[sp+1:])
 		vals = append(vals, cred)
-		if lowerASCII(value[:sp]) == "basic" {
+		if jsonv.LowerASCIIString(value[:sp]) == "basic" {
 			if dec, ok := unbase64(cred); ok {
 				up := string(dec)
 				vals = append(vals, up)
@@ -114,7 +114,7 @@ func (r *Redactor) AddHeader(name, value string) (short []string) {
 			}
 		}
 	}
-	if lowerASCII(name) == "cookie" {
+	if jsonv.LowerASCIIString(name) == "cookie" {
 		for _, c := range split(value, ";") {
 			if eq := strings.IndexByte(c, '='); eq >= 0 {
 				v := trim(c[eq+1:])
@@ -162,7 +162,7 @@ func (r *Redactor) AddURL(u string, names ...string) (short []string) {
 			name := unescape(kv[:eq])
 			named := SecretParam(name)
 			for _, n := range names {
-				named = named || lowerASCII(n) == lowerASCII(name)
+				named = named || jsonv.LowerASCIIString(n) == jsonv.LowerASCIIString(name)
 			}
 			if named {
 				vals = append(vals, kv[eq+1:], unescape(kv[eq+1:]))
@@ -193,14 +193,14 @@ func SecretParam(name string) bool {
 				continue
 			}
 			if alnum { // a word ends before an upper-case letter that follows a lower-case one
-				if contains(secretWords, lowerASCII(name[start:i])) {
+				if contains(secretWords, jsonv.LowerASCIIString(name[start:i])) {
 					return true
 				}
 				start = i
 				continue
 			}
 		}
-		if i > start && contains(secretWords, lowerASCII(name[start:i])) {
+		if i > start && contains(secretWords, jsonv.LowerASCIIString(name[start:i])) {
 			return true
 		}
 		start = i + 1
@@ -273,12 +273,12 @@ func (r *Redactor) update(fn func(*set)) {
 // Authorization, Proxy-Authorization, Cookie, X-API-Key, api-key, or one of extra (the
 // page's secretHeaders), in any case.
 func IsSecretHeader(name string, extra []string) bool {
-	switch lowerASCII(name) {
+	switch jsonv.LowerASCIIString(name) {
 	case "authorization", "proxy-authorization", "cookie", "x-api-key", "api-key":
 		return true
 	}
 	for _, e := range extra {
-		if lowerASCII(e) == lowerASCII(name) {
+		if jsonv.LowerASCIIString(e) == jsonv.LowerASCIIString(name) {
 			return true
 		}
 	}
@@ -470,21 +470,6 @@ func token(s string) bool {
 		}
 	}
 	return s != ""
-}
-
-func lowerASCII(s string) string {
-	for i := 0; i < len(s); i++ {
-		if 'A' <= s[i] && s[i] <= 'Z' {
-			b := []byte(s)
-			for j := i; j < len(b); j++ {
-				if 'A' <= b[j] && b[j] <= 'Z' {
-					b[j] += 'a' - 'A'
-				}
-			}
-			return string(b)
-		}
-	}
-	return s
 }
 
 // split cuts s at every byte of seps (ASCII): strings.FieldsFunc's and Split's code is

@@ -1,5 +1,7 @@
 package openai
 
+import "langmodel/internal/jsonv"
+
 // chunk is one streamed Chat Completions chunk: only the fields we read. It used to be a
 // struct that encoding/json's Unmarshal filled; decode reads the same members with the
 // same rules (see reader), for every event of every stream, allocating only the strings
@@ -65,15 +67,15 @@ var (
 // c's slices are reused from chunk to chunk; the strings are new.
 func (c *chunk) decode(data []byte) error {
 	*c = chunk{choices: c.choices[:0], scratch: c.scratch}
-	r := reader{data: data, scratch: c.scratch}
+	r := reader{Reader: jsonv.Reader{Data: data, Scratch: c.scratch}}
 	r.structField("", "the chunk", 0, func(key memberKey, depth int) { c.member(&r, key, depth) })
-	c.scratch = r.scratch
+	c.scratch = r.Scratch
 	return r.err()
 }
 
 func (c *chunk) member(r *reader, key memberKey, depth int) {
 	switch {
-	case key.is("choices"):
+	case key.Is("choices"):
 		n := r.arrayField("", "choices", depth, func(i, depth int) {
 			if i == len(c.choices) {
 				c.choices = append(c.choices, choice{})
@@ -81,63 +83,63 @@ func (c *chunk) member(r *reader, key memberKey, depth int) {
 			c.choices[i].read(r, depth)
 		})
 		c.choices = c.choices[:n]
-	case key.is("usage"):
+	case key.Is("usage"):
 		if c.hasUsage = r.structField("", "usage", depth, func(key memberKey, depth int) { c.usage.member(r, key, depth) }); !c.hasUsage {
 			c.usage = usage{}
 		}
-	case key.is("error"):
-		c.err = r.raw(depth)
+	case key.Is("error"):
+		c.err = r.Raw(depth)
 	default:
-		r.skip(depth)
+		r.Skip(depth)
 	}
 }
 
 func (u *usage) member(r *reader, key memberKey, depth int) {
 	switch {
-	case key.is("prompt_tokens"):
+	case key.Is("prompt_tokens"):
 		r.intField(&u.prompt, "usage", "prompt_tokens", depth)
-	case key.is("completion_tokens"):
+	case key.Is("completion_tokens"):
 		r.intField(&u.completion, "usage", "completion_tokens", depth)
-	case key.is("prompt_tokens_details"):
+	case key.Is("prompt_tokens_details"):
 		r.structField("usage", "prompt_tokens_details", depth, func(key memberKey, depth int) {
-			if key.is("cached_tokens") {
+			if key.Is("cached_tokens") {
 				u.hasCached = r.intField(&u.cached, "usage.prompt_tokens_details", "cached_tokens", depth)
 			} else {
-				r.skip(depth)
+				r.Skip(depth)
 			}
 		})
 	default:
-		r.skip(depth)
+		r.Skip(depth)
 	}
 }
 
 func (ch *choice) read(r *reader, depth int) {
 	r.structField("", "choices[]", depth, func(key memberKey, depth int) {
 		switch {
-		case key.is("index"):
+		case key.Is("index"):
 			r.intField(&ch.index, "choices[]", "index", depth)
-		case key.is("delta"):
+		case key.Is("delta"):
 			r.structField("choices[]", "delta", depth, func(key memberKey, depth int) { ch.delta.member(r, key, depth, deltaPaths) })
-		case key.is("message"):
+		case key.Is("message"):
 			// A pointer in the struct: null clears it, an object fills it.
 			if ch.hasMessage = r.structField("choices[]", "message", depth, func(key memberKey, depth int) { ch.message.member(r, key, depth, messagePaths) }); !ch.hasMessage {
 				ch.message = message{}
 			}
-		case key.is("finish_reason"):
+		case key.Is("finish_reason"):
 			r.stringField(&ch.finishReason, true, "choices[]", "finish_reason", depth)
 		default:
-			r.skip(depth)
+			r.Skip(depth)
 		}
 	})
 }
 
 func (m *message) member(r *reader, key memberKey, depth int, p *paths) {
 	switch {
-	case key.is("content"):
+	case key.Is("content"):
 		r.stringField(&m.content, true, p.message, "content", depth)
-	case (key.is("reasoning_content") || key.is("reasoning")) && r.peek() == '"':
-		m.reasoning = r.str()
-	case key.is("tool_calls"):
+	case (key.Is("reasoning_content") || key.Is("reasoning")) && r.Peek() == '"':
+		m.reasoning = r.Str()
+	case key.Is("tool_calls"):
 		n := r.arrayField(p.message, "tool_calls", depth, func(i, depth int) {
 			if i == len(m.toolCalls) {
 				m.toolCalls = append(m.toolCalls, toolCallDelta{})
@@ -146,37 +148,37 @@ func (m *message) member(r *reader, key memberKey, depth int, p *paths) {
 		})
 		m.toolCalls = m.toolCalls[:n]
 	default:
-		r.skip(depth)
+		r.Skip(depth)
 	}
 }
 
 func (d *toolCallDelta) read(r *reader, depth int, p *paths) {
 	r.structField(p.message, "tool_calls[]", depth, func(key memberKey, depth int) {
 		switch {
-		case key.is("index"):
-			if r.peek() == 'n' {
+		case key.Is("index"):
+			if r.Peek() == 'n' {
 				d.hasIndex = false // a *int: null clears it
 			}
 			if r.intField(&d.index, p.call, "index", depth) {
 				d.hasIndex = true
 			}
-		case key.is("id"):
+		case key.Is("id"):
 			r.stringField(&d.id, false, p.call, "id", depth)
-		case key.is("function"):
+		case key.Is("function"):
 			r.structField(p.call, "function", depth, func(key memberKey, depth int) { d.function(r, key, depth, p) })
 		default:
-			r.skip(depth)
+			r.Skip(depth)
 		}
 	})
 }
 
 func (d *toolCallDelta) function(r *reader, key memberKey, depth int, p *paths) {
 	switch {
-	case key.is("name"):
+	case key.Is("name"):
 		r.stringField(&d.name, false, p.function, "name", depth)
-	case key.is("arguments"):
-		d.args = r.raw(depth)
+	case key.Is("arguments"):
+		d.args = r.Raw(depth)
 	default:
-		r.skip(depth)
+		r.Skip(depth)
 	}
 }

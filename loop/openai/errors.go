@@ -52,14 +52,14 @@ func bodyMessage(body []byte) string {
 	var message, detail string
 	ok := readObject(body, func(r *reader, key memberKey, depth int) {
 		switch {
-		case key.is("error"):
-			errValue = r.raw(depth)
-		case key.is("message"):
+		case key.Is("error"):
+			errValue = r.Raw(depth)
+		case key.Is("message"):
 			r.stringField(&message, false, "", "message", depth)
-		case key.is("detail"):
+		case key.Is("detail"):
 			r.stringField(&detail, false, "", "detail", depth)
 		default:
-			r.skip(depth)
+			r.Skip(depth)
 		}
 	})
 	if !ok {
@@ -82,10 +82,10 @@ func bodyMessage(body []byte) string {
 func errorMessage(value []byte) string {
 	var message string
 	ok := readObject(value, func(r *reader, key memberKey, depth int) {
-		if key.is("message") {
+		if key.Is("message") {
 			r.stringField(&message, false, "error", "message", depth)
 		} else {
-			r.skip(depth)
+			r.Skip(depth)
 		}
 	})
 	if !ok {

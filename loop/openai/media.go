@@ -20,16 +20,16 @@ func readMedia(raw jsonv.RawMessage, what string) (media, bool) {
 	var m media
 	ok := readObject(raw, func(r *reader, key memberKey, depth int) {
 		switch {
-		case key.is("url"):
+		case key.Is("url"):
 			r.stringField(&m.url, false, what, "url", depth)
-		case key.is("mimeType"):
+		case key.Is("mimeType"):
 			r.stringField(&m.mimeType, false, what, "mimeType", depth)
-		case key.is("data"):
+		case key.Is("data"):
 			r.stringField(&m.data, false, what, "data", depth)
-		case key.is("base64"):
+		case key.Is("base64"):
 			r.stringField(&m.b64, false, what, "base64", depth)
 		default:
-			r.skip(depth)
+			r.Skip(depth)
 		}
 	})
 	return m, ok
@@ -148,18 +148,8 @@ func audioInput(raw jsonv.RawMessage) (data, format string, err error) {
 	return data, format, nil
 }
 
-// lowerMIME is a MIME type in lower case. MIME types are ASCII (RFC 2045), so not
-// strings.ToLower, whose Unicode tables are 9 KB of the module's code.
-func lowerMIME(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		b[i] = lowerASCII(c)
-	}
-	return string(b)
-}
-
 func audioFormat(mimeType, b64 string) string {
-	switch lowerMIME(mimeType) {
+	switch jsonv.LowerASCIIString(mimeType) {
 	case "audio/wav", "audio/x-wav", "audio/wave", "audio/vnd.wave":
 		return "wav"
 	case "audio/mpeg", "audio/mp3":

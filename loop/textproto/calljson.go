@@ -9,7 +9,6 @@ package textproto
 import (
 	"bytes"
 	"io"
-	"iter"
 	"strings"
 
 	"langmodel/internal/jsonv"
@@ -41,7 +40,7 @@ func readCall(raw []byte) (callJSON, bool) {
 // matches field names, so "Name" and "ARGUMENTS" count; of keys naming the same member,
 // the last wins. The members alias raw.
 func readValidCall(raw []byte) (c callJSON, ok bool) {
-	i := skipSpace(raw, 0)
+	i := jsonv.SkipSpace(raw, 0)
 	if i == len(raw) {
 		return c, false
 	}
@@ -52,7 +51,7 @@ func readValidCall(raw []byte) (c callJSON, ok bool) {
 	default:
 		return c, false
 	}
-	for key, val := range members(raw, i) {
+	for key, val := range jsonv.Members(raw, i) {
 		if m := c.member(key); m != nil {
 			*m = val
 		}
@@ -141,7 +140,7 @@ func callShaped(v []byte) bool {
 func shaped(v []byte) bool {
 	if len(v) > 0 && v[0] == '[' {
 		n := 0
-		for it := range elements(v) {
+		for it := range jsonv.Elements(v, 0) {
 			if !shaped(it) {
 				return false
 			}
@@ -170,8 +169,7 @@ func compact(s []byte) (jsonv.RawMessage, error) {
 // decodeString decodes s, a valid JSON string (quotes included), as encoding/json does:
 // escapes resolved, invalid UTF-8 and lone surrogates as U+FFFD.
 func decodeString(s []byte) string {
-	v, _ := jsonv.Decode(s)
-	str, _ := v.(string)
+	str, _, _ := jsonv.String(s, "", 0)
 	return str
 }
 
@@ -181,7 +179,7 @@ func decodeString(s []byte) string {
 // io.ErrUnexpectedEOF ("unexpected EOF", which the repair message quotes); otherwise it
 // is encoding/json's *jsonv.SyntaxError for the first byte that cannot be JSON.
 func nextValue(data []byte) (v, rest []byte, err error) {
-	start := skipSpace(data, 0)
+	start := jsonv.SkipSpace(data, 0)
 	if start == len(data) {
 		return nil, nil, io.EOF
 	}
@@ -207,87 +205,4 @@ func cutShort(data []byte, err error) bool {
 	probe[len(data)] = 0x01 // never valid after any prefix of a JSON value
 	perr := jsonv.Compact(new(bytes.Buffer), probe)
 	return perr == nil || perr.Error() != err.Error()
-}
-
-// members yields the members of the object at obj[i], which must be valid JSON: each
-// key as written (quotes included) and the value's text, in the object's order.
-func members(obj []byte, i int) iter.Seq2[[]byte, []byte] {
-	return func(yield func(key, val []byte) bool) {
-		i := skipSpace(obj, i+1)
-		for i < len(obj) && obj[i] == '"' {
-			k := skipString(obj, i)
-			v := skipSpace(obj, skipSpace(obj, k)+1) // past the colon
-			e := skipValue(obj, v)
-			if !yield(obj[i:k], obj[v:e]) {
-				return
-			}
-			if i = skipSpace(obj, e); i < len(obj) && obj[i] == ',' {
-				i = skipSpace(obj, i+1)
-			}
-		}
-	}
-}
-
-// elements yields the text of each element of the array arr, which must be valid JSON.
-func elements(arr []byte) iter.Seq[[]byte] {
-	return func(yield func([]byte) bool) {
-		i := skipSpace(arr, 1)
-		for i < len(arr) && arr[i] != ']' {
-			e := skipValue(arr, i)
-			if !yield(arr[i:e]) {
-				return
-			}
-			if i = skipSpace(arr, e); i < len(arr) && arr[i] == ',' {
-				i = skipSpace(arr, i+1)
-			}
-		}
-	}
-}
-
-// skipValue returns the end of the valid JSON value at data[i].
-func skipValue(data []byte, i int) int {
-	depth := 0
-	for ; i < len(data); i++ {
-		switch data[i] {
-		case '"':
-			if i = skipString(data, i); depth == 0 {
-				return i
-			}
-			i-- // the loop steps past the closing quote
-		case '{', '[':
-			depth++
-		case '}', ']':
-			if depth == 0 { // the end of the container a number or literal is in
-				return i
-			}
-			if depth--; depth == 0 {
-				return i + 1
-			}
-		case ',', ' ', '\t', '\n', '\r':
-			if depth == 0 {
-				return i
-			}
-		}
-	}
-	return i
-}
-
-// skipString returns the end of the valid JSON string whose opening quote is data[i].
-func skipString(data []byte, i int) int {
-	for i++; i < len(data); i++ {
-		switch data[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-	return i
-}
-
-func skipSpace(data []byte, i int) int {
-	for i < len(data) && isSpace(data[i]) {
-		i++
-	}
-	return i
 }

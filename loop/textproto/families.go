@@ -185,7 +185,7 @@ type lit struct {
 var errLiteral = sfmt.Errorf("%w: a value is not a literal", ErrBadJSON)
 
 func (l *lit) space() {
-	for l.i < len(l.s) && isSpace(l.s[l.i]) {
+	for l.i < len(l.s) && jsonv.IsSpace(l.s[l.i]) {
 		l.i++
 	}
 }

@@ -288,9 +288,7 @@ func (p *Parser) inText(eof bool) bool {
 	buf := p.buf
 	if p.state == stText && !p.begun && !p.NoBareJSON {
 		j := p.start + p.lead
-		for j < len(buf) && isSpace(buf[j]) {
-			j++
-		}
+		j = jsonv.SkipSpace(buf, j)
 		p.lead = j - p.start
 		if j == len(buf) {
 			if eof {
@@ -301,7 +299,7 @@ func (p *Parser) inText(eof bool) bool {
 		if buf[j] == '[' {
 			// A list of calls: JSON objects, or Python calls (LFM2); anything else that
 			// starts with '[' is text.
-			k := skipSpace(buf, j+1)
+			k := jsonv.SkipSpace(buf, j+1)
 			py, known := pyListStart(buf[k:])
 			if !known && !eof {
 				return false
@@ -426,7 +424,7 @@ func (p *Parser) inBlock(eof bool) bool {
 	}
 	if b.format == FormatMistral && !b.named {
 		// [TOOL_CALLS] then JSON (a list of calls), or a name then [ARGS] then JSON.
-		j := skipSpace(buf, i)
+		j := jsonv.SkipSpace(buf, i)
 		k := j
 		for k < len(buf) && isName(buf[k]) {
 			k++
@@ -594,7 +592,7 @@ func (p *Parser) inRaw(eof bool) bool {
 			if b.depth == 0 {
 				b.firstEnd = i + 1
 			}
-		case isSpace(c):
+		case jsonv.IsSpace(c):
 		case b.depth == 0:
 			return p.release() // more after the list: it is not the whole response
 		}
@@ -845,8 +843,6 @@ func completeRunes(buf []byte, from, end int) int {
 	return end
 }
 
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-
 func isIdent(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
 }
@@ -918,7 +914,7 @@ func readBody(f Format, name, body string) ([]Call, error) {
 			continue
 		}
 		n := len(calls)
-		for it := range elements(v) {
+		for it := range jsonv.Elements(v, 0) {
 			c, err := toCall(it)
 			if err != nil {
 				return nil, err

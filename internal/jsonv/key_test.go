@@ -1,13 +1,15 @@
-package openai
+package jsonv_test
 
 import (
 	"bytes"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"langmodel/internal/jsonv"
 )
 
-func TestMemberKey(t *testing.T) {
+func TestKey_Is(t *testing.T) {
 	tests := []struct {
 		key, name string
 		want      bool
@@ -29,14 +31,14 @@ func TestMemberKey(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.key+"/"+tc.name, func(t *testing.T) {
-			require.Equal(t, tc.want, makeKey([]byte(tc.key)).is(tc.name))
+			require.Equal(t, tc.want, jsonv.MakeKey([]byte(tc.key)).Is(tc.name))
 		})
 	}
 }
 
-// FuzzMemberKey: memberKey.is is encoding/json's rule (exact, else bytes.EqualFold)
+// FuzzKey_Is: Key.Is is encoding/json's rule (exact, else bytes.EqualFold)
 // for ASCII names.
-func FuzzMemberKey(f *testing.F) {
+func FuzzKey_Is(f *testing.F) {
 	f.Add([]byte("Choices"), "choices")
 	f.Add([]byte("prompt_to\u212aens"), "prompt_tokens")
 	f.Fuzz(func(t *testing.T, key []byte, name string) {
@@ -45,6 +47,6 @@ func FuzzMemberKey(f *testing.F) {
 				t.Skip("names are ASCII")
 			}
 		}
-		require.Equal(t, string(key) == name || bytes.EqualFold(key, []byte(name)), makeKey(key).is(name))
+		require.Equal(t, string(key) == name || bytes.EqualFold(key, []byte(name)), jsonv.MakeKey(key).Is(name))
 	})
 }
