@@ -81,7 +81,12 @@ func TestBrowser_DiesWithTestBinary(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
 				cmd := exec.Command(os.Args[0], "-test.run=^TestOrphanHelper$", "-test.count=1")
-				cmd.Env = append(os.Environ(), orphanEngineEnv+"="+string(e))
+				// The child is killed before it can clean up: its temporary files go in a
+				// folder this test removes (a short path: Chromium's socket path has a limit).
+				tmp, err := os.MkdirTemp("", "bt")
+				require.NoError(t, err)
+				t.Cleanup(func() { os.RemoveAll(tmp) })
+				cmd.Env = append(os.Environ(), orphanEngineEnv+"="+string(e), "TMPDIR="+tmp)
 				// The child in a group of its own: SIGKILL reaches it alone, as when a
 				// test binary dies by a panic or a timeout, and its group is not this test's.
 				cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
