@@ -135,7 +135,7 @@ func TestFetch_ClosedLoopStreaming(t *testing.T) {
 	require.Len(t, st.Bodies, 2)
 	// The server's id call_k2x9m4qa goes back as its nine-character wire id.
 	require.Contains(t, string(st.Bodies[1]), `"tool_calls":[{"id":"NT4rMLm3s",`)
-	require.Contains(t, string(st.Bodies[1]), `{"role":"tool","content":"21°C, sunny","tool_call_id":"NT4rMLm3s","name":"get_weather"}`)
+	require.Contains(t, string(st.Bodies[1]), `{"role":"tool","content":"21°C, sunny","tool_call_id":"NT4rMLm3s"}`)
 	requireNoKey(t, p)
 }
 

@@ -92,12 +92,13 @@ func TestContentCalls_ClosedLoop(t *testing.T) {
 			require.Len(t, msgs, 4, "user, call, result, answer")
 			require.Equal(t, session.RoleToolCall, msgs[1].Role)
 			require.Len(t, srv.requests, 2)
-			// The second request carries the call natively, its id as the engine needs it.
+			// The second request carries the call natively, its id as templates need it
+			// (a server's tool message has no name: OpenAI's API refuses one).
 			sent := srv.requests[1].body["messages"].([]any)
 			require.Len(t, sent, 3)
 			call := sent[1].(map[string]any)["tool_calls"].([]any)[0].(map[string]any)
 			require.Regexp(t, `^[0-9A-Za-z]{9}$`, call["id"])
-			require.Equal(t, map[string]any{"role": "tool", "tool_call_id": call["id"], "name": "get_weather", "content": "21°C, sunny"}, sent[2])
+			require.Equal(t, map[string]any{"role": "tool", "tool_call_id": call["id"], "content": "21°C, sunny"}, sent[2])
 		})
 	}
 }

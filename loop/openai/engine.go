@@ -32,6 +32,7 @@ type LiveEngine interface {
 // in textproto. See RATIONALE.md "Why does an in-page engine cross the channel as a
 // generate, and its chunks as objects?".
 func NewEngine(cfg Config, e Engine) *Model {
+	cfg.ToolNames = true
 	m := &Model{cfg: cfg, engine: e}
 	m.red.AddCredentials(cfg.APIKey, cfg.Headers, cfg.SecretHeaders, cfg.BaseURL)
 	m.red.AddMasked(cfg.APIKey) // "sk-abc1****wxyz" in "incorrect API key" messages

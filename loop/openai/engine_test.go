@@ -135,6 +135,22 @@ func TestEngineModel_Request(t *testing.T) {
 	require.Equal(t, 0.0, e.request["temperature"])
 }
 
+// An in-page engine's chat template runs in the page (llama.cpp's), and some raise on a
+// tool message without the tool's name (Hermes 2 Pro's): the engine's tool messages name
+// their tool, which a server's do not (OpenAI's API refuses it: TestClosedLoop_OverOpenAI).
+func TestEngineModel_ToolMessageNames(t *testing.T) {
+	e := &fakeEngine{}
+	m := openai.NewEngine(openai.Config{}, e)
+	call := session.ToolCall{CallID: "call_x1", Name: "get_weather", Arguments: jsonv.RawMessage(`{"city":"Paris"}`)}
+	msgs := []session.Message{session.TextMessage(session.RoleUser, "Weather?"), session.CallMessage(call),
+		session.ResultMessage(session.ToolResult{CallID: "call_x1", Name: "get_weather", Parts: []session.ResultPart{{Type: "text", Text: "sunny"}}})}
+	require.NoError(t, m.Step(context.Background(), &loop.Request{Messages: msgs}, func(loop.Delta) error { return nil }))
+	sent := e.request["messages"].([]any)
+	require.Len(t, sent, 3)
+	id := sent[1].(map[string]any)["tool_calls"].([]any)[0].(map[string]any)["id"]
+	require.Equal(t, map[string]any{"role": "tool", "tool_call_id": id, "name": "get_weather", "content": "sunny"}, sent[2])
+}
+
 // TestEngineModel_ResponseFormat: an in-page engine gets response_format only on a step
 // that offers no tools: it holds it by a grammar over the whole reply (wllama), which
 // would leave the model no way to call (docs/small-windows.md, "Structured output with

@@ -368,8 +368,9 @@ func TestBuildRequest_MatchesEncodingJSON(t *testing.T) {
 	for _, model := range []string{"m", "qwen2.5:7b", "a<b>&\"c\"\u2028"} {
 		for name, req := range requestCases(t) {
 			t.Run(model+"/"+name, func(t *testing.T) {
-				want, wantErr := oracleBuildRequest(Config{Model: model}, req)
-				got, err := buildRequest(Config{Model: model}, req)
+				cfg := Config{Model: model, ToolNames: model == "qwen2.5:7b"} // an engine's, or a server's
+				want, wantErr := oracleBuildRequest(cfg, req)
+				got, err := buildRequest(cfg, req)
 				require.Equal(t, string(want), string(got))
 				// The module words its error for a bad raw message as encoding/json did
 				// for its json.RawMessage, the type the oracle's structs held before
@@ -400,8 +401,9 @@ func FuzzBuildRequest(f *testing.F) {
 			ToolChoice:         loop.ToolChoice{Mode: "tool", Name: name},
 			ResponseConstraint: jsonv.RawMessage(schema),
 		}
-		want, wantErr := oracleBuildRequest(Config{Model: name}, req)
-		got, err := buildRequest(Config{Model: name}, req)
+		cfg := Config{Model: name, ToolNames: len(text)%2 == 0} // an engine's, or a server's
+		want, wantErr := oracleBuildRequest(cfg, req)
+		got, err := buildRequest(cfg, req)
 		require.Equal(t, string(want), string(got))
 		require.Equal(t, fmt.Sprint(wantErr), fmt.Sprint(err))
 	})

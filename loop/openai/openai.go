@@ -46,6 +46,10 @@ type Config struct {
 	// TextTools asks for the text tool-call protocol instead of native tools
 	// (nativeTools: false in the page's config).
 	TextTools bool
+	// ToolNames has each "tool" message name its tool. Chat templates run in the page
+	// need it (Hermes 2 Pro's raises without), so NewEngine sets it; OpenAI's API refuses
+	// a name on a tool message, so a server gets none.
+	ToolNames bool
 	// MaxRetries bounds the retries of 429 and 5xx answers; 0 means DefaultMaxRetries.
 	MaxRetries int
 	// ContextWindow is reported to the loop; 0 leaves the loop's default.

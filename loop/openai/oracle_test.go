@@ -82,7 +82,7 @@ type oracleJSONSchema struct {
 
 func oracleBuildRequest(cfg Config, req *loop.Request) ([]byte, error) {
 	out := oracleChatRequest{Model: cfg.Model, Stream: true, StreamOptions: &oracleStreamOptions{IncludeUsage: true}}
-	msgs, err := oracleWireMessages(req.Messages)
+	msgs, err := oracleWireMessages(req.Messages, cfg.ToolNames)
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +107,7 @@ func oracleBuildRequest(cfg Config, req *loop.Request) ([]byte, error) {
 	return json.Marshal(out)
 }
 
-func oracleWireMessages(msgs []session.Message) ([]oracleWireMessage, error) {
+func oracleWireMessages(msgs []session.Message, names bool) ([]oracleWireMessage, error) {
 	out := make([]oracleWireMessage, 0, len(msgs))
 	var ids wireIDs // the wire ids templates need (TestWireIDs holds them)
 	for _, m := range msgs {
@@ -126,7 +126,11 @@ func oracleWireMessages(msgs []session.Message) ([]oracleWireMessage, error) {
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, oracleWireMessage{Role: "tool", ToolCallID: ids.of(r.CallID), Name: r.Name, Content: content})
+			w := oracleWireMessage{Role: "tool", ToolCallID: ids.of(r.CallID), Content: content}
+			if names {
+				w.Name = r.Name
+			}
+			out = append(out, w)
 		default:
 			content, err := oracleWireContent(m)
 			if err != nil {

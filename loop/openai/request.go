@@ -47,7 +47,7 @@ var temperatures = map[string]float64{
 // response_format and temperature when set. Schemas are compacted and HTML-escaped by
 // jsonv.Append as Marshal did jsonv.RawMessage, with its error when one is not JSON.
 func buildRequest(cfg Config, req *loop.Request) ([]byte, error) {
-	msgs, err := wireMessages(req.Messages)
+	msgs, err := wireMessages(req.Messages, cfg.ToolNames)
 	if err != nil {
 		return nil, err
 	}
@@ -180,10 +180,10 @@ func appendParts(b []byte, parts []contentPart) []byte {
 
 // wireMessages renders the history as the server's messages. What chat templates
 // require of them holds for every server: a call's id is its wire id (wireIDs), the same
-// in the call and in its result; a "tool" message names its tool; and no message has
-// neither content nor calls (an assistant turn that was only white space, or empty, is
-// left out).
-func wireMessages(msgs []session.Message) ([]wireMessage, error) {
+// in the call and in its result; a "tool" message names its tool where names is set
+// (Config.ToolNames: an in-page engine); and no message has neither content nor calls (an
+// assistant turn that was only white space, or empty, is left out).
+func wireMessages(msgs []session.Message, names bool) ([]wireMessage, error) {
 	out := make([]wireMessage, 0, len(msgs))
 	var ids wireIDs
 	for _, m := range msgs {
@@ -208,7 +208,11 @@ func wireMessages(msgs []session.Message) ([]wireMessage, error) {
 				out = append(out, wireMessage{Role: "user", Content: "Result of the tool " + r.Name + " (call " + r.CallID + "): " + content})
 				continue
 			}
-			out = append(out, wireMessage{Role: "tool", ToolCallID: ids.of(r.CallID), Name: r.Name, Content: content})
+			w := wireMessage{Role: "tool", ToolCallID: ids.of(r.CallID), Content: content}
+			if names {
+				w.Name = r.Name
+			}
+			out = append(out, w)
 		default:
 			content, reason, err := wireContent(m)
 			if err != nil {

@@ -128,7 +128,8 @@ func TestHead_DecodesAsPackageBase64(t *testing.T) {
 
 // What chat templates require of the messages: call ids of nine letters and digits that
 // an engine hands back as they were (Mistral's templates raise on any other), the same
-// in a call and its result and from request to request; "name" on tool messages; and no
+// in a call and its result and from request to request; "name" on tool messages for an
+// in-page engine (a server gets none: OpenAI's API refuses it); and no
 // assistant message with neither content nor calls.
 func TestWireMessages_WhatTemplatesRequire(t *testing.T) {
 	call := func(id string) session.Message {
@@ -166,8 +167,8 @@ func TestWireMessages_WhatTemplatesRequire(t *testing.T) {
 			nil, nil, []string{"user"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			for range 2 { // the same in every request
-				msgs, err := wireMessages(tc.msgs)
+			for _, names := range []bool{true, false, true} { // the same in every request
+				msgs, err := wireMessages(tc.msgs, names)
 				require.NoError(t, err)
 				var roles, callIDs, toolIDs []string
 				for _, m := range msgs {
@@ -177,7 +178,11 @@ func TestWireMessages_WhatTemplatesRequire(t *testing.T) {
 						callIDs = append(callIDs, c.ID)
 					}
 					if m.Role == "tool" {
-						require.Equal(t, "get_weather", m.Name)
+						if names { // an in-page engine's templates
+							require.Equal(t, "get_weather", m.Name)
+						} else { // a server: OpenAI's API refuses a name on a tool message
+							require.Empty(t, m.Name)
+						}
 						toolIDs = append(toolIDs, m.ToolCallID)
 					}
 				}
@@ -192,7 +197,7 @@ func TestWireMessages_WhatTemplatesRequire(t *testing.T) {
 
 func tcID(t *testing.T) string {
 	m := session.CallMessage(session.ToolCall{CallID: "call_1", Name: "f", Arguments: jsonv.RawMessage(`{}`)})
-	_, err := wireMessages([]session.Message{m})
+	_, err := wireMessages([]session.Message{m}, true)
 	require.NoError(t, err)
 	return m.Call().CallID
 }

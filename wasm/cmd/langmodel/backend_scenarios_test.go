@@ -89,7 +89,7 @@ var backendScenarios = []hostScenario{
 		return { answer, usage: s.contextUsage, events, requests: st.requests, auth: st.auth.map((a) => a === "Bearer " + KEY),
 			tool: st.bodies[1].messages[2], history: s.history.map((m) => m.role), leak: JSON.stringify(s.history).includes(KEY) };`,
 		`{"answer":"Sunny in Paris, 21°C.","usage":53,"events":["call get_weather {\"city\":\"Paris\"}","result [{\"type\":\"text\",\"value\":\"21°C, sunny in Paris\"}]"],
-		  "requests":2,"auth":[true,true],"tool":{"role":"tool","tool_call_id":"NT4rMLm3s","name":"get_weather","content":"21°C, sunny in Paris"},
+		  "requests":2,"auth":[true,true],"tool":{"role":"tool","tool_call_id":"NT4rMLm3s","content":"21°C, sunny in Paris"},
 		  "history":["user","tool-call","tool-result","assistant"],"leak":false}`}},
 
 	{scenario: scenario{"openai: a stream read to its end is not aborted", `
