@@ -49,8 +49,16 @@ func formingStep(t *testing.T, replies [][]string) []string {
 	t.Helper()
 	f := &fake{replies: replies}
 	req := &loop.Request{Messages: []session.Message{user("Weather in Paris?")}, Tools: testTools(t), Forming: true}
+	seen, emit := recordDeltas()
+	require.NoError(t, textproto.Wrap(f, textproto.Options{}).Step(context.Background(), req, emit))
+	return *seen
+}
+
+// recordDeltas returns what emit is given, as lines: "text …" (runs merged), "call name
+// args", "forming i name args" and "dropped i", in order.
+func recordDeltas() (*[]string, func(loop.Delta) error) {
 	var seen []string
-	err := textproto.Wrap(f, textproto.Options{}).Step(context.Background(), req, func(d loop.Delta) error {
+	return &seen, func(d loop.Delta) error {
 		switch {
 		case d.Forming != nil && d.Forming.Dropped:
 			seen = append(seen, "dropped "+strconv.Itoa(d.Forming.Index))
@@ -66,9 +74,7 @@ func formingStep(t *testing.T, replies [][]string) []string {
 			}
 		}
 		return nil
-	})
-	require.NoError(t, err)
-	return seen
+	}
 }
 
 // TestWrap_Forming_EveryChunkBoundary splits each reply at every offset, and byte by

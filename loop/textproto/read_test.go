@@ -2,7 +2,6 @@ package textproto_test
 
 import (
 	"context"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -44,26 +43,9 @@ func texts(chunks ...string) []loop.Delta {
 // "text …" (runs merged), "call name args", "forming i name args", "dropped i".
 func readStep(t *testing.T, inner *native, req *loop.Request) []string {
 	t.Helper()
-	var seen []string
-	err := textproto.Read(inner).Step(context.Background(), req, func(d loop.Delta) error {
-		switch {
-		case d.Forming != nil && d.Forming.Dropped:
-			seen = append(seen, "dropped "+strconv.Itoa(d.Forming.Index))
-		case d.Forming != nil:
-			seen = append(seen, "forming "+strconv.Itoa(d.Forming.Index)+" "+d.Forming.Name+" "+d.Forming.Arguments)
-		case d.Call != nil:
-			seen = append(seen, "call "+d.Call.Name+" "+string(d.Call.Arguments))
-		case d.Text != "":
-			if n := len(seen) - 1; n >= 0 && strings.HasPrefix(seen[n], "text ") {
-				seen[n] += d.Text
-			} else {
-				seen = append(seen, "text "+d.Text)
-			}
-		}
-		return nil
-	})
-	require.NoError(t, err)
-	return seen
+	seen, emit := recordDeltas()
+	require.NoError(t, textproto.Read(inner).Step(context.Background(), req, emit))
+	return *seen
 }
 
 func weatherReq(t *testing.T) *loop.Request {
