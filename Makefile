@@ -61,7 +61,7 @@ COUNT ?= 3
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem -count=$(COUNT) $(ENGINE)
 
-## chaos: the chaos suite (internal/chaos) longer than make test plays it: random seeds,
+## chaos: the chaos suite (internal/testing/chaos) longer than make test plays it: random seeds,
 ## more steps, in the wazero host and in Chromium. A failure names its seed; replay it with
 ## CHAOS_SEED=<seed> make chaos.
 CHAOS_SEED  ?= random
@@ -86,7 +86,7 @@ chaos-sweep:
 	    /--- FAIL: TestModule_Chaos\// { fail++; split($$3, p, "/"); print "chaos-sweep: seed " p[2] " failed (CHAOS_SEED=" p[2] " CHAOS_STEPS=$(SWEEP_STEPS) go test -count=1 -run '"'"'TestModule_Chaos$$'"'"' ./wasm/cmd/langmodel/ replays it)" } \
 	    /^[ \t]+(Error|Messages):/ { print "  " substr($$0, 1, 400) } \
 	    END { print "chaos-sweep: " pass + fail " seeds of $(SWEEP_STEPS) steps played, " fail + 0 " failed (build/chaos-sweep.log)"; exit pass + fail == 0 || fail > 0 }'
-## hostile: the hostile-server property test (internal/chaos/hostile.go, docs/testing.md "Hostile servers") under
+## hostile: the hostile-server property test (internal/testing/chaos/hostile.go, docs/testing.md "Hostile servers") under
 ## wazero and in Chromium (page and worker mode): every hostile act alone (HOSTILE_ACTS=each; or a list of acts, or all), seed 1
 ## and a fresh one (HOSTILE_SEED=<seeds> replays), HOSTILE_STEPS steps each. make test
 ## plays the acts the module holds against (hostileOn in hostile_test.go).
@@ -212,7 +212,7 @@ wasm: module
 ## 1.09x); the budget was raised to SIZE_BUDGET to buy their inlining back; the text
 ## protocol's parser keeps its own (BenchmarkParser_ManyCalls 1.55x without). See
 ## RATIONALE.md "How does the module stay within its size budget?". This line is the one
-## list: the tests' builds read it (internal/browsertest.NoInline). A function of another
+## list: the tests' builds read it (internal/testing/browsertest.NoInline). A function of another
 ## package is kept out of line by //go:noinline, its comment giving the bytes it saves.
 NOINLINE := loop/custom loop/record loop/mcp loop/internal/fetchport loop/internal/toolrank loop/openai session/schema internal/sfmt internal/order internal/redact
 MODULE_GCFLAGS := $(foreach p,$(NOINLINE),-gcflags=langmodel/$(p)=-l)
@@ -264,13 +264,13 @@ test-types:
 ## pdqsort, nor packages time and context (startup: V8 validates all code first; fmt keeps most
 ## of reflect: use internal/sfmt; time links internal/godebug and its initialisation, context
 ## links time: use internal/clock and loop.Context). It prints
-## where the bytes go, package by package, the Go runtime's share apart (internal/wasmsize,
+## where the bytes go, package by package, the Go runtime's share apart (internal/tools/wasmsize,
 ## on a build that keeps function names, with NOINLINE as make module builds). See RATIONALE.md "How does the module stay within its
 ## size budget?" for the cuts and their figures.
 SIZE_BUDGET := 900000
 size: wasm
 	GOOS=js GOARCH=wasm $(GO) build -trimpath $(MODULE_GCFLAGS) -ldflags='-buildid=' -o $(BUILD)/langmodel-names.wasm ./wasm/cmd/langmodel
-	$(GO) run ./internal/wasmsize -pkg ./wasm/cmd/langmodel $(BUILD)/langmodel-names.wasm $(BUILD)/langmodel.wasm
+	$(GO) run ./internal/tools/wasmsize -pkg ./wasm/cmd/langmodel $(BUILD)/langmodel-names.wasm $(BUILD)/langmodel.wasm
 	@br=$$(brotli -q 11 -c $(BUILD)/langmodel.wasm | wc -c); \
 	  test $$br -le $(SIZE_BUDGET) || { echo "size: langmodel.wasm is $$br bytes brotli, over the $(SIZE_BUDGET) budget" >&2; exit 1; }
 	@GOOS=js GOARCH=wasm $(GO) build -trimpath $(MODULE_GCFLAGS) -o /dev/null -ldflags=-dumpdep ./wasm/cmd/langmodel 2> $(BUILD)/langmodel.deps

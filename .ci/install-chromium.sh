@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs Debian's chromium for the browser test layer (internal/browsertest) and prints its
+# Installs Debian's chromium for the browser test layer (internal/testing/browsertest) and prints its
 # version. Idempotent: does nothing but print the version when chromium is already on PATH.
 # The browser tests use /usr/bin/chromium (or $CHROMIUM); no test tool downloads its own.
 set -euo pipefail

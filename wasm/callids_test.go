@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"langmodel/internal/replay"
+	"langmodel/internal/testing/replay"
 )
 
 // importedHistory is a transcript passed back as initialPrompts, as a page does to compress

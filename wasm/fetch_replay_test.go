@@ -2,7 +2,7 @@
 
 package wasm
 
-// The fetch path against a real HTTP server (internal/replay): native only, since
+// The fetch path against a real HTTP server (internal/testing/replay): native only, since
 // GOOS=js has no sockets to listen on.
 
 import (
@@ -19,11 +19,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"langmodel/internal/replay"
+	"langmodel/internal/testing/replay"
 )
 
 // replayPage is a fake page whose fetch is Go's HTTP client against a replay server
-// (internal/replay), reading bodies split bytes at a time and decoding them as
+// (internal/testing/replay), reading bodies split bytes at a time and decoding them as
 // UTF-8 across reads, as the page's TextDecoder does in stream mode.
 func replayPage(t *testing.T, split int) (*fakePage, *replay.Server, string) {
 	srv := &replay.Server{Split: split}

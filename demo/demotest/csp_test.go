@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"langmodel/internal/browsertest"
+	"langmodel/internal/testing/browsertest"
 )
 
 // strictCSP is the policy docs/backends.md says a page needs (see wasm/cmd/langmodel's

@@ -1,7 +1,7 @@
 //go:build !js
 
 // Package demotest drives the demo page (demo/) in headless Chromium, Firefox and WebKit
-// (internal/browsertest; $BROWSERS picks): the real page, the
+// (internal/testing/browsertest; $BROWSERS picks): the real page, the
 // real js/language-model.js and the real module, built once per test binary. Each test
 // uses the page as a person would (types, clicks, reads what is on screen) and checks
 // the session's history where the UI's claim needs proof. Screenshots go to
@@ -23,7 +23,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"langmodel/internal/browsertest"
+	"langmodel/internal/testing/browsertest"
 )
 
 // moduleWasm is the module, built by TestMain with the Go at hand and held in memory.

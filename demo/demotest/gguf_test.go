@@ -9,8 +9,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"langmodel/internal/browsertest"
-	"langmodel/internal/toygguf"
+	"langmodel/internal/testing/browsertest"
+	"langmodel/internal/testing/toygguf"
 )
 
 // TestDemo_InPageModel: the model picker's in-page model runs the project's toy GGUF in

@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"langmodel/internal/browsertest"
+	"langmodel/internal/testing/browsertest"
 )
 
 // TestDemo_HistoryIDs: a session recreated from its history (the history panel's

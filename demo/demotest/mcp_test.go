@@ -7,8 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"langmodel/internal/browsertest"
-	"langmodel/internal/mcptest"
+	"langmodel/internal/testing/browsertest"
+	"langmodel/internal/testing/mcptest"
 )
 
 // token is the MCP server's bearer token in these tests.

@@ -10,8 +10,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"langmodel/internal/browsertest"
-	"langmodel/internal/toygguf"
+	"langmodel/internal/testing/browsertest"
+	"langmodel/internal/testing/toygguf"
 )
 
 // chromiumProbe is what Chromium itself prints at each availability() of its own model

@@ -10,7 +10,7 @@
 // For the in-page model (llama.cpp, wllama) it also serves, when `make deps` has
 // installed them (internal/npm), wllama's ES module and default build under /wllama/
 // and its compat build (WebKit) under /wllama-compat/, and the project's toy GGUF
-// (internal/toygguf's Clock, written at start, never committed) at /models/toy.gguf.
+// (internal/testing/toygguf's Clock, written at start, never committed) at /models/toy.gguf.
 //
 // It is a separate program, not part of the module: net/http never reaches the .wasm.
 package main
@@ -28,7 +28,7 @@ import (
 	"syscall"
 	"time"
 
-	"langmodel/internal/toygguf"
+	"langmodel/internal/testing/toygguf"
 )
 
 var contentTypes = map[string]string{

@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"langmodel/internal/toygguf"
+	"langmodel/internal/testing/toygguf"
 )
 
 // TestHandler_InPageModel: the demo server serves the toy model it was given, and

@@ -21,7 +21,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 
-	"langmodel/internal/browsertest"
+	"langmodel/internal/testing/browsertest"
 )
 
 var (

@@ -10,11 +10,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"langmodel/internal/explainer"
 	"langmodel/internal/jsonv"
+	"langmodel/internal/testing/explainer"
 )
 
-// TestPackage_NodeExplainer runs the explainer's tool-use examples (internal/explainer)
+// TestPackage_NodeExplainer runs the explainer's tool-use examples (internal/testing/explainer)
 // under Node, against the installed package: one program, each example in an async
 // function of its own, their answers printed as one JSON object.
 func TestPackage_NodeExplainer(t *testing.T) {

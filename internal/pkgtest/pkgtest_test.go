@@ -30,8 +30,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"langmodel/internal/browsertest"
 	"langmodel/internal/jsonv"
+	"langmodel/internal/testing/browsertest"
 	"langmodel/wasm"
 )
 

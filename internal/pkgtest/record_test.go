@@ -11,7 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"langmodel/internal/replay"
+	"langmodel/internal/testing/replay"
 )
 
 // recordNode records a closed-loop session against the openai backend's test server,
@@ -70,7 +70,7 @@ for (const [name, initialPrompts, tools, prompt, difference] of differs) {
 `
 
 // TestPackage_NodeRecording records a session against the openai backend's test server
-// (internal/replay) in Node, and replays the recording offline with node --test, as a
+// (internal/testing/replay) in Node, and replays the recording offline with node --test, as a
 // page's test would: the same answer, and a changed system prompt, tool schema and
 // message each failing with a DataError that names the difference. The recording holds
 // no API key.

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"langmodel/internal/jsonv"
-	"langmodel/internal/mcptest"
+	"langmodel/internal/testing/mcptest"
 	"langmodel/loop"
 	"langmodel/session"
 )

@@ -4,7 +4,7 @@ package main
 
 // The backends' scenarios (DESIGN.md §4), played by every host like those of
 // scenarios_test.go. The openai ones reach a replay server of recorded streams
-// (internal/replay) at globalThis.LLM: through a fetch made of Go's net/http under
+// (internal/testing/replay) at globalThis.LLM: through a fetch made of Go's net/http under
 // wazero, through the page's real fetch in Chromium. Each uses its own nonce in the URL,
 // so that scenarios running at once keep their counts apart.
 

@@ -11,8 +11,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"langmodel/internal/browsertest"
-	"langmodel/internal/replay"
+	"langmodel/internal/testing/browsertest"
+	"langmodel/internal/testing/replay"
 )
 
 // The browser benchmarks run in Chromium only: DESIGN.md §5 states the budgets for

@@ -11,15 +11,15 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"langmodel/internal/browsertest"
-	"langmodel/internal/replay"
-	"langmodel/internal/toygguf"
+	"langmodel/internal/testing/browsertest"
+	"langmodel/internal/testing/replay"
+	"langmodel/internal/testing/toygguf"
 	"langmodel/wasm"
 )
 
 // serve serves the module, Go's wasm_exec.js and js/ under /js/ (the module and
 // wasm_exec.js also beside it, where install() looks by default), beside root, and a
-// replay server of recorded model streams under /r/ (internal/replay), which the
+// replay server of recorded model streams under /r/ (internal/testing/replay), which the
 // page reaches with its real fetch. Bodies go out in flushed pieces of 64 bytes, 1 ms
 // apart, so that fetch sees many chunks, cut anywhere.
 func serve(t testing.TB, root string) string {

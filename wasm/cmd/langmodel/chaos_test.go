@@ -18,13 +18,13 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"langmodel/internal/browsertest"
-	"langmodel/internal/chaos"
-	"langmodel/internal/jshost"
 	"langmodel/internal/jsonv"
+	"langmodel/internal/testing/browsertest"
+	"langmodel/internal/testing/chaos"
+	"langmodel/internal/testing/jshost"
 )
 
-// The chaos suite (internal/chaos, docs/testing.md) in the real module under the wazero host.
+// The chaos suite (internal/testing/chaos, docs/testing.md) in the real module under the wazero host.
 // make test plays a few fixed seeds; make chaos plays random ones, longer. A failure
 // names its seed; CHAOS_SEED=<seed> replays it (the schedule exactly; timing between the
 // page and the server is real time, so a race may need a few runs).
@@ -178,7 +178,7 @@ func chaosHost(t *testing.T, stdout, stderr *lines) *jshost.Host {
 	ns, err := h.LoadModule(faceJS)
 	require.NoError(t, err)
 	h.Set("lm", ns)
-	cj, err := h.LoadModule("../../../internal/chaos/chaos.js")
+	cj, err := h.LoadModule("../../../internal/testing/chaos/chaos.js")
 	require.NoError(t, err)
 	h.Set("chaos", cj)
 	return h
@@ -296,8 +296,8 @@ func browserChaos(t *testing.T, b *browsertest.Browser, seed uint32, steps int, 
 		"/wasm_exec.js":    browsertest.File(browsertest.WasmExecJS(t)),
 		"/js/":             http.StripPrefix("/js/", http.FileServer(http.Dir("../../../js"))),
 		"/js/wasm_exec.js": browsertest.File(browsertest.WasmExecJS(t)), // worker mode imports it beside the face
-		"/chaos.js":        browsertest.File("../../../internal/chaos/chaos.js"),
-		"/sequence.js":     browsertest.File("../../../internal/chaos/sequence.js"),
+		"/chaos.js":        browsertest.File("../../../internal/testing/chaos/chaos.js"),
+		"/sequence.js":     browsertest.File("../../../internal/testing/chaos/sequence.js"),
 		"/usage/v1/":       srv,
 		"/plain/v1/":       srv,
 	})

@@ -5,7 +5,7 @@ package main
 import (
 	"testing"
 
-	"langmodel/internal/browsertest"
+	"langmodel/internal/testing/browsertest"
 )
 
 // The conformance suite: one row per rule of the Prompt API spec (webmachinelearning/

@@ -10,8 +10,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"langmodel/internal/browsertest"
-	"langmodel/internal/replay"
+	"langmodel/internal/testing/browsertest"
+	"langmodel/internal/testing/replay"
 )
 
 // StrictCSP is the policy docs/backends.md says a page needs: scripts from its own

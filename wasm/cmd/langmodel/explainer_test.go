@@ -2,9 +2,9 @@
 
 package main
 
-import "langmodel/internal/explainer"
+import "langmodel/internal/testing/explainer"
 
-// explainerRows are the explainer's tool-use examples (internal/explainer) as conformance
+// explainerRows are the explainer's tool-use examples (internal/testing/explainer) as conformance
 // rows: they run through the real module and face under wazero and in every browser, on
 // the page and in a Worker. Each is a block of its own, where its names (getWeather)
 // shadow the prelude's.

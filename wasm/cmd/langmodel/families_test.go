@@ -11,11 +11,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"langmodel/internal/browsertest"
-	"langmodel/internal/toygguf"
+	"langmodel/internal/testing/browsertest"
+	"langmodel/internal/testing/toygguf"
 )
 
-// familyModels are each family's toy models (internal/toygguf), by path: /<i>/call.gguf
+// familyModels are each family's toy models (internal/testing/toygguf), by path: /<i>/call.gguf
 // calls get_weather {"city": "Paris"} in the family's syntax (after thinking, for the
 // families that think) and answers "It is sunny in Paris." after the result;
 // /<i>/think.gguf writes that call inside <think> and then answers "No tool is needed.".
@@ -73,7 +73,7 @@ var familyCases = []struct{ name, js, want string }{
 		`{"answer":"No tool is needed.","ran":[],"roles":["user","assistant"]}`},
 }
 
-// TestBrowser_Families runs every model family's toy model (internal/toygguf: its
+// TestBrowser_Families runs every model family's toy model (internal/testing/toygguf: its
 // tokens, its call syntax, and a chat template the project wrote with the property that
 // matters) through the gguf backend over real llama.cpp (wllama 3.13.0), in every
 // engine: the closed loop, the open loop, streaming, and a call inside <think>. One page

@@ -14,7 +14,7 @@ import (
 
 	"github.com/dop251/goja"
 
-	"langmodel/internal/jshost"
+	"langmodel/internal/testing/jshost"
 )
 
 // fetchJS is the JS half of the wazero host's fetch (the host has none): a fetch(url,

@@ -18,11 +18,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"langmodel/internal/browsertest"
-	"langmodel/internal/chaos"
+	"langmodel/internal/testing/browsertest"
+	"langmodel/internal/testing/chaos"
 )
 
-// hostileOn are the hostile acts (internal/chaos/hostile.go) TestModule_Hostile plays
+// hostileOn are the hostile acts (internal/testing/chaos/hostile.go) TestModule_Hostile plays
 // unless HOSTILE_ACTS names others: those the module holds against, every one since
 // the trust work's fixes (docs/security.md; they failed on e75d67b):
 //
@@ -135,7 +135,7 @@ func (b *countedBody) Close() error {
 
 // TestModule_Hostile is the hostile-server property test (docs/security.md, "The property
 // test") under wazero:
-// the model server and MCP servers a and b of internal/chaos/hostile.go attack the module
+// the model server and MCP servers a and b of internal/testing/chaos/hostile.go attack the module
 // with the acts switched on, and after every step hostile.js checks the four invariants
 // (approval, secrets, bounds, origins). Here the host's output must hold no secret in any
 // form either. A failure names its seed and acts: HOSTILE_SEED=<seed> HOSTILE_ACTS=<acts>
@@ -163,7 +163,7 @@ func hostile(t *testing.T, acts []string, seed uint32, steps int) {
 	hs.ElsewhereURL = elsewhere.URL
 	var out, errOut lines
 	h := chaosHost(t, &out, &errOut)
-	cj, err := h.LoadModule("../../../internal/chaos/hostile.js")
+	cj, err := h.LoadModule("../../../internal/testing/chaos/hostile.js")
 	require.NoError(t, err)
 	h.Set("hostile", cj)
 	counter := &inflight{RoundTripper: http.DefaultTransport}
@@ -235,7 +235,7 @@ func TestBrowser_Hostile(t *testing.T) {
 						"/wasm_exec.js":    browsertest.File(browsertest.WasmExecJS(t)),
 						"/js/":             http.StripPrefix("/js/", http.FileServer(http.Dir("../../../js"))),
 						"/js/wasm_exec.js": browsertest.File(browsertest.WasmExecJS(t)),
-						"/hostile.js":      browsertest.File("../../../internal/chaos/hostile.js"),
+						"/hostile.js":      browsertest.File("../../../internal/testing/chaos/hostile.js"),
 					})
 					p := b.Open(t, base+"/")
 					forms, _ := json.Marshal(hs.Forms())

@@ -16,13 +16,13 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"langmodel/internal/browsertest"
-	"langmodel/internal/chaos"
-	"langmodel/internal/mcptest"
+	"langmodel/internal/testing/browsertest"
+	"langmodel/internal/testing/chaos"
+	"langmodel/internal/testing/mcptest"
 )
 
 // mcpCommon are the helpers of the MCP scenarios. MCP is the test server's endpoint (a
-// server of its own per scenario, internal/mcptest, on the official Go SDK), LOG what it
+// server of its own per scenario, internal/testing/mcptest, on the official Go SDK), LOG what it
 // saw.
 const mcpCommon = `
 const { LanguageModel } = lm;
@@ -442,7 +442,7 @@ func decodeLast(t *testing.T, out []byte) any {
 	return v
 }
 
-// chaosMCPRows are the misbehaving MCP server's modes (internal/chaos.MCPServer): the
+// chaosMCPRows are the misbehaving MCP server's modes (internal/testing/chaos.MCPServer): the
 // model calls flaky {mode}, and whatever the server does, the model gets a result or a
 // tool error and the loop goes on; nothing the page gave in headers shows.
 var chaosMCPRows = []struct {

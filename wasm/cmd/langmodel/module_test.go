@@ -16,9 +16,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"langmodel/internal/browsertest"
-	"langmodel/internal/jshost"
-	"langmodel/internal/replay"
+	"langmodel/internal/testing/browsertest"
+	"langmodel/internal/testing/jshost"
+	"langmodel/internal/testing/replay"
 	"langmodel/wasm"
 )
 
@@ -47,7 +47,7 @@ func TestMain(m *testing.M) {
 
 // newHost starts the real module under wazero and loads the real JS face, installed.
 // The host has a fetch made of Go's net/http (fetch_test.go) and globalThis.LLM, the
-// base URL of a replay server (internal/replay) of recorded model streams.
+// base URL of a replay server (internal/testing/replay) of recorded model streams.
 func newHost(t *testing.T) *jshost.Host { return newHostB(t, "", 7) }
 
 // newHostB is newHost for tests and benchmarks; setup runs before install() (a stand-in

@@ -12,8 +12,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"langmodel/internal/browsertest"
-	"langmodel/internal/replay"
+	"langmodel/internal/testing/browsertest"
+	"langmodel/internal/testing/replay"
 )
 
 // TestNode_Scenarios plays the whole scenario table under Node (20 or later), through

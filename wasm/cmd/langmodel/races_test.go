@@ -10,7 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"langmodel/internal/chaos"
+	"langmodel/internal/testing/chaos"
 )
 
 // heldPort is a prelude that stands a port between the face and the host's module which

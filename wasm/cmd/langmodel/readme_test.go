@@ -12,8 +12,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"langmodel/internal/browsertest"
-	"langmodel/internal/replay"
+	"langmodel/internal/testing/browsertest"
+	"langmodel/internal/testing/replay"
 )
 
 // backendsDoc is the page whose examples these tests run: the backends in depth.

@@ -11,11 +11,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"langmodel/internal/browsertest"
+	"langmodel/internal/testing/browsertest"
 )
 
 // recordJS records a closed-loop session against the openai backend's test server
-// (internal/replay: a call, then an answer, with usage), with an API key and a header,
+// (internal/testing/replay: a call, then an answer, with usage), with an API key and a header,
 // and replays the recording through the scripted backend, strictly: the same answer,
 // history and usage, and a request that differs rejecting with DataError naming the
 // first difference. It runs in the module under wazero and in every browser, with the

@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"langmodel/internal/browsertest"
+	"langmodel/internal/testing/browsertest"
 )
 
 // snapshotHistoryJS defines historyOf(m, calls): m messages in the peer benchmark's shape

@@ -8,8 +8,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"langmodel/internal/browsertest"
-	"langmodel/internal/toygguf"
+	"langmodel/internal/testing/browsertest"
+	"langmodel/internal/testing/toygguf"
 )
 
 // searchScript is a toy model that searches for a weather tool, then answers once the

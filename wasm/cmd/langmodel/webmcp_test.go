@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"langmodel/internal/browsertest"
+	"langmodel/internal/testing/browsertest"
 )
 
 // webmcpPolyfill is @mcp-b/webmcp-polyfill's script (internal/npm, dev only), served to

@@ -9,13 +9,13 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"langmodel/internal/browsertest"
-	"langmodel/internal/toygguf"
+	"langmodel/internal/testing/browsertest"
+	"langmodel/internal/testing/toygguf"
 )
 
 // serveWllama serves what serve does, plus real llama.cpp in the page (wllama, its
 // compat build and the harness, browsertest.WllamaHandlers) and the project's toy GGUF
-// models (internal/toygguf) at /<name>.gguf.
+// models (internal/testing/toygguf) at /<name>.gguf.
 func serveWllama(t *testing.T) string {
 	models := map[string]toygguf.Script{}
 	for name, s := range map[string]toygguf.Script{

@@ -12,7 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"langmodel/internal/browsertest"
+	"langmodel/internal/testing/browsertest"
 )
 
 // serveWorker serves the face under /js/ as serve does, and two broken copies of the face: /jsdie/, whose worker breaks

@@ -74,7 +74,7 @@ type Stats struct {
 var dirs = func() []string {
 	_, file, _, _ := runtime.Caller(0)
 	here := filepath.Dir(file)
-	return []string{filepath.Join(here, "testdata"), filepath.Join(here, "..", "..", "loop", "openai", "testdata")}
+	return []string{filepath.Join(here, "testdata"), filepath.Join(here, "..", "..", "..", "loop", "openai", "testdata")}
 }()
 
 // File returns the contents of an answer file.

@@ -9,8 +9,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"langmodel/internal/browsertest"
-	"langmodel/internal/toygguf"
+	"langmodel/internal/testing/browsertest"
+	"langmodel/internal/testing/toygguf"
 )
 
 func TestMain(m *testing.M) { browsertest.Main(m) }

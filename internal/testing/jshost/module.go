@@ -38,7 +38,7 @@ const defineExports = `(function (ns, getters, stars) {
 // namespace. Pass the namespace to Set, or use it inside Post, never touch it
 // on another goroutine. For example:
 //
-//	ns, err := h.LoadModule("../../js/language-model.js")
+//	ns, err := h.LoadModule("../../../js/language-model.js")
 //	h.Set("lm", ns)
 //	h.Eval(ctx, `return await lm.LanguageModel.availability()`)
 //

@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"langmodel/internal/toygguf"
+	"langmodel/internal/testing/toygguf"
 )
 
 func TestRun(t *testing.T) {

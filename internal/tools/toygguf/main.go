@@ -1,8 +1,8 @@
-// Command toygguf writes one of internal/toygguf's models to a file, for pages
+// Command toygguf writes one of internal/testing/toygguf's models to a file, for pages
 // that need a real llama.cpp model with no network (the demo's built-in
 // offline choice):
 //
-//	go run ./internal/toygguf/cmd/toygguf -script weather -o build/toy.gguf
+//	go run ./internal/tools/toygguf -script weather -o build/toy.gguf
 //
 // Models are generated, never committed.
 package main
@@ -16,7 +16,7 @@ import (
 	"slices"
 	"strings"
 
-	"langmodel/internal/toygguf"
+	"langmodel/internal/testing/toygguf"
 )
 
 // scripts are the models by name.

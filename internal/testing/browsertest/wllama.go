@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"langmodel/internal/toygguf"
+	"langmodel/internal/testing/toygguf"
 )
 
 // wllamaHarness is the page-side helper WllamaHandlers serves at
@@ -45,7 +45,7 @@ var wllamaHarness []byte
 func WllamaHandlers(tb testing.TB) map[string]http.Handler {
 	tb.Helper()
 	_, here, _, _ := runtime.Caller(0)
-	modules := filepath.Join(filepath.Dir(here), "..", "npm", "node_modules", "@wllama")
+	modules := filepath.Join(filepath.Dir(here), "..", "..", "npm", "node_modules", "@wllama")
 	esm := filepath.Join(modules, "wllama", "esm")
 	compat := filepath.Join(modules, "wllama-compat", "wasm")
 	for _, f := range []string{filepath.Join(esm, "index.js"), filepath.Join(esm, "wasm", "wllama.wasm"),
@@ -63,7 +63,7 @@ func WllamaHandlers(tb testing.TB) map[string]http.Handler {
 	}
 }
 
-// GGUF returns a handler that serves the toy model for s (internal/toygguf),
+// GGUF returns a handler that serves the toy model for s (internal/testing/toygguf),
 // written once, as application/octet-stream with Content-Length and Range
 // support, e.g. {"/weather.gguf": GGUF(t, toygguf.Weather)}.
 func GGUF(tb testing.TB, s toygguf.Script) http.Handler {

@@ -33,7 +33,7 @@ func TestMain(m *testing.M) {
 	}
 	args := []string{"build", "-trimpath", "-o", dir + string(os.PathSeparator)}
 	for _, p := range programs {
-		args = append(args, "../../wasm/testdata/jshost/"+p)
+		args = append(args, "../../../wasm/testdata/jshost/"+p)
 	}
 	cmd := exec.Command("go", args...)
 	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")

@@ -3,7 +3,7 @@
 // module must be built without -s), the Go runtime's share apart, and the data; each
 // with its estimated share of the module's brotli size. go tool nm does not read wasm.
 //
-//	go run ./internal/wasmsize [-top 25] -pkg ./wasm/cmd/langmodel unstripped.wasm stripped.wasm
+//	go run ./internal/tools/wasmsize [-top 25] -pkg ./wasm/cmd/langmodel unstripped.wasm stripped.wasm
 //
 // The linker writes function names with every character but letters, digits, _ and .
 // replaced by _ ("langmodel_loop.__Session_.Prompt"); the packages of -pkg (go list

@@ -25,7 +25,7 @@ const BareReadyGlobal = "browsertestReady"
 // make does.
 var NoInline = sync.OnceValue(func() []string {
 	_, here, _, _ := runtime.Caller(0)
-	makefile := filepath.Join(filepath.Dir(here), "..", "..", "Makefile")
+	makefile := filepath.Join(filepath.Dir(here), "..", "..", "..", "Makefile")
 	data, err := os.ReadFile(makefile)
 	if err != nil {
 		panic("browsertest: the Makefile's NOINLINE: " + err.Error())
@@ -72,7 +72,7 @@ func BuildWasm(tb testing.TB, dir string) string {
 func BuildBare(tb testing.TB) string {
 	tb.Helper()
 	_, here, _, _ := runtime.Caller(0)
-	bareSource, err := os.ReadFile(filepath.Join(filepath.Dir(here), "..", "..", "wasm", "testdata", "bare", "main.go"))
+	bareSource, err := os.ReadFile(filepath.Join(filepath.Dir(here), "..", "..", "..", "wasm", "testdata", "bare", "main.go"))
 	if err != nil {
 		tb.Fatalf("browsertest: the bare program: %v", err)
 	}

@@ -1,4 +1,4 @@
-// The page half of the hostile-server property test (internal/chaos/hostile.go;
+// The page half of the hostile-server property test (internal/testing/chaos/hostile.go;
 // docs/security.md, "The property test"). run() draws, from one seed, a schedule of hostile acts by the model server and
 // the MCP servers a and b, tells the servers each step's acts (POST <server>/hostile/ctl),
 // prompts, and after every step checks four invariants:

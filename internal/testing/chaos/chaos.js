@@ -1,4 +1,4 @@
-// The page half of the chaos suite (internal/chaos, docs/testing.md). run() drives the js/ face
+// The page half of the chaos suite (internal/testing/chaos, docs/testing.md). run() drives the js/ face
 // as a page would, through random steps drawn from one seed: prompts whose schedule
 // makes the chaos server (server.go) misbehave, tools that throw, hang, return garbage
 // or huge values, and a page that aborts, destroys, clones, appends and prompts again at
