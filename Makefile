@@ -21,7 +21,7 @@ NPM_DEV := internal/npm
 deps:
 	$(GO) mod download
 	cd $(NPM_DEV) && npm ci --ignore-scripts --no-audit --no-fund
-	cd internal/pkgtest && npm ci --ignore-scripts --prefer-offline --no-audit --no-fund --loglevel=error
+	cd internal/integration_test/pkgtest && npm ci --ignore-scripts --prefer-offline --no-audit --no-fund --loglevel=error
 	bash .ci/install-chromium.sh
 	bash .ci/install-browsers.sh
 	@command -v brotli >/dev/null || bash .ci/install-debian.sh brotli
@@ -34,7 +34,7 @@ CHAOS_FRESH := $(shell od -An -N8 -tu4 /dev/urandom | awk '{print $$1 "," $$2}')
 endif
 test-native:
 	@echo "chaos: fresh seeds this run: $(CHAOS_FRESH) (replay one with CHAOS_SEED=<seed> make chaos)"
-	CHAOS_FRESH=$(CHAOS_FRESH) $(GO) test -count=1 -timeout=60m $$($(GO) list $(PKGS) | grep -v /internal/pkgtest)
+	CHAOS_FRESH=$(CHAOS_FRESH) $(GO) test -count=1 -timeout=60m $$($(GO) list $(PKGS) | grep -v /internal/integration_test/pkgtest)
 
 ## test-quick: the inner loop, under 3 minutes on a quiet 2-core machine (51 s measured with
 ## a warm build cache at a load average of 11 to 14, the machine busy with other runs). The
@@ -46,7 +46,7 @@ QUICK := $(ENGINE) ./wasm/ ./wasm/internal/... ./internal/clock/... ./internal/j
 	./internal/order/ ./internal/redact/ ./internal/relin/ ./internal/sfmt/
 test-quick:
 	$(GO) test -count=1 -short $(QUICK)
-	BROWSERS=chromium $(GO) test -count=1 -short -run='^TestBrowser_Engines$$' ./wasm/cmd/langmodel/
+	BROWSERS=chromium $(GO) test -count=1 -short -run='^TestBrowser_Engines$$' ./internal/integration_test/browser/
 
 ## test-race: the concurrent engine and binding under the race detector
 test-race:
@@ -69,7 +69,7 @@ CHAOS_RUNS  ?= 8
 CHAOS_STEPS ?= 150
 chaos:
 	CHAOS_SEED=$(CHAOS_SEED) CHAOS_RUNS=$(CHAOS_RUNS) CHAOS_STEPS=$(CHAOS_STEPS) \
-	  $(GO) test -count=1 -timeout=60m -run='Chaos' ./wasm/cmd/langmodel/
+	  $(GO) test -count=1 -timeout=60m -run='Chaos' ./internal/integration_test/wazero/ ./internal/integration_test/browser/
 ## chaos-sweep: many random seeds of the chaos suite under wazero only (TestModule_Chaos,
 ## about 5 s a seed on a shared 2-core machine), niced, for a stop that touched the loop:
 ## prints each failure (its violations and seed) as it happens, then the failing seeds
@@ -80,34 +80,34 @@ SWEEP_STEPS ?= 40
 chaos-sweep:
 	@mkdir -p $(BUILD)
 	@CHAOS_SEED=random CHAOS_RUNS=$(SWEEP_RUNS) CHAOS_STEPS=$(SWEEP_STEPS) \
-	  nice -n 10 $(GO) test -count=1 -timeout=0 -v -run='^TestModule_Chaos$$' ./wasm/cmd/langmodel/ 2>&1 | \
+	  nice -n 10 $(GO) test -count=1 -timeout=0 -v -run='^TestModule_Chaos$$' ./internal/integration_test/wazero/ 2>&1 | \
 	  tee $(BUILD)/chaos-sweep.log | awk ' \
 	    /--- PASS: TestModule_Chaos\// { pass++ } \
-	    /--- FAIL: TestModule_Chaos\// { fail++; split($$3, p, "/"); print "chaos-sweep: seed " p[2] " failed (CHAOS_SEED=" p[2] " CHAOS_STEPS=$(SWEEP_STEPS) go test -count=1 -run '"'"'TestModule_Chaos$$'"'"' ./wasm/cmd/langmodel/ replays it)" } \
+	    /--- FAIL: TestModule_Chaos\// { fail++; split($$3, p, "/"); print "chaos-sweep: seed " p[2] " failed (CHAOS_SEED=" p[2] " CHAOS_STEPS=$(SWEEP_STEPS) go test -count=1 -run '"'"'TestModule_Chaos$$'"'"' ./internal/integration_test/wazero/ replays it)" } \
 	    /^[ \t]+(Error|Messages):/ { print "  " substr($$0, 1, 400) } \
 	    END { print "chaos-sweep: " pass + fail " seeds of $(SWEEP_STEPS) steps played, " fail + 0 " failed (build/chaos-sweep.log)"; exit pass + fail == 0 || fail > 0 }'
 ## hostile: the hostile-server property test (internal/testing/chaos/hostile.go, docs/testing.md "Hostile servers") under
 ## wazero and in Chromium (page and worker mode): every hostile act alone (HOSTILE_ACTS=each; or a list of acts, or all), seed 1
 ## and a fresh one (HOSTILE_SEED=<seeds> replays), HOSTILE_STEPS steps each. make test
-## plays the acts the module holds against (hostileOn in hostile_test.go).
+## plays the acts the module holds against (HostileOn in internal/testing/moduletest/hostile.go).
 HOSTILE_ACTS  ?= each
 HOSTILE_STEPS ?= 20
 hostile:
 	HOSTILE_ACTS=$(HOSTILE_ACTS) HOSTILE_STEPS=$(HOSTILE_STEPS) \
-	  $(GO) test -count=1 -timeout=30m -run='^Test(Module|Browser)_Hostile$$' ./wasm/cmd/langmodel/
+	  $(GO) test -count=1 -timeout=30m -run='^Test(Module|Browser)_Hostile$$' ./internal/integration_test/wazero/ ./internal/integration_test/browser/
 ## bench-peers: the module against the Vercel AI SDK in one headless Chromium page
-## (internal/peerbench): prints the table of ratios the performance claims (docs/testing.md,
+## (internal/integration_test/peerbench): prints the table of ratios the performance claims (docs/testing.md,
 ## RATIONALE.md) quote.
-## The SDK and esbuild are pinned in internal/peerbench/package.json and installed here,
+## The SDK and esbuild are pinned in internal/integration_test/peerbench/package.json and installed here,
 ## never shipped; not part of make test. ROUNDS=n interleaved rounds.
 ROUNDS ?= 5
 bench-peers: deps
-	cd internal/peerbench && npm ci --no-audit --no-fund
-	$(GO) test -run='^$$' -bench=Peers -benchtime=1x -timeout=60m ./internal/peerbench/ -peers.rounds=$(ROUNDS)
+	cd internal/integration_test/peerbench && npm ci --no-audit --no-fund
+	$(GO) test -run='^$$' -bench=Peers -benchtime=1x -timeout=60m ./internal/integration_test/peerbench/ -peers.rounds=$(ROUNDS)
 
 ## bench-compare: the module at BASE (a git revision, built from `git archive BASE` under
 ## build/compare/, the work tree untouched) against the module of the work tree, or against
-## NEW=<rev> when set, in one headless Chromium as alternated pairs (internal/peerbench
+## NEW=<rev> when set, in one headless Chromium as alternated pairs (internal/integration_test/peerbench
 ## BenchmarkCompare): the closed-loop step at 1, 10, 100 and 1,000 steps in page and worker
 ## mode (batch-timed), create() on 10,000 messages, install() to the first answer and the
 ## .wasm's brotli size, each build's median and the per-round ratio new ÷ base. Each side is
@@ -128,7 +128,7 @@ else
 	mkdir -p $(COMPARE)/new-src && git archive $(NEW) | tar -x -C $(COMPARE)/new-src
 	$(MAKE) -s -C $(COMPARE)/new-src module BUILD=$(COMPARE)/new $(NEW_MAKE)
 endif
-	$(GO) test -run='^$$' -bench='^BenchmarkCompare$$' -benchtime=1x -timeout=60m ./internal/peerbench/ \
+	$(GO) test -run='^$$' -bench='^BenchmarkCompare$$' -benchtime=1x -timeout=60m ./internal/integration_test/peerbench/ \
 	  -peers.rounds=$(ROUNDS) -compare.base=$(COMPARE)/base -compare.new=$(COMPARE)/new \
 	  -compare.names='$(BASE)$(if $(BASE_MAKE), $(BASE_MAKE)),$(if $(NEW),$(NEW),work tree)$(if $(NEW_MAKE), $(NEW_MAKE))'
 
@@ -136,7 +136,7 @@ endif
 ## garbage collections between phases; prints the JS heap and the module's linear memory
 ## and fails if either grows with the work. Not part of make test (~2 min).
 soak:
-	$(GO) test -count=1 -timeout=30m -run='^$$' -bench='BenchmarkBrowser_Soak' -benchtime=1x -v ./wasm/cmd/langmodel/
+	$(GO) test -count=1 -timeout=30m -run='^$$' -bench='BenchmarkBrowser_Soak' -benchtime=1x -v ./internal/integration_test/bench/
 
 ## fuzz: a short run of every fuzz target
 FUZZTIME ?= 30s
@@ -243,12 +243,12 @@ package: module
 	cd $(BUILD) && rm -f langmodel-*.tgz && npm pack --silent ./package >/dev/null && mv langmodel-*.tgz langmodel.tgz
 	@printf 'build/langmodel.tgz  %d bytes\n' $$(wc -c < $(BUILD)/langmodel.tgz)
 
-## test-package: the npm package as users use it (internal/pkgtest): the tarball installed
+## test-package: the npm package as users use it (internal/integration_test/pkgtest): the tarball installed
 ## into scratch apps built with esbuild, vite build, vite dev and webpack (pinned in
-## internal/pkgtest/package.json, installed by make deps), and plain files, run in
+## internal/integration_test/pkgtest/package.json, installed by make deps), and plain files, run in
 ## Chromium; the same API in Node (node main.js, node --test)
 test-package:
-	$(GO) test -count=1 ./internal/pkgtest/
+	$(GO) test -count=1 ./internal/integration_test/pkgtest/
 
 ## test-types: compile-test js/language-model.d.ts under tsc --strict (TypeScript and
 ## @types/dom-chromium-ai from internal/npm, pinned, never shipped): code a page would write
@@ -299,7 +299,7 @@ test-wasm-js:
 ## between the "browsers:begin" and "browsers:end" markers of the "Browsers" section
 browser-table:
 	@mkdir -p $(BUILD)
-	BROWSER_TABLE=$(CURDIR)/$(BUILD)/browsers.md $(GO) test -count=1 -run '^TestBrowser_Engines$$' ./wasm/cmd/langmodel/
+	BROWSER_TABLE=$(CURDIR)/$(BUILD)/browsers.md $(GO) test -count=1 -run '^TestBrowser_Engines$$' ./internal/integration_test/browser/
 	awk -v table=$(BUILD)/browsers.md '/<!-- browsers:begin -->/ { print; while ((getline l < table) > 0) print l; skip = 1; next } \
 	  /<!-- browsers:end -->/ { skip = 0 } !skip' README.md > $(BUILD)/README.md.new
 	mv $(BUILD)/README.md.new README.md

@@ -2,7 +2,7 @@
 // snapshot's format and its checks; the engine restores the transcript, wasm/snapshot.go),
 // and snapshotStore(), which keeps snapshots in IndexedDB and can save one after every
 // step. The format is docs/snapshots.md; every version ever shipped must still restore
-// (wasm/cmd/langmodel/testdata/snapshots/).
+// (internal/integration_test/wazero/testdata/snapshots/).
 
 import { AGENT_SCHEMA, agentAnnotations } from "./agents.js";
 import { keptApprovals } from "./approvals.js";

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The Prompt API's rules (wasm/cmd/langmodel/conformance_test.go has them all) as the
+// The Prompt API's rules (internal/testing/moduletest/conformance.go has them all) as the
 // channel carries them: one row each, the exact name and message the page sees (js/
 // builds the exception from them).
 

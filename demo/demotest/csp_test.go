@@ -12,7 +12,7 @@ import (
 	"langmodel/internal/testing/browsertest"
 )
 
-// strictCSP is the policy docs/backends.md says a page needs (see wasm/cmd/langmodel's
+// strictCSP is the policy docs/backends.md says a page needs (see internal/integration_test/browser's
 // TestBrowser_StrictCSP for the module alone).
 const strictCSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'"
 

@@ -1,6 +1,6 @@
 // An MCP server on the official TypeScript SDK (@modelcontextprotocol/sdk, pinned here,
 // dev only): its Streamable HTTP transport under Node's http, stateful (Mcp-Session-Id),
-// with CORS for any origin. TestNode_MCP (wasm/cmd/langmodel) starts it and drives the
+// with CORS for any origin. TestNode_MCP (internal/integration_test/node) starts it and drives the
 // module's MCP client (loop/mcp, under Node through js/language-model.node.js) against
 // it. It prints its endpoint's URL, then serves until killed. GET /log answers what
 // happened.

@@ -1,6 +1,6 @@
 //go:build !js
 
-package main
+package bench
 
 import (
 	"fmt"
@@ -12,12 +12,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"langmodel/internal/testing/browsertest"
+	"langmodel/internal/testing/moduletest"
 	"langmodel/internal/testing/replay"
 )
 
 // The browser benchmarks run in Chromium only: DESIGN.md §5 states the budgets for
 // headless Chromium (and the peer comparison runs there too), and one engine keeps
-// `make bench` short. The tests run in every engine (browser_test.go).
+// `make bench` short. The tests run in every engine (moduletest.Serve).
 
 // stepsPerPrompt is how many closed-loop steps one timed prompt makes: the scripted model
 // asks for one no-op tool call per step, then answers.
@@ -40,8 +41,8 @@ const s = await lm.LanguageModel.create({
 // headless Chromium, JS execute included (budget: 0.5 ms, DESIGN.md §5). Timed in the
 // page over many steps, since performance.now() is coarsened to 0.1 ms.
 func BenchmarkBrowser_ClosedLoopStep(b *testing.B) {
-	p := browsertest.Shared(b).Open(b, serve(b, "")+"/")
-	require.NoError(b, p.Eval(b.Context(), browserPrelude, nil))
+	p := browsertest.Shared(b).Open(b, moduletest.Serve(b, "")+"/")
+	require.NoError(b, p.Eval(b.Context(), moduletest.BrowserPrelude, nil))
 	var per []float64
 	for b.Loop() {
 		var ms float64
@@ -60,7 +61,7 @@ func BenchmarkBrowser_ClosedLoopStep(b *testing.B) {
 // BenchmarkModule_ClosedLoopStep: the same under wazero and goja, timed in Go (the host's
 // clock is virtual). A regression detector, not a budget: goja interprets the JS.
 func BenchmarkModule_ClosedLoopStep(b *testing.B) {
-	h := newHostB(b, "", 7)
+	h := moduletest.NewHostB(b, "", 7)
 	var per []float64
 	for b.Loop() {
 		_, err := h.Eval(b.Context(), closedLoopJS+`globalThis.s = s;`)
@@ -82,9 +83,9 @@ func BenchmarkModule_ClosedLoopStep(b *testing.B) {
 // with a JSON decoder cannot meet; docs/testing.md says why).
 func BenchmarkBrowser_Instantiate(b *testing.B) {
 	base := browsertest.Serve(b, "", map[string]http.Handler{
-		"/langmodel.wasm": browsertest.File(moduleWasm),
+		"/langmodel.wasm": browsertest.File(moduletest.ModuleWasm),
 		"/bare.wasm":      browsertest.File(browsertest.BuildBare(b)),
-		"/jlexer.wasm":    browsertest.File(browsertest.BuildWasm(b, "../../testdata/jlexer")),
+		"/jlexer.wasm":    browsertest.File(browsertest.BuildWasm(b, "../../../wasm/testdata/jlexer")),
 		"/wasm_exec.js":   browsertest.File(browsertest.WasmExecJS(b)),
 	})
 	p := browsertest.Shared(b).Open(b, base+"/")
@@ -138,13 +139,13 @@ const s = await lm.LanguageModel.create({
 // (SSE parsing with delta assembly, inside the module). Timed in the page.
 func BenchmarkBrowser_StreamThroughput(b *testing.B) {
 	base := browsertest.Serve(b, "", map[string]http.Handler{
-		"/langmodel.wasm": browsertest.File(moduleWasm),
+		"/langmodel.wasm": browsertest.File(moduletest.ModuleWasm),
 		"/wasm_exec.js":   browsertest.File(browsertest.WasmExecJS(b)),
 		"/js/":            http.StripPrefix("/js/", http.FileServer(http.Dir("../../../js"))),
 		"/r/":             &replay.Server{},
 	})
 	p := browsertest.Shared(b).Open(b, base+"/")
-	require.NoError(b, p.Eval(b.Context(), browserPrelude, nil))
+	require.NoError(b, p.Eval(b.Context(), moduletest.BrowserPrelude, nil))
 	size := float64(len(replay.Big(streamKiB << 10)))
 	var rates []float64
 	for b.Loop() {
@@ -165,7 +166,7 @@ func BenchmarkBrowser_StreamThroughput(b *testing.B) {
 // BenchmarkModule_StreamThroughput: the same under wazero and goja, the stream read in
 // 16 KiB pieces by the host's Go fetch. A regression detector: goja interprets the face.
 func BenchmarkModule_StreamThroughput(b *testing.B) {
-	h := newHostB(b, "", 16<<10)
+	h := moduletest.NewHostB(b, "", 16<<10)
 	size := float64(len(replay.Big(streamKiB << 10)))
 	var rates []float64
 	for b.Loop() {
@@ -189,9 +190,9 @@ const chunksPerStream = 20000
 // iterable, on a page whose ReadableStream lost its iterator, as WebKit's has none). The
 // module is not involved: this is the iterator's own cost.
 func BenchmarkBrowser_StreamIteration(b *testing.B) {
-	for _, variant := range []struct{ name, setup string }{{"native", ""}, {"face", noStreamIterator}} {
+	for _, variant := range []struct{ name, setup string }{{"native", ""}, {"face", moduletest.NoStreamIterator}} {
 		b.Run(variant.name, func(b *testing.B) {
-			p := browsertest.Shared(b).Open(b, serve(b, "")+"/")
+			p := browsertest.Shared(b).Open(b, moduletest.Serve(b, "")+"/")
 			require.NoError(b, p.Eval(b.Context(), variant.setup+`globalThis.streams = await import("/js/stream.js");`, nil))
 			var per []float64
 			for b.Loop() {

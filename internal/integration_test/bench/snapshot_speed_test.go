@@ -1,6 +1,6 @@
 //go:build !js
 
-package main
+package bench
 
 import (
 	"fmt"
@@ -9,10 +9,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"langmodel/internal/testing/browsertest"
+	"langmodel/internal/testing/moduletest"
 )
 
 // snapshotHistoryJS defines historyOf(m, calls): m messages in the peer benchmark's shape
-// (internal/peerbench/bench.js: a system message, then user and assistant in turn), with
+// (internal/integration_test/peerbench/bench.js: a system message, then user and assistant in turn), with
 // calls a tool call and its result in every ten (a user's message answered by a call
 // first), and tools, the one tool they call.
 const snapshotHistoryJS = `
@@ -42,21 +43,21 @@ const expectedInputs = [{ type: "text" }, { type: "tool-call" }, { type: "tool-r
 // each a median over the rounds. restore-ratio is restore over create,
 // restore-passed-back-ratio restore over passed-back. docs/snapshots.md "Speed".
 //
-//	go test -run '^$' -bench Browser_SnapshotRestore -benchtime 20x ./wasm/cmd/langmodel/
+//	go test -run '^$' -bench Browser_SnapshotRestore -benchtime 20x ./internal/integration_test/bench/
 func BenchmarkBrowser_SnapshotRestore(b *testing.B) {
-	for _, m := range modes {
+	for _, m := range moduletest.Modes {
 		for _, shape := range []struct {
 			name  string
 			calls bool
 		}{{"text", false}, {"calls", true}} {
-			b.Run(m.name+"/"+shape.name, func(b *testing.B) { benchSnapshotRestore(b, m, shape.calls) })
+			b.Run(m.Name+"/"+shape.name, func(b *testing.B) { benchSnapshotRestore(b, m, shape.calls) })
 		}
 	}
 }
 
-func benchSnapshotRestore(b *testing.B, m mode, calls bool) {
-	p := browsertest.Shared(b).Open(b, serve(b, "")+"/")
-	require.NoError(b, p.Eval(b.Context(), m.prelude()+snapshotHistoryJS+fmt.Sprintf(`
+func benchSnapshotRestore(b *testing.B, m moduletest.Mode, calls bool) {
+	p := browsertest.Shared(b).Open(b, moduletest.Serve(b, "")+"/")
+	require.NoError(b, p.Eval(b.Context(), m.Prelude()+snapshotHistoryJS+fmt.Sprintf(`
 		const calls = %t;
 		globalThis.round = async () => {
 			const { LanguageModel } = lm;
@@ -112,8 +113,8 @@ func benchSnapshotRestore(b *testing.B, m mode, calls bool) {
 // restoring it gives the same history, in every engine.
 func TestBrowser_SnapshotSize(t *testing.T) {
 	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
-		p := b.Open(t, serve(t, "")+"/")
-		require.NoError(t, p.Eval(t.Context(), browserPrelude, nil))
+		p := b.Open(t, moduletest.Serve(t, "")+"/")
+		require.NoError(t, p.Eval(t.Context(), moduletest.BrowserPrelude, nil))
 		var got struct {
 			Over int
 			Same bool

@@ -1,6 +1,6 @@
 //go:build !js
 
-package main
+package bench
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"langmodel/internal/testing/browsertest"
+	"langmodel/internal/testing/moduletest"
 )
 
 // soakPrelude is browserPrelude, keeping the module's instance (globalThis.__soakInstance)
@@ -21,7 +22,7 @@ WebAssembly.instantiate = async function (...args) {
 	globalThis.__soakInstance = r.instance;
 	return r;
 };
-` + browserPrelude + `
+` + moduletest.BrowserPrelude + `
 WebAssembly.instantiate = instantiate;
 globalThis.wasmBytes = () => __soakInstance.exports.mem.buffer.byteLength;
 globalThis.sessions = async (n) => {
@@ -67,7 +68,7 @@ type soakReading struct {
 // repeated phase more than 5% over its first run.
 func BenchmarkBrowser_Soak(b *testing.B) {
 	const sessions, steps, tolerance, heapSlack = 10_000, 10_000, 0.05, 256 << 10
-	p := browsertest.Shared(b).Open(b, serve(b, "")+"/")
+	p := browsertest.Shared(b).Open(b, moduletest.Serve(b, "")+"/")
 	require.NoError(b, p.Eval(b.Context(), soakPrelude, nil))
 	for b.Loop() {
 		read := func(phase, js string) soakReading {

@@ -1,6 +1,6 @@
 //go:build !js
 
-package main
+package bench
 
 import (
 	"strconv"
@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"langmodel/internal/testing/browsertest"
+	"langmodel/internal/testing/moduletest"
 	"langmodel/internal/testing/toygguf"
 )
 
@@ -114,11 +115,11 @@ globalThis.crossings = () => { const out = [sends, pieces, inside]; sends = piec
 func BenchmarkBrowser_WllamaOverhead(b *testing.B) {
 	h := browsertest.WllamaHandlers(b)
 	h["/weather.gguf"] = browsertest.GGUF(b, toygguf.Weather)
-	for path, handler := range moduleHandlers(b) {
+	for path, handler := range moduletest.ModuleHandlers(b) {
 		h[path] = handler
 	}
 	p := browsertest.Shared(b).Open(b, browsertest.Serve(b, "", h)+"/")
-	require.NoError(b, p.Eval(b.Context(), browserPrelude+wllamaBenchJS, nil))
+	require.NoError(b, p.Eval(b.Context(), moduletest.BrowserPrelude+wllamaBenchJS, nil))
 	const pairs = 10 // loops of each kind per iteration
 	var direct, module, added, sends, pieces []float64
 	var inside, turns float64

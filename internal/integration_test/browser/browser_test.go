@@ -1,94 +1,31 @@
 //go:build !js
 
-package main
+package browser
 
 import (
 	"fmt"
-	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"langmodel/internal/testing/browsertest"
-	"langmodel/internal/testing/replay"
-	"langmodel/internal/testing/toygguf"
+	"langmodel/internal/testing/moduletest"
 	"langmodel/wasm"
 )
-
-// serve serves the module, Go's wasm_exec.js and js/ under /js/ (the module and
-// wasm_exec.js also beside it, where install() looks by default), beside root, and a
-// replay server of recorded model streams under /r/ (internal/testing/replay), which the
-// page reaches with its real fetch. Bodies go out in flushed pieces of 64 bytes, 1 ms
-// apart, so that fetch sees many chunks, cut anywhere.
-func serve(t testing.TB, root string) string {
-	return browsertest.Serve(t, root, moduleHandlers(t))
-}
-
-// moduleHandlers are serve's handlers.
-func moduleHandlers(t testing.TB) map[string]http.Handler {
-	return map[string]http.Handler{
-		"/langmodel.wasm": browsertest.File(moduleWasm),
-		"/wasm_exec.js":   browsertest.File(browsertest.WasmExecJS(t)),
-		"/js/":            http.StripPrefix("/js/", http.FileServer(http.Dir("../../../js"))),
-		// Where install() looks by default: beside the face, as in the npm package.
-		"/js/langmodel.wasm": browsertest.File(moduleWasm),
-		"/js/wasm_exec.js":   browsertest.File(browsertest.WasmExecJS(t)),
-		"/r/":                &replay.Server{Split: 64, Pause: time.Millisecond},
-	}
-}
-
-// ggufServer serves wllama, the module and each toy model at its path (a GGUF test's
-// page), and returns its base URL.
-func ggufServer(t testing.TB, models map[string]toygguf.Script) string {
-	h := browsertest.WllamaHandlers(t)
-	for path, s := range models {
-		h[path] = browsertest.GGUF(t, s)
-	}
-	for path, handler := range moduleHandlers(t) {
-		h[path] = handler
-	}
-	return browsertest.Serve(t, "", h)
-}
-
-// browserPrelude loads and installs the face in the page, as module_test.go does in
-// the wazero host; LLM is the replay server (same origin).
-const browserPrelude = `
-globalThis.LLM = location.origin;
-globalThis.lm = await import("/js/language-model.js");
-globalThis.installResult = await lm.install({ wasm: "/langmodel.wasm" });
-`
-
-// mode is a way for a page to run the module: on its own thread, or in a Worker
-// (install({worker: true})). face imports the face as globalThis.lm; in worker mode its
-// install adds worker: true to whatever a test passes, so that every test body runs
-// unchanged in both modes.
-type mode struct{ name, face string }
-
-var modes = []mode{
-	{"page", `globalThis.lm = await import("/js/language-model.js");`},
-	{"worker", `const face = await import("/js/language-model.js");
-globalThis.lm = { ...face, install: (config = {}) => face.install({ ...config, worker: true }) };`},
-}
-
-// prelude is browserPrelude in mode m.
-func (m mode) prelude() string {
-	return "globalThis.LLM = location.origin;\n" + m.face + "\nglobalThis.installResult = await lm.install({ wasm: \"/langmodel.wasm\" });\n"
-}
 
 // TestBrowser_Scenarios plays every scenario in every engine, with the module on the
 // page and in a Worker: the real module, fetched and instantiated by the real
 // js/language-model.js.
 func TestBrowser_Scenarios(t *testing.T) {
 	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
-		for _, m := range modes {
-			t.Run(m.name, func(t *testing.T) {
-				base := serve(t, "") // a replay server per engine and mode: scenarios count requests by nonce
-				for _, sc := range allScenarios() {
-					t.Run(sc.name, func(t *testing.T) {
+		for _, m := range moduletest.Modes {
+			t.Run(m.Name, func(t *testing.T) {
+				base := moduletest.Serve(t, "") // a replay server per engine and mode: scenarios count requests by nonce
+				for _, sc := range moduletest.AllScenarios() {
+					t.Run(sc.Name, func(t *testing.T) {
 						t.Parallel()
-						requireJSON(t, sc.want, playBrowser(t, b, base, sc.setup+m.prelude(), common+sc.js))
+						moduletest.RequireJSON(t, sc.Want, moduletest.PlayBrowser(t, b, base, sc.Setup+m.Prelude(), moduletest.Common+sc.JS))
 					})
 				}
 			})
@@ -96,21 +33,11 @@ func TestBrowser_Scenarios(t *testing.T) {
 	})
 }
 
-// playBrowser opens a page of base, runs prelude, then js, and returns js's value.
-func playBrowser(t *testing.T, b *browsertest.Browser, base, prelude, js string) any {
-	t.Helper()
-	p := b.Open(t, base+"/")
-	require.NoError(t, p.Eval(t.Context(), prelude, nil))
-	var got any
-	require.NoError(t, p.Eval(t.Context(), js, &got))
-	return got
-}
-
 // TestBrowser_Install: the globals replace Chromium's native LanguageModel, which has no
 // model ("unavailable"), and the native one is kept for the browser backend; Firefox and
 // WebKit have none, and get the globals. Nothing of it reaches the console.
 func TestBrowser_Install(t *testing.T) {
-	base := serve(t, "")
+	base := moduletest.Serve(t, "")
 	nativeType := map[browsertest.Engine]string{browsertest.Chromium: "function", browsertest.Firefox: "undefined", browsertest.WebKit: "undefined"}
 	// install()'s nativeAvailability: Chromium's answer when it asked ("auto"), else none.
 	asked := map[browsertest.Engine]string{browsertest.Chromium: `"unavailable"`, browsertest.Firefox: "null", browsertest.WebKit: "null"}
@@ -123,13 +50,13 @@ func TestBrowser_Install(t *testing.T) {
 			{"never", `{"defined":false,"ours":false,"native":true,"tools":false,"nativeType":"%s","asked":null}`},
 			{"always", `{"defined":true,"ours":true,"native":true,"tools":true,"nativeType":"%s","asked":null}`},
 		} {
-			for _, m := range modes {
-				t.Run(tc.globals+"/"+m.name, func(t *testing.T) {
+			for _, m := range moduletest.Modes {
+				t.Run(tc.globals+"/"+m.Name, func(t *testing.T) {
 					p := b.Open(t, base+"/")
 					var got any
 					require.NoError(t, p.Eval(t.Context(), `
 					const native = globalThis.LanguageModel;
-					`+m.face+`
+					`+m.Face+`
 					const r = await lm.install({ wasm: "/langmodel.wasm", globals: "`+tc.globals+`" });
 					return { defined: r.globals, ours: globalThis.LanguageModel === lm.LanguageModel, native: r.native === native,
 						tools: globalThis.LanguageModelToolCall === lm.LanguageModelToolCall, nativeType: typeof native, asked: r.nativeAvailability ?? null };`, &got))
@@ -137,7 +64,7 @@ func TestBrowser_Install(t *testing.T) {
 					if tc.globals != "auto" {
 						want = fmt.Sprintf(tc.want, nativeType[b.Engine])
 					}
-					requireJSON(t, want, got)
+					moduletest.RequireJSON(t, want, got)
 					// Asking the browser's own model whether it is there names a language:
 					// Chromium warns of any availability() without one. (Chromium 156 with no
 					// model still says, once, that it has no execution config: its own word.)
@@ -154,42 +81,42 @@ func TestBrowser_Install(t *testing.T) {
 // NetworkError, and install() may be retried.
 func TestBrowser_InstallErrors(t *testing.T) {
 	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
-		base := serve(t, "")
-		for _, m := range modes {
-			t.Run(m.name, func(t *testing.T) { installErrors(t, b.Open(t, base+"/"), m) })
+		base := moduletest.Serve(t, "")
+		for _, m := range moduletest.Modes {
+			t.Run(m.Name, func(t *testing.T) { installErrors(t, b.Open(t, base+"/"), m) })
 		}
 	})
 }
 
-func installErrors(t *testing.T, p *browsertest.Page, m mode) {
+func installErrors(t *testing.T, p *browsertest.Page, m moduletest.Mode) {
 	var got any
-	require.NoError(t, p.Eval(t.Context(), m.face+`
+	require.NoError(t, p.Eval(t.Context(), m.Face+`
 		let first;
 		try { await lm.install({ wasm: "/missing.wasm" }); } catch (e) { first = e.name; }
 		const before = await lm.LanguageModel.create().catch((e) => e.name);
 		const r = await lm.install({ wasm: "/langmodel.wasm" });
 		const s = await lm.LanguageModel.create({ backend: { kind: "scripted", turns: [{ text: "ok" }] } });
 		return { first, before, version: r.version, answer: await s.prompt("x") };`, &got))
-	requireJSON(t, fmt.Sprintf(`{"first":"NetworkError","before":"InvalidStateError","version":%d,"answer":"ok"}`, wasm.ProtocolVersion), got)
+	moduletest.RequireJSON(t, fmt.Sprintf(`{"first":"NetworkError","before":"InvalidStateError","version":%d,"answer":"ok"}`, wasm.ProtocolVersion), got)
 }
 
 // TestBrowser_Progress: install() reads the module as it streams and reports the
 // fractions to create()'s monitor, from 0 to 1 and increasing.
 func TestBrowser_Progress(t *testing.T) {
 	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
-		base := serve(t, "")
-		for _, m := range modes {
-			t.Run(m.name, func(t *testing.T) { progress(t, b.Open(t, base+"/"), m) })
+		base := moduletest.Serve(t, "")
+		for _, m := range moduletest.Modes {
+			t.Run(m.Name, func(t *testing.T) { progress(t, b.Open(t, base+"/"), m) })
 		}
 	})
 }
 
-func progress(t *testing.T, p *browsertest.Page, m mode) {
+func progress(t *testing.T, p *browsertest.Page, m moduletest.Mode) {
 	var got struct {
 		Events   []float64 `json:"events"`
 		Progress bool      `json:"progress"`
 	}
-	require.NoError(t, p.Eval(t.Context(), m.face+`
+	require.NoError(t, p.Eval(t.Context(), m.Face+`
 		const installing = lm.install({ wasm: "/langmodel.wasm" });
 		const events = [];
 		let progress = true;
@@ -209,7 +136,7 @@ func progress(t *testing.T, p *browsertest.Page, m mode) {
 // the module is installed.
 func TestBrowser_ChromePage(t *testing.T) {
 	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
-		chromePage(t, b.Open(t, serve(t, "testdata/chrome-page")+"/"))
+		chromePage(t, b.Open(t, moduletest.Serve(t, "testdata/chrome-page")+"/"))
 	})
 }
 
@@ -240,11 +167,11 @@ func chromePage(t *testing.T, p *browsertest.Page) {
 
 // TestBrowser_Exceptions: errors are the platform's own classes.
 func TestBrowser_Exceptions(t *testing.T) {
-	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) { exceptions(t, b.Open(t, serve(t, "")+"/")) })
+	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) { exceptions(t, b.Open(t, moduletest.Serve(t, "")+"/")) })
 }
 
 func exceptions(t *testing.T, p *browsertest.Page) {
-	require.NoError(t, p.Eval(t.Context(), browserPrelude, nil))
+	require.NoError(t, p.Eval(t.Context(), moduletest.BrowserPrelude, nil))
 	var got any
 	require.NoError(t, p.Eval(t.Context(), `
 		const s = await LanguageModel.create({ backend: { kind: "scripted", turns: [], window: 20 } });
@@ -260,6 +187,6 @@ func exceptions(t *testing.T, p *browsertest.Page) {
 	// QuotaExceededError is a class of its own (a DOMException) in Chromium only; elsewhere
 	// the face raises a DOMException of that name, with the same requested and quota.
 	quota := map[browsertest.Engine]string{browsertest.Chromium: "QuotaExceededError", browsertest.Firefox: "DOMException", browsertest.WebKit: "DOMException"}[p.Engine]
-	requireJSON(t, `{"data":["DOMException","DataError",true],"type":["TypeError","TypeError",false],
+	moduletest.RequireJSON(t, `{"data":["DOMException","DataError",true],"type":["TypeError","TypeError",false],
 		"quota":["`+quota+`","QuotaExceededError",true],"syntax":["DOMException","SyntaxError",true]}`, got)
 }

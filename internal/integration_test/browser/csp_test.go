@@ -1,6 +1,6 @@
 //go:build !js
 
-package main
+package browser
 
 import (
 	"net/http"
@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"langmodel/internal/testing/browsertest"
+	"langmodel/internal/testing/moduletest"
 	"langmodel/internal/testing/replay"
 )
 
@@ -34,7 +35,7 @@ func withCSP(h http.Handler) http.Handler {
 func TestBrowser_StrictCSP(t *testing.T) {
 	base := browsertest.Serve(t, "", map[string]http.Handler{
 		"/":               withCSP(http.FileServer(http.Dir("testdata/csp"))),
-		"/langmodel.wasm": withCSP(browsertest.File(moduleWasm)),
+		"/langmodel.wasm": withCSP(browsertest.File(moduletest.ModuleWasm)),
 		"/wasm_exec.js":   withCSP(browsertest.File(browsertest.WasmExecJS(t))),
 		"/js/":            withCSP(http.StripPrefix("/js/", http.FileServer(http.Dir("../../../js")))),
 		"/r/":             withCSP(&replay.Server{Split: 64, Pause: time.Millisecond}),
@@ -53,7 +54,7 @@ func TestBrowser_StrictCSP(t *testing.T) {
 		if (window.__inline) throw new Error("an inline script ran: the policy is not in force");
 		await new Promise((r) => setTimeout(r, 100));
 		return result;`, &got))
-	requireJSON(t, `{"violations":[],"scripted":"done","history":["user","tool-call","tool-result","assistant"],
+	moduletest.RequireJSON(t, `{"violations":[],"scripted":"done","history":["user","tool-call","tool-result","assistant"],
 		"openai":"Sunny in Paris, 21°C.","streamed":"Sunny in Paris, 21°C."}`, got)
 	var csp []string
 	for _, line := range p.Console() {

@@ -1,6 +1,6 @@
 //go:build !js
 
-package main
+package browser
 
 import (
 	"encoding/json"
@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"langmodel/internal/testing/browsertest"
+	"langmodel/internal/testing/moduletest"
 )
 
 // engineRow is one line of README's browser table: a body run in each engine after
@@ -174,12 +175,12 @@ func TestBrowser_Engines(t *testing.T) {
 	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
 		engines = append(engines, b)
 		p := b.Open(t, serveWllama(t)+"/") // serve's, and wllama with the toy models
-		require.NoError(t, p.Eval(t.Context(), browserPrelude, nil))
+		require.NoError(t, p.Eval(t.Context(), moduletest.BrowserPrelude, nil))
 		for _, row := range rows {
 			var cell string
 			t.Run(row.what, func(t *testing.T) {
 				var got any
-				err := p.Eval(t.Context(), common+row.js, &got)
+				err := p.Eval(t.Context(), moduletest.Common+row.js, &got)
 				raw, _ := json.Marshal(got)
 				want := row.wantFor(b.Engine)
 				switch {
@@ -193,7 +194,7 @@ func TestBrowser_Engines(t *testing.T) {
 					cell = "yes"
 				}
 				require.NoError(t, err)
-				requireJSON(t, want, got)
+				moduletest.RequireJSON(t, want, got)
 			})
 			cells[b.Engine] = append(cells[b.Engine], cell)
 		}

@@ -1,6 +1,6 @@
 //go:build !js
 
-package main
+package browser
 
 import (
 	"fmt"
@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"langmodel/internal/testing/browsertest"
+	"langmodel/internal/testing/moduletest"
 	"langmodel/internal/testing/toygguf"
 )
 
@@ -80,13 +81,13 @@ var familyCases = []struct{ name, js, want string }{
 // a family (a gguf engine lives as long as its page), the module on the page. It logs
 // its time per engine.
 func TestBrowser_Families(t *testing.T) {
-	base := ggufServer(t, familyModels(t))
+	base := moduletest.GGUFServer(t, familyModels(t))
 	browsertest.EachOwn(t, func(t *testing.T, b *browsertest.Browser) {
 		start := time.Now()
 		for i, f := range toygguf.Families {
 			t.Run(f.Name, func(t *testing.T) {
 				p := b.Open(t, base+"/")
-				require.NoError(t, p.Eval(engineCtx(t), modes[0].prelude()+ggufPage+fmt.Sprintf(`
+				require.NoError(t, p.Eval(engineCtx(t), moduletest.Modes[0].Prelude()+ggufPage+fmt.Sprintf(`
 					globalThis.model = (name) => gguf("/%d/" + name + ".gguf?" + run);
 					globalThis.read = async (stream) => { const r = stream.getReader(); const out = []; for (;;) { const { done, value } = await r.read(); if (done) return out; out.push(value); } };`, i), nil))
 				for _, tc := range familyCases {
@@ -96,7 +97,7 @@ func TestBrowser_Families(t *testing.T) {
 					t.Run(tc.name, func(t *testing.T) {
 						var got any
 						require.NoError(t, p.Eval(engineCtx(t), `const { LanguageModel } = lm;`+tc.js, &got))
-						requireJSON(t, tc.want, got)
+						moduletest.RequireJSON(t, tc.want, got)
 					})
 				}
 				for _, line := range p.Console() {
@@ -117,10 +118,10 @@ func TestBrowser_Families(t *testing.T) {
 func TestBrowser_FamilyTemplates(t *testing.T) {
 	phi := slices.Index(toygguf.Families, toygguf.Phi4Mini)
 	gemma := slices.Index(toygguf.Families, toygguf.Gemma3)
-	base := ggufServer(t, familyModels(t))
+	base := moduletest.GGUFServer(t, familyModels(t))
 	browsertest.EachOwn(t, func(t *testing.T, b *browsertest.Browser) {
 		p := b.Open(t, base+"/")
-		require.NoError(t, p.Eval(engineCtx(t), modes[0].prelude()+ggufPage+`
+		require.NoError(t, p.Eval(engineCtx(t), moduletest.Modes[0].Prelude()+ggufPage+`
 			const { newWllama } = await import("/wllama-harness.js");
 			globalThis.newWllama = newWllama;
 			globalThis.twoUsers = [{ role: "user", content: "Hello." }, { role: "user", content: "Are you there?" }];`, nil))
@@ -149,7 +150,7 @@ func TestBrowser_FamilyTemplates(t *testing.T) {
 			t.Run(tc.name, func(t *testing.T) {
 				var got any
 				require.NoError(t, p.Eval(engineCtx(t), `const { LanguageModel } = lm;`+tc.js, &got))
-				requireJSON(t, tc.want, got)
+				moduletest.RequireJSON(t, tc.want, got)
 			})
 		}
 	})

@@ -1,6 +1,6 @@
 //go:build !js
 
-package main
+package browser
 
 import (
 	"testing"
@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"langmodel/internal/testing/browsertest"
+	"langmodel/internal/testing/moduletest"
 	"langmodel/internal/testing/toygguf"
 )
 
@@ -18,12 +19,12 @@ import (
 // reasoning event, never the answer, the stream or the history, and under keepReasoning
 // the history keeps it and the next step is sent it.
 func TestBrowser_GGUFReasoning(t *testing.T) {
-	base := ggufServer(t, map[string]toygguf.Script{"/think.gguf": toygguf.WeatherThinking})
+	base := moduletest.GGUFServer(t, map[string]toygguf.Script{"/think.gguf": toygguf.WeatherThinking})
 	browsertest.EachOwn(t, func(t *testing.T, b *browsertest.Browser) {
-		for _, m := range modes {
-			t.Run(m.name, func(t *testing.T) {
+		for _, m := range moduletest.Modes {
+			t.Run(m.Name, func(t *testing.T) {
 				p := b.Open(t, base+"/")
-				require.NoError(t, p.Eval(engineCtx(t), m.prelude()+ggufPage, nil))
+				require.NoError(t, p.Eval(engineCtx(t), m.Prelude()+ggufPage, nil))
 				for _, tc := range []struct{ name, js, want string }{
 					{"thinking, then a call: the thinking is in the reasoning event only", `
 						const s = await LanguageModel.create({ backend: gguf("/think.gguf?" + run), tools: [getWeather((a) => "sunny in " + a.city)] });
@@ -42,7 +43,7 @@ func TestBrowser_GGUFReasoning(t *testing.T) {
 						var got any
 						require.NoError(t, p.Eval(engineCtx(t), `const { LanguageModel } = lm;
 							const read = async (stream) => { const r = stream.getReader(); const out = []; for (;;) { const { done, value } = await r.read(); if (done) return out; out.push(value); } };`+tc.js, &got))
-						requireJSON(t, tc.want, got)
+						moduletest.RequireJSON(t, tc.want, got)
 					})
 				}
 				for _, line := range p.Console() {

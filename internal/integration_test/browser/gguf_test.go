@@ -1,6 +1,6 @@
 //go:build !js
 
-package main
+package browser
 
 import (
 	"net/http"
@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"langmodel/internal/testing/browsertest"
+	"langmodel/internal/testing/moduletest"
 	"langmodel/internal/testing/toygguf"
 )
 
@@ -96,7 +97,7 @@ func serveGGUF(t *testing.T) string {
 		w.Header().Set("Content-Type", "text/html")
 		w.Write([]byte("<!doctype html><title>Not here</title>"))
 	})
-	for path, handler := range moduleHandlers(t) {
+	for path, handler := range moduletest.ModuleHandlers(t) {
 		h[path] = handler
 	}
 	return browsertest.Serve(t, "", h)
@@ -131,10 +132,10 @@ func TestBrowser_GGUF(t *testing.T) {
 		const progressBar = { value: -1 }, weatherTool = getWeather(() => "sunny");`)
 	doc = replace(t, doc, `"https://huggingface.co/Qwen/Qwen2.5-0.5B-Instruct-GGUF/resolve/main/qwen2.5-0.5b-instruct-q4_k_m.gguf"`, `"/weather.gguf?doc" + run`)
 	browsertest.EachOwn(t, func(t *testing.T, b *browsertest.Browser) {
-		for _, m := range modes {
-			t.Run(m.name, func(t *testing.T) {
+		for _, m := range moduletest.Modes {
+			t.Run(m.Name, func(t *testing.T) {
 				p := b.Open(t, base+"/")
-				require.NoError(t, p.Eval(engineCtx(t), m.prelude()+ggufPage, nil))
+				require.NoError(t, p.Eval(engineCtx(t), m.Prelude()+ggufPage, nil))
 				for _, tc := range []struct{ name, js, want string }{
 					{"a URL: downloadable, downloading with progress from 0 to 1, then available and cached", `
 						const url = "/gated.gguf?" + run;
@@ -223,7 +224,7 @@ func TestBrowser_GGUF(t *testing.T) {
 					t.Run(tc.name, func(t *testing.T) {
 						var got any
 						require.NoError(t, p.Eval(engineCtx(t), `const { LanguageModel } = lm;`+tc.js, &got))
-						requireJSON(t, tc.want, got)
+						moduletest.RequireJSON(t, tc.want, got)
 					})
 				}
 				for _, line := range p.Console() {
@@ -243,7 +244,7 @@ func TestBrowser_GGUF(t *testing.T) {
 				const s = await LanguageModel.create({ tools: [getWeather(() => "sunny")], monitor(m) { m.addEventListener("downloadprogress", (e) => events.push(e.loaded)); } });
 				return { before, first: events[0], last: events.at(-1), after: await LanguageModel.availability(), answer: await s.prompt(ask),
 					other: await LanguageModel.availability({ backend: { kind: "scripted" } }) };`, &got))
-			requireJSON(t, `{"before":"downloadable","first":0,"last":1,"after":"available","answer":"It is sunny in Paris.","other":"available"}`, got)
+			moduletest.RequireJSON(t, `{"before":"downloadable","first":0,"last":1,"after":"available","answer":"It is sunny in Paris.","other":"available"}`, got)
 		})
 		// The next visit: a model one page downloaded is "available" to the next page of
 		// the origin and loaded from wllama's cache (OPFS) without a request. browsertest
@@ -257,14 +258,14 @@ func TestBrowser_GGUF(t *testing.T) {
 			}
 			p := b.Open(t, base+"/")
 			var got any
-			require.NoError(t, p.Eval(engineCtx(t), modes[0].prelude()+ggufPage+`
+			require.NoError(t, p.Eval(engineCtx(t), moduletest.Modes[0].Prelude()+ggufPage+`
 				const backend = gguf("/counted.gguf?" + run);
 				(await lm.LanguageModel.create({ backend })).destroy();
 				const next = await import("/js/gguf.js?next-visit");
 				const before = await next.ggufAvailability(backend).there;
 				const s = await lm.LanguageModel.create({ backend: await next.ggufBackend(backend, null), tools: [getWeather(() => "sunny")] });
 				return { before, fetches: await (await fetch("/fetches?" + run)).text(), answer: await s.prompt(ask) };`, &got))
-			requireJSON(t, want, got)
+			moduletest.RequireJSON(t, want, got)
 		})
 	})
 }
@@ -287,7 +288,7 @@ func TestBrowser_GGUFWeightsHeldOnce(t *testing.T) {
 	big.FeedForward = 65536
 	model, err := toygguf.Bytes(big)
 	require.NoError(t, err)
-	base := ggufServer(t, map[string]toygguf.Script{"/weather.gguf": toygguf.Weather, "/big.gguf": big})
+	base := moduletest.GGUFServer(t, map[string]toygguf.Script{"/weather.gguf": toygguf.Weather, "/big.gguf": big})
 	browsertest.EachOwn(t, func(t *testing.T, b *browsertest.Browser) {
 		p := b.Open(t, base+"/")
 		var got struct {
@@ -302,7 +303,7 @@ func TestBrowser_GGUFWeightsHeldOnce(t *testing.T) {
 				if (exports.lm_send) globalThis.moduleMemory = exports.mem;
 				return r;
 			};
-			`+browserPrelude+ggufPage+`
+			`+moduletest.BrowserPrelude+ggufPage+`
 			const ask = async (model) => {
 				const s = await lm.LanguageModel.create({ backend: gguf(model + "?" + run), tools: [getWeather(() => "sunny")] });
 				const answer = await s.prompt("What is the weather in Paris?");

@@ -1,6 +1,6 @@
 //go:build !js
 
-package main
+package browser
 
 import (
 	"testing"
@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"langmodel/internal/testing/browsertest"
+	"langmodel/internal/testing/moduletest"
 )
 
 // historyShapesJS creates a session whose history holds a message of every shape: texts
@@ -52,11 +53,11 @@ const s = await LanguageModel.create({
 // every engine.
 func TestBrowser_HistoryShapes(t *testing.T) {
 	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
-		base := serve(t, "")
-		for _, m := range modes {
-			t.Run(m.name, func(t *testing.T) {
+		base := moduletest.Serve(t, "")
+		for _, m := range moduletest.Modes {
+			t.Run(m.Name, func(t *testing.T) {
 				p := b.Open(t, base+"/")
-				require.NoError(t, p.Eval(t.Context(), m.prelude(), nil))
+				require.NoError(t, p.Eval(t.Context(), m.Prelude(), nil))
 				var got struct {
 					History string
 					Fresh   bool
@@ -82,7 +83,7 @@ func TestBrowser_HistoryShapes(t *testing.T) {
 					const fresh = JSON.stringify(s.history) === text;
 					s.destroy();
 					return { history: text.replaceAll("\u2028", "\\u2028"), fresh, packed };`, &got))
-				if m.name == "page" {
+				if m.Name == "page" {
 					require.Equal(t, new(true), got.Packed, "the module answers packed")
 				} else {
 					require.Nil(t, got.Packed, "worker mode answers from the page's copy")

@@ -1,6 +1,6 @@
 //go:build !js
 
-package main
+package browser
 
 import (
 	"encoding/json"
@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"langmodel/internal/testing/browsertest"
+	"langmodel/internal/testing/moduletest"
 	"langmodel/internal/testing/replay"
 )
 
@@ -57,7 +58,7 @@ func TestBrowser_READMEExamples(t *testing.T) {
 }
 
 func readmeExamples(t *testing.T, b *browsertest.Browser) {
-	base := serve(t, "")
+	base := moduletest.Serve(t, "")
 	blocks := readmeBlocks(t, "TestBrowser_READMEExamples")
 	require.Len(t, blocks, 3)
 	closed := replace(t, blocks[0], `import { install } from "./language-model.js";`, `const { install } = await import("/js/language-model.js");`)
@@ -86,7 +87,7 @@ func readmeExamples(t *testing.T, b *browsertest.Browser) {
 			out.vllm = [output.text, (await (await fetch("/r/vllm/stats")).json()).auth[0]];
 		}
 		return out;`, &got))
-	requireJSON(t, `{"closed":["calling get_weather {\"city\":\"Paris\"}","Sunny in Paris, 21°C."],
+	moduletest.RequireJSON(t, `{"closed":["calling get_weather {\"city\":\"Paris\"}","Sunny in Paris, 21°C."],
 		"open":[[{"type":"text","value":"Sunny in Paris, 21°C."}],["user","tool-call","tool-call","tool-result","tool-result","assistant"]],
 		"vllm":["Let me check.\nSunny in Paris, 21°C.","Bearer my-key"]}`, got)
 }
@@ -177,7 +178,7 @@ func TestBrowser_CORS(t *testing.T) {
 }
 
 func cors(t *testing.T, b *browsertest.Browser) {
-	base := serve(t, "")
+	base := moduletest.Serve(t, "")
 	urls := map[string]string{}
 	for name, style := range corsStyles {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -189,7 +190,7 @@ func cors(t *testing.T, b *browsertest.Browser) {
 		urls[name] = srv.URL
 	}
 	p := b.Open(t, base+"/")
-	require.NoError(t, p.Eval(t.Context(), browserPrelude, nil))
+	require.NoError(t, p.Eval(t.Context(), moduletest.BrowserPrelude, nil))
 	var got any
 	script := `
 		const ask = async (base, apiKey) => {
@@ -210,7 +211,7 @@ func cors(t *testing.T, b *browsertest.Browser) {
 	// llama.cpp with a key: the Fetch standard says "*" in Access-Control-Allow-Headers never
 	// covers Authorization, but Chromium 156, Firefox ESR 153 and WebKitGTK 2.50 all let it
 	// through. If this row fails, an engine has started to enforce it: update docs/backends.md "CORS".
-	requireJSON(t, `{"none":["`+refused+`","`+refused+`"],"llamacpp":["`+ok+`","`+ok+`"],"vllm":["`+ok+`","`+ok+`"],
+	moduletest.RequireJSON(t, `{"none":["`+refused+`","`+refused+`"],"llamacpp":["`+ok+`","`+ok+`"],"vllm":["`+ok+`","`+ok+`"],
 		"ollama":["`+ok+`","`+ok+`"],"ollama-elsewhere":["`+refused+`","`+refused+`"]}`, got)
 }
 
@@ -229,10 +230,10 @@ func TestBrowser_READMEEngine(t *testing.T) {
 
 func readmeEngine(t *testing.T, b *browsertest.Browser) {
 	block := readmeBlocks(t, "TestBrowser_READMEEngine")[0]
-	p := b.Open(t, serve(t, "")+"/")
-	require.NoError(t, p.Eval(t.Context(), browserPrelude, nil))
+	p := b.Open(t, moduletest.Serve(t, "")+"/")
+	require.NoError(t, p.Eval(t.Context(), moduletest.BrowserPrelude, nil))
 	var got any
-	require.NoError(t, p.Eval(t.Context(), common+fakeWebLLM+`
+	require.NoError(t, p.Eval(t.Context(), moduletest.Common+fakeWebLLM+`
 		const weatherTool = getWeather(({ city }) => "21°C in " + city);
 		`+block+`
 		const ac = new AbortController();
@@ -242,7 +243,7 @@ func readmeEngine(t *testing.T, b *browsertest.Browser) {
 		return { answer, usage: session.contextUsage, aborted: await caught(hung), interrupted,
 			tools: requests[0].tools.map((t) => [t.type, t.function.name]), choice: requests[0].tool_choice ?? "auto",
 			second: requests[1].messages.slice(1) };`, &got))
-	requireJSON(t, `{"answer":"Sunny in Paris.","usage":64,"aborted":"AbortError","interrupted":1,
+	moduletest.RequireJSON(t, `{"answer":"Sunny in Paris.","usage":64,"aborted":"AbortError","interrupted":1,
 		"tools":[["function","get_weather"]],"choice":"auto",
 		"second":[{"role":"assistant","content":"Let me check. ","tool_calls":[{"id":"9Gd2dIMCT","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]},
 		          {"role":"tool","tool_call_id":"9Gd2dIMCT","name":"get_weather","content":"21°C in Paris"}]}`, got)

@@ -1,6 +1,6 @@
 //go:build !js
 
-package main
+package browser
 
 import (
 	"strconv"
@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"langmodel/internal/testing/browsertest"
+	"langmodel/internal/testing/moduletest"
 	"langmodel/internal/testing/toygguf"
 )
 
@@ -27,13 +28,13 @@ var searchScript = toygguf.Script{
 // found is in the next step's tools; each step's prompt tokens, as llama.cpp counts
 // them, stay far below the window.
 func TestBrowser_GGUFToolSearch(t *testing.T) {
-	base := ggufServer(t, map[string]toygguf.Script{"/search.gguf": searchScript})
+	base := moduletest.GGUFServer(t, map[string]toygguf.Script{"/search.gguf": searchScript})
 	browsertest.EachOwn(t, func(t *testing.T, b *browsertest.Browser) {
-		for _, m := range modes {
-			t.Run(m.name, func(t *testing.T) {
+		for _, m := range moduletest.Modes {
+			t.Run(m.Name, func(t *testing.T) {
 				p := b.Open(t, base+"/")
 				var got any
-				require.NoError(t, p.Eval(engineCtx(t), m.prelude()+ggufPage+`
+				require.NoError(t, p.Eval(engineCtx(t), m.Prelude()+ggufPage+`
 					const { LanguageModel } = lm;
 					const tools = Array.from({ length: 300 }, (_, i) => ({ name: "page_action_" + i, description: "Runs action " + i + " of this page.",
 						inputSchema: { type: "object", properties: { target: { type: "string" } } }, execute: () => "done" }));
@@ -46,7 +47,7 @@ func TestBrowser_GGUFToolSearch(t *testing.T) {
 					const found = s.history[2].content[0].value.result[0].value;
 					return { answer, events, roles: s.history.map((m) => m.role), found, window: s.contextWindow,
 						measured: steps.every(([n, est]) => !est && n > 0 && n < 2048), grew: steps.length === 2 && steps[1][0] > steps[0][0] };`, &got))
-				requireJSON(t, `{"answer":"I found the weather tool.","events":["search_tools (builtin)"],"roles":["user","tool-call","tool-result","assistant"],
+				moduletest.RequireJSON(t, `{"answer":"I found the weather tool.","events":["search_tools (builtin)"],"roles":["user","tool-call","tool-result","assistant"],
 					"found":"Tools found, which you can call from your next reply on:\n- get_weather(city): The weather in a city","window":4096,"measured":true,"grew":true}`, got)
 			})
 		}
@@ -80,13 +81,13 @@ var cacheScript = toygguf.Script{
 // the same in every browser; WebKit runs llama.cpp with tool search in
 // TestBrowser_GGUFToolSearch and the other gguf tests.
 func TestBrowser_GGUFPrefixCache(t *testing.T) {
-	base := ggufServer(t, map[string]toygguf.Script{"/cache.gguf": cacheScript})
+	base := moduletest.GGUFServer(t, map[string]toygguf.Script{"/cache.gguf": cacheScript})
 	browsertest.EachOwn(t, func(t *testing.T, b *browsertest.Browser) {
 		if b.Engine == browsertest.WebKit {
 			t.Skip("WebKit's compat build of llama.cpp crashed once on these long prompts: see the test's comment")
 		}
-		for _, m := range modes {
-			t.Run(m.name, func(t *testing.T) {
+		for _, m := range moduletest.Modes {
+			t.Run(m.Name, func(t *testing.T) {
 				p := b.Open(t, base+"/")
 				var got struct {
 					End       string    `json:"end"`
@@ -95,7 +96,7 @@ func TestBrowser_GGUFPrefixCache(t *testing.T) {
 					Overflows int       `json:"overflows"`
 					Total     int       `json:"total"`
 				}
-				require.NoError(t, p.Eval(engineCtx(t), m.prelude()+ggufPage+`
+				require.NoError(t, p.Eval(engineCtx(t), m.Prelude()+ggufPage+`
 					const { LanguageModel } = lm;
 					const schema = { type: "object", properties: { target: { type: "string" } } };
 					const tools = Array.from({ length: 300 }, (_, i) => ({ name: "page_action_" + i, description: "Runs action " + i + " of this page.", inputSchema: schema, execute: () => "done" }));
@@ -130,7 +131,7 @@ func TestBrowser_GGUFPrefixCache(t *testing.T) {
 				require.Equal(t, cached, got.Total, "session.usage.cachedTokens sums the steps'")
 				first := *got.Steps[0][0]
 				t.Logf("%s, 20 steps, tool search on, text protocol: cached/prompt tokens per step %v; in all %d of %d (%d %%); after the first step (a cold cache) %d of %d (%d %%)",
-					m.name, shares, cached, input, 100*cached/input, cached, input-first, 100*cached/(input-first))
+					m.Name, shares, cached, input, 100*cached/input, cached, input-first, 100*cached/(input-first))
 				require.GreaterOrEqual(t, 100*cached/input, 90)
 			})
 		}

@@ -1,6 +1,6 @@
 //go:build !js
 
-package main
+package browser
 
 import (
 	"net/http"
@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"langmodel/internal/testing/browsertest"
+	"langmodel/internal/testing/moduletest"
 )
 
 // webmcpPolyfill is @mcp-b/webmcp-polyfill's script (internal/npm, dev only), served to
@@ -194,13 +195,13 @@ func TestBrowser_WebMCP(t *testing.T) {
 		},
 	}
 	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
-		base := browsertest.Serve(t, "", withPolyfill(moduleHandlers(t)))
-		for _, m := range modes {
+		base := browsertest.Serve(t, "", withPolyfill(moduletest.ModuleHandlers(t)))
+		for _, m := range moduletest.Modes {
 			for _, row := range rows {
-				t.Run(m.name+"/"+row.name, func(t *testing.T) {
+				t.Run(m.Name+"/"+row.name, func(t *testing.T) {
 					t.Parallel()
 					p := b.Open(t, base+"/")
-					require.NoError(t, p.Eval(t.Context(), webmcpPrelude+m.prelude(), nil))
+					require.NoError(t, p.Eval(t.Context(), webmcpPrelude+m.Prelude(), nil))
 					var native bool
 					require.NoError(t, p.Eval(t.Context(), `return native;`, &native))
 					require.Equal(t, b.Engine == browsertest.Chromium, native, "Chromium's own document.modelContext, the polyfill elsewhere")
@@ -209,7 +210,7 @@ func TestBrowser_WebMCP(t *testing.T) {
 					}
 					var got any
 					require.NoError(t, p.Eval(t.Context(), webmcpCommon+row.js, &got))
-					requireJSON(t, row.want, got)
+					moduletest.RequireJSON(t, row.want, got)
 				})
 			}
 		}

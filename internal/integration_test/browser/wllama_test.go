@@ -1,6 +1,6 @@
 //go:build !js
 
-package main
+package browser
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"langmodel/internal/testing/browsertest"
+	"langmodel/internal/testing/moduletest"
 	"langmodel/internal/testing/toygguf"
 )
 
@@ -26,7 +27,7 @@ func serveWllama(t *testing.T) string {
 	} {
 		models["/"+name+".gguf"] = s
 	}
-	return ggufServer(t, models)
+	return moduletest.GGUFServer(t, models)
 }
 
 // wllamaPage loads a toy model into a wllama engine (engine(name)) and defines the tool
@@ -58,10 +59,10 @@ globalThis.read = async (stream) => { const r = stream.getReader(); const out = 
 func TestBrowser_Wllama(t *testing.T) {
 	base := serveWllama(t)
 	browsertest.EachOwn(t, func(t *testing.T, b *browsertest.Browser) {
-		for _, m := range modes {
-			t.Run(m.name, func(t *testing.T) {
+		for _, m := range moduletest.Modes {
+			t.Run(m.Name, func(t *testing.T) {
 				p := b.Open(t, base+"/")
-				require.NoError(t, p.Eval(engineCtx(t), m.prelude()+wllamaPage, nil))
+				require.NoError(t, p.Eval(engineCtx(t), m.Prelude()+wllamaPage, nil))
 				for _, tc := range []struct{ name, js, want string }{
 					{"closed loop, two turns", `
 						const args = [];
@@ -181,7 +182,7 @@ func TestBrowser_Wllama(t *testing.T) {
 					t.Run(tc.name, func(t *testing.T) {
 						var got any
 						require.NoError(t, p.Eval(engineCtx(t), `const { LanguageModel } = lm;`+tc.js, &got))
-						requireJSON(t, tc.want, got)
+						moduletest.RequireJSON(t, tc.want, got)
 					})
 				}
 				// Nothing the module or the engine left unhandled: an aborted wllama stream

@@ -1,18 +1,16 @@
 //go:build !js
 
-package main
+package browser
 
 import (
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"langmodel/internal/testing/browsertest"
+	"langmodel/internal/testing/moduletest"
 )
 
 // serveWorker serves the face under /js/ as serve does, and two broken copies of the face: /jsdie/, whose worker breaks
@@ -31,7 +29,7 @@ func serveWorker(t *testing.T) string {
 				w.Header().Set("Content-Type", "text/javascript")
 				_, _ = w.Write([]byte(worker))
 			case "langmodel.wasm":
-				http.ServeFile(w, r, moduleWasm)
+				http.ServeFile(w, r, moduletest.ModuleWasm)
 			case "wasm_exec.js":
 				http.ServeFile(w, r, browsertest.WasmExecJS(t))
 			default:
@@ -43,9 +41,9 @@ func serveWorker(t *testing.T) string {
 		"/jsdie/":            broken("/jsdie/", `import "/js/worker.js"; addEventListener("message", (e) => { if (typeof e.data === "string" && e.data.includes("die-now")) throw new Error("the worker broke"); });`),
 		"/jsnoworker/":       broken("/jsnoworker/", ""),
 		"/js/":               http.StripPrefix("/js/", face),
-		"/js/langmodel.wasm": browsertest.File(moduleWasm),
+		"/js/langmodel.wasm": browsertest.File(moduletest.ModuleWasm),
 		"/js/wasm_exec.js":   browsertest.File(browsertest.WasmExecJS(t)),
-		"/langmodel.wasm":    browsertest.File(moduleWasm),
+		"/langmodel.wasm":    browsertest.File(moduletest.ModuleWasm),
 		"/wasm_exec.js":      browsertest.File(browsertest.WasmExecJS(t)),
 	})
 }
@@ -111,7 +109,7 @@ func TestBrowser_Worker(t *testing.T) {
 				p := b.Open(t, base+"/")
 				var got any
 				require.NoError(t, p.Eval(t.Context(), tc.js, &got))
-				requireJSON(t, tc.want, got)
+				moduletest.RequireJSON(t, tc.want, got)
 			})
 		}
 	})
@@ -163,12 +161,12 @@ func TestBrowser_WorkerMirror(t *testing.T) {
 		look("destroyed", c);
 		return seen;`
 	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
-		base := serve(t, "")
+		base := moduletest.Serve(t, "")
 		var got [2][]string
-		for i, m := range modes {
+		for i, m := range moduletest.Modes {
 			p := b.Open(t, base+"/")
-			require.NoError(t, p.Eval(t.Context(), m.prelude(), nil))
-			require.NoError(t, p.Eval(t.Context(), common+js, &got[i]))
+			require.NoError(t, p.Eval(t.Context(), m.Prelude(), nil))
+			require.NoError(t, p.Eval(t.Context(), moduletest.Common+js, &got[i]))
 		}
 		var labels []string
 		for _, line := range got[0] {
@@ -178,20 +176,4 @@ func TestBrowser_WorkerMirror(t *testing.T) {
 			"clone", "original", "clone", "overflow", "evicted", "generate", "generated", "destroyed"}, labels)
 		require.Equal(t, got[0], got[1], "page, then worker")
 	})
-}
-
-// TestWorker_Node: Node has no Worker, and install({worker: true}) says so.
-func TestWorker_Node(t *testing.T) {
-	node, err := exec.LookPath("node")
-	require.NoError(t, err, "Node 20 is needed for the tests")
-	face, err := filepath.Abs("../../../js/language-model.node.js")
-	require.NoError(t, err)
-	cmd := exec.Command(node, "--input-type=module", "-e", `
-		const { install } = await import(process.argv[1]);
-		const r = await install({ worker: true }).then(() => "installed", (e) => e.name + ": " + e.message);
-		console.log(r);`, "file://"+face)
-	cmd.Env = os.Environ()
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, string(out))
-	require.Equal(t, "NotSupportedError: install({worker: true}) needs the Worker API, which this environment does not have (in Node, install() without worker).\n", string(out))
 }

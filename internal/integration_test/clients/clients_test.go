@@ -20,7 +20,7 @@ import (
 func TestMain(m *testing.M) { browsertest.Main(m) }
 
 // npmDir holds the dev-only npm packages (make deps runs npm ci there).
-const npmDir = "../npm"
+const npmDir = "../../npm"
 
 // bundleClients bundles testdata/entry.js (the AI SDK and both providers) with the pinned
 // esbuild into a file in the test's temporary directory and returns its path.
@@ -63,9 +63,9 @@ globalThis.weather = () => clients.tool({
 // an abort in the middle of a stream, which must reach the model.
 func TestBrowser_Clients(t *testing.T) {
 	base := browsertest.Serve(t, "", map[string]http.Handler{
-		"/langmodel.wasm": browsertest.File(browsertest.BuildWasm(t, "../../wasm/cmd/langmodel")),
+		"/langmodel.wasm": browsertest.File(browsertest.BuildWasm(t, "../../../wasm/cmd/langmodel")),
 		"/wasm_exec.js":   browsertest.File(browsertest.WasmExecJS(t)),
-		"/js/":            http.StripPrefix("/js/", http.FileServer(http.Dir("../../js"))),
+		"/js/":            http.StripPrefix("/js/", http.FileServer(http.Dir("../../../js"))),
 		"/clients.js":     browsertest.File(bundleClients(t)),
 		"/model.js":       browsertest.File("testdata/model.js"),
 	})

@@ -1,6 +1,6 @@
 //go:build !js
 
-package main
+package node
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"langmodel/internal/testing/browsertest"
+	"langmodel/internal/testing/moduletest"
 	"langmodel/internal/testing/replay"
 )
 
@@ -32,12 +33,12 @@ func TestNode_Scenarios(t *testing.T) {
 	llm := httptest.NewServer(&replay.Server{Split: 64, Pause: time.Millisecond})
 	t.Cleanup(llm.Close)
 	dom := 0
-	for _, sc := range allScenarios() {
-		if sc.dom {
+	for _, sc := range moduletest.AllScenarios() {
+		if sc.DOM {
 			dom++ // the browsers play it: Node has no document nor AudioBuffer
 			continue
 		}
-		t.Run(sc.name, func(t *testing.T) {
+		t.Run(sc.Name, func(t *testing.T) {
 			t.Parallel()
 			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 			defer cancel()
@@ -45,13 +46,13 @@ func TestNode_Scenarios(t *testing.T) {
 				const [face, wasm, wasmExec, llm] = process.argv.slice(1);
 				globalThis.LLM = llm;
 				globalThis.lm = await import(face);
-				`+sc.setup+`
+				`+sc.Setup+`
 				await lm.install({ wasm, wasmExec });
-				console.log(JSON.stringify(await (async () => {`+common+sc.js+`})()));
-				process.exit(0);`, "file://"+face, moduleWasm, wasmExec, llm.URL)
+				console.log(JSON.stringify(await (async () => {`+moduletest.Common+sc.JS+`})()));
+				process.exit(0);`, "file://"+face, moduletest.ModuleWasm, wasmExec, llm.URL)
 			out, err := cmd.CombinedOutput()
 			require.NoError(t, err, string(out))
-			requireJSON(t, sc.want, decodeLast(t, out))
+			moduletest.RequireJSON(t, sc.Want, decodeLast(t, out))
 		})
 	}
 	require.Equal(t, 2, dom, "the rows only a browser plays (a new one: is it really the DOM's?)")

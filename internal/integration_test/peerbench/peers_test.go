@@ -122,7 +122,7 @@ func cacheable(h http.Handler) http.Handler {
 
 // BenchmarkPeers prints the table of `make bench-peers`. Run it once:
 //
-//	go test -run '^$' -bench Peers -benchtime 1x ./internal/peerbench/
+//	go test -run '^$' -bench Peers -benchtime 1x ./internal/integration_test/peerbench/
 func BenchmarkPeers(b *testing.B) {
 	esbuild := filepath.Join("node_modules", ".bin", "esbuild")
 	if _, err := os.Stat(esbuild); err != nil {
@@ -131,7 +131,7 @@ func BenchmarkPeers(b *testing.B) {
 	dir := b.TempDir()
 	bundle(b, esbuild, "sdk-bench.js", filepath.Join(dir, "sdk.js"))
 	bundle(b, esbuild, "sdk-ship.js", filepath.Join(dir, "ship.js"))
-	wasm := browsertest.BuildWasm(b, "../../wasm/cmd/langmodel")
+	wasm := browsertest.BuildWasm(b, "../../../wasm/cmd/langmodel")
 	execJS := browsertest.WasmExecJS(b)
 	face := filepath.Join(b.TempDir(), "face")
 	bundle(b, esbuild, packagedFace(b, execJS), filepath.Join(face, "language-model.js"))
@@ -139,7 +139,7 @@ func BenchmarkPeers(b *testing.B) {
 	handlers := map[string]http.Handler{
 		"/langmodel.wasm":      browsertest.File(wasm),
 		"/wasm_exec.js":        browsertest.File(execJS),
-		"/js/":                 http.StripPrefix("/js/", http.FileServer(http.Dir("../../js"))),
+		"/js/":                 http.StripPrefix("/js/", http.FileServer(http.Dir("../../../js"))),
 		"/sdk/":                http.StripPrefix("/sdk/", http.FileServer(http.Dir(dir))),
 		"/face/langmodel.wasm": browsertest.File(wasm),
 		"/face/":               http.StripPrefix("/face/", http.FileServer(http.Dir(face))),
@@ -255,7 +255,7 @@ var loopLengths = []int{1, 10, 100, 1000}
 func packagedFace(b *testing.B, execJS string) string {
 	b.Helper()
 	dir := b.TempDir()
-	files, err := filepath.Glob("../../js/*.js")
+	files, err := filepath.Glob("../../../js/*.js")
 	require.NoError(b, err)
 	for _, f := range append(files, execJS) {
 		data, err := os.ReadFile(f)

@@ -42,7 +42,7 @@ var (
 // profiles worker mode: the Worker's thread, where the module runs, and the page's, each
 // on its own:
 //
-//	go test -run '^$' -bench PeersProfile -benchtime 1x ./internal/peerbench/
+//	go test -run '^$' -bench PeersProfile -benchtime 1x ./internal/integration_test/peerbench/
 func BenchmarkPeersProfile(b *testing.B) {
 	ctx, ev := profilePage(b)
 	ev(fmt.Sprintf(`globalThis.bench = await import("/peer/bench.js"); globalThis.lm = await import("/js/language-model.js"); await lm.install({ wasm: "/langmodel.wasm", worker: %t, globals: "always" }); return 0`, *profWorker))
@@ -76,13 +76,13 @@ func profilePage(b *testing.B) (context.Context, func(js string) float64) {
 	out, js := filepath.Join(*profDir, "langmodel.wasm"), *profDir
 	if *profDir == "" {
 		// The module's own flags (NOINLINE), keeping function names.
-		out, js = filepath.Join(b.TempDir(), "lm.wasm"), "../../js"
+		out, js = filepath.Join(b.TempDir(), "lm.wasm"), "../../../js"
 		args := []string{"build", "-trimpath"}
 		for _, p := range browsertest.NoInline() {
 			args = append(args, "-gcflags=langmodel/"+p+"=-l")
 		}
 		cmd := exec.Command("go", append(args, "-o", out, ".")...)
-		cmd.Dir = "../../wasm/cmd/langmodel"
+		cmd.Dir = "../../../wasm/cmd/langmodel"
 		cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
 		msg, err := cmd.CombinedOutput()
 		require.NoError(b, err, string(msg))

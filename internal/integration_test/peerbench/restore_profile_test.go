@@ -15,7 +15,7 @@ var restoreCalls = flag.Bool("peers.calls", true, "BenchmarkRestoreProfile: a hi
 // of a session created on bench.historyWithCalls (-peers.calls=false: bench.history),
 // parsed from its JSON text before each restore (docs/snapshots.md "Speed"):
 //
-//	go test -run '^$' -bench RestoreProfile -benchtime 1x ./internal/peerbench/
+//	go test -run '^$' -bench RestoreProfile -benchtime 1x ./internal/integration_test/peerbench/
 func BenchmarkRestoreProfile(b *testing.B) {
 	ctx, ev := profilePage(b)
 	ev(fmt.Sprintf(`globalThis.bench = await import("/peer/bench.js"); globalThis.lm = await import("/js/language-model.js"); await lm.install({ wasm: "/langmodel.wasm" });

@@ -26,14 +26,14 @@ import (
 // gap (below 50 ms too). Each round opens a fresh page per mode, so
 // that every round measures an install. Run it alone:
 //
-//	go test -run '^$' -bench PeersWorker -benchtime 1x ./internal/peerbench/
+//	go test -run '^$' -bench PeersWorker -benchtime 1x ./internal/integration_test/peerbench/
 func BenchmarkPeersWorker(b *testing.B) {
-	wasm := browsertest.BuildWasm(b, "../../wasm/cmd/langmodel")
+	wasm := browsertest.BuildWasm(b, "../../../wasm/cmd/langmodel")
 	execJS := browsertest.WasmExecJS(b)
 	base := browsertest.Serve(b, "", map[string]http.Handler{
 		"/langmodel.wasm":    browsertest.File(wasm),
 		"/wasm_exec.js":      browsertest.File(execJS),
-		"/js/":               http.StripPrefix("/js/", http.FileServer(http.Dir("../../js"))),
+		"/js/":               http.StripPrefix("/js/", http.FileServer(http.Dir("../../../js"))),
 		"/js/langmodel.wasm": browsertest.File(wasm),
 		"/js/wasm_exec.js":   browsertest.File(execJS),
 		"/peer/bench.js":     browsertest.File("bench.js"),

@@ -39,18 +39,18 @@ func TestMain(m *testing.M) { browsertest.Main(m) }
 
 // tarball runs `make package` once per test binary and returns build/langmodel.tgz.
 var tarball = sync.OnceValues(func() (string, error) {
-	cmd := exec.Command("make", "-s", "-C", "../..", "package")
+	cmd := exec.Command("make", "-s", "-C", "../../..", "package")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("make package: %v\n%s", err, out)
 	}
-	return filepath.Abs("../../build/langmodel.tgz")
+	return filepath.Abs("../../../build/langmodel.tgz")
 })
 
 // readme returns the fenced blocks of README.md whose "<!-- tested: … -->" line names
 // test, in order, with their language.
 func readme(t *testing.T, test string) (blocks []string, langs []string) {
 	t.Helper()
-	b, err := os.ReadFile("../../README.md")
+	b, err := os.ReadFile("../../../README.md")
 	require.NoError(t, err)
 	re := regexp.MustCompile("(?s)<!-- tested: ([^>]*) -->\n```(\\w+)\n(.*?)\n```")
 	for _, m := range re.FindAllStringSubmatch(string(b), -1) {
@@ -133,7 +133,7 @@ func bin(t *testing.T) string {
 	dir, err := filepath.Abs("node_modules/.bin")
 	require.NoError(t, err)
 	_, err = os.Stat(filepath.Join(dir, "esbuild"))
-	require.NoError(t, err, "the bundlers are missing: run make deps (npm ci in internal/pkgtest)")
+	require.NoError(t, err, "the bundlers are missing: run make deps (npm ci in internal/integration_test/pkgtest)")
 	return dir
 }
 
@@ -419,7 +419,7 @@ func TestPackage_Readme(t *testing.T) {
 	for _, a := range anchors {
 		require.True(t, headings[a], "the link %s finds no heading in the package's README", a)
 	}
-	repo, err := os.ReadFile("../../README.md")
+	repo, err := os.ReadFile("../../../README.md")
 	require.NoError(t, err)
 	block := regexp.MustCompile("(?s)<!-- tested: [^>]* -->\n```\\w+\n.*?\n```")
 	require.Equal(t, block.FindAllString(string(repo), -1), block.FindAllString(shipped, -1), "the shipped README's tested examples are README.md's")
@@ -462,7 +462,7 @@ func TestPackage_Contents(t *testing.T) {
 		Dependencies map[string]string           `json:"dependencies"`
 		Engines      map[string]string           `json:"engines"`
 	}
-	raw, err := os.ReadFile("../../build/package/package.json")
+	raw, err := os.ReadFile("../../../build/package/package.json")
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(raw, &pkg))
 	require.Equal(t, "module", pkg.Type)

@@ -1,6 +1,6 @@
 //go:build !js
 
-package main
+package wazero
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"langmodel/internal/testing/chaos"
+	"langmodel/internal/testing/moduletest"
 )
 
 // heldPort is a prelude that stands a port between the face and the host's module which
@@ -46,7 +47,7 @@ const heldPort = `
 // action (an abort, a destroy) while what the module wrote is still on its way to the
 // page. Each row fails without its fix in js/channel.js and js/session.js.
 func TestModule_RemoteRaces(t *testing.T) {
-	srv := &chaos.Server{Key: chaosKey}
+	srv := &chaos.Server{Key: moduletest.ChaosKey}
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
 	for _, tc := range []struct {
@@ -149,9 +150,9 @@ func TestModule_RemoteRaces(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			h := chaosHost(t, nil, nil)
-			require.NoError(t, installFetch(h, hs.Client(), 16<<10))
+			require.NoError(t, moduletest.InstallFetch(h, hs.Client(), 16<<10))
 			h.Set("BASE", hs.URL+"/plain/v1")
-			h.Set("KEY", chaosKey)
+			h.Set("KEY", moduletest.ChaosKey)
 			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 			defer cancel()
 			_, err := h.Eval(ctx, heldPort+`
@@ -160,7 +161,7 @@ func TestModule_RemoteRaces(t *testing.T) {
 			require.NoError(t, err)
 			v, err := h.Eval(ctx, tc.js)
 			require.NoError(t, err)
-			requireJSON(t, tc.want, v)
+			moduletest.RequireJSON(t, tc.want, v)
 		})
 	}
 }

@@ -1,6 +1,6 @@
 //go:build !js
 
-package main
+package wazero
 
 import (
 	"context"
@@ -11,22 +11,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"langmodel/internal/testing/browsertest"
+	"langmodel/internal/testing/moduletest"
 )
-
-// snapshotJS is the prelude of the snapshot tests: the tools every kept snapshot
-// (testdata/snapshots) was saved with, and helpers.
-const snapshotJS = `
-const { LanguageModel } = lm;
-const schema = { type: "object", properties: { city: { type: "string" } }, required: ["city"] };
-const asked = [];
-const savedTools = (weather, forget) => [
-	{ name: "weather", description: "Weather in a city", inputSchema: schema, execute: weather },
-	{ name: "forget", description: "Forgets a city", inputSchema: schema, annotations: { destructiveHint: true }, execute: forget },
-];
-const approve = (call) => { asked.push(call.name); return true; };
-const tail = (s, n) => s.history.slice(-n).map((m) => m.role + " " + m.content.map((p) => p.type === "text" ? p.value : (p.value.name + " " + p.value.callID + (p.value.errorMessage ? " error: " + p.value.errorMessage : p.value.result ? " " + JSON.stringify(p.value.result) : ""))).join());
-`
 
 // TestModule_SnapshotVersions restores every snapshot the project has kept, one per
 // version it shipped (testdata/snapshots), in the real module under wazero, and goes
@@ -40,18 +26,18 @@ func TestModule_SnapshotVersions(t *testing.T) {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			snap, err := os.ReadFile(f)
 			require.NoError(t, err)
-			h := newHost(t)
+			h := moduletest.NewHost(t)
 			h.Set("SNAP", string(snap))
 			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 			defer cancel()
-			v, err := h.Eval(ctx, snapshotJS+`
+			v, err := h.Eval(ctx, moduletest.SnapshotJS+`
 				const s = await LanguageModel.restore(SNAP, { tools: savedTools(() => "sunny", () => "forgotten"), toolUseConfig: { approve },
 					backend: { kind: "scripted", turns: [{ text: "Done." }] } });
 				const restored = tail(s, 1);
 				const answer = await s.prompt("go on");
 				return { samplingMode: s.samplingMode, restored, answer, asked, tail: tail(s, 4) };`)
 			require.NoError(t, err)
-			requireJSON(t, `{"samplingMode":"predictable","restored":["tool-result weather call_1 error: interrupted: the page was closed or reloaded while this tool call ran"],
+			moduletest.RequireJSON(t, `{"samplingMode":"predictable","restored":["tool-result weather call_1 error: interrupted: the page was closed or reloaded while this tool call ran"],
 				"answer":"Done.","asked":["forget"],
 				"tail":["tool-result weather call_1 error: interrupted: the page was closed or reloaded while this tool call ran","tool-result forget call_2 [{\"type\":\"text\",\"value\":\"forgotten\"}]","user go on","assistant Done."]}`, v)
 		})
@@ -65,23 +51,27 @@ func TestModule_SnapshotVersions(t *testing.T) {
 func TestModule_SnapshotApprovals(t *testing.T) {
 	snap, err := os.ReadFile("testdata/snapshots/v3.json")
 	require.NoError(t, err)
-	h := newHost(t)
+	h := moduletest.NewHost(t)
 	h.Set("SNAP", string(snap))
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
-	v, err := h.Eval(ctx, snapshotJS+`
+	v, err := h.Eval(ctx, moduletest.SnapshotJS+`
 		const s = await LanguageModel.restore(SNAP, { tools: savedTools(() => "sunny", () => "forgotten"), toolUseConfig: { approve }, keepApprovals: true,
 			backend: { kind: "scripted", turns: [{ text: "Done." }] } });
 		await s.prompt("go on");
 		const again = s.snapshot();
 		return { asked, tail: tail(s, 3), listed: s.approvals.map((t) => t.name), same: JSON.stringify(again.approvals) === JSON.stringify(JSON.parse(SNAP).approvals), version: again.version };`)
 	require.NoError(t, err)
-	requireJSON(t, `{"asked":[],"tail":["tool-result forget call_2 [{\"type\":\"text\",\"value\":\"forgotten\"}]","user go on","assistant Done."],
+	moduletest.RequireJSON(t, `{"asked":[],"tail":["tool-result forget call_2 [{\"type\":\"text\",\"value\":\"forgotten\"}]","user go on","assistant Done."],
 		"listed":["forget"],"same":true,"version":4}`, v)
 }
 
+// snapshotScenario is a row of the snapshot tables: its name, the page's code, and the
+// JSON the code returns.
+type snapshotScenario struct{ name, js, want string }
+
 // snapshotScenarios are played in the module under wazero (TestModule_Snapshot).
-var snapshotScenarios = []scenario{
+var snapshotScenarios = []snapshotScenario{
 	{"a snapshot restores to the same history, usage, options and initial prompts", `
 		const s = await LanguageModel.create({ backend: { kind: "scripted", turns: [{ text: "one" }] }, samplingMode: "creative",
 			initialPrompts: [{ role: "system", content: "Be brief." }, { role: "user", content: "Hi" }, { role: "assistant", content: "Hello" }] });
@@ -190,7 +180,7 @@ var snapshotScenarios = []scenario{
 		`{"small":true}`},
 }
 
-var snapshotTextScenarios = []scenario{
+var snapshotTextScenarios = []snapshotScenario{
 	{"a history of text parts, as session.history gives it, restores and passes back to create() as the same history", `
 		const initialPrompts = [{ role: "system", content: "Be brief." }, { role: "user", content: "" }, { role: "assistant", content: "h\u00e9llo \ud83d\ude00" },
 			{ role: "user", content: [{ type: "text", value: "two" }, { type: "text", value: " parts" }] }];
@@ -221,152 +211,7 @@ func TestModule_Snapshot(t *testing.T) {
 	for _, sc := range append(snapshotScenarios, snapshotTextScenarios...) {
 		t.Run(sc.name, func(t *testing.T) {
 			t.Parallel()
-			requireJSON(t, sc.want, playModule(t, "", snapshotJS+sc.js))
+			moduletest.RequireJSON(t, sc.want, moduletest.PlayModule(t, "", moduletest.SnapshotJS+sc.js))
 		})
 	}
-}
-
-// reloadLoops are the three loops of TestBrowser_SnapshotReload: what the page does
-// before the reload (a session saved after every step by snapshotStore's autosave, left
-// with what waitFor waits for in its latest save), and after it (restore, go on).
-var reloadLoops = []struct {
-	name, before, waitFor, after, want string
-}{
-	{
-		name: "closed: weather running, forget waiting for approval",
-		before: `
-			const s = await LanguageModel.create({ tools: savedTools(() => new Promise(() => {}), () => new Promise(() => {})),
-				toolUseConfig: { approve: (call) => (call.name === "forget" ? new Promise(() => {}) : true) },
-				backend: { kind: "scripted", turns: [{ calls: [{ name: "weather", arguments: { city: "Oslo" } }, { name: "forget", arguments: { city: "Paris" } }] }] } });
-			store.autosave("chat", s);
-			s.prompt("Weather in Oslo, and forget Paris").catch(() => {});`,
-		waitFor: `snap.running.length === 1 && snap.approving.length === 1`,
-		after: `
-			const s = await LanguageModel.restore(snap, { tools: savedTools(() => "sunny", () => "forgotten"), toolUseConfig: { approve },
-				backend: { kind: "scripted", turns: [{ text: "Done." }] } });
-			const restored = tail(s, 1);
-			const answer = await s.prompt("go on");`,
-		want: `{"saved":{"pending":["call_1","call_2"],"running":["call_1"],"approving":["call_2"]},
-			"restored":["tool-result weather call_1 error: interrupted: the page was closed or reloaded while this tool call ran"],
-			"answer":"Done.","asked":["forget"],
-			"tail":["tool-result forget call_2 [{\"type\":\"text\",\"value\":\"forgotten\"}]","user go on","assistant Done."]}`,
-	},
-	{
-		name: "open: calls handed back before the reload",
-		before: `
-			const tools = savedTools().map(({ execute, ...t }) => t);
-			const s = await LanguageModel.create({ tools, expectedOutputs: [{ type: "text" }, { type: "tool-call" }],
-				backend: { kind: "scripted", turns: [{ calls: [{ name: "weather", arguments: { city: "Oslo" } }, { name: "forget", arguments: { city: "Paris" } }] }] } });
-			store.autosave("chat", s);
-			await s.prompt("Weather in Oslo, and forget Paris");`,
-		waitFor: `snap.pending.length === 2`,
-		after: `
-			const tools = savedTools().map(({ execute, ...t }) => t);
-			const s = await LanguageModel.restore(snap, { tools, backend: { kind: "scripted", turns: [{ text: "Done." }] } });
-			const restored = tail(s, 1);
-			const res = (id, name, value) => ({ role: "tool-result", content: [{ type: "tool-result", value: { callID: id, name, result: [{ type: "text", value }] } }] });
-			const answer = await s.prompt([res("call_1", "weather", "sunny"), res("call_2", "forget", "forgotten")]);`,
-		want: `{"saved":{"pending":["call_1","call_2"],"running":[],"approving":[]},
-			"restored":["tool-call forget call_2"],
-			"answer":[{"type":"text","value":"Done."}],"asked":[],
-			"tail":["tool-result weather call_1 [{\"type\":\"text\",\"value\":\"sunny\"}]","tool-result forget call_2 [{\"type\":\"text\",\"value\":\"forgotten\"}]","assistant Done."]}`,
-	},
-	{
-		name: "hybrid: weather waiting for approval, forget the page's",
-		before: `
-			const [weather, forget] = savedTools(() => "sunny");
-			const s = await LanguageModel.create({ tools: [weather, { ...forget, execute: undefined }], expectedOutputs: [{ type: "text" }, { type: "tool-call" }],
-				toolUseConfig: { approve: () => new Promise(() => {}) },
-				backend: { kind: "scripted", turns: [{ calls: [{ name: "weather", arguments: { city: "Oslo" } }, { name: "forget", arguments: { city: "Paris" } }] }] } });
-			store.autosave("chat", s);
-			s.prompt("Weather in Oslo, and forget Paris").catch(() => {});`,
-		waitFor: `snap.approving.length === 1`,
-		after: `
-			const [weather, forget] = savedTools(() => "sunny");
-			const s = await LanguageModel.restore(snap, { tools: [weather, { ...forget, execute: undefined }], toolUseConfig: { approve },
-				backend: { kind: "scripted", turns: [{ text: "Done." }] } });
-			const restored = tail(s, 1);
-			const answer = await s.prompt([{ role: "tool-result", content: [{ type: "tool-result", value: { callID: "call_2", name: "forget", result: [{ type: "text", value: "forgotten" }] } }] }]);`,
-		want: `{"saved":{"pending":["call_1","call_2"],"running":[],"approving":["call_1"]},
-			"restored":["tool-call forget call_2"],
-			"answer":[{"type":"text","value":"Done."}],"asked":["weather"],
-			"tail":["tool-result weather call_1 [{\"type\":\"text\",\"value\":\"sunny\"}]","tool-result forget call_2 [{\"type\":\"text\",\"value\":\"forgotten\"}]","assistant Done."]}`,
-	},
-}
-
-// TestBrowser_SnapshotReload: a page saves its session after every step in IndexedDB
-// (snapshotStore's autosave), is reloaded mid-loop, restores the session and goes on, in
-// every engine, with the module on the page and in a Worker, for the closed, open and
-// hybrid loops, with a call running and an approval pending at the reload.
-func TestBrowser_SnapshotReload(t *testing.T) {
-	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
-		base := serve(t, "")
-		for _, m := range modes {
-			for _, tc := range reloadLoops {
-				t.Run(m.name+"/"+tc.name, func(t *testing.T) {
-					t.Parallel()
-					p := b.Open(t, base+"/")
-					require.NoError(t, p.Eval(t.Context(), m.prelude(), nil))
-					var saved any
-					require.NoError(t, p.Eval(t.Context(), snapshotJS+`
-						const store = lm.snapshotStore("reload-test");`+tc.before+`
-						let snap;
-						for (;;) {
-							snap = await store.load("chat");
-							if (snap && `+tc.waitFor+`) break;
-							await new Promise((r) => setTimeout(r, 10));
-						}
-						globalThis.beforeReload = true;
-						setTimeout(() => location.reload(), 0);
-						return { pending: snap.pending, running: snap.running, approving: snap.approving };`, &saved))
-					// Wait for the new document: the old one has beforeReload.
-					for {
-						var fresh bool
-						err := p.Eval(t.Context(), `return document.readyState === "complete" && !globalThis.beforeReload;`, &fresh)
-						if err == nil && fresh {
-							break
-						}
-						require.NoError(t, t.Context().Err())
-						time.Sleep(20 * time.Millisecond)
-					}
-					require.NoError(t, p.Eval(t.Context(), m.prelude(), nil))
-					var got map[string]any
-					require.NoError(t, p.Eval(t.Context(), snapshotJS+`
-						const store = lm.snapshotStore("reload-test");
-						const snap = await store.load("chat");`+tc.after+`
-						return { restored, answer, asked, tail: tail(s, 3) };`, &got))
-					got["saved"] = saved
-					requireJSON(t, tc.want, got)
-				})
-			}
-		}
-	})
-}
-
-// TestBrowser_SnapshotStore: snapshotStore keeps snapshots by key in IndexedDB: a
-// session's snapshot taken when saved, a snapshot object, list, delete, and autosave
-// stopped.
-func TestBrowser_SnapshotStore(t *testing.T) {
-	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
-		requireJSON(t, `{"missing":null,"keys":["a","b"],"a":true,"b":["hi","one"],"afterDelete":["b"],"stopped":2,"saved":4,"autosaved":2}`,
-			playBrowser(t, b, serve(t, ""), browserPrelude, snapshotJS+`
-				const store = lm.snapshotStore("store-test");
-				const s = await LanguageModel.create({ backend: { kind: "scripted", turns: [{ text: "one" }, { text: "two" }] } });
-				const missing = (await store.load("a")) ?? null;
-				await store.save("a", s.snapshot());
-				const stop = store.autosave("b", s);
-				await s.prompt("hi");
-				let saved = 0;
-				while (saved !== 2) saved = (await store.load("b")).history.length; // the save after the prompt lands
-				stop();
-				await s.prompt("again");
-				await store.save("marker", {}); // after any write issued before: transactions on a store run in order
-				await store.delete("marker");
-				const keys = await store.list();
-				const a = (await store.load("a")).version === lm.SNAPSHOT_VERSION;
-				const bh = (await store.load("b")).history.map((m) => m.content[0].value);
-				await store.delete("a");
-				await store.save("c", s);
-				return { missing, keys, a, b: bh, afterDelete: (await store.list()).filter((k) => k !== "c"), stopped: bh.length, saved: (await store.load("c")).history.length, autosaved: saved };`))
-	})
 }

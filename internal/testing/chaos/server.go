@@ -1,8 +1,8 @@
 // Package chaos is the chaos suite's test layer (docs/testing.md), never linked into the module:
 // an OpenAI-compatible Chat Completions server on loopback that misbehaves on a schedule
 // (this file), and the page half (chaos.js) that drives the real js/ face through random
-// steps and checks DESIGN.md's invariants after each one. wasm/cmd/langmodel plays it in
-// the wazero host and in headless Chromium.
+// steps and checks DESIGN.md's invariants after each one. internal/integration_test/wazero and
+// internal/integration_test/browser play it in the wazero host and in headless Chromium.
 //
 // The schedule travels in the conversation itself, so that the server keeps no state but
 // a retry counter: the last user message of a request that has one holds

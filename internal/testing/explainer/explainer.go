@@ -1,8 +1,8 @@
 // Package explainer holds the tool-use examples of the Prompt API explainer
 // (webmachinelearning/prompt-api, README.md § Tool use, pull request #162 "tool use without
 // auto execution") as a page copies them, for the tests that run them in every engine
-// (wasm/cmd/langmodel, TestModule_Conformance and TestBrowser_Conformance) and under Node
-// (internal/pkgtest, TestPackage_NodeExplainer). They are the explainer's code with only
+// (internal/integration_test: TestModule_Conformance and TestBrowser_Conformance) and under Node
+// (internal/integration_test/pkgtest, TestPackage_NodeExplainer). They are the explainer's code with only
 // what JavaScript itself rejects fixed (two missing closing braces in its append example)
 // and what a test needs: the scripted backend among the options, the module's answer read
 // as the array of parts it is (prompt() with tool-call among the outputs), the explainer's

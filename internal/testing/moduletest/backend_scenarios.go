@@ -1,9 +1,9 @@
 //go:build !js
 
-package main
+package moduletest
 
 // The backends' scenarios (DESIGN.md §4), played by every host like those of
-// scenarios_test.go. The openai ones reach a replay server of recorded streams
+// scenarios.go. The openai ones reach a replay server of recorded streams
 // (internal/testing/replay) at globalThis.LLM: through a fetch made of Go's net/http under
 // wazero, through the page's real fetch in Chromium. Each uses its own nonce in the URL,
 // so that scenarios running at once keep their counts apart.
@@ -79,7 +79,7 @@ globalThis.LanguageModel = class FakeLanguageModel {
 `
 
 var backendScenarios = []hostScenario{
-	{scenario: scenario{"openai: closed loop over a recorded stream", `
+	{Scenario: Scenario{"openai: closed loop over a recorded stream", `
 		const s = await LanguageModel.create({ backend: openai("closed", "ollama.sse,vllm.sse"), tools: [getWeather(async (args) => "21°C, sunny in " + args.city)] });
 		const events = [];
 		s.ontoolcall = (e) => events.push("call " + e.detail.call.name + " " + JSON.stringify(e.detail.call.arguments));
@@ -92,7 +92,7 @@ var backendScenarios = []hostScenario{
 		  "requests":2,"auth":[true,true],"tool":{"role":"tool","tool_call_id":"NT4rMLm3s","content":"21°C, sunny in Paris"},
 		  "history":["user","tool-call","tool-result","assistant"],"leak":false}`}},
 
-	{scenario: scenario{"openai: a stream read to its end is not aborted", `
+	{Scenario: Scenario{"openai: a stream read to its end is not aborted", `
 		// The SSE reader stops at [DONE]; the body ends a moment later and must not be
 		// aborted (that failed the page's fetch with net::ERR_ABORTED and dropped the
 		// keep-alive connection every turn). Counted on the page's own fetch signals.
@@ -106,7 +106,7 @@ var backendScenarios = []hostScenario{
 		} finally { globalThis.fetch = real; }`,
 		`{"answer":"Sunny in Paris, 21°C.","fetches":2,"aborted":0}`}},
 
-	{scenario: scenario{"openai: open loop with parallel calls", `
+	{Scenario: Scenario{"openai: open loop with parallel calls", `
 		const s = await LanguageModel.create({ backend: openai("open", "openai_parallel.sse,vllm.sse"), expectedInputs: [{ type: "tool-response" }], expectedOutputs: [{ type: "text" }, { type: "tool-call" }], tools: [getWeather()] });
 		const r1 = await s.prompt("Weather in Paris and Tokyo?");
 		const results = r1.map(({ value: c }) => new LanguageModelToolSuccess({ callID: c.callID, name: c.name, result: [{ type: "text", value: c.arguments.city + ": 21°C" }] }));
@@ -117,21 +117,21 @@ var backendScenarios = []hostScenario{
 		`{"r1":[["tool-call","call_paris","Paris"],["tool-call","call_tokyo","Tokyo"]],"r2":[{"type":"text","value":"Sunny in Paris, 21°C."}],
 		  "sent":["assistant:2","tool:z78mnKoq3","tool:KBTd76iRt"]}`}},
 
-	{scenario: scenario{"openai: streaming, characters split across chunks", `
+	{Scenario: Scenario{"openai: streaming, characters split across chunks", `
 		const s = await LanguageModel.create({ backend: openai("stream", "llamacpp.sse"), expectedOutputs: [{ type: "text" }, { type: "tool-call" }],
 			tools: [{ name: "search", description: "Search", inputSchema: { type: "object", properties: { q: { type: "string" } } } }] });
 		const chunks = await read(s.promptStreaming("search"));
 		return chunks.map((c) => typeof c === "string" ? c : [c.type, c.value.name, c.value.arguments.q]);`,
 		`["Let"," me"," check",".",["tool-call","search","say \"hi\" été"]]`}},
 
-	{scenario: scenario{"openai: text protocol (nativeTools false)", `
+	{Scenario: Scenario{"openai: text protocol (nativeTools false)", `
 		const s = await LanguageModel.create({ backend: openai("text", "textproto_call.sse,vllm.sse", { nativeTools: false }), tools: [getWeather((a) => "21°C in " + a.city)] });
 		const chunks = await read(s.promptStreaming("Weather in Paris?"));
 		const st = await stats("text");
 		return { text: chunks.join(""), tools: "tools" in st.bodies[0], first: st.bodies[0].messages[0].role, history: s.history.map((m) => m.role) };`,
 		`{"text":"Let me check.\nSunny in Paris, 21°C.","tools":false,"first":"system","history":["user","assistant","tool-call","tool-result","assistant"]}`}},
 
-	{scenario: scenario{"openai: 429 then success, errors, the key", `
+	{Scenario: Scenario{"openai: 429 then success, errors, the key", `
 		const out = {};
 		const s = await LanguageModel.create({ backend: openai("retry", "429+vllm.sse") });
 		out.answer = await s.prompt("hi");
@@ -150,7 +150,7 @@ var backendScenarios = []hostScenario{
 		         "TypeError: invalid backend: backend.generate must be a function","NotSupportedError: invalid backend: unknown backend kind \"llama\""],
 		  "availability":["available","available","unavailable"]}`}},
 
-	{scenario: scenario{"openai: abort mid-stream", `
+	{Scenario: Scenario{"openai: abort mid-stream", `
 		const s = await LanguageModel.create({ backend: openai("stall", "stall:vllm.sse") });
 		const ac = new AbortController();
 		const reader = s.promptStreaming("hi", { signal: ac.signal }).getReader();
@@ -162,7 +162,7 @@ var backendScenarios = []hostScenario{
 		return { first: first.value, r, canceled, history: s.history.length };`,
 		`{"first":"Sunny","r":"AbortError","canceled":1,"history":0}`}},
 
-	{scenario: scenario{"openai: a server that never answers, then abort", `
+	{Scenario: Scenario{"openai: a server that never answers, then abort", `
 		const s = await LanguageModel.create({ backend: openai("hang", "hang") });
 		const ac = new AbortController();
 		const p = caught(s.prompt("hi", { signal: ac.signal }));
@@ -174,7 +174,7 @@ var backendScenarios = []hostScenario{
 		return { r, canceled };`,
 		`{"r":"AbortError","canceled":1}`}},
 
-	{scenario: scenario{"custom: every kind of return", `
+	{Scenario: Scenario{"custom: every kind of return", `
 		const kinds = {
 			string: () => "plain",
 			promise: async () => "later",
@@ -199,7 +199,7 @@ var backendScenarios = []hostScenario{
 		`{"string":"plain","promise":"later","array":"ab","piece":"one piece","iterable":["it","er","able"],"promiseOfIterable":"x0x1","nothing":"",
 		  "request":[{"messages":[{"role":"user","content":[{"type":"text","value":"hi"}]}],"toolChoice":"auto"},true]}`}},
 
-	{scenario: scenario{"custom: structured calls (nativeTools)", `
+	{Scenario: Scenario{"custom: structured calls (nativeTools)", `
 		const requests = [];
 		const steps = [
 			[{ type: "text", value: "Checking. " }, { type: "tool-call", value: new LanguageModelToolCall("c1", "weather", { city: "Oslo" }) }, { type: "usage", value: { inputTokens: 30, outputTokens: 5 } }],
@@ -214,7 +214,7 @@ var backendScenarios = []hostScenario{
 			result: requests[1].messages[3].content[0].value.result };`,
 		`{"answer":"Sunny in Oslo.","window":1000,"tools":["weather"],"second":["user","assistant","tool-call","tool-result"],"result":[{"type":"text","value":"sun in Oslo"}]}`}},
 
-	{scenario: scenario{"custom: the text protocol by default", `
+	{Scenario: Scenario{"custom: the text protocol by default", `
 		const requests = [];
 		const steps = ["Let me look.\n` + "```" + `tool_call\n{\"name\": \"weather\", \"arguments\": {\"city\": \"Oslo\"}}\n` + "```" + `", "Sunny."];
 		const s = await LanguageModel.create({ backend: { kind: "custom", generate: (req) => { requests.push(req); return steps.shift(); } }, tools: [weather((a) => "sun in " + a.city)] });
@@ -223,7 +223,7 @@ var backendScenarios = []hostScenario{
 			mentions: requests[0].messages[0].content[0].value.includes("weather"), second: requests[1].messages.map((m) => m.role) };`,
 		`{"text":"Let me look.\nSunny.","tools":false,"first":"system","mentions":true,"second":["system","user","assistant","user"]}`}},
 
-	{scenario: scenario{"custom: errors and abort", `
+	{Scenario: Scenario{"custom: errors and abort", `
 		const out = {};
 		const make = (generate) => LanguageModel.create({ backend: { kind: "custom", nativeTools: true, generate } });
 		const fails = (p) => p.then(() => "resolved", (e) => e.name + ": " + e.message);
@@ -254,7 +254,7 @@ var backendScenarios = []hostScenario{
 		  "cycle":"DataError: the model failed: a circular structure cannot be sent to the language model",
 		  "first":"par","aborted":"AbortError","signal":[true,"AbortError"],"returned":true,"history":0}`}},
 
-	{scenario: scenario{"custom: a generator that never stops is stopped at the context window", `
+	{Scenario: Scenario{"custom: a generator that never stops is stopped at the context window", `
 		let signal, pieces = 0;
 		const s = await LanguageModel.create({ backend: { kind: "custom", contextWindow: 500, generate: (req, ctx) => {
 			signal = ctx.signal;
@@ -266,7 +266,7 @@ var backendScenarios = []hostScenario{
 		`{"r":"QuotaExceededError: the model's reply is longer than the context window",
 		  "aborted":true,"bounded":true,"history":0,"usage":0}`}},
 
-	{scenario: scenario{"toolChoice", `
+	{Scenario: Scenario{"toolChoice", `
 		const requests = [];
 		const s = await LanguageModel.create({ backend: { kind: "custom", nativeTools: true, generate: (req) => { requests.push(req.toolChoice); return "ok"; } },
 			tools: [weather(() => "")], toolChoice: { name: "weather" } });
@@ -286,7 +286,7 @@ var backendScenarios = []hostScenario{
 		         "TypeError: invalid option: toolChoice \"required\" needs at least one tool",
 		         "TypeError: invalid option: toolChoice {type, name}: type must be \"tool\""],"n":8}`}},
 
-	{scenario: scenario{"approve gets a signal", `
+	{Scenario: Scenario{"approve gets a signal", `
 		let seen = null;
 		const ac = new AbortController();
 		const s = await LanguageModel.create({
@@ -302,7 +302,7 @@ var backendScenarios = []hostScenario{
 		return { r, seen, history: s.history.length };`,
 		`{"r":"AbortError","seen":"AbortError","history":0}`}},
 
-	{scenario: scenario{"browser: the native model, through the text protocol", `
+	{Scenario: Scenario{"browser: the native model, through the text protocol", `
 		const s = await LanguageModel.create({ backend: { kind: "browser" }, tools: [weather((a) => "sun in " + a.city)] });
 		const chunks = await read(s.promptStreaming("Weather in Oslo?"));
 		const log = nativeLog.map((e) => e[0] === "create" ? ["create", e[1].length, e[1][0].role, e[1][0].content.includes("weather"), e[2]] : e);
@@ -316,9 +316,9 @@ var backendScenarios = []hostScenario{
 		  "log":[["create",1,"system",true,true],["prompt",["user"]],["destroy"],["create",1,"system",true,true],["prompt",["user","assistant","user"]],["destroy"]],
 		  "constrained":"I will check.\nSunny in Oslo.",
 		  "history":["user","assistant","tool-call","tool-result","assistant","user","assistant","tool-call","tool-result","assistant"]}`},
-		setup: nativeStandIn},
+		Setup: nativeStandIn},
 
-	{scenario: scenario{"browser: native tool use where the browser has it", `
+	{Scenario: Scenario{"browser: native tool use where the browser has it", `
 		const s = await LanguageModel.create({ backend: { kind: "browser" }, tools: [weather((a) => a.city)] });
 		const answer = await s.prompt("Weather in Oslo?");
 		const text = await LanguageModel.create({ backend: { kind: "browser", nativeTools: false }, tools: [weather((a) => a.city)] })
@@ -330,14 +330,14 @@ var backendScenarios = []hostScenario{
 		         ["create",["weather"],["text","tool-call","tool-response"],["text","tool-call"]],["prompt",["user:text","assistant:text","assistant:tool-call/call","user:tool-response/success"]],["destroy"],
 		         ["create",[],[],[]],["stream",["user"]],["destroy"]],
 		  "history":["user","assistant","tool-call","tool-result","assistant","user","assistant","tool-call","tool-result","assistant"],"text":"text protocol","constrained":"Sunny in Oslo."}`},
-		setup: nativeToolStandIn},
+		Setup: nativeToolStandIn},
 
-	{scenario: scenario{"browser: no native model", `
+	{Scenario: Scenario{"browser: no native model", `
 		return { availability: await LanguageModel.availability({ backend: { kind: "browser" } }),
 			create: await LanguageModel.create({ backend: { kind: "browser" } }).then(() => "created", (e) => e.name) };`,
 		`{"availability":"unavailable","create":"NotSupportedError"}`}},
 
-	{browserOnly: true, scenario: scenario{"image input from a Blob: read, typed, in order", `
+	{BrowserOnly: true, Scenario: Scenario{"image input from a Blob: read, typed, in order", `
 		// goja has no Blob: Chromium only.
 		const png = new Blob([new Uint8Array([0x89, 0x50, 0x4e, 0x47])], { type: "image/png" });
 		const image = (value) => [{ role: "user", content: [{ type: "text", value: "what is it?" }, { type: "image", value }] }];
@@ -360,7 +360,7 @@ var backendScenarios = []hostScenario{
 		  "user: what is it? | {\"base64\":\"iVBORw==\",\"mimeType\":\"image/png\",\"type\":\"bytes\"}",
 		  "assistant: one", "user: and then?", "assistant: two"]}`}},
 
-	{browserOnly: true, dom: true, scenario: scenario{"image sources Chrome takes cross as PNG", `
+	{BrowserOnly: true, DOM: true, Scenario: Scenario{"image sources Chrome takes cross as PNG", `
 		const canvas = document.createElement("canvas");
 		canvas.width = 3; canvas.height = 2;
 		const g = canvas.getContext("2d");
@@ -384,7 +384,7 @@ var backendScenarios = []hostScenario{
 		`{"canvas":["image/png",true,"3x2"],"imageData":["image/png",true,"3x2"],"bitmap":["image/png",true,"3x2"],"offscreen":["image/png",true,"3x2"],
 		  "unloaded":"InvalidStateError","unchanged":true}`}},
 
-	{browserOnly: true, dom: true, scenario: scenario{"an AudioBuffer crosses as 16-bit WAV", `
+	{BrowserOnly: true, DOM: true, Scenario: Scenario{"an AudioBuffer crosses as 16-bit WAV", `
 		const buffer = new AudioBuffer({ length: 3, numberOfChannels: 2, sampleRate: 8000 });
 		buffer.copyToChannel(new Float32Array([0, 1, -1]), 0);
 		buffer.copyToChannel(new Float32Array([0.5, -0.5, 0]), 1);
@@ -397,7 +397,7 @@ var backendScenarios = []hostScenario{
 		return { mimeType: v.mimeType, riff: text(0, 4), wave: text(8, 4), length: bytes.length, channels: d.getUint16(22, true), rate: d.getUint32(24, true),
 			samples: [0, 1, 2, 3, 4, 5].map((i) => d.getInt16(44 + 2 * i, true)) };`,
 		`{"mimeType":"audio/wav","riff":"RIFF","wave":"WAVE","length":56,"channels":2,"rate":8000,"samples":[0,16383,32767,-16384,-32768,0]}`}},
-	{scenario: scenario{"chain: the browser's own model first; one that fails before its first token hands the step to a server", `
+	{Scenario: Scenario{"chain: the browser's own model first; one that fails before its first token hands the step to a server", `
 		const chain = { kind: "chain", backends: [{ kind: "browser" }, openai("chainnative", "vllm.sse,vllm.sse")] };
 		const s = await LanguageModel.create({ backend: chain });
 		const steps = [];
@@ -407,7 +407,7 @@ var backendScenarios = []hostScenario{
 		answers.push(await s.prompt("again"));
 		return { availability: await LanguageModel.availability({ backend: chain }), answers, steps, requests: (await stats("chainnative")).requests, history: s.history.length };`,
 		`{"availability":"available","answers":["native","Sunny in Paris, 21°C."],"steps":[0,1],"requests":1,"history":4}`},
-		setup: `
+		Setup: `
 globalThis.nativeBroken = false;
 globalThis.LanguageModel = class {
 	static async availability() { return "available"; }

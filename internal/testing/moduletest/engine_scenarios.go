@@ -1,6 +1,6 @@
 //go:build !js
 
-package main
+package moduletest
 
 // The engine backend's scenarios ({kind: "engine", engine}, DESIGN.md §4), played by every
 // host like the others (allScenarios): over page-side stand-ins of an in-page engine that
@@ -74,7 +74,7 @@ const until = async (f) => { for (let i = 0; i < 400 && !f(); i++) await sleep(5
 `
 
 var engineScenarios = withFakeEngines([]hostScenario{
-	{scenario: scenario{"engine: closed loop, two turns, over wllama's shape", `
+	{Scenario: Scenario{"engine: closed loop, two turns, over wllama's shape", `
 		const engine = wllama(calls(["call_a", "get_weather", { city: "Paris" }]), text("It is sunny in Paris."), text("You are welcome."));
 		const log = [];
 		const s = await LanguageModel.create({ backend: { kind: "engine", engine, contextWindow: 2048 }, tools: [getWeather((a) => "sunny in " + a.city)] });
@@ -94,7 +94,7 @@ var engineScenarios = withFakeEngines([]hostScenario{
 		    "messages":[{"role":"user","content":"Weather in Paris?"},{"role":"assistant","content":null,"tool_calls":[{"id":"HdMxbSLRT","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]},{"role":"tool","content":"sunny in Paris","tool_call_id":"HdMxbSLRT","name":"get_weather"}],
 		    "third":["user","assistant","tool","assistant","user"]}}`}},
 
-	{scenario: scenario{"engine: open loop, streamed, over WebLLM's shape", `
+	{Scenario: Scenario{"engine: open loop, streamed, over WebLLM's shape", `
 		const engine = webllm([chunk({ content: "Let me check. " }), ...calls(["c1", "get_weather", { city: "Paris" }]).slice(1)], text("Sunny."));
 		const s = await LanguageModel.create({
 			backend: { kind: "engine", engine, model: "Qwen2.5-0.5B-Instruct-q4f16_1-MLC" },
@@ -110,14 +110,14 @@ var engineScenarios = withFakeEngines([]hostScenario{
 		`{"got":["Let me check. ",["tool-call",true,"c1","get_weather",{"city":"Paris"}]],"answer":[{"type":"text","value":"Sunny."}],
 		  "model":"Qwen2.5-0.5B-Instruct-q4f16_1-MLC","second":["user","assistant","tool"],"history":5}`}},
 
-	{scenario: scenario{"engine: wllama's n_ctx is the context window, unless the page gives one", `
+	{Scenario: Scenario{"engine: wllama's n_ctx is the context window, unless the page gives one", `
 		const loaded = (info) => Object.assign(wllama(text("Hi.")), { getLoadedContextInfo: info });
 		const windowOf = async (engine, extra) => (await LanguageModel.create({ backend: { kind: "engine", engine, ...extra } })).contextWindow;
 		return [await windowOf(loaded(() => ({ n_ctx: 4096, n_ctx_train: 32768 }))), await windowOf(loaded(() => ({ n_ctx: 4096 })), { contextWindow: 1000 }),
 			await windowOf(loaded(() => { throw new Error("no model loaded"); })), await windowOf(wllama(text("Hi.")))];`,
 		`[4096,1000,32768,32768]`}},
 
-	{scenario: scenario{"engine: a responseConstraint as each engine takes it", `
+	{Scenario: Scenario{"engine: a responseConstraint as each engine takes it", `
 		const schema = { type: "object", properties: { city: { type: "string" } }, required: ["city"] };
 		const out = {};
 		for (const [name, make] of [["wllama", wllama], ["webllm", webllm]]) {
@@ -129,7 +129,7 @@ var engineScenarios = withFakeEngines([]hostScenario{
 		`{"wllama":["{\"city\": \"Paris\"}",{"type":"json_schema","json_schema":{"name":"response","schema":{"properties":{"city":{"type":"string"}},"required":["city"],"type":"object"}}}],
 		  "webllm":["{\"city\": \"Paris\"}",{"type":"json_object","schema":"{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"}},\"required\":[\"city\"]}"}]}`}},
 
-	{scenario: scenario{"engine: samplingMode as each engine's samplers", `
+	{Scenario: Scenario{"engine: samplingMode as each engine's samplers", `
 		const modes = ["most-predictable", "predictable", "slightly-predictable", "balanced", "slightly-creative", "creative", "most-creative"];
 		const out = {};
 		for (const [name, make] of [["wllama", wllama], ["webllm", webllm]]) {
@@ -141,7 +141,7 @@ var engineScenarios = withFakeEngines([]hostScenario{
 		`{"wllama":[[0,1,null,null],[0.3,20,0.8,0.1],[0.5,30,0.9,0.05],[null,null,null,null],[0.9,60,0.95,0.05],[1.1,100,0.98,0.02],[1.3,0,1,0.01]],
 		  "webllm":[[0,null,null,null],[0.3,null,0.8,null],[0.5,null,0.9,null],[null,null,null,null],[0.9,null,0.95,null],[1.1,null,0.98,null],[1.3,null,1,null]]}`}},
 
-	{scenario: scenario{"engine: chunks that show nothing yet are joined, the rest cross as they are", `
+	{Scenario: Scenario{"engine: chunks that show nothing yet are joined, the rest cross as they are", `
 		// Text between a call's fragments, two calls' fragments interleaved, a call with
 		// no index and its arguments as an object (Ollama's shape: not joined), the end,
 		// the usage: the same calls and text, in order, as chunk by chunk.
@@ -157,7 +157,7 @@ var engineScenarios = withFakeEngines([]hostScenario{
 		return { got: got.map((p) => typeof p === "string" ? p : [p.value.callID, p.value.name, p.value.arguments]), usage: s.contextUsage };`,
 		`{"got":["One ","moment. ",["a","get_weather",{"city":"Paris"}],["b","get_weather",{"city":"Oslo"}],["o","get_weather",{"city":"Rome"}]],"usage":117}`}},
 
-	{scenario: scenario{"engine: parallel calls, maxToolCalls, hybrid", `
+	{Scenario: Scenario{"engine: parallel calls, maxToolCalls, hybrid", `
 		const out = {};
 		const ran = [];
 		const two = () => calls(["a", "get_weather", { city: "Paris" }], ["b", "get_weather", { city: "Oslo" }]);
@@ -177,7 +177,7 @@ var engineScenarios = withFakeEngines([]hostScenario{
 		  "limit":["OperationError","tool call limit reached: maxToolCalls is 1 and the model asked for call 2 (get_weather)",0],
 		  "hybrid":[["tool-call:book"],["user","tool-call","tool-call","tool-result"]]}`}},
 
-	{scenario: scenario{"engine: abort mid-generation stops the engine", `
+	{Scenario: Scenario{"engine: abort mid-generation stops the engine", `
 		const out = {};
 		for (const [name, make] of [["wllama", wllama], ["webllm", webllm]]) {
 			const engine = make([chunk({ content: "Once" }), HANG], text("Next."));
@@ -194,7 +194,7 @@ var engineScenarios = withFakeEngines([]hostScenario{
 		`{"wllama":{"first":"Once","r":"AbortError","aborts":1,"interrupts":null,"history":0,"next":"Next.","after":2},
 		  "webllm":{"first":"Once","r":"AbortError","aborts":1,"interrupts":1,"history":0,"next":"Next.","after":2}}`}},
 
-	{scenario: scenario{"engine: an engine that throws mid-stream", `
+	{Scenario: Scenario{"engine: an engine that throws mid-stream", `
 		const out = {};
 		const fails = (p) => p.then(() => "resolved", (e) => e.name + ": " + e.message);
 		const engine = wllama(text("Hello."), [chunk({ content: "It is" }), new Error("memory access out of bounds")],
@@ -219,7 +219,7 @@ var engineScenarios = withFakeEngines([]hostScenario{
 		    "TypeError: invalid backend: backend.engine must be an object with createChatCompletion() (wllama) or chat.completions.create() (WebLLM)",
 		    "TypeError: invalid backend: backend.engine must be an object with createChatCompletion() (wllama) or chat.completions.create() (WebLLM)"]}`}},
 
-	{scenario: scenario{"engine: wllama's reasoning_content crosses piece by piece, before the answer, apart from it", `
+	{Scenario: Scenario{"engine: wllama's reasoning_content crosses piece by piece, before the answer, apart from it", `
 		const think = (s) => pieces(s, 5).map((t) => chunk({ content: null, reasoning_content: t }));
 		const engine = wllama([chunk({ role: "assistant", content: null }), ...think("Ask the tool."), ...calls(["call_a", "get_weather", { city: "Paris" }]).slice(1)],
 			[...think("It is sunny."), ...text("Sunny in Paris.")]);
@@ -235,7 +235,7 @@ var engineScenarios = withFakeEngines([]hostScenario{
 // withFakeEngines prepends fakeEngines to each scenario's script.
 func withFakeEngines(scs []hostScenario) []hostScenario {
 	for i := range scs {
-		scs[i].js = fakeEngines + scs[i].js
+		scs[i].JS = fakeEngines + scs[i].JS
 	}
 	return scs
 }

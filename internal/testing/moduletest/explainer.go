@@ -1,6 +1,6 @@
 //go:build !js
 
-package main
+package moduletest
 
 import "langmodel/internal/testing/explainer"
 
@@ -11,7 +11,7 @@ import "langmodel/internal/testing/explainer"
 func explainerRows() []conformRow {
 	rows := make([]conformRow, 0, len(explainer.Examples))
 	for _, e := range explainer.Examples {
-		rows = append(rows, conformRow{name: e.Name, section: "explainer § Tool use (webmachinelearning/prompt-api#162); DESIGN.md §3 Messages", js: "{\n" + e.JS + "\n}", want: e.Want})
+		rows = append(rows, conformRow{Name: e.Name, Section: "explainer § Tool use (webmachinelearning/prompt-api#162); DESIGN.md §3 Messages", JS: "{\n" + e.JS + "\n}", Want: e.Want})
 	}
 	return rows
 }

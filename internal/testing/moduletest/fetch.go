@@ -1,6 +1,6 @@
 //go:build !js
 
-package main
+package moduletest
 
 import (
 	"bytes"
@@ -58,10 +58,10 @@ globalThis.fetch = (url, init = {}) => new Promise((resolve, reject) => {
 });
 `
 
-// installFetch gives the host a fetch made of client: each request runs on its own
+// InstallFetch gives the host a fetch made of client: each request runs on its own
 // goroutine, under a Hold (the host's loop waits in real time while it is out), reads
 // the body split bytes at a time and posts every piece to the loop.
-func installFetch(h *jshost.Host, client *http.Client, split int) error {
+func InstallFetch(h *jshost.Host, client *http.Client, split int) error {
 	var mu sync.Mutex
 	cancels := map[int64]context.CancelFunc{}
 	var next int64

@@ -1,14 +1,14 @@
 //go:build !js
 
-package main
+package moduletest
 
 // The scenarios every host plays (STYLE.md practice 10): short scripts that use the JS
-// face exactly as a page would, over the real module. The wazero host (module_test.go)
-// and Chromium (browser_test.go) run the same bodies after their own prelude, which
+// face exactly as a page would, over the real module. The wazero host (internal/integration_test/wazero)
+// and the browsers (internal/integration_test/browser) run the same bodies after their own prelude, which
 // defines globalThis.lm as the namespace of js/language-model.js, installed.
 
-// common is prepended to every scenario: helpers, nothing host-specific.
-const common = `
+// Common is prepended to every scenario: helpers, nothing host-specific.
+const Common = `
 const { LanguageModel, LanguageModelToolCall, LanguageModelToolSuccess, LanguageModelToolError } = lm;
 const script = (...turns) => ({ kind: "scripted", turns });
 const caught = async (p) => { try { await p; return "resolved"; } catch (e) { return e.name; } };
@@ -30,10 +30,10 @@ const stats = async (nonce) => (await fetch(LLM + "/r/" + nonce + "/stats")).jso
 const getWeather = (execute) => ({ name: "get_weather", description: "Weather in a city", inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] }, execute });
 `
 
-type scenario struct {
-	name string
-	js   string
-	want string // JSON
+type Scenario struct {
+	Name string
+	JS   string
+	Want string // JSON
 }
 
 // hostScenario is a scenario with what some need of their host: setup runs before
@@ -42,24 +42,24 @@ type scenario struct {
 // ones use the DOM's media types (document, AudioBuffer), which Node has not either
 // (README "Node"): the browsers alone play them.
 type hostScenario struct {
-	scenario
-	setup       string
-	browserOnly bool
-	dom         bool
+	Scenario
+	Setup       string
+	BrowserOnly bool
+	DOM         bool
 }
 
-// allScenarios is every scenario: the engine's (below), the backends'
-// (backend_scenarios_test.go) and the in-page engines' (engine_scenarios_test.go).
-func allScenarios() []hostScenario {
+// AllScenarios is every scenario: the engine's (below), the backends'
+// (backend_scenarios.go) and the in-page engines' (engine_scenarios.go).
+func AllScenarios() []hostScenario {
 	out := make([]hostScenario, 0, len(scenarios)+len(backendScenarios)+len(engineScenarios))
 	for _, sc := range scenarios {
-		out = append(out, hostScenario{scenario: sc})
+		out = append(out, hostScenario{Scenario: sc})
 	}
 	out = append(out, backendScenarios...)
-	return append(out, engineScenarios...) // engine_scenarios_test.go
+	return append(out, engineScenarios...) // engine_scenarios.go
 }
 
-var scenarios = []scenario{
+var scenarios = []Scenario{
 	{"lifecycle", `
 		const s = await LanguageModel.create({ backend: script({ text: "one" }, { text: "two" }, { text: "three" }) });
 		const out = [await s.prompt("hi")];

@@ -1,0 +1,70 @@
+//go:build !js
+
+package browser
+
+import (
+	"encoding/json"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"langmodel/internal/testing/browsertest"
+	"langmodel/internal/testing/chaos"
+	"langmodel/internal/testing/mcptest"
+	"langmodel/internal/testing/moduletest"
+)
+
+// TestBrowser_MCP plays them in every engine, with the module on the page and in a
+// Worker: the page's origin is not the server's (CORS, Mcp-Session-Id exposed).
+func TestBrowser_MCP(t *testing.T) {
+	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
+		base := browsertest.Serve(t, "", moduletest.ModuleHandlers(t))
+		for _, m := range moduletest.Modes {
+			for _, sc := range moduletest.MCPScenarios {
+				t.Run(m.Name+"/"+sc.Name, func(t *testing.T) {
+					t.Parallel()
+					srv := mcptest.Start(mcptest.Options{Token: sc.Token})
+					t.Cleanup(srv.Close)
+					p := b.Open(t, base+"/")
+					require.NoError(t, p.Eval(t.Context(), m.Prelude()+`globalThis.MCP = "`+srv.URL+`"; globalThis.LOG = "`+srv.Base+`/log";`, nil))
+					var got any
+					require.NoError(t, p.Eval(t.Context(), moduletest.MCPCommon+sc.JS, &got))
+					moduletest.RequireJSON(t, sc.Want, got)
+				})
+			}
+		}
+	})
+}
+
+// TestBrowser_ChaosMCP plays it in every engine.
+func TestBrowser_ChaosMCP(t *testing.T) {
+	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
+		base := browsertest.Serve(t, "", moduletest.ModuleHandlers(t))
+		srv := httptest.NewServer(&chaos.MCPServer{})
+		t.Cleanup(srv.Close)
+		play := func(t *testing.T, js, set string) any {
+			p := b.Open(t, base+"/")
+			require.NoError(t, p.Eval(t.Context(), moduletest.Modes[0].Prelude()+`globalThis.MCP = "`+srv.URL+`/mcp"; globalThis.LOG = "`+srv.URL+`/log";`+set, nil))
+			var got any
+			require.NoError(t, p.Eval(t.Context(), moduletest.MCPCommon+js, &got))
+			return got
+		}
+		for _, row := range moduletest.ChaosMCPRows {
+			t.Run(row.Mode, func(t *testing.T) {
+				t.Parallel()
+				mode, _ := json.Marshal(row.Mode)
+				want, _ := json.Marshal(row.Want)
+				moduletest.RequireJSON(t, moduletest.ChaosMCPWant(row.Want), play(t, moduletest.ChaosMCPJS, "globalThis.MODE = "+string(mode)+"; globalThis.WANT = "+string(want)+";"))
+			})
+		}
+		t.Run("stall", func(t *testing.T) {
+			t.Parallel()
+			moduletest.RequireJSON(t, `{"result":"AbortError","history":0}`, play(t, moduletest.ChaosMCPStallJS, ""))
+		})
+		t.Run("timeout", func(t *testing.T) {
+			t.Parallel()
+			moduletest.RequireJSON(t, moduletest.ChaosMCPTimeoutWant, play(t, moduletest.ChaosMCPTimeoutJS, ""))
+		})
+	})
+}

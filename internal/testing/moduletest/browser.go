@@ -1,0 +1,85 @@
+//go:build !js
+
+package moduletest
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"langmodel/internal/testing/browsertest"
+	"langmodel/internal/testing/replay"
+	"langmodel/internal/testing/toygguf"
+)
+
+// Serve serves the module, Go's wasm_exec.js and js/ under /js/ (the module and
+// wasm_exec.js also beside it, where install() looks by default), beside root, and a
+// replay server of recorded model streams under /r/ (internal/testing/replay), which the
+// page reaches with its real fetch. Bodies go out in flushed pieces of 64 bytes, 1 ms
+// apart, so that fetch sees many chunks, cut anywhere.
+func Serve(t testing.TB, root string) string {
+	return browsertest.Serve(t, root, ModuleHandlers(t))
+}
+
+// ModuleHandlers are Serve's handlers.
+func ModuleHandlers(t testing.TB) map[string]http.Handler {
+	return map[string]http.Handler{
+		"/langmodel.wasm": browsertest.File(ModuleWasm),
+		"/wasm_exec.js":   browsertest.File(browsertest.WasmExecJS(t)),
+		"/js/":            http.StripPrefix("/js/", http.FileServer(http.Dir(Repo("js")))),
+		// Where install() looks by default: beside the face, as in the npm package.
+		"/js/langmodel.wasm": browsertest.File(ModuleWasm),
+		"/js/wasm_exec.js":   browsertest.File(browsertest.WasmExecJS(t)),
+		"/r/":                &replay.Server{Split: 64, Pause: time.Millisecond},
+	}
+}
+
+// GGUFServer serves wllama, the module and each toy model at its path (a GGUF test's
+// page), and returns its base URL.
+func GGUFServer(t testing.TB, models map[string]toygguf.Script) string {
+	h := browsertest.WllamaHandlers(t)
+	for path, s := range models {
+		h[path] = browsertest.GGUF(t, s)
+	}
+	for path, handler := range ModuleHandlers(t) {
+		h[path] = handler
+	}
+	return browsertest.Serve(t, "", h)
+}
+
+// BrowserPrelude loads and installs the face in the page, as NewHost does in
+// the wazero host; LLM is the replay server (same origin).
+const BrowserPrelude = `
+globalThis.LLM = location.origin;
+globalThis.lm = await import("/js/language-model.js");
+globalThis.installResult = await lm.install({ wasm: "/langmodel.wasm" });
+`
+
+// Mode is a way for a page to run the module: on its own thread, or in a Worker
+// (install({worker: true})). face imports the face as globalThis.lm; in worker mode its
+// install adds worker: true to whatever a test passes, so that every test body runs
+// unchanged in both modes.
+type Mode struct{ Name, Face string }
+
+var Modes = []Mode{
+	{"page", `globalThis.lm = await import("/js/language-model.js");`},
+	{"worker", `const face = await import("/js/language-model.js");
+globalThis.lm = { ...face, install: (config = {}) => face.install({ ...config, worker: true }) };`},
+}
+
+// Prelude is BrowserPrelude in mode m.
+func (m Mode) Prelude() string {
+	return "globalThis.LLM = location.origin;\n" + m.Face + "\nglobalThis.installResult = await lm.install({ wasm: \"/langmodel.wasm\" });\n"
+}
+
+// PlayBrowser opens a page of base, runs prelude, then js, and returns js's value.
+func PlayBrowser(t *testing.T, b *browsertest.Browser, base, prelude, js string) any {
+	t.Helper()
+	p := b.Open(t, base+"/")
+	require.NoError(t, p.Eval(t.Context(), prelude, nil))
+	var got any
+	require.NoError(t, p.Eval(t.Context(), js, &got))
+	return got
+}
