@@ -2,6 +2,8 @@
 
 package browser
 
+// The chaos suite (internal/testing/chaos) in headless Chromium, page and worker mode.
+
 import (
 	"context"
 	"fmt"

@@ -2,6 +2,8 @@
 
 package browser
 
+// The conformance rows (moduletest.AllConformance) in every engine, page and worker mode.
+
 import (
 	"testing"
 

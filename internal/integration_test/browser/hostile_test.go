@@ -2,6 +2,9 @@
 
 package browser
 
+// The hostile-server property test (internal/testing/chaos/hostile.go) in Chromium, page
+// and worker mode.
+
 import (
 	"context"
 	"encoding/json"

@@ -2,6 +2,9 @@
 
 package browser
 
+// The MCP scenarios (moduletest.MCPScenarios) and the misbehaving MCP server's modes in
+// every engine, page and worker mode.
+
 import (
 	"encoding/json"
 	"net/http/httptest"

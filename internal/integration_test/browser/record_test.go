@@ -2,6 +2,8 @@
 
 package browser
 
+// The recording round trip (moduletest.RecordJS) in every engine, page and worker mode.
+
 import (
 	"testing"
 

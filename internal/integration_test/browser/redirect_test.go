@@ -2,6 +2,8 @@
 
 package browser
 
+// Redirects refused (moduletest.RedirectJS) in every engine, page and worker mode.
+
 import (
 	"testing"
 

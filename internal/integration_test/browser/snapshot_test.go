@@ -2,6 +2,9 @@
 
 package browser
 
+// Snapshots in the browsers: saved after every step, the page reloaded mid-loop and the
+// session restored; snapshotStore in IndexedDB.
+
 import (
 	"testing"
 	"time"

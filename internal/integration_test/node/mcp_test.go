@@ -2,6 +2,8 @@
 
 package node
 
+// The MCP client under Node, against a server on the official TypeScript SDK.
+
 import (
 	"bufio"
 	"context"

@@ -2,6 +2,8 @@
 
 package node
 
+// Redirects refused (moduletest.RedirectJS) under Node.
+
 import (
 	"context"
 	"os"

@@ -2,6 +2,8 @@
 
 package node
 
+// install({worker: true}) under Node, which has no Worker.
+
 import (
 	"os"
 	"os/exec"

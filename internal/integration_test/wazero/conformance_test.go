@@ -2,6 +2,8 @@
 
 package wazero
 
+// The conformance rows (moduletest.AllConformance) under wazero.
+
 import (
 	"testing"
 

@@ -2,6 +2,8 @@
 
 package wazero
 
+// The MCP scenarios (moduletest.MCPScenarios) and the misbehaving MCP server's modes under wazero.
+
 import (
 	"context"
 	"net/http/httptest"

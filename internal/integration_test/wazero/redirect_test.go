@@ -2,6 +2,8 @@
 
 package wazero
 
+// Redirects refused (moduletest.RedirectJS) under wazero.
+
 import (
 	"context"
 	"testing"
@@ -13,7 +15,7 @@ import (
 )
 
 // TestModule_RedirectsRefused is TestNode_RedirectsRefused in the real .wasm under
-// wazero, whose host's fetch honours redirect as fetch does (fetch_test.go).
+// wazero, whose host's fetch honours redirect as fetch does (moduletest/fetch.go).
 func TestModule_RedirectsRefused(t *testing.T) {
 	base, stolen := moduletest.RedirectServers(t)
 	h := moduletest.NewHost(t)

@@ -2,6 +2,9 @@
 
 package moduletest
 
+// The browser pages the suites serve: the module, Go's wasm_exec.js and the face beside
+// a page, a replay server on the page's origin, and the two modes a page runs the module in.
+
 import (
 	"net/http"
 	"testing"

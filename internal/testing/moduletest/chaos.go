@@ -2,6 +2,9 @@
 
 package moduletest
 
+// The chaos suite's configuration, which the wazero and browser suites share: the seeds
+// (fixed, fresh and CHAOS_SEED's), how many steps each plays, and what chaos.js reports.
+
 import (
 	"os"
 	"strconv"

@@ -2,6 +2,9 @@
 
 package moduletest
 
+// The hostile-server property test's configuration, which the wazero and browser suites
+// share: the acts make test plays (HostileOn), and HOSTILE_ACTS, HOSTILE_SEED and HOSTILE_STEPS.
+
 import (
 	"os"
 	"strconv"

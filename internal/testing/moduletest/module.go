@@ -5,7 +5,7 @@
 // running it with the real JS face (NewHost); the browser pages serving it (Serve,
 // Modes); and the scenario tables more than one host plays (AllScenarios,
 // AllConformance, MCPScenarios, …), so that one scenario runs the same everywhere
-// (STYLE.md practice 10). Test-only: the module never links it (make check-imports).
+// Test-only: the module never links it (make check-imports).
 package moduletest
 
 import (

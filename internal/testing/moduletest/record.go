@@ -2,6 +2,9 @@
 
 package moduletest
 
+// The recording round trip every host plays: a closed-loop turn recorded from a replayed
+// OpenAI stream, then replayed offline, and what it must return.
+
 // RecordJS records a closed-loop session against the openai backend's test server
 // (internal/testing/replay: a call, then an answer, with usage), with an API key and a header,
 // and replays the recording through the scripted backend, strictly: the same answer,

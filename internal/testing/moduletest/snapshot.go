@@ -2,8 +2,10 @@
 
 package moduletest
 
+// The helpers every snapshot scenario starts with, in every host.
+
 // SnapshotJS is the prelude of the snapshot tests: the tools every kept snapshot
-// (testdata/snapshots) was saved with, and helpers.
+// (internal/integration_test/wazero/testdata/snapshots) was saved with, and helpers.
 const SnapshotJS = `
 const { LanguageModel } = lm;
 const schema = { type: "object", properties: { city: { type: "string" } }, required: ["city"] };
