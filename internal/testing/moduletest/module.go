@@ -4,7 +4,7 @@
 // the real module, built once per test binary by Main with the Go at hand; the wazero host
 // running it with the real JS face (NewHost); the browser pages serving it (Serve,
 // Modes); and the scenario tables more than one host plays (AllScenarios,
-// AllConformance, MCPScenarios, …), so that one scenario runs the same everywhere
+// AllConformance, MCPScenarios, …), so that one scenario runs the same everywhere.
 // Test-only: the module never links it (make check-imports).
 package moduletest
 
