@@ -1,13 +1,18 @@
 package redact
 
-import "strings"
+import (
+	"strings"
+
+	"langmodel/internal/jsonv"
+)
 
 // The encodings a secret's forms are written in: base64 in the standard and URL alphabets,
 // whose forms the set adds (addSecret), and percent-encoding, which the matcher reads as an
 // escape (unit).
 
-// The base64 alphabets, standard and URL (RFC 4648). The few lines below encode and
-// decode them: encoding/base64's four Encodings and decoder cost the module 2.3 KB brotli.
+// The base64 alphabets, standard and URL (RFC 4648). The few lines below encode them
+// (jsonv.DecodeBase64 decodes): encoding/base64's four Encodings and decoder cost the
+// module 2.3 KB brotli.
 const (
 	stdAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 	urlAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
@@ -36,26 +41,18 @@ func encode64(alpha string, src []byte, pad bool) string {
 	return string(b)
 }
 
-// unbase64 decodes s in the standard alphabet, padded or not.
+// unbase64 decodes a Basic credential: s in the standard alphabet, padded or not, with
+// no line breaks (jsonv.DecodeBase64 reads it padded).
 func unbase64(s string) ([]byte, bool) {
 	for len(s) > 0 && s[len(s)-1] == '=' {
 		s = s[:len(s)-1]
 	}
-	if len(s)%4 == 1 {
+	if len(s)%4 == 1 || strings.ContainsAny(s, "\r\n") {
 		return nil, false
 	}
-	var b []byte
-	var v, bits uint32
-	for i := 0; i < len(s); i++ {
-		d := strings.IndexByte(stdAlphabet, s[i])
-		if d < 0 {
-			return nil, false
-		}
-		v, bits = v<<6|uint32(d), bits+6
-		if bits >= 8 {
-			bits -= 8
-			b = append(b, byte(v>>bits))
-		}
+	b, ok := jsonv.DecodeBase64(nil, s+"=="[:(4-len(s)%4)%4])
+	if !ok {
+		return nil, false
 	}
 	return b, true
 }

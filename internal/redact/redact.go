@@ -25,8 +25,9 @@
 // A zero Redactor redacts nothing, at the cost of one pointer load per call. It is safe
 // for concurrent use: secrets are added copy-on-write.
 //
-// It imports only strings, sync, unicode/utf8 and unsafe: no fmt, no reflection, no
-// encoding/base64 (its own few lines encode the forms).
+// It imports only strings, sync, unicode/utf8, unsafe and internal/jsonv: no fmt, no
+// reflection, no encoding/base64 (its own few lines encode the forms, and
+// jsonv.DecodeBase64 decodes a Basic credential).
 package redact
 
 import (
