@@ -12,9 +12,10 @@ import (
 // The page's messages are read by hand, field by field, instead of with easyjson's
 // jlexer: jlexer links fmt (and, through it, most of reflect) into the module, and the
 // messages are a handful of flat objects (RATIONALE.md "How does the module stay
-// within its size budget?"). A message is first checked whole (jsonv.Valid, three times as fast as
-// encoding/json's scanner; the scanner words the error of one that fails), so the
-// readers below only walk well-formed JSON.
+// within its size budget?"). jsonv reads the JSON: a message is split into its fields by
+// its Reader, which checks the syntax as it goes (parse; the scanner words the error of one
+// that fails), or checked whole (jsonv.Valid) and walked (decode), so the readers below
+// only see well-formed JSON.
 
 // fields is a message's type: it takes the value of each field it knows.
 type fields interface {
@@ -159,55 +160,30 @@ type field struct {
 	v   value
 }
 
-// parse checks raw as one JSON object and splits it into its fields. An error names
-// what is wrong: the scanner's own words for malformed JSON, or "expected an object".
+// parse checks raw as one JSON object and splits it into its fields (jsonv.Reader, which
+// checks the syntax as it goes). An error names what is wrong: the scanner's own words
+// for malformed JSON, or "expected an object".
 func parse(raw []byte, m *message) error {
 	*m = message{raw: raw}
-	i := jsonv.SkipSpace(raw, 0)
-	if i >= len(raw) || raw[i] != '{' {
+	r := jsonv.Reader{Data: raw}
+	if r.Peek() != '{' {
 		return notObject(raw)
 	}
-	i = jsonv.SkipSpace(raw, i+1)
-	if i < len(raw) && raw[i] == '}' {
-		i++
-	} else {
-		for {
-			if i >= len(raw) || raw[i] != '"' {
-				return malformed(raw)
-			}
-			end, _, _, ok := jsonv.StringEnd(raw, i)
-			if !ok {
-				return malformed(raw)
-			}
-			key, err := value(raw[i:end]).key()
-			if err != nil {
-				return malformed(raw)
-			}
-			if i = jsonv.SkipSpace(raw, end); i >= len(raw) || raw[i] != ':' {
-				return malformed(raw)
-			}
-			i = jsonv.SkipSpace(raw, i+1)
-			vend, ok := jsonv.ValueEnd(raw, i)
-			if !ok {
-				return malformed(raw)
-			}
-			m.add(field{key: key, v: value(raw[i:vend])})
-			i = jsonv.SkipSpace(raw, vend)
-			if i < len(raw) && raw[i] == ',' {
-				i = jsonv.SkipSpace(raw, i+1)
-				continue
-			}
-			if i < len(raw) && raw[i] == '}' {
-				i++
-				break
-			}
-			return malformed(raw)
-		}
-	}
-	if jsonv.SkipSpace(raw, i) != len(raw) {
+	r.Object(0, func(key jsonv.Key, depth int) {
+		m.add(field{key: keyString(key.Text), v: value(r.Raw(depth))})
+	})
+	if !r.End() {
 		return malformed(raw)
 	}
 	return nil
+}
+
+// keyString is a key the Reader read: unescaped, it aliases the message's bytes (value.key).
+func keyString(text []byte) string {
+	if len(text) == 0 {
+		return ""
+	}
+	return unsafe.String(&text[0], len(text))
 }
 
 // into reads the message's fields into f, in order.
