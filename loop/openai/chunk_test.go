@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// What the stream reader relays of a body: "text …", "usage {input output cached
-// estimated}", "call id name arguments", then "error …" if it failed (relay).
+// What the stream reader relays of a body: "text …", "usage {input output cachedTokens
+// cached}", "call id name arguments", then "error …" if it failed (relay).
 const (
 	bad       = "error the model failed: malformed data from the server: "
 	midStream = "error the model failed: the server reported an error mid-stream: "
