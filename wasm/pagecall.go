@@ -233,3 +233,21 @@ func mustCall(c session.ToolCall) jsonv.RawMessage {
 	b, _ := c.MarshalJSON() // never fails
 	return b
 }
+
+// toolProgress passes a running tool's progress to the loop; late ones are dropped.
+func (h *Handler) toolProgress(raw *message, id int64) {
+	var m ToolProgress
+	if !h.decodeRequest(raw, id, TypeToolProgress, &m) {
+		return
+	}
+	h.callsMu.Lock()
+	pc := h.calls[m.ID]
+	h.callsMu.Unlock()
+	if pc != nil && pc.progress != nil {
+		v := m.Value
+		if len(v) == 0 {
+			v = []byte("null")
+		}
+		pc.progress(v)
+	}
+}

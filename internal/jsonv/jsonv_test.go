@@ -153,9 +153,9 @@ func TestMarshalErrorsLeaveTheBufferAlone(t *testing.T) {
 }
 
 // FuzzAgreesWithEncodingJSON: on any input, Decode and the Reader succeed exactly when
-// encoding/json does, with the same value or the same error; Members and Elements split
-// a valid document into the same values; and Marshal of the value is json.Marshal's
-// bytes.
+// encoding/json does, with the same value or the same error (the Reader read member by
+// member, and with Raw, as the product reads it); Members and Elements split a valid
+// document into the same values; and Marshal of the value is json.Marshal's bytes.
 func FuzzAgreesWithEncodingJSON(f *testing.F) {
 	for _, s := range []string{`{"a":[1,2.5e3,"x\u00e9"],"b":null}`, `"\ud800"`, "\"\xff\"", `[01]`, `{"a":}`, ` true `, `"<&>"`, `[1e-7,-0]`} {
 		f.Add([]byte(s))
@@ -175,6 +175,12 @@ func FuzzAgreesWithEncodingJSON(f *testing.F) {
 		}
 		got, err := jsonv.Decode(data)
 		want, stdErr := stdDecode(data)
+		r = jsonv.Reader{Data: data}
+		viaRaw := rawAny(&r, 0)
+		require.Equal(t, stdErr == nil, r.End(), "Reader with Raw, input %q", data)
+		if stdErr == nil {
+			require.Equal(t, want, viaRaw, "Reader with Raw, input %q", data)
+		}
 		if stdErr != nil {
 			require.EqualError(t, err, stdErr.Error(), "input %q", data)
 			return
@@ -336,6 +342,28 @@ func readAny(r *jsonv.Reader, depth int) any {
 	}
 	r.Skip(depth) // not a value: breaks the reader
 	return nil
+}
+
+// rawAny reads the value at r's cursor as Decode would, taking each member and element
+// of a container, and a value that is none, with Raw and decoding its text.
+func rawAny(r *jsonv.Reader, depth int) any {
+	switch r.Peek() {
+	case '{':
+		m := map[string]any{}
+		r.Object(depth, func(key jsonv.Key, depth int) { m[string(key.Text)] = decodeRaw(r.Raw(depth)) })
+		return m
+	case '[':
+		a := []any{}
+		r.Array(depth, func(depth int) { a = append(a, decodeRaw(r.Raw(depth))) })
+		return a
+	}
+	return decodeRaw(r.Raw(depth))
+}
+
+// decodeRaw is Decode's value for text Raw gave, nil where Raw stopped at a syntax error.
+func decodeRaw(text []byte) any {
+	v, _ := jsonv.Decode(text)
+	return v
 }
 
 // membersAny reads the well-formed value at data[i] as Decode would, with Members and

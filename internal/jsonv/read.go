@@ -175,11 +175,20 @@ func (r *Reader) Skip(depth int) {
 }
 
 // Raw passes over the value at the cursor and returns its text, as RawMessage holds it.
-// The slice aliases the document.
+// The slice aliases the document. It checks the value as Skip does (the same syntax, the
+// same depth), with ValueEnd's loop instead of a call per container.
 func (r *Reader) Raw(depth int) []byte {
 	start := r.pos
-	r.Skip(depth)
-	return r.Data[start:r.pos]
+	if r.Peek() == 0 {
+		r.Fail()
+		return r.Data[start:r.pos]
+	}
+	end, ok := valueEnd(r.Data, r.pos, depth)
+	if !ok {
+		r.Fail()
+	}
+	r.pos = end
+	return r.Data[start:end]
 }
 
 // Literal passes over word (true, false or null) at the cursor.

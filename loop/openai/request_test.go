@@ -2,6 +2,7 @@ package openai
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -200,4 +201,146 @@ func tcID(t *testing.T) string {
 	_, err := wireMessages([]session.Message{m}, true)
 	require.NoError(t, err)
 	return m.Call().CallID
+}
+
+// The request body for a step, byte for byte: members in a fixed order, strings escaped as
+// encoding/json escapes them (<, >, &, U+2028), raw JSON compacted; a schema or constraint
+// that is not JSON, or media the backend cannot send, fails the step.
+func TestBuildRequest_Bodies(t *testing.T) {
+	tools, err := session.ParseTools([]any{
+		map[string]any{"name": "get_weather", "description": "Weather <now> & later", "hasExecute": true,
+			"inputSchema": map[string]any{"type": "object", "properties": map[string]any{"city": map[string]any{"type": "string", "description": "a <b> \u2028 c"}}}},
+		map[string]any{"name": "noop", "description": "Does nothing", "hasExecute": true, "inputSchema": map[string]any{"type": "object"}},
+	}, false)
+	require.NoError(t, err)
+	call := session.ToolCall{CallID: "c1", Name: "get_weather", Arguments: jsonv.RawMessage(`{"city": "Rome <it>"}`)}
+	call2 := session.ToolCall{CallID: "c2", Name: "noop", Arguments: jsonv.RawMessage(`{}`)}
+	image := func(media string) session.Part {
+		return session.Part{Type: session.PartImage, Media: jsonv.RawMessage(media)}
+	}
+	text := func(s string) session.Part { return session.Part{Type: session.PartText, Text: s} }
+	history := []session.Message{
+		session.TextMessage(session.RoleSystem, "Be brief. <script>&amp;</script>"),
+		session.TextMessage(session.RoleUser, "quotes \" back\\slash \t tab \x01 ctl \u2028\u2029 é 😀 \xff bad"),
+		{Role: session.RoleUser, Parts: []session.Part{text("look:"), image(`"data:image/png;base64,AA"`), image(`{"url":"https://x/a.png?a=1&b=2"}`), image(`{"mimeType":"image/jpeg","data":"BB"}`), text("")}},
+		{Role: session.RoleUser, Parts: []session.Part{}},
+		session.TextMessage(session.RoleAssistant, "Checking."),
+		session.CallMessage(call), session.CallMessage(call2),
+		session.ResultMessage(session.ToolResult{CallID: "c1", Name: "get_weather", Parts: []session.ResultPart{{Type: "text", Text: "21°C"}, {Type: "object", Value: jsonv.RawMessage(`{"t":21}`)}}}),
+		session.ResultMessage(session.ErrorResult(call2, "no <data>")),
+		session.TextMessage(session.RoleUser, "again"),
+		session.CallMessage(call),
+	}
+	badSchema := []session.Tool{{Name: "bad", InputSchema: jsonv.RawMessage(`{"type":`)}}
+	server, engine := Config{Model: "m"}, Config{Model: "m", ToolNames: true}
+	const (
+		start     = `{"model":"m","stream":true,"stream_options":{"include_usage":true},"messages":`
+		system    = `{"role":"system","content":"Be brief. \u003cscript\u003e\u0026amp;\u003c/script\u003e"}`
+		toolsJSON = `[{"type":"function","function":{"name":"get_weather","description":"Weather \u003cnow\u003e \u0026 later","parameters":{"properties":{"city":{"description":"a \u003cb\u003e \u2028 c","type":"string"}},"type":"object"}}},{"type":"function","function":{"name":"noop","description":"Does nothing","parameters":{"type":"object"}}}]`
+		invalid   = "json: error calling MarshalJSON for type json.RawMessage: "
+	)
+	for _, tc := range []struct {
+		name      string
+		cfg       Config
+		req       *loop.Request
+		want, err string
+		kind      session.Kind
+	}{
+		{"no messages: an empty array", server, &loop.Request{}, start + `[]}`, "", ""},
+		{"a history: texts escaped as encoding/json escapes them, images, calls joined to the text before them, results", server, &loop.Request{Messages: history},
+			start + `[` + system + `,{"role":"user","content":"quotes \" back\\slash \t tab \u0001 ctl \u2028\u2029 é 😀 \ufffd bad"},` +
+				`{"role":"user","content":[{"type":"text","text":"look:"},{"type":"image_url","image_url":{"url":"data:image/png;base64,AA"}},{"type":"image_url","image_url":{"url":"https://x/a.png?a=1\u0026b=2"}},{"type":"image_url","image_url":{"url":"data:image/jpeg;base64,BB"}},{"type":"text"}]},` +
+				`{"role":"user","content":[]},` +
+				`{"role":"assistant","content":"Checking.","tool_calls":[{"id":"7pPNQO8GX","type":"function","function":{"name":"get_weather","arguments":"{\"city\": \"Rome \u003cit\u003e\"}"}},{"id":"wCBTlKcFX","type":"function","function":{"name":"noop","arguments":"{}"}}]},` +
+				`{"role":"tool","content":"21°C\n{\"t\":21}","tool_call_id":"7pPNQO8GX"},` +
+				`{"role":"tool","content":"Error: no \u003cdata\u003e","tool_call_id":"wCBTlKcFX"},` +
+				`{"role":"user","content":"again"},` +
+				`{"role":"assistant","content":null,"tool_calls":[{"id":"7pPNQO8GX","type":"function","function":{"name":"get_weather","arguments":"{\"city\": \"Rome \u003cit\u003e\"}"}}]}]}`, "", ""},
+		{"an in-page engine's tool messages name their tool", engine, &loop.Request{Messages: history},
+			start + `[` + system + `,{"role":"user","content":"quotes \" back\\slash \t tab \u0001 ctl \u2028\u2029 é 😀 \ufffd bad"},` +
+				`{"role":"user","content":[{"type":"text","text":"look:"},{"type":"image_url","image_url":{"url":"data:image/png;base64,AA"}},{"type":"image_url","image_url":{"url":"https://x/a.png?a=1\u0026b=2"}},{"type":"image_url","image_url":{"url":"data:image/jpeg;base64,BB"}},{"type":"text"}]},` +
+				`{"role":"user","content":[]},` +
+				`{"role":"assistant","content":"Checking.","tool_calls":[{"id":"7pPNQO8GX","type":"function","function":{"name":"get_weather","arguments":"{\"city\": \"Rome \u003cit\u003e\"}"}},{"id":"wCBTlKcFX","type":"function","function":{"name":"noop","arguments":"{}"}}]},` +
+				`{"role":"tool","content":"21°C\n{\"t\":21}","tool_call_id":"7pPNQO8GX","name":"get_weather"},` +
+				`{"role":"tool","content":"Error: no \u003cdata\u003e","tool_call_id":"wCBTlKcFX","name":"noop"},` +
+				`{"role":"user","content":"again"},` +
+				`{"role":"assistant","content":null,"tool_calls":[{"id":"7pPNQO8GX","type":"function","function":{"name":"get_weather","arguments":"{\"city\": \"Rome \u003cit\u003e\"}"}}]}]}`, "", ""},
+		{"a model name escaped as encoding/json escapes it", Config{Model: "a<b>&\"c\"\u2028"}, &loop.Request{}, `{"model":"a\u003cb\u003e\u0026\"c\"\u2028","stream":true,"stream_options":{"include_usage":true},"messages":[]}`, "", ""},
+		{"tools, the server choosing: no tool_choice", server, &loop.Request{Messages: history[:2], Tools: tools}, start + `[` + system + `,{"role":"user","content":"quotes \" back\\slash \t tab \u0001 ctl \u2028\u2029 é 😀 \ufffd bad"}],"tools":` + toolsJSON + `}`, "", ""},
+		{"tools, none chosen", server, &loop.Request{Tools: tools, ToolChoice: loop.ToolChoice{Mode: "none"}}, start + `[],"tools":` + toolsJSON + `,"tool_choice":"none"}`, "", ""},
+		{"tools, one required", server, &loop.Request{Tools: tools, ToolChoice: loop.ToolChoice{Mode: "required"}}, start + `[],"tools":` + toolsJSON + `,"tool_choice":"required"}`, "", ""},
+		{"tools, a named tool", server, &loop.Request{Tools: tools, ToolChoice: loop.ToolChoice{Mode: "tool", Name: "get_<weather>"}}, start + `[],"tools":` + toolsJSON + `,"tool_choice":{"function":{"name":"get_\u003cweather\u003e"},"type":"function"}}`, "", ""},
+		{"tools, an unknown mode: no tool_choice", server, &loop.Request{Tools: tools, ToolChoice: loop.ToolChoice{Mode: "sometimes"}}, start + `[],"tools":` + toolsJSON + `}`, "", ""},
+		{"a tool choice without tools: neither", server, &loop.Request{ToolChoice: loop.ToolChoice{Mode: "tool", Name: "x"}}, start + `[]}`, "", ""},
+		{"a tool without a schema: parameters null", server, &loop.Request{Tools: []session.Tool{{Name: "nil", Description: "no schema"}}}, start + `[],"tools":[{"type":"function","function":{"name":"nil","description":"no schema","parameters":null}}]}`, "", ""},
+		{"an invalid schema", server, &loop.Request{Tools: badSchema}, "", invalid + "unexpected end of JSON input", session.KindOperation},
+		{"an empty schema", server, &loop.Request{Tools: []session.Tool{{Name: "empty", InputSchema: jsonv.RawMessage{}}}}, "", invalid + "unexpected end of JSON input", session.KindOperation},
+		{"a response constraint, compacted and escaped", server, &loop.Request{ResponseConstraint: jsonv.RawMessage(" {\n \"type\" : \"object\", \"description\": \"<x> & \u2028\" }\n")}, start + `[],"response_format":{"type":"json_schema","json_schema":{"name":"response","schema":{"type":"object","description":"\u003cx\u003e \u0026 \u2028"}}}}`, "", ""},
+		{"an invalid constraint", server, &loop.Request{ResponseConstraint: jsonv.RawMessage(`{"type"}`)}, "", invalid + "invalid character '}' after object key", session.KindOperation},
+		{"an invalid schema and constraint: the schema's error", server, &loop.Request{Tools: badSchema, ResponseConstraint: jsonv.RawMessage(`[`)}, "", invalid + "unexpected end of JSON input", session.KindOperation},
+		{"a call first: an assistant message with no content", server, &loop.Request{Messages: []session.Message{session.CallMessage(call)}}, start + `[{"role":"assistant","content":null,"tool_calls":[{"id":"7pPNQO8GX","type":"function","function":{"name":"get_weather","arguments":"{\"city\": \"Rome \u003cit\u003e\"}"}}]}]}`, "", ""},
+		{"a bad image, before a bad schema", server, &loop.Request{Messages: []session.Message{{Role: session.RoleUser, Parts: []session.Part{image(`{"url":5}`)}}}, Tools: badSchema}, "", "malformed message: an image must be a URL or {mimeType, data}", session.KindType},
+		{"an image result", server, &loop.Request{Messages: []session.Message{session.CallMessage(call), session.ResultMessage(session.ToolResult{CallID: "c1", Name: "snap", Parts: []session.ResultPart{{Type: "image", Value: jsonv.RawMessage(`"data:,"`)}}})}}, "", "content type not declared in expectedInputs: tool snap returned image, which the OpenAI-compatible backend cannot send back", session.KindNotSupported},
+		{"sampling balanced: no temperature", server, &loop.Request{SamplingMode: "balanced"}, start + `[]}`, "", ""},
+		{"sampling most-predictable: its temperature", server, &loop.Request{Messages: history[:1], SamplingMode: "most-predictable"}, start + `[` + system + `],"temperature":0}`, "", ""},
+		{"sampling predictable: its temperature", server, &loop.Request{Messages: history[:1], SamplingMode: "predictable"}, start + `[` + system + `],"temperature":0.3}`, "", ""},
+		{"sampling slightly-predictable: its temperature", server, &loop.Request{Messages: history[:1], SamplingMode: "slightly-predictable"}, start + `[` + system + `],"temperature":0.5}`, "", ""},
+		{"sampling slightly-creative: its temperature", server, &loop.Request{Messages: history[:1], SamplingMode: "slightly-creative"}, start + `[` + system + `],"temperature":0.9}`, "", ""},
+		{"sampling creative: its temperature", server, &loop.Request{Messages: history[:1], SamplingMode: "creative"}, start + `[` + system + `],"temperature":1.1}`, "", ""},
+		{"sampling most-creative: its temperature", server, &loop.Request{Messages: history[:1], SamplingMode: "most-creative"}, start + `[` + system + `],"temperature":1.3}`, "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := buildRequest(tc.cfg, tc.req)
+			if tc.err != "" {
+				require.EqualError(t, err, tc.err)
+				require.Equal(t, tc.kind, session.KindOf(err))
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tc.want, string(got))
+		})
+	}
+}
+
+// FuzzBuildRequest: whatever the text, name and schema, the body reads back with
+// encoding/json as what was given (invalid UTF-8 replaced byte by byte); only a schema
+// that is not JSON fails.
+func FuzzBuildRequest(f *testing.F) {
+	f.Add("hello", "get_weather", `{"type":"object"}`)
+	f.Add("<&>\u2028", "a\xffb", ` { "a" : [1, 2.50, "<x>"] } `)
+	f.Add("", "", `{"type":`)
+	f.Fuzz(func(t *testing.T, text, name, schema string) {
+		req := &loop.Request{
+			Messages:   []session.Message{session.TextMessage(session.RoleUser, text)},
+			Tools:      []session.Tool{{Name: name, Description: text, InputSchema: jsonv.RawMessage(schema)}},
+			ToolChoice: loop.ToolChoice{Mode: "tool", Name: name},
+		}
+		got, err := buildRequest(Config{Model: name}, req)
+		if !json.Valid([]byte(schema)) {
+			require.Error(t, err)
+			return
+		}
+		require.NoError(t, err)
+		var body struct {
+			Model    string
+			Messages []struct{ Content string }
+			Tools    []struct {
+				Function struct {
+					Name, Description string
+					Parameters        any
+				}
+			}
+			ToolChoice struct{ Function struct{ Name string } } `json:"tool_choice"`
+		}
+		require.NoError(t, json.Unmarshal(got, &body), "%s", got)
+		valid := func(s string) string { return string([]rune(s)) }
+		var params any
+		require.NoError(t, json.Unmarshal([]byte(schema), &params))
+		require.Equal(t, valid(name), body.Model)
+		require.Equal(t, valid(text), body.Messages[0].Content)
+		require.Equal(t, valid(name), body.Tools[0].Function.Name)
+		require.Equal(t, valid(text), body.Tools[0].Function.Description)
+		require.Equal(t, params, body.Tools[0].Function.Parameters)
+		require.Equal(t, valid(name), body.ToolChoice.Function.Name)
+	})
 }
