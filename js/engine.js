@@ -2,7 +2,7 @@
 // speaks OpenAI's Chat Completions in the page (a wllama instance's createChatCompletion,
 // WebLLM's MLCEngine chat.completions.create, or anything of either shape). The engine (Go)
 // builds the request and reads the chunks (loop/openai); this file only makes the call,
-// as a generate function that the channel runs like a page's own (channel.js #generate:
+// as a generate function that the channel runs like a page's own (pagecalls.js generate:
 // so a module in a Worker reaches the engine on the page, and generate-abort aborts the
 // signal), and absorbs the engines' differences:
 //  - wllama: createChatCompletion({...request, abortSignal}) resolves to an async iterable

@@ -14,7 +14,8 @@
 //   session.js   LanguageModel: create, prompt, append, clone, destroy, events
 //   snapshot.js  session.snapshot(), LanguageModel.restore()'s checks, snapshotStore() (IndexedDB)
 //   stream.js    the ReadableStream promptStreaming() returns
-//   channel.js   the channel to the module: requests, replies, calls to the page
+//   channel.js   the channel to the module: requests, replies, the engine's messages handed on
+//   pagecalls.js the engine's calls to the page: execute, approve, fetch, generate
 //   tools.js     the tool classes
 //   agents.js    sessions as tools: a tool declared with agent runs a child session
 //   native.js    the browser's own LanguageModel, as the "browser" backend
@@ -44,6 +45,7 @@ import "./errors.js";
 import "./load.js";
 import "./media.js";
 import "./native.js";
+import "./pagecalls.js";
 import "./port.js";
 import "./protocol.js";
 import "./runtime.js";

@@ -634,7 +634,7 @@ export class LanguageModel extends EventTarget {
   #dispatch(type, detail) {
     if (type === "modelstep") return recorded(this.#shared, detail);
     if (type === "calls") {
-      changed(this); // a call started running or asking for approval (channel.js)
+      changed(this); // a call started running or asking for approval (pagecalls.js)
       return;
     }
     if (type === "contextoverflow") {

@@ -451,7 +451,7 @@ func TestPackage_Contents(t *testing.T) {
 	require.ElementsMatch(t, []string{
 		"package/LICENSE-go", "package/agents.js", "package/approvals.js", "package/chain.js", "package/channel.js", "package/engine.js", "package/gguf.js", "package/errors.js", "package/install.js", "package/load.js",
 		"package/language-model.d.ts", "package/language-model.js", "package/language-model.node.js",
-		"package/langmodel.wasm", "package/media.js", "package/mirror.js", "package/native.js", "package/pack.js", "package/package.json", "package/port.js",
+		"package/langmodel.wasm", "package/media.js", "package/mirror.js", "package/native.js", "package/pack.js", "package/pagecalls.js", "package/package.json", "package/port.js",
 		"package/protocol.js", "package/record.js", "package/runtime.js", "package/session.js", "package/snapshot.js", "package/stash.js", "package/microtask.js",
 		"package/stream.js", "package/tools.js", "package/wasm_exec.js", "package/webidl.js", "package/webmcp.js",
 		"package/worker.js", "package/README.md",
