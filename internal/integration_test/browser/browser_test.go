@@ -16,15 +16,23 @@ import (
 
 // TestBrowser_Scenarios plays every scenario in every engine, with the module on the
 // page and in a Worker: the real module, fetched and instantiated by the real
-// js/language-model.js.
+// js/language-model.js. The scenarios of an engine and mode share a few pages, one at a
+// time each, as a page's sessions follow one another; a scenario with a setup before
+// install(), or that says why it needs one (OwnPage), has a page of its own.
 func TestBrowser_Scenarios(t *testing.T) {
 	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
 		for _, m := range moduletest.Modes {
 			t.Run(m.Name, func(t *testing.T) {
 				base := moduletest.Serve(t, "") // a replay server per engine and mode: scenarios count requests by nonce
+				pages := b.NewPool(t, base+"/", m.Prelude())
 				for _, sc := range moduletest.AllScenarios() {
 					t.Run(sc.Name, func(t *testing.T) {
 						t.Parallel()
+						if sc.Setup == "" && sc.OwnPage == "" {
+							moduletest.RequireJSON(t, sc.Want, moduletest.PlayPooled(t, pages, moduletest.Common+sc.JS))
+							return
+						}
+						// the scenario's stand-in comes before install(), or sc.OwnPage: a page of its own
 						moduletest.RequireJSON(t, sc.Want, moduletest.PlayBrowser(t, b, base, sc.Setup+m.Prelude(), moduletest.Common+sc.JS))
 					})
 				}

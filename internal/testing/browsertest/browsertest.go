@@ -332,12 +332,22 @@ type Page struct {
 // is set).
 func (b *Browser) Open(tb testing.TB, url string) *Page {
 	tb.Helper()
+	p, err := b.open(tb, url)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return p
+}
+
+// open is Open, returning its failure: the page closes when tb ends, and when the page
+// answered with an HTTP error status it is closed at once.
+func (b *Browser) open(tb testing.TB, url string) (*Page, error) {
 	p := &Page{Engine: b.Engine, tb: tb, url: url}
 	ctx, cancel := context.WithTimeout(context.Background(), p.timeout(context.Background()))
 	defer cancel()
 	t, status, err := b.drv.open(ctx, url, p.record)
 	if err != nil {
-		tb.Fatalf("browsertest: %s: opening %s: %v", b.Engine, url, err)
+		return nil, fmt.Errorf("browsertest: %s: opening %s: %w", b.Engine, url, err)
 	}
 	p.tab = t
 	tb.Cleanup(func() {
@@ -345,9 +355,10 @@ func (b *Browser) Open(tb testing.TB, url string) *Page {
 		p.close.Do(t.close)
 	})
 	if status >= 400 {
-		tb.Fatalf("browsertest: %s: opening %s: HTTP %d", b.Engine, url, status)
+		p.Close()
+		return nil, fmt.Errorf("browsertest: %s: opening %s: HTTP %d", b.Engine, url, status)
 	}
-	return p
+	return p, nil
 }
 
 // Close closes the page before the test ends, for a test that opens many (its console is

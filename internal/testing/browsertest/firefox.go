@@ -58,7 +58,12 @@ func firefoxPath() string {
 // firefoxPrefs go into the fresh profile's user.js. The remote agent sets its own
 // recommended preferences for automation (no updates, no telemetry, no first-run
 // pages); these silence what remains of the background traffic a test run does
-// not want (there is no network here).
+// not want (there is no network here), and run a tab that is not the front one on a
+// front tab's timers: Firefox clamps a background tab's setTimeout to a second
+// (min_background_timeout_value, or its _without_budget_throttling twin once budget
+// throttling is off), and tests run pages side by side, each waiting on timers (an
+// in-page engine's fake yields to the page's timers between its chunks: 30 chunks,
+// 30 s).
 const firefoxPrefs = `user_pref("remote.active-protocols", 1);
 user_pref("browser.shell.checkDefaultBrowser", false);
 user_pref("browser.safebrowsing.malware.enabled", false);
@@ -68,6 +73,9 @@ user_pref("network.captive-portal-service.enabled", false);
 user_pref("network.connectivity-service.enabled", false);
 user_pref("app.normandy.enabled", false);
 user_pref("messaging-system.rsexperimentloader.enabled", false);
+user_pref("dom.timeout.enable_budget_timer_throttling", false);
+user_pref("dom.min_background_timeout_value", 4);
+user_pref("dom.min_background_timeout_value_without_budget_throttling", 4);
 `
 
 var bidiListening = regexp.MustCompile(`WebDriver BiDi listening on (ws://\S+)`)

@@ -77,6 +77,16 @@ func (m Mode) Prelude() string {
 	return "globalThis.LLM = location.origin;\n" + m.Face + "\nglobalThis.installResult = await lm.install({ wasm: \"/langmodel.wasm\" });\n"
 }
 
+// PlayPooled runs js in a page of pages (the module installed, and other rows played
+// there before) and returns its value: a real page runs many sessions one after another,
+// and a row that cannot share its page with the rows before it is a bug the row found.
+func PlayPooled(t *testing.T, pages *browsertest.Pool, js string) any {
+	t.Helper()
+	var got any
+	require.NoError(t, pages.Eval(t, js, &got))
+	return got
+}
+
 // PlayBrowser opens a page of base, runs prelude, then js, and returns js's value.
 func PlayBrowser(t *testing.T, b *browsertest.Browser, base, prelude, js string) any {
 	t.Helper()

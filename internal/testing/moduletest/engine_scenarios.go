@@ -229,7 +229,21 @@ var engineScenarios = withFakeEngines([]hostScenario{
 		const r = s.promptStreaming("Weather in Paris?").getReader();
 		for (;;) { const { done, value } = await r.read(); if (done) break; log.push("t:" + value); }
 		return log;`,
-		`["r:Ask t","r:he to","r:ol.","r:It is","r: sunn","r:y.","t:Sunn","t:y in","t: Par","t:is."]`}},
+		`["r:Ask t","r:he to","r:ol.","r:It is","r: sunn","r:y.","t:Sunn","t:y in","t: Par","t:is."]`}, OwnPage: exactPieces},
+
+	{Scenario: Scenario{"toolcalldelta: an in-page engine passes a call's fragments on as they come once listened for", `
+		const run = async (listen) => {
+			const engine = wllama(calls(["call_a", "get_weather", { city: "Paris" }]), text("Sunny."));
+			const s = await LanguageModel.create({ backend: { kind: "engine", engine, contextWindow: 2048 }, tools: [getWeather((a) => "sunny in " + a.city)] });
+			const seen = [];
+			if (listen) s.ontoolcalldelta = (e) => seen.push(e.detail.argumentsText);
+			s.ontoolcall = (e) => seen.push("toolcall " + e.detail.call.callID);
+			const answer = await s.prompt("Weather in Paris?");
+			return { seen, answer };
+		};
+		return [await run(true), await run(false)];`,
+		`[{"seen":["","{\"c","{\"city","{\"city\":\"","{\"city\":\"Par","{\"city\":\"Paris\"","{\"city\":\"Paris\"}","toolcall call_a"],"answer":"Sunny."},
+		  {"seen":["toolcall call_a"],"answer":"Sunny."}]`}, OwnPage: exactPieces},
 })
 
 // withFakeEngines prepends fakeEngines to each scenario's script.

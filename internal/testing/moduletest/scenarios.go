@@ -40,13 +40,20 @@ type Scenario struct {
 // install() (a stand-in for the browser's native LanguageModel), browserOnly ones use
 // what goja lacks (async generators) and run in the browsers (and Node) only, and dom
 // ones use the DOM's media types (document, AudioBuffer), which Node has not either
-// (README "Node"): the browsers alone play them.
+// (README "Node"): the browsers alone play them. OwnPage says why a scenario needs a
+// page of its own where a browser's scenarios share pages (TestBrowser_Scenarios).
 type hostScenario struct {
 	Scenario
 	Setup       string
 	BrowserOnly bool
 	DOM         bool
+	OwnPage     string
 }
+
+// exactPieces is OwnPage for a scenario that checks where a stream's pieces end: the
+// redactor holds back a piece's tail that could begin a secret, and in a shared page
+// the secrets are those of every session before too (an earlier scenario's apiKey).
+const exactPieces = "its pieces end where they end when the page knows no secret"
 
 // AllScenarios is every scenario: the engine's (below), the backends'
 // (backend_scenarios.go) and the in-page engines' (engine_scenarios.go).
@@ -1015,19 +1022,6 @@ var scenarios = []Scenario{
 		return { seen, text: chunks.join("") };`,
 		`{"seen":[["call_1","get_weather","{\"city\": \"Par",{"city":"Par"}],["call_1","get_weather","{\"city\": \"Paris\"}",{"city":"Paris"}],["toolcall","call_1"]],
 		  "text":"Let me check.\nSunny in Paris, 21°C."}`},
-	{"toolcalldelta: an in-page engine passes a call's fragments on as they come once listened for", fakeEngines + `
-		const run = async (listen) => {
-			const engine = wllama(calls(["call_a", "get_weather", { city: "Paris" }]), text("Sunny."));
-			const s = await LanguageModel.create({ backend: { kind: "engine", engine, contextWindow: 2048 }, tools: [getWeather((a) => "sunny in " + a.city)] });
-			const seen = [];
-			if (listen) s.ontoolcalldelta = (e) => seen.push(e.detail.argumentsText);
-			s.ontoolcall = (e) => seen.push("toolcall " + e.detail.call.callID);
-			const answer = await s.prompt("Weather in Paris?");
-			return { seen, answer };
-		};
-		return [await run(true), await run(false)];`,
-		`[{"seen":["","{\"c","{\"city","{\"city\":\"","{\"city\":\"Par","{\"city\":\"Paris\"","{\"city\":\"Paris\"}","toolcall call_a"],"answer":"Sunny."},
-		  {"seen":["toolcall call_a"],"answer":"Sunny."}]`},
 	// A secret split across two events (docs/reasoning.md): a hostile server echoes the
 	// page's key over two reasoning deltas (plain, then base64) and two argument deltas.
 	{"reasoning and toolcalldelta: a key a hostile model splits across two deltas is redacted whole", `
