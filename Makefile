@@ -204,7 +204,7 @@ wasm: module
 	  test $$br -le $(SIZE_BUDGET) || echo "make wasm: OVER the $(SIZE_BUDGET) B brotli budget (make size)" >&2
 
 ## NOINLINE: the project's packages that the module's build compiles without inlining (-l):
-## the cold ones, which no closed-loop step, create() or stream runs (the custom and record
+## the cold ones, which no closed-loop step, create() or stream runs (the custom, chain and record
 ## backends, the MCP client and its fetch port, sfmt's error messages, the redactor of
 ## secrets, the sort helpers), and those measured not to move a step without it: the
 ## openai backend's stream reading (BenchmarkReadStream, the eighth round) and the schema
@@ -219,7 +219,7 @@ wasm: module
 ## RATIONALE.md "How does the module stay within its size budget?". This line is the one
 ## list: the tests' builds read it (internal/testing/browsertest.NoInline). A function of another
 ## package is kept out of line by //go:noinline, its comment giving the bytes it saves.
-NOINLINE := loop/custom loop/record loop/mcp loop/internal/fetchport loop/internal/toolrank loop/openai session/schema internal/sfmt internal/order internal/redact
+NOINLINE := loop/custom loop/chain loop/record loop/mcp loop/internal/fetchport loop/internal/toolrank loop/openai session/schema internal/sfmt internal/order internal/redact
 MODULE_GCFLAGS := $(foreach p,$(NOINLINE),-gcflags=langmodel/$(p)=-l)
 
 ## module: what make wasm builds, without the size report (brotli -q 11 takes 10-30 s)

@@ -48,7 +48,7 @@ func handlerLoop(b *testing.B, secrets bool) {
 // BenchmarkPort_ClosedLoopStep is BenchmarkHandler_ClosedLoopStep through the Port, as
 // the module runs it in a page: each message from the page is one Send, and everything
 // the engine writes until it waits again is one Take; the page's side does only what
-// js/port.js and channel.js must (find the calls, answer each). No session events: the
+// js/port.js and pagecalls.js must (find the calls, answer each). No session events: the
 // page does not listen. Profile it with -cpuprofile: it is the engine's share of a step
 // in the page. /1 is one prompt of b.N steps; /prompts is b.N prompts of one step each
 // (a call, then the answer), where each prompt's own cost counts.

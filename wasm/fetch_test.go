@@ -200,7 +200,7 @@ func TestFetch_BodyLeft(t *testing.T) {
 }
 
 // TestFetch_More: the engine tells the page at each FetchWindow of a body it has read
-// (fetch-more), the pace the page reads its fetch at (js/channel.js): a page left
+// (fetch-more), the pace the page reads its fetch at (js/pagecalls.js): a page left
 // without it reads a body the engine has given up on to its end.
 func TestFetch_More(t *testing.T) {
 	const done = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"}}]}\n\n" +

@@ -1,7 +1,7 @@
 // Package wasm is the binding between the JS face (js/language-model.js) and the engine
 // (loop, session): one narrow message channel, declared in protocol.go. Handler is plain
 // Go with no syscall/js, so the same code runs natively in go test, inside the real .wasm
-// under the wazero host (internal/jshost) and in the browser (internal/browsertest); the only
+// under the wazero host (internal/testing/jshost) and in the browser (internal/testing/browsertest); the only
 // syscall/js file is wasm/cmd/langmodel/main.go, which moves bytes. No engine logic
 // lives here: the binding translates messages to loop calls and errors to data.
 //

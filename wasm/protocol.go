@@ -65,7 +65,7 @@ const (
 )
 
 // FetchWindow is the pace of a fetch's body (fetch-more): the page is at most two of them,
-// and one chunk of its fetch, ahead of what the engine has read. js/channel.js has it too.
+// and one chunk of its fetch, ahead of what the engine has read. js/pagecalls.js has it too.
 const FetchWindow = 1 << 20
 
 // Message types, engine → page.

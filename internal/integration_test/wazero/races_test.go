@@ -45,7 +45,7 @@ const heldPort = `
 
 // TestModule_RemoteRaces plays the two races of worker mode with the order forced: a page
 // action (an abort, a destroy) while what the module wrote is still on its way to the
-// page. Each row fails without its fix in js/channel.js and js/session.js.
+// page. Each row fails without its fix in js/channel.js, js/pagecalls.js and js/session.js.
 func TestModule_RemoteRaces(t *testing.T) {
 	srv := &chaos.Server{Key: moduletest.ChaosKey}
 	hs := httptest.NewServer(srv)
