@@ -174,7 +174,7 @@ func TestBrowser_Engines(t *testing.T) {
 	cells := map[browsertest.Engine][]string{}
 	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
 		engines = append(engines, b)
-		p := b.Open(t, serveWllama(t)+"/") // serve's, and wllama with the toy models
+		p := b.Open(t, moduletest.ServeWllama(t)+"/") // serve's, and wllama with the toy models
 		require.NoError(t, p.Eval(t.Context(), moduletest.BrowserPrelude, nil))
 		for _, row := range rows {
 			var cell string

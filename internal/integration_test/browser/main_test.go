@@ -3,8 +3,8 @@
 // Package browser plays the real module in headless Chromium, Firefox and WebKit
 // (internal/testing/browsertest; BROWSERS= picks), with the module on the page and in a
 // Worker: the scenario table and conformance rows the wazero suite plays, and what needs a
-// browser (install and its errors, README's examples, engines, GGUF and wllama, WebMCP,
-// CSP, snapshot reloads).
+// browser (install and its errors, README's examples, engines, WebMCP, CSP, snapshot
+// reloads). llama.cpp in the page has a suite of its own (internal/integration_test/llamacpp).
 package browser
 
 import (

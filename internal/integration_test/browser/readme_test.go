@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 
@@ -17,39 +16,6 @@ import (
 	"langmodel/internal/testing/replay"
 )
 
-// backendsDoc is the page whose examples these tests run: the backends in depth.
-const backendsDoc = "../../../docs/backends.md"
-
-// readmeBlocks returns the ```js blocks of docs/backends.md that follow a
-// "<!-- tested: name -->" line, in order (STYLE.md practice 14: every snippet of the
-// documentation has a test of what it shows).
-func readmeBlocks(t *testing.T, name string) []string {
-	b, err := os.ReadFile(backendsDoc)
-	require.NoError(t, err)
-	var blocks []string
-	rest := string(b)
-	for {
-		i := strings.Index(rest, "<!-- tested: "+name+" -->\n```js\n")
-		if i < 0 {
-			break
-		}
-		rest = rest[i+len("<!-- tested: "+name+" -->\n```js\n"):]
-		end := strings.Index(rest, "\n```")
-		require.GreaterOrEqual(t, end, 0, "unterminated block")
-		blocks = append(blocks, rest[:end])
-		rest = rest[end:]
-	}
-	require.NotEmpty(t, blocks, "%s has no block tested by %s", backendsDoc, name)
-	return blocks
-}
-
-// replace replaces old in s, which must contain it.
-func replace(t *testing.T, s, old, new string) string {
-	t.Helper()
-	require.Contains(t, s, old)
-	return strings.Replace(s, old, new, 1)
-}
-
 // TestBrowser_READMEExamples runs the backend examples of docs/backends.md in every engine,
 // with the replay server standing in for Ollama, llama.cpp and vLLM (their recorded
 // streams).
@@ -59,12 +25,12 @@ func TestBrowser_READMEExamples(t *testing.T) {
 
 func readmeExamples(t *testing.T, b *browsertest.Browser) {
 	base := moduletest.Serve(t, "")
-	blocks := readmeBlocks(t, "TestBrowser_READMEExamples")
+	blocks := moduletest.DocBlocks(t, "TestBrowser_READMEExamples")
 	require.Len(t, blocks, 3)
-	closed := replace(t, blocks[0], `import { install } from "./language-model.js";`, `const { install } = await import("/js/language-model.js");`)
-	closed = replace(t, closed, "http://127.0.0.1:11434/v1", base+"/r/ollama/ollama.sse,vllm.sse")
-	open := replace(t, blocks[1], "http://127.0.0.1:8080/v1", base+"/r/llamacpp/openai_parallel.sse,vllm.sse")
-	vllm := replace(t, blocks[2], "http://127.0.0.1:8000/v1", base+"/r/vllm/textproto_call.sse,vllm.sse")
+	closed := moduletest.Replace(t, blocks[0], `import { install } from "./language-model.js";`, `const { install } = await import("/js/language-model.js");`)
+	closed = moduletest.Replace(t, closed, "http://127.0.0.1:11434/v1", base+"/r/ollama/ollama.sse,vllm.sse")
+	open := moduletest.Replace(t, blocks[1], "http://127.0.0.1:8080/v1", base+"/r/llamacpp/openai_parallel.sse,vllm.sse")
+	vllm := moduletest.Replace(t, blocks[2], "http://127.0.0.1:8000/v1", base+"/r/vllm/textproto_call.sse,vllm.sse")
 	p := b.Open(t, base+"/")
 	var got any
 	require.NoError(t, p.Eval(t.Context(), `
@@ -229,7 +195,7 @@ func TestBrowser_READMEEngine(t *testing.T) {
 }
 
 func readmeEngine(t *testing.T, b *browsertest.Browser) {
-	block := readmeBlocks(t, "TestBrowser_READMEEngine")[0]
+	block := moduletest.DocBlocks(t, "TestBrowser_READMEEngine")[0]
 	p := b.Open(t, moduletest.Serve(t, "")+"/")
 	require.NoError(t, p.Eval(t.Context(), moduletest.BrowserPrelude, nil))
 	var got any

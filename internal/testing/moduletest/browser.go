@@ -39,6 +39,22 @@ func ModuleHandlers(t testing.TB) map[string]http.Handler {
 	}
 }
 
+// ServeWllama serves what serve does, plus real llama.cpp in the page (wllama, its
+// compat build and the harness, browsertest.WllamaHandlers) and the project's toy GGUF
+// models (internal/testing/toygguf) at /<name>.gguf.
+func ServeWllama(t testing.TB) string {
+	models := map[string]toygguf.Script{}
+	for name, s := range map[string]toygguf.Script{
+		"weather": toygguf.Weather, "text": toygguf.WeatherWithText, "always": toygguf.AlwaysCalls,
+		"two": toygguf.TwoCalls, "hello": toygguf.Hello,
+		// A chat template without tools, and a model that calls in the module's text protocol.
+		"chatml-call": {Text: "```tool_call\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n```", Template: toygguf.ChatMLTemplate},
+	} {
+		models["/"+name+".gguf"] = s
+	}
+	return GGUFServer(t, models)
+}
+
 // GGUFServer serves wllama, the module and each toy model at its path (a GGUF test's
 // page), and returns its base URL.
 func GGUFServer(t testing.TB, models map[string]toygguf.Script) string {

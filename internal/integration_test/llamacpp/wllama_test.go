@@ -1,6 +1,6 @@
 //go:build !js
 
-package browser
+package llamacpp
 
 import (
 	"context"
@@ -11,24 +11,7 @@ import (
 
 	"langmodel/internal/testing/browsertest"
 	"langmodel/internal/testing/moduletest"
-	"langmodel/internal/testing/toygguf"
 )
-
-// serveWllama serves what serve does, plus real llama.cpp in the page (wllama, its
-// compat build and the harness, browsertest.WllamaHandlers) and the project's toy GGUF
-// models (internal/testing/toygguf) at /<name>.gguf.
-func serveWllama(t *testing.T) string {
-	models := map[string]toygguf.Script{}
-	for name, s := range map[string]toygguf.Script{
-		"weather": toygguf.Weather, "text": toygguf.WeatherWithText, "always": toygguf.AlwaysCalls,
-		"two": toygguf.TwoCalls, "hello": toygguf.Hello,
-		// A chat template without tools, and a model that calls in the module's text protocol.
-		"chatml-call": {Text: "```tool_call\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n```", Template: toygguf.ChatMLTemplate},
-	} {
-		models["/"+name+".gguf"] = s
-	}
-	return moduletest.GGUFServer(t, models)
-}
 
 // wllamaPage loads a toy model into a wllama engine (engine(name)) and defines the tool
 // the models call. One engine lives at a time: asking for another model exits the one
@@ -57,7 +40,7 @@ globalThis.read = async (stream) => { const r = stream.getReader(); const out = 
 // when the model's template has no tools), streaming, parallel calls, maxToolCalls,
 // a responseConstraint held by llama.cpp's grammar, abort mid-generation, and an engine that throws mid-stream.
 func TestBrowser_Wllama(t *testing.T) {
-	base := serveWllama(t)
+	base := moduletest.ServeWllama(t)
 	browsertest.EachOwn(t, func(t *testing.T, b *browsertest.Browser) {
 		for _, m := range moduletest.Modes {
 			t.Run(m.Name, func(t *testing.T) {

@@ -1,6 +1,6 @@
 //go:build !js
 
-package browser
+package llamacpp
 
 import (
 	"testing"

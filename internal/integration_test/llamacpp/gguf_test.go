@@ -1,6 +1,6 @@
 //go:build !js
 
-package browser
+package llamacpp
 
 import (
 	"net/http"
@@ -126,11 +126,11 @@ globalThis.bytes = async (path) => (await fetch(path)).blob();
 func TestBrowser_GGUF(t *testing.T) {
 	base := serveGGUF(t)
 	// docs/backends.md's example, on the toy model served here.
-	doc := readmeBlocks(t, "TestBrowser_GGUF")[0]
-	doc = replace(t, doc, `import * as wllama from "@wllama/wllama";`, `const wllama = await import("/wllama/index.js");
+	doc := moduletest.DocBlocks(t, "TestBrowser_GGUF")[0]
+	doc = moduletest.Replace(t, doc, `import * as wllama from "@wllama/wllama";`, `const wllama = await import("/wllama/index.js");
 		const wasmURL = "/wllama/wasm/wllama.wasm", compatWasmURL = "/wllama-compat/wllama.wasm", compatWorkerURL = "/wllama-compat/wllama.js";
 		const progressBar = { value: -1 }, weatherTool = getWeather(() => "sunny");`)
-	doc = replace(t, doc, `"https://huggingface.co/Qwen/Qwen2.5-0.5B-Instruct-GGUF/resolve/main/qwen2.5-0.5b-instruct-q4_k_m.gguf"`, `"/weather.gguf?doc" + run`)
+	doc = moduletest.Replace(t, doc, `"https://huggingface.co/Qwen/Qwen2.5-0.5B-Instruct-GGUF/resolve/main/qwen2.5-0.5b-instruct-q4_k_m.gguf"`, `"/weather.gguf?doc" + run`)
 	browsertest.EachOwn(t, func(t *testing.T, b *browsertest.Browser) {
 		for _, m := range moduletest.Modes {
 			t.Run(m.Name, func(t *testing.T) {
