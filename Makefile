@@ -8,7 +8,7 @@ PKGS      := ./...
 # The engine's own packages: they must build and test under GOOS=js too.
 ENGINE    := ./session/... ./loop/...
 
-.PHONY: browser-table module package test-package bench-peers bench-compare chaos chaos-sweep hostile soak test-types size test test-quick test-native test-race test-js bench fuzz check check-clone check-generated check-imports deps demo wasm test-wasm-js
+.PHONY: test-times browser-table module package test-package bench-peers bench-compare chaos chaos-sweep hostile soak test-types size test test-quick test-native test-race test-js bench fuzz check check-clone check-generated check-imports deps demo wasm test-wasm-js
 
 ## test: every test layer (native, the .wasm under wazero, Chromium, Firefox, WebKit), from a
 ## fresh clone. BROWSERS=firefox (or chromium,webkit…) runs the browser tests in those only.
@@ -47,6 +47,15 @@ QUICK := $(ENGINE) ./wasm/ ./wasm/internal/... ./internal/clock/... ./internal/j
 test-quick:
 	$(GO) test -count=1 -short $(QUICK)
 	BROWSERS=chromium $(GO) test -count=1 -short -run='^TestBrowser_Engines$$' ./internal/integration_test/browser/
+
+## test-times: where the native tests' time goes (make test's test-native, its longest
+## stage, with go test -json): each package's seconds, the slowest tests, each browser
+## engine's share of them (internal/tools/testtimes), written to build/test-times.md
+test-times:
+	@mkdir -p $(BUILD)
+	CHAOS_FRESH= $(GO) test -json -count=1 -timeout=60m $$($(GO) list $(PKGS) | grep -v /internal/integration_test/pkgtest) | \
+	  $(GO) run ./internal/tools/testtimes -top 40 > $(BUILD)/test-times.md
+	@cat $(BUILD)/test-times.md
 
 ## test-race: the concurrent engine and binding under the race detector
 test-race:
