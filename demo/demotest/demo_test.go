@@ -66,10 +66,12 @@ func serve(t *testing.T, extra map[string]http.Handler) string {
 }
 
 // helpers are defined in the page once it is ready: they type, click and wait as a
-// user would.
+// user would. until gives up after 25 s, short of Eval's 30 s (browsertest.DefaultTimeout)
+// so that its message names what it waited for: the thinking model's repair round in
+// WebKit took 18 s on a loaded 2-core machine.
 const helpers = `
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-globalThis.until = async (f, what, ms = 15000) => {
+globalThis.until = async (f, what, ms = 25000) => {
 	const t0 = Date.now();
 	for (;;) {
 		const v = f();

@@ -334,7 +334,7 @@ func (b *Browser) Open(tb testing.TB, url string) *Page {
 	tb.Helper()
 	p, err := b.open(tb, url)
 	if err != nil {
-		tb.Fatal(err)
+		tb.Fatalf("%v", err)
 	}
 	return p
 }
