@@ -19,21 +19,20 @@ import (
 )
 
 // TestBrowser_MCP plays them in every engine, with the module on the page and in a
-// Worker: the page's origin is not the server's (CORS, Mcp-Session-Id exposed).
+// Worker: the page's origin is not the server's (CORS, Mcp-Session-Id exposed). The rows
+// of an engine and mode share a page (browsertest.Pool), each with its own server.
 func TestBrowser_MCP(t *testing.T) {
 	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
 		base := browsertest.Serve(t, "", moduletest.ModuleHandlers(t))
 		for _, m := range moduletest.Modes {
+			pages := b.NewPool(t, base+"/", m.Prelude())
 			for _, sc := range moduletest.MCPScenarios {
 				t.Run(m.Name+"/"+sc.Name, func(t *testing.T) {
 					t.Parallel()
 					srv := mcptest.Start(mcptest.Options{Token: sc.Token})
 					t.Cleanup(srv.Close)
-					p := b.Open(t, base+"/")
-					require.NoError(t, p.Eval(t.Context(), m.Prelude()+`globalThis.MCP = "`+srv.URL+`"; globalThis.LOG = "`+srv.Base+`/log";`, nil))
-					var got any
-					require.NoError(t, p.Eval(t.Context(), moduletest.MCPCommon+sc.JS, &got))
-					moduletest.RequireJSON(t, sc.Want, got)
+					server := `globalThis.MCP = "` + srv.URL + `"; globalThis.LOG = "` + srv.Base + `/log";`
+					moduletest.RequireJSON(t, sc.Want, moduletest.PlayPooled(t, pages, server+moduletest.MCPCommon+sc.JS))
 				})
 			}
 		}
