@@ -180,7 +180,8 @@ check-clone:
 ## check-imports: the import rules of docs/design.md ("The layout"), over the files git
 ## tracks (bench-compare's sources under build/ are another revision's); and no test-only
 ## package linked into the module: nothing under internal/testing/, internal/tools/ or
-## internal/integration_test/, nor testify, wazero, goja or chromedp
+## internal/integration_test/, no package named as Go names its test helpers (…test:
+## internal/clock/clocktest, demo/demotest), nor testify, wazero, goja or chromedp
 check-imports:
 	@leaks=$$(git grep -l '"syscall/js"' -- '*.go' | grep -v '^wasm/' || true); \
 	  test -z "$$leaks" || (echo "syscall/js outside wasm/ (docs/design.md): $$leaks" && exit 1)
@@ -190,9 +191,9 @@ check-imports:
 	  test -z "$$deps" || (echo "the module links $$deps (net/http adds ~8 MB, net 53 KB brotli; easyjson's root package pulls net/http: use jlexer and wasm/internal/jsonw)" && exit 1)
 	@leaks=$$(grep -l '"syscall/js"' $$(find wasm -name '*.go' -not -path 'wasm/cmd/*' -not -path '*/testdata/*') || true); \
 	  test -z "$$leaks" || (echo "syscall/js in the binding's core, which must run natively in go test: $$leaks (only wasm/cmd/ may import it)" && exit 1)
-	@deps=$$(GOOS=js GOARCH=wasm $(GO) list -deps ./wasm/cmd/langmodel | grep -E -e '^langmodel/internal/(testing|tools|integration_test)(/|$$)' \
+	@deps=$$(GOOS=js GOARCH=wasm $(GO) list -deps ./wasm/cmd/langmodel | grep -E -e '^langmodel/internal/(testing|tools|integration_test)(/|$$)' -e '^langmodel/.*test$$' \
 	    -e '^github\.com/(stretchr/testify|tetratelabs/wazero|dop251/goja|chromedp)(/|$$)' | tr '\n' ' ' || true); \
-	  test -z "$$deps" || (echo "the module links test-only packages: $$deps(internal/testing/, internal/tools/, internal/integration_test/, testify, wazero, goja and chromedp serve the tests and tools, never the module: docs/design.md, The layout)" && exit 1)
+	  test -z "$$deps" || (echo "the module links test-only packages: $$deps(internal/testing/, internal/tools/, internal/integration_test/, packages named …test, testify, wazero, goja and chromedp serve the tests and tools, never the module: docs/design.md, The layout)" && exit 1)
 
 ## demo: build the module and serve the demo page on 127.0.0.1 (ADDR=host:port to move it);
 ## wllama (dev only, internal/npm) is installed first, for the demo's in-page model
