@@ -32,9 +32,15 @@ deps:
 ifeq ($(origin CHAOS_FRESH),undefined)
 CHAOS_FRESH := $(shell od -An -N8 -tu4 /dev/urandom | awk '{print $$1 "," $$2}')
 endif
+## go test starts packages in the order it is given them, two at a time on two cores: the
+## longest suites go first (SLOWEST, longest first, from make test-times), so that none
+## starts last and runs alone. NATIVE is every package but the npm package's (test-package).
+SLOWEST := langmodel/internal/integration_test/llamacpp langmodel/internal/integration_test/browser \
+	langmodel/demo/demotest langmodel/internal/testing/toygguf
+NATIVE   = $(SLOWEST) $$($(GO) list $(PKGS) | grep -v -x $(foreach p,$(SLOWEST) langmodel/internal/integration_test/pkgtest,-e $(p)))
 test-native:
 	@echo "chaos: fresh seeds this run: $(CHAOS_FRESH) (replay one with CHAOS_SEED=<seed> make chaos)"
-	CHAOS_FRESH=$(CHAOS_FRESH) $(GO) test -count=1 -timeout=60m $$($(GO) list $(PKGS) | grep -v /internal/integration_test/pkgtest)
+	CHAOS_FRESH=$(CHAOS_FRESH) $(GO) test -count=1 -timeout=60m $(NATIVE)
 
 ## test-quick: the inner loop, under 3 minutes on a quiet 2-core machine (51 s measured with
 ## a warm build cache at a load average of 11 to 14, the machine busy with other runs). The
@@ -53,7 +59,7 @@ test-quick:
 ## engine's share of them (internal/tools/testtimes), written to build/test-times.md
 test-times:
 	@mkdir -p $(BUILD)
-	CHAOS_FRESH= $(GO) test -json -count=1 -timeout=60m $$($(GO) list $(PKGS) | grep -v /internal/integration_test/pkgtest) | \
+	CHAOS_FRESH= $(GO) test -json -count=1 -timeout=60m $(NATIVE) | \
 	  $(GO) run ./internal/tools/testtimes -top 40 > $(BUILD)/test-times.md
 	@cat $(BUILD)/test-times.md
 
