@@ -253,7 +253,7 @@ func Shared(tb testing.TB) *Browser {
 // one after the other; f may start parallel subtests of its own.
 func Each(t *testing.T, f func(t *testing.T, b *Browser)) {
 	t.Helper()
-	eachEngine(t, SharedEngine, f)
+	eachEngine(t, SharedEngine, false, f)
 }
 
 // EachOwn is Each with a browser of the test's own for each engine, started for f and
@@ -261,13 +261,19 @@ func Each(t *testing.T, f func(t *testing.T, b *Browser)) {
 // memory, a 50 MB model): WebKit frees a closed page's wasm memory only when its
 // garbage collector runs, so in the shared browser what earlier tests left could make
 // the next WebAssembly.Memory fail (RangeError: Out of memory).
+//
+// Its engines' subtests run in parallel (t.Parallel), each in its browser, so f must not
+// share what it changes across engines. llama.cpp in WebKit (wllama's compat build: one
+// thread, about four times slower than in Chromium) kept one core busy for minutes while
+// the other waited its turn; side by side, Chromium and Firefox run on the other.
 func EachOwn(t *testing.T, f func(t *testing.T, b *Browser)) {
 	t.Helper()
-	eachEngine(t, ownEngine, f)
+	eachEngine(t, ownEngine, true, f)
 }
 
-// eachEngine runs f once per selected engine, with the browser browser gives it.
-func eachEngine(t *testing.T, browser func(testing.TB, Engine) *Browser, f func(t *testing.T, b *Browser)) {
+// eachEngine runs f once per selected engine, with the browser browser gives it, the
+// engines side by side when parallel.
+func eachEngine(t *testing.T, browser func(testing.TB, Engine) *Browser, parallel bool, f func(t *testing.T, b *Browser)) {
 	t.Helper()
 	skipIfAsked(t)
 	engines, err := Engines()
@@ -276,6 +282,9 @@ func eachEngine(t *testing.T, browser func(testing.TB, Engine) *Browser, f func(
 	}
 	for _, e := range engines {
 		t.Run(string(e), func(t *testing.T) {
+			if parallel {
+				t.Parallel()
+			}
 			f(t, browser(t, e))
 		})
 	}
