@@ -35,7 +35,7 @@ endif
 ## go test starts packages in the order it is given them, two at a time on two cores: the
 ## longest suites go first (SLOWEST, longest first, from make test-times), so that none
 ## starts last and runs alone. NATIVE is every package but the npm package's (test-package).
-SLOWEST := langmodel/internal/integration_test/llamacpp langmodel/internal/integration_test/browser \
+SLOWEST := langmodel/internal/integration_test/gguf langmodel/internal/integration_test/llamacpp langmodel/internal/integration_test/browser \
 	langmodel/demo/demotest langmodel/internal/testing/toygguf
 NATIVE   = $(SLOWEST) $$($(GO) list $(PKGS) | grep -v -x $(foreach p,$(SLOWEST) langmodel/internal/integration_test/pkgtest,-e $(p)))
 test-native:

@@ -100,7 +100,7 @@ func TestBrowser_Families(t *testing.T) {
 					t.Skip("WebKit plays one family per way of reading calls (webkitFamilies); Chromium and Firefox play every family")
 				}
 				p := b.Open(t, base+"/")
-				require.NoError(t, p.Eval(engineCtx(t), moduletest.Modes[0].Prelude()+ggufPage+fmt.Sprintf(`
+				require.NoError(t, p.Eval(moduletest.EngineCtx(t), moduletest.Modes[0].Prelude()+moduletest.GGUFPage+fmt.Sprintf(`
 					globalThis.model = (name) => gguf("/%d/" + name + ".gguf?" + run);
 					globalThis.read = async (stream) => { const r = stream.getReader(); const out = []; for (;;) { const { done, value } = await r.read(); if (done) return out; out.push(value); } };`, i), nil))
 				for _, tc := range familyCases {
@@ -109,7 +109,7 @@ func TestBrowser_Families(t *testing.T) {
 					}
 					t.Run(tc.name, func(t *testing.T) {
 						var got any
-						require.NoError(t, p.Eval(engineCtx(t), `const { LanguageModel } = lm;`+tc.js, &got))
+						require.NoError(t, p.Eval(moduletest.EngineCtx(t), `const { LanguageModel } = lm;`+tc.js, &got))
 						moduletest.RequireJSON(t, tc.want, got)
 					})
 				}
@@ -134,7 +134,7 @@ func TestBrowser_FamilyTemplates(t *testing.T) {
 	base := moduletest.GGUFServer(t, familyModels(t))
 	browsertest.EachOwn(t, func(t *testing.T, b *browsertest.Browser) {
 		p := b.Open(t, base+"/")
-		require.NoError(t, p.Eval(engineCtx(t), moduletest.Modes[0].Prelude()+ggufPage+`
+		require.NoError(t, p.Eval(moduletest.EngineCtx(t), moduletest.Modes[0].Prelude()+moduletest.GGUFPage+`
 			const { newWllama } = await import("/wllama-harness.js");
 			globalThis.newWllama = newWllama;
 			globalThis.twoUsers = [{ role: "user", content: "Hello." }, { role: "user", content: "Are you there?" }];`, nil))
@@ -162,7 +162,7 @@ func TestBrowser_FamilyTemplates(t *testing.T) {
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				var got any
-				require.NoError(t, p.Eval(engineCtx(t), `const { LanguageModel } = lm;`+tc.js, &got))
+				require.NoError(t, p.Eval(moduletest.EngineCtx(t), `const { LanguageModel } = lm;`+tc.js, &got))
 				moduletest.RequireJSON(t, tc.want, got)
 			})
 		}

@@ -3,9 +3,7 @@
 package llamacpp
 
 import (
-	"context"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -45,7 +43,7 @@ func TestBrowser_Wllama(t *testing.T) {
 		for _, m := range moduletest.Modes {
 			t.Run(m.Name, func(t *testing.T) {
 				p := b.Open(t, base+"/")
-				require.NoError(t, p.Eval(engineCtx(t), m.Prelude()+wllamaPage, nil))
+				require.NoError(t, p.Eval(moduletest.EngineCtx(t), m.Prelude()+wllamaPage, nil))
 				for _, tc := range []struct{ name, js, want string }{
 					{"closed loop, two turns", `
 						const args = [];
@@ -164,7 +162,7 @@ func TestBrowser_Wllama(t *testing.T) {
 				} {
 					t.Run(tc.name, func(t *testing.T) {
 						var got any
-						require.NoError(t, p.Eval(engineCtx(t), `const { LanguageModel } = lm;`+tc.js, &got))
+						require.NoError(t, p.Eval(moduletest.EngineCtx(t), `const { LanguageModel } = lm;`+tc.js, &got))
 						moduletest.RequireJSON(t, tc.want, got)
 					})
 				}
@@ -176,12 +174,4 @@ func TestBrowser_Wllama(t *testing.T) {
 			})
 		}
 	})
-}
-
-// engineCtx bounds an Eval that runs llama.cpp: WebKit's compat build takes seconds a
-// completion, and many more on a loaded machine, where browsertest's 30 s default is short.
-func engineCtx(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
-	t.Cleanup(cancel)
-	return ctx
 }

@@ -6,6 +6,7 @@ package moduletest
 // a page, a replay server on the page's origin, and the two modes a page runs the module in.
 
 import (
+	"context"
 	"net/http"
 	"testing"
 	"time"
@@ -111,4 +112,27 @@ func PlayBrowser(t *testing.T, b *browsertest.Browser, base, prelude, js string)
 	var got any
 	require.NoError(t, p.Eval(t.Context(), js, &got))
 	return got
+}
+
+// GGUFPage defines gguf(model), the gguf backend over the wllama module served here (its
+// files named, the compat build for WebKit among them), and a query unique to the page,
+// so that a model the browser cached for another page is not this page's.
+const GGUFPage = `
+const wllama = await import("/wllama/index.js");
+globalThis.gguf = (model, extra) => ({ kind: "gguf", model, wllama, paths: { default: "/wllama/wasm/wllama.wasm" },
+	compat: { wasm: "/wllama-compat/wllama.wasm", worker: "/wllama-compat/wllama.js" }, ...extra });
+globalThis.run = String(Math.random()).slice(2);
+globalThis.getWeather = (execute) => ({ name: "get_weather", description: "The weather in a city",
+	inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] }, execute });
+globalThis.ask = "What is the weather in Paris?";
+globalThis.caught = async (p) => { try { await p; return "resolved"; } catch (e) { return e.name + ": " + e.message.replaceAll(location.origin, ""); } };
+globalThis.bytes = async (path) => (await fetch(path)).blob();
+`
+
+// EngineCtx bounds an Eval that runs llama.cpp: WebKit's compat build takes seconds a
+// completion, and many more on a loaded machine, where browsertest's 30 s default is short.
+func EngineCtx(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
 }

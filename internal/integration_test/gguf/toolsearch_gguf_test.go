@@ -1,6 +1,6 @@
 //go:build !js
 
-package llamacpp
+package gguf
 
 import (
 	"strconv"
@@ -34,7 +34,7 @@ func TestBrowser_GGUFToolSearch(t *testing.T) {
 			t.Run(m.Name, func(t *testing.T) {
 				p := b.Open(t, base+"/")
 				var got any
-				require.NoError(t, p.Eval(engineCtx(t), m.Prelude()+ggufPage+`
+				require.NoError(t, p.Eval(moduletest.EngineCtx(t), m.Prelude()+moduletest.GGUFPage+`
 					const { LanguageModel } = lm;
 					const tools = Array.from({ length: 300 }, (_, i) => ({ name: "page_action_" + i, description: "Runs action " + i + " of this page.",
 						inputSchema: { type: "object", properties: { target: { type: "string" } } }, execute: () => "done" }));
@@ -96,7 +96,7 @@ func TestBrowser_GGUFPrefixCache(t *testing.T) {
 					Overflows int       `json:"overflows"`
 					Total     int       `json:"total"`
 				}
-				require.NoError(t, p.Eval(engineCtx(t), m.Prelude()+ggufPage+`
+				require.NoError(t, p.Eval(moduletest.EngineCtx(t), m.Prelude()+moduletest.GGUFPage+`
 					const { LanguageModel } = lm;
 					const schema = { type: "object", properties: { target: { type: "string" } } };
 					const tools = Array.from({ length: 300 }, (_, i) => ({ name: "page_action_" + i, description: "Runs action " + i + " of this page.", inputSchema: schema, execute: () => "done" }));

@@ -1,6 +1,6 @@
 //go:build !js
 
-package llamacpp
+package gguf
 
 import (
 	"net/http"
@@ -103,21 +103,6 @@ func serveGGUF(t *testing.T) string {
 	return browsertest.Serve(t, "", h)
 }
 
-// ggufPage defines gguf(model), the gguf backend over the wllama module served here (its
-// files named, the compat build for WebKit among them), and a query unique to the page,
-// so that a model the browser cached for another page is not this page's.
-const ggufPage = `
-const wllama = await import("/wllama/index.js");
-globalThis.gguf = (model, extra) => ({ kind: "gguf", model, wllama, paths: { default: "/wllama/wasm/wllama.wasm" },
-	compat: { wasm: "/wllama-compat/wllama.wasm", worker: "/wllama-compat/wllama.js" }, ...extra });
-globalThis.run = String(Math.random()).slice(2);
-globalThis.getWeather = (execute) => ({ name: "get_weather", description: "The weather in a city",
-	inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] }, execute });
-globalThis.ask = "What is the weather in Paris?";
-globalThis.caught = async (p) => { try { await p; return "resolved"; } catch (e) { return e.name + ": " + e.message.replaceAll(location.origin, ""); } };
-globalThis.bytes = async (path) => (await fetch(path)).blob();
-`
-
 // TestBrowser_GGUF runs the gguf backend (js/gguf.js) over real llama.cpp (wllama 3.13.0)
 // with the project's toy models, in every engine, with the module on the page and in a
 // Worker: a URL's download story (availability, progress, the cache), a File, and the
@@ -135,7 +120,7 @@ func TestBrowser_GGUF(t *testing.T) {
 		for _, m := range moduletest.Modes {
 			t.Run(m.Name, func(t *testing.T) {
 				p := b.Open(t, base+"/")
-				require.NoError(t, p.Eval(engineCtx(t), m.Prelude()+ggufPage, nil))
+				require.NoError(t, p.Eval(moduletest.EngineCtx(t), m.Prelude()+moduletest.GGUFPage, nil))
 				for _, tc := range []struct{ name, js, want string }{
 					{"a URL: downloadable, downloading with progress from 0 to 1, then available and cached", `
 						const url = "/gated.gguf?" + run;
@@ -223,7 +208,7 @@ func TestBrowser_GGUF(t *testing.T) {
 				} {
 					t.Run(tc.name, func(t *testing.T) {
 						var got any
-						require.NoError(t, p.Eval(engineCtx(t), `const { LanguageModel } = lm;`+tc.js, &got))
+						require.NoError(t, p.Eval(moduletest.EngineCtx(t), `const { LanguageModel } = lm;`+tc.js, &got))
 						moduletest.RequireJSON(t, tc.want, got)
 					})
 				}
@@ -237,7 +222,7 @@ func TestBrowser_GGUF(t *testing.T) {
 		t.Run("the default backend", func(t *testing.T) {
 			p := b.Open(t, base+"/")
 			var got any
-			require.NoError(t, p.Eval(engineCtx(t), `globalThis.lm = await import("/js/language-model.js");`+ggufPage+`
+			require.NoError(t, p.Eval(moduletest.EngineCtx(t), `globalThis.lm = await import("/js/language-model.js");`+moduletest.GGUFPage+`
 				await lm.install({ wasm: "/langmodel.wasm", backend: gguf("/weather.gguf?default" + run) });
 				const before = await LanguageModel.availability();
 				const events = [];
@@ -258,7 +243,7 @@ func TestBrowser_GGUF(t *testing.T) {
 			}
 			p := b.Open(t, base+"/")
 			var got any
-			require.NoError(t, p.Eval(engineCtx(t), moduletest.Modes[0].Prelude()+ggufPage+`
+			require.NoError(t, p.Eval(moduletest.EngineCtx(t), moduletest.Modes[0].Prelude()+moduletest.GGUFPage+`
 				const backend = gguf("/counted.gguf?" + run);
 				(await lm.LanguageModel.create({ backend })).destroy();
 				const next = await import("/js/gguf.js?next-visit");
@@ -295,7 +280,7 @@ func TestBrowser_GGUFWeightsHeldOnce(t *testing.T) {
 			Answer, Big            string
 			Before, After, Control float64
 		}
-		require.NoError(t, p.Eval(engineCtx(t), `
+		require.NoError(t, p.Eval(moduletest.EngineCtx(t), `
 			const instantiate = WebAssembly.instantiate;
 			WebAssembly.instantiate = async function (...args) {
 				const r = await instantiate.apply(this, args);
@@ -303,7 +288,7 @@ func TestBrowser_GGUFWeightsHeldOnce(t *testing.T) {
 				if (exports.lm_send) globalThis.moduleMemory = exports.mem;
 				return r;
 			};
-			`+moduletest.BrowserPrelude+ggufPage+`
+			`+moduletest.BrowserPrelude+moduletest.GGUFPage+`
 			const ask = async (model) => {
 				const s = await lm.LanguageModel.create({ backend: gguf(model + "?" + run), tools: [getWeather(() => "sunny")] });
 				const answer = await s.prompt("What is the weather in Paris?");

@@ -1,6 +1,6 @@
 //go:build !js
 
-package llamacpp
+package gguf
 
 import (
 	"testing"
@@ -24,7 +24,7 @@ func TestBrowser_GGUFReasoning(t *testing.T) {
 		for _, m := range moduletest.Modes {
 			t.Run(m.Name, func(t *testing.T) {
 				p := b.Open(t, base+"/")
-				require.NoError(t, p.Eval(engineCtx(t), m.Prelude()+ggufPage, nil))
+				require.NoError(t, p.Eval(moduletest.EngineCtx(t), m.Prelude()+moduletest.GGUFPage, nil))
 				for _, tc := range []struct{ name, js, want string }{
 					{"thinking, then a call: the thinking is in the reasoning event only", `
 						const s = await LanguageModel.create({ backend: gguf("/think.gguf?" + run), tools: [getWeather((a) => "sunny in " + a.city)] });
@@ -41,7 +41,7 @@ func TestBrowser_GGUFReasoning(t *testing.T) {
 				} {
 					t.Run(tc.name, func(t *testing.T) {
 						var got any
-						require.NoError(t, p.Eval(engineCtx(t), `const { LanguageModel } = lm;
+						require.NoError(t, p.Eval(moduletest.EngineCtx(t), `const { LanguageModel } = lm;
 							const read = async (stream) => { const r = stream.getReader(); const out = []; for (;;) { const { done, value } = await r.read(); if (done) return out; out.push(value); } };`+tc.js, &got))
 						moduletest.RequireJSON(t, tc.want, got)
 					})
