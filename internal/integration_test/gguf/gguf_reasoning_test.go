@@ -21,6 +21,7 @@ import (
 func TestBrowser_GGUFReasoning(t *testing.T) {
 	base := moduletest.GGUFServer(t, map[string]toygguf.Script{"/think.gguf": toygguf.WeatherThinking})
 	browsertest.EachOwn(t, func(t *testing.T, b *browsertest.Browser) {
+		browsertest.SkipCompat(t, b, "the reasoning split (the scenarios stream reasoning events in WebKit)")
 		for _, m := range moduletest.Modes {
 			t.Run(m.Name, func(t *testing.T) {
 				p := b.Open(t, base+"/")

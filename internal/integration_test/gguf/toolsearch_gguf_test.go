@@ -30,6 +30,7 @@ var searchScript = toygguf.Script{
 func TestBrowser_GGUFToolSearch(t *testing.T) {
 	base := moduletest.GGUFServer(t, map[string]toygguf.Script{"/search.gguf": searchScript})
 	browsertest.EachOwn(t, func(t *testing.T, b *browsertest.Browser) {
+		browsertest.SkipCompat(t, b, "tool search")
 		for _, m := range moduletest.Modes {
 			t.Run(m.Name, func(t *testing.T) {
 				p := b.Open(t, base+"/")
@@ -76,10 +77,9 @@ var cacheScript = toygguf.Script{
 //
 // Not in WebKit: its engine is wllama's compat build (Asyncify, 32-bit memory), which
 // crashed inside llama_context::decode on this test's 9,000-token prompts once in CI
-// ("Out of bounds memory access", stop 35; it passed here in every run before and
-// after, also under load). The cache is llama.cpp's and the prompt is the module's,
-// the same in every browser; WebKit runs llama.cpp with tool search in
-// TestBrowser_GGUFToolSearch and the other gguf tests.
+// ("Out of bounds memory access"; it passed here in every run before and after, also
+// under load). The cache is llama.cpp's and the prompt is the module's, the same in
+// every browser; WebKit runs llama.cpp's compat build in the other gguf tests.
 func TestBrowser_GGUFPrefixCache(t *testing.T) {
 	base := moduletest.GGUFServer(t, map[string]toygguf.Script{"/cache.gguf": cacheScript})
 	browsertest.EachOwn(t, func(t *testing.T, b *browsertest.Browser) {

@@ -101,3 +101,19 @@ func GGUFCut(tb testing.TB, s toygguf.Script, n int) http.Handler {
 		panic(http.ErrAbortHandler) // net/http drops the connection without logging
 	})
 }
+
+// SkipCompat skips t in WebKit, whose llama.cpp is wllama's compat build (Asyncify,
+// 32-bit memory, one thread): each model it loads costs seconds of CPU (about 3 s before
+// the first answer on a quiet machine, where Chromium takes 0.3 s), and WebKit's rows
+// over llama.cpp were the suite's longest wait. why names the row's subject, which no
+// browser changes: the module's own logic (a chain, the text protocol, the loop's
+// limits, the reasoning split, tool search) or a toy model's script. Chromium and
+// Firefox play every row; WebKit plays those the page takes part in (a download and the
+// cache, a File, streams, worker mode, abort, the weights' memory) and one model's
+// tool loop, which shows the compat build reads and writes calls as the others do.
+func SkipCompat(t *testing.T, b *Browser, why string) {
+	t.Helper()
+	if b.Engine == WebKit && why != "" {
+		t.Skip("WebKit runs llama.cpp's compat build; this row's subject is " + why + ", the same in every engine")
+	}
+}
