@@ -75,7 +75,9 @@ func serveModels(t *testing.T) string {
 
 // TestWllama_ToolLoop runs each model's tool loop, two turns, in real
 // llama.cpp (wllama) in each engine: the model's call, parsed by llama.cpp's
-// own tool-call parser, and what it says once the result is in the prompt.
+// own tool-call parser, and what it says once the result is in the prompt. WebKit plays
+// the weather model's rows, the other models' scripts are Chromium's and Firefox's
+// (browsertest.SkipCompat).
 func TestWllama_ToolLoop(t *testing.T) {
 	base := serveModels(t)
 	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
@@ -196,7 +198,7 @@ globalThis.stream = async (w, messages, extra = {}) => {
 // TestWllama_Stream pins the chunks wllama streams, in each engine: llama-server's
 // shape with an empty id and model, a first tool delta with the call's id and
 // name, then one argument fragment per token, and the usage in a last chunk
-// with no choices.
+// with no choices. WebKit plays the weather model's rows (browsertest.SkipCompat).
 func TestWllama_Stream(t *testing.T) {
 	base := serveModels(t)
 	env := chunkShape{ID: "", Model: "", Object: "chat.completion.chunk", Choices: 1}
