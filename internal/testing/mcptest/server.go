@@ -44,6 +44,7 @@ type Server struct {
 	log      []string
 	changed  chan struct{} // closed when a tools/list_changed notification was written
 	relisted chan struct{} // closed when a tools/list came after it
+	closing  chan struct{} // closed when Close starts: the tools that wait let go
 }
 
 // Options configure a server.
@@ -58,7 +59,7 @@ func Start(o Options) *Server {
 	if o.PageSize == 0 {
 		o.PageSize = 2
 	}
-	s := &Server{changed: make(chan struct{}), relisted: make(chan struct{})}
+	s := &Server{changed: make(chan struct{}), relisted: make(chan struct{}), closing: make(chan struct{})}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "mcptest", Version: "1.0.0"}, &mcp.ServerOptions{PageSize: o.PageSize})
 	s.addTools()
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{JSONResponse: o.JSON})
@@ -77,8 +78,11 @@ func Start(o Options) *Server {
 	return s
 }
 
-// Close stops the server.
+// Close stops the server. It first lets go of the tools that wait (hang, crash): the SDK
+// ends a session (the client's DELETE) only once its calls have returned, and a call's
+// context is not always cancelled by then, so Close would wait for the DELETE for ever.
 func (s *Server) Close() {
+	close(s.closing)
 	s.http.CloseClientConnections()
 	s.http.Close()
 }
@@ -198,6 +202,14 @@ func text(s string) *mcp.CallToolResult {
 
 func yes() *bool { b := true; return &b }
 
+// wait returns when the call is cancelled or the server closes.
+func (s *Server) wait(ctx context.Context) {
+	select {
+	case <-ctx.Done():
+	case <-s.closing:
+	}
+}
+
 func (s *Server) addTools() {
 	mcp.AddTool(s.mcp, &mcp.Tool{Name: "weather", Title: "Weather", Description: "Weather in a city", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
 		func(ctx context.Context, req *mcp.CallToolRequest, a cityArgs) (*mcp.CallToolResult, any, error) {
@@ -223,7 +235,7 @@ func (s *Server) addTools() {
 	mcp.AddTool(s.mcp, &mcp.Tool{Name: "hang", Description: "Runs until cancelled"},
 		func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
 			s.record("started hang")
-			<-ctx.Done()
+			s.wait(ctx)
 			s.record("cancelled hang")
 			return text("cancelled"), nil, nil
 		})
@@ -251,7 +263,7 @@ func (s *Server) addTools() {
 	mcp.AddTool(s.mcp, &mcp.Tool{Name: "crash", Description: "Drops every connection"},
 		func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
 			go s.http.CloseClientConnections()
-			<-ctx.Done()
+			s.wait(ctx)
 			return text("never"), nil, nil
 		})
 	mcp.AddTool(s.mcp, &mcp.Tool{Name: "plain", Description: "A tool with no annotations"},
