@@ -1,8 +1,8 @@
 //go:build !js
 
 // Package node plays the real module under Node through the package's node export
-// (js/language-model.node.js): the scenario table, MCP against a server on the official
-// TypeScript SDK, redirects, a Worker.
+// (js/language-model.node.js): the scenario table, MCP against servers on both lines of
+// the official TypeScript SDK, redirects, a Worker.
 package node
 
 import (
