@@ -3,8 +3,8 @@
 // default endpoint (/mcp), which also serves 2025-era clients statelessly, and its
 // modern-only endpoint (/modern, legacy: "reject"), which refuses them. Both under
 // Node's http, with CORS for any origin. It prints its base URL, then serves until
-// killed. TestNode_MCPServerSDKs (internal/integration_test/node) drives the module's
-// MCP client against both.
+// killed. moduletest.StartMCPServerV2 starts it for TestNode_MCPServerSDKs and
+// TestBrowser_MCPServerSDKs, which drive the module's MCP client against it.
 //
 // Tools: weather {city} (text, readOnlyHint).
 import { createServer } from "node:http";

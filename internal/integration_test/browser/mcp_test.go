@@ -39,6 +39,26 @@ func TestBrowser_MCP(t *testing.T) {
 	})
 }
 
+// TestBrowser_MCPServerSDKs: a server on the official TypeScript SDK's v2 line
+// (moduletest.StartMCPServerV2, its default endpoint) as a session's tool source in every
+// engine, with the module on the page and in a Worker: the page's origin is not the
+// server's. The v1 line's is TestNode_MCP's; the Go SDK's, TestBrowser_MCP's.
+func TestBrowser_MCPServerSDKs(t *testing.T) {
+	v2 := moduletest.StartMCPServerV2(t)
+	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
+		base := browsertest.Serve(t, "", moduletest.ModuleHandlers(t))
+		for _, m := range moduletest.Modes {
+			t.Run(m.Name, func(t *testing.T) {
+				p := b.Open(t, base+"/")
+				require.NoError(t, p.Eval(t.Context(), m.Prelude()+`globalThis.MCP = "`+v2+`/mcp";`, nil))
+				var got any
+				require.NoError(t, p.Eval(t.Context(), moduletest.MCPServerV2JS, &got))
+				moduletest.RequireJSON(t, moduletest.MCPServerV2Want, got)
+			})
+		}
+	})
+}
+
 // TestBrowser_ChaosMCP plays it in every engine.
 func TestBrowser_ChaosMCP(t *testing.T) {
 	browsertest.Each(t, func(t *testing.T, b *browsertest.Browser) {
