@@ -17,10 +17,13 @@
 //   channel.js   the channel to the module: requests, replies, the engine's messages handed on
 //   pagecalls.js the engine's calls to the page: execute, approve, fetch, generate
 //   tools.js     the tool classes
+//   approvals.js approvals remembered: approve's {allow: "always"}, kept per declaration
 //   agents.js    sessions as tools: a tool declared with agent runs a child session
 //   native.js    the browser's own LanguageModel, as the "browser" backend
 //   engine.js    in-page engines (wllama, WebLLM), as the "engine" backend
 //   gguf.js      a GGUF model the module loads into wllama: download, cache, checks
+//   chain.js     a chain of backends: availability(), and the members each create() takes
+//   record.js    recordings: the model steps a record backend keeps, in order
 //   install.js   install(): the handshake, the default backend, the globals
 //   load.js      loading the module: its files, fetch with progress, wasm_exec.js, instantiation
 //   port.js      the module's port: messages through its memory, by its exports
@@ -30,6 +33,8 @@
 //   runtime.js   what install() leaves for the sessions
 //   errors.js    exceptions from the engine's error data
 //   stash.js     functions kept on the page, sent as ids
+//   pack.js      a history packed for the engine: text messages without JSON
+//   microtask.js microtask(fn), queueMicrotask's order at a fraction of its cost
 //   webmcp.js    create({modelContext}): the page's WebMCP tools as the session's
 //   protocol.js  the channel's messages (mirrored in wasm/protocol.go)
 //
@@ -40,18 +45,26 @@
 // one round trip per level of imports (a first visit measured 40 ms faster). mirror.js and
 // worker.js are loaded by install() in worker mode only.
 import "./agents.js";
+import "./approvals.js";
+import "./chain.js";
 import "./channel.js";
+import "./engine.js";
 import "./errors.js";
+import "./gguf.js";
 import "./load.js";
 import "./media.js";
+import "./microtask.js";
 import "./native.js";
+import "./pack.js";
 import "./pagecalls.js";
 import "./port.js";
 import "./protocol.js";
+import "./record.js";
 import "./runtime.js";
 import "./snapshot.js";
 import "./stash.js";
 import "./stream.js";
+import "./tools.js";
 import "./webidl.js";
 import "./webmcp.js";
 
