@@ -43,14 +43,15 @@ var parsedWithoutThinking = map[*toygguf.Family]bool{
 	toygguf.Qwen25: true, toygguf.Qwen3Coder: true, toygguf.Llama32: true, toygguf.Gemma4: true, toygguf.LFM2: true, toygguf.MistralNemo: true,
 }
 
-// webkitFamilies are the families WebKit plays, one per way the module comes by a call:
-// llama.cpp parses it (Llama 3.2), the module reads it from the content after the model
-// thought (DeepSeek-R1 distill), the text protocol the template probe chose (Phi-4-mini).
-// What else tells a family from another is its template and its syntax, which llama.cpp's
-// wasm renders and the module's Go reads alike in every engine; WebKit runs that wasm
-// about four times slower than Chromium (TestBrowser_Wllama, 110 s against 29 s), and
-// every family there took 333 of the browser suite's seconds.
-var webkitFamilies = map[*toygguf.Family]bool{toygguf.Llama32: true, toygguf.DeepSeekR1: true, toygguf.Phi4Mini: true}
+// webkitFamilies are the families WebKit plays, one per way llama.cpp's wasm comes by a
+// call: its own parser (Llama 3.2), and the content it leaves after the model thought,
+// which the module reads (DeepSeek-R1 distill). What else tells a family from another is
+// its template and its syntax, which llama.cpp's wasm renders and the module's Go reads
+// alike in every engine (the text protocol a template without tools gets, Phi-4-mini's, is
+// the module's own); WebKit runs that wasm as wllama's compat build, about four times
+// slower than Chromium (browsertest.SkipCompat), and every family there took 333 of the
+// browser suite's seconds.
+var webkitFamilies = map[*toygguf.Family]bool{toygguf.Llama32: true, toygguf.DeepSeekR1: true}
 
 // familyCases are what every family's model must do through the gguf backend, each
 // returning what the page got.
@@ -86,7 +87,7 @@ var familyCases = []struct{ name, js, want string }{
 // TestBrowser_Families runs every model family's toy model (internal/testing/toygguf: its
 // tokens, its call syntax, and a chat template the project wrote with the property that
 // matters) through the gguf backend over real llama.cpp (wllama 3.13.0), in every
-// engine (three of them in WebKit: webkitFamilies): the closed loop, the open loop,
+// engine (two of them in WebKit: webkitFamilies): the closed loop, the open loop,
 // streaming, and a call inside <think>. One page
 // a family (a gguf engine lives as long as its page), the module on the page. It logs
 // its time per engine.
@@ -97,7 +98,7 @@ func TestBrowser_Families(t *testing.T) {
 		for i, f := range toygguf.Families {
 			t.Run(f.Name, func(t *testing.T) {
 				if b.Engine == browsertest.WebKit && !webkitFamilies[f] {
-					t.Skip("WebKit plays one family per way of reading calls (webkitFamilies); Chromium and Firefox play every family")
+					t.Skip("WebKit plays one family per way llama.cpp's wasm comes by a call (webkitFamilies); Chromium and Firefox play every family")
 				}
 				p := b.Open(t, base+"/")
 				require.NoError(t, p.Eval(moduletest.EngineCtx(t), moduletest.Modes[0].Prelude()+moduletest.GGUFPage+fmt.Sprintf(`

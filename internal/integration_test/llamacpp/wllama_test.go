@@ -42,7 +42,9 @@ func TestBrowser_Wllama(t *testing.T) {
 	// The rows WebKit leaves to Chromium and Firefox (browsertest.SkipCompat), and why.
 	// The rows that share a model follow each other: each model loaded is a new engine.
 	sameInEveryEngine := map[string]string{
+		"open loop: text, a call, then the answer":                                                  "the open loop",
 		"a template without tools: the open loop through the text protocol, unasked":                "the text protocol",
+		"responseConstraint enforced while decoding by llama.cpp's grammar":                         "llama.cpp's grammar, its C++ in every build",
 		"two calls in one turn, run in parallel":                                                    "the closed loop's parallel calls",
 		"maxToolCalls against a model that always calls":                                            "the loop's limit",
 		"responseConstraint with tools: the call is written freely, the answer held by the grammar": "the repair round",
