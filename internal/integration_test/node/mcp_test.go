@@ -5,7 +5,6 @@ package node
 // The MCP client under Node, against a server on the official TypeScript SDK.
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"os"
@@ -31,15 +30,7 @@ func TestNode_MCP(t *testing.T) {
 	require.NoError(t, err, "Node 20 is needed for the tests")
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
-	server := exec.CommandContext(ctx, node, "mcp-server.mjs")
-	server.Dir = "../../../internal/npm"
-	stdout, err := server.StdoutPipe()
-	require.NoError(t, err)
-	require.NoError(t, server.Start())
-	t.Cleanup(func() { _ = server.Process.Kill(); _ = server.Wait() })
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	require.NoError(t, err)
-	url := strings.TrimSpace(line)
+	url := moduletest.StartNodeServer(t, "mcp-server.mjs")
 
 	face, err := filepath.Abs("../../../js/language-model.node.js")
 	require.NoError(t, err)
